@@ -1,0 +1,1 @@
+"""The `kb` command line: parse arguments, call `kb`, render tables / JSON."""

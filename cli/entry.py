@@ -1,0 +1,40 @@
+"""The `kb` console script.
+
+Plain operator look-ups (`kb op NAME`) are answered by `cli.fast` without importing
+typer, SQLModel or torch; everything else goes to the typer app. Any `KBError` becomes
+one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    from kb.errors import KBError
+
+    from cli.render import error
+
+    try:
+        from cli import fast
+
+        code = fast.try_run(argv)
+        if code is not None:
+            return code
+        from cli.app import app
+
+        app(args=argv, prog_name="kb", standalone_mode=True)
+        return 0
+    except KBError as exc:
+        error(str(exc))
+        return 2
+    except SystemExit as exc:  # typer/click exit codes pass through
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except KeyboardInterrupt:
+        error("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""Output: rich tables on a terminal, plain aligned text in pipes, JSON for scripts.
+
+Rich is imported only when stdout is a terminal: piped output is what scripts and the
+cold-start benchmark read, and rich's import alone costs several times Python's start.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Iterable, Sequence
+
+from kb.vocab import SYMBOLS
+
+STATUS_STYLE = {
+    "native": "green",
+    "decomposed": "cyan",
+    "fallback": "yellow",
+    "unsupported": "red",
+    "crash": "red",
+    "timeout": "red",
+    "unknown": "dim",
+}
+
+
+def status_label(status: str) -> str:
+    """`✔ native`: symbol and word, so colour is never the only signal."""
+    return f"{SYMBOLS.get(status, '?')} {status}"
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def error(message: str) -> None:
+    """One line on stderr, prefixed so it is recognisable in CI logs."""
+    sys.stderr.write(f"kb: error: {message}\n")
+
+
+def note(message: str) -> None:
+    sys.stderr.write(f"kb: {message}\n")
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None,
+          status_column: str | None = "status") -> None:
+    """Print a table; cells in `status_column` get a symbol (and colour on a terminal)."""
+    rows = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    status_index = columns.index(status_column) if status_column in columns else None
+    if status_index is not None:
+        for row in rows:
+            row[status_index] = status_label(row[status_index]) if row[status_index] else row[status_index]
+    if sys.stdout.isatty():
+        _rich_table(columns, rows, title, status_index)
+    else:
+        _plain_table(columns, rows, title)
+
+
+def _plain_table(columns: Sequence[str], rows: list[list[str]], title: str | None) -> None:
+    widths = [len(c) for c in columns]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row)]
+    out = []
+    if title:
+        out.append(title)
+    out.append("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    out.append("  ".join("-" * w for w in widths))
+    out.extend("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def _rich_table(columns: Sequence[str], rows: list[list[str]], title: str | None, status_index: int | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    tbl = Table(title=title, header_style="bold")
+    for column in columns:
+        tbl.add_column(column, overflow="fold")
+    for row in rows:
+        cells = list(row)
+        if status_index is not None and cells[status_index]:
+            word = cells[status_index].split()[-1]
+            cells[status_index] = f"[{STATUS_STYLE.get(word, 'white')}]{cells[status_index]}[/]"
+        tbl.add_row(*cells)
+    Console().print(tbl)

@@ -1,0 +1,8 @@
+"""kb: which ATen operators run natively, decompose, fall back to the CPU or fail on
+Trainium (TorchNeuron) and TPU (TorchTPU), with the evidence behind every verdict.
+
+Import submodules directly (`kb.queries`, `kb.ingest`...): this package imports nothing
+heavy so that plain queries start fast.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,66 @@
+"""The words kb uses for verdicts, evidence and modes, and how they rank.
+
+Kept free of heavy imports: the fast query path and the scrapers both read it.
+"""
+
+from __future__ import annotations
+
+# Verdicts, best first. `crash` and `timeout` are live-probe outcomes that are as bad
+# as `unsupported` for a user; they stay distinct so the evidence says what happened.
+STATUSES = ("native", "decomposed", "fallback", "unsupported", "crash", "timeout")
+UNKNOWN = "unknown"  # never stored: a missing row means unknown
+
+# How bad a status is for a model that needs the op (higher is worse). `unknown` sits
+# between fallback and unsupported: it may work, but nobody has shown it does.
+SEVERITY = {
+    "native": 0,
+    "decomposed": 1,
+    "fallback": 2,
+    UNKNOWN: 3,
+    "unsupported": 4,
+    "crash": 4,
+    "timeout": 4,
+}
+
+# Evidence precedence (higher wins). A restated fact (`manual`) ranks with the
+# document it restates.
+SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "inferred")
+SOURCE_RANK = {
+    "live_probe": 5,
+    "static_probe": 4,
+    "doc": 3,
+    "manual": 3,
+    "release_notes": 2,
+    "inferred": 1,
+}
+
+MODES = ("eager", "compile")
+
+# Date qualities for support windows (endoflife.date style).
+DATE_KINDS = ("announced", "projected", "with_release")
+
+SYMBOLS = {
+    "native": "✔",
+    "decomposed": "◐",
+    "fallback": "⇄",
+    "unsupported": "✘",
+    "crash": "✘",
+    "timeout": "✘",
+    UNKNOWN: "?",
+}
+
+
+def worst(statuses) -> str:
+    """The worst of several statuses (unknown when there are none)."""
+    statuses = list(statuses)
+    if not statuses:
+        return UNKNOWN
+    return max(statuses, key=lambda s: SEVERITY[s])
+
+
+def best(statuses) -> str:
+    """The best of several statuses (unknown when there are none)."""
+    statuses = list(statuses)
+    if not statuses:
+        return UNKNOWN
+    return min(statuses, key=lambda s: SEVERITY[s])

@@ -1,0 +1,1 @@
+"""One module per public source: fetch, parse, and return `kb.records` (no SQL here)."""
