@@ -38,15 +38,6 @@ def record_files() -> list[str]:
     return found
 
 
-def ensure_targets(conn) -> None:
-    from sqlalchemy import func, select
-
-    from kb.schema import Target
-
-    if not conn.execute(select(func.count()).select_from(Target)).scalar():
-        load_targets(conn, targets_csv())
-
-
 def load_ops(conn, rows: list[dict[str, Any]]) -> None:
     from sqlalchemy import delete, insert
 

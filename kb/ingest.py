@@ -258,15 +258,14 @@ def ingest_records(
     from sqlalchemy import select
 
     from kb import db, support
-    from kb.build import ensure_targets
     from kb.schema import IngestRun
 
     report: dict[str, Any] = {"source": source_name, "added": 0, "unchanged": False, "changes": [],
                               "new_releases": [], "new_support_windows": []}
+    db.open_kb(db_path).close()  # built from data/ (or migrated, refreshed) before we add to it
     eng = db.engine(db_path)
     try:
         with eng.begin() as conn:
-            ensure_targets(conn)
             if content_sha256 is not None:
                 last = conn.execute(
                     select(IngestRun.content_sha256).where(IngestRun.source_name == source_name)

@@ -18,6 +18,8 @@ from kb.vocab import UNKNOWN
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "torch_versions", "python_versions", "os",
                  "instance_families", "components", "backend_kernels", "tags", "conflicts")
 
+_BOOL_COLUMNS = ("disagreement", "composite_implicit", "composite_explicit")
+
 _VERDICT_SELECT = """
 SELECT s.op, s.target, r.product, r.version AS backend_version, r.date AS release_date, r.channel,
        s.mode, s.status, s.dtypes, s.conditions, s.note, s.source_kind, s.source_name, s.source_url,
@@ -31,8 +33,9 @@ def _row(row: sqlite3.Row) -> dict[str, Any]:
     for key in _JSON_COLUMNS:
         if key in out and isinstance(out[key], str):
             out[key] = json.loads(out[key])
-    if "disagreement" in out:
-        out["disagreement"] = bool(out["disagreement"])
+    for key in _BOOL_COLUMNS:
+        if key in out:
+            out[key] = bool(out[key])
     return out
 
 
