@@ -30,3 +30,7 @@ def _root() -> None:
 def version_command() -> None:
     """Print kb's version."""
     typer.echo(kb.__version__)
+
+from cli import probe as _probe  # noqa: E402
+
+app.command("probe")(_probe.probe_command)
