@@ -237,7 +237,7 @@ def run_on_host(op, args, kwargs):
 def _follow_resize(sim_tensor, cpu_view) -> None:
     """If an op resized a CPU view (out= arguments), point the sim tensor at the new memory."""
     if tuple(cpu_view.shape) == tuple(sim_tensor.shape) and cpu_view.untyped_storage().data_ptr() == \
-            getattr(sim_tensor.untyped_storage(), "_sim_host").data_ptr():
+            sim_tensor.untyped_storage()._sim_host.data_ptr():
         return
     torch = _torch()
     storage = _sim_storage(cpu_view.untyped_storage())
