@@ -1,0 +1,10 @@
+"""The live probe: run every OpInfo's samples on a device and on the CPU, and record per
+ATen overload × dtype whether it ran natively, decomposed, fell back to the CPU, raised,
+crashed or hung, and whether its results match the CPU's.
+
+Pieces, in the order data flows: `opinfos` (which ops and samples, from PyTorch's OpInfo
+database), `detect` (who served a call: the backend's own kernel or its CPU fallback),
+`numerics` (device result vs CPU result), `worker` (runs tasks in a child process),
+`journal` (each finished task is one appended line: the commit), `runner` (the pool of
+workers, timeouts, crashes, resume) and `report` (journal → kb.records).
+"""

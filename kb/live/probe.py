@@ -1,0 +1,133 @@
+"""The live probe as one call: `live_probe(device=..., ...)` or `live_probe(resume=RUN_ID)`.
+
+Runs (or finishes) the tasks, rebuilds the records from the whole journal, writes the
+portable report and ingests it into the KB in one transaction. Finishing is idempotent,
+so a probe killed while writing or ingesting is finished by `--resume` like any other.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from kb.errors import KBError
+from kb.live import journal as jr
+from kb.live import report
+from kb.live.opinfos import DEFAULT_DTYPES
+from kb.live.runner import LiveProbeError, Plan, run
+from kb.records import OpStatus, ProbeRun, write_jsonl
+
+DEVICES = ("cpu", "meta", "sim", "cuda", "neuron", "tpu")
+KNOWN_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
+                "complex64", "complex128")
+
+
+@dataclass
+class LiveResult:
+    run: ProbeRun
+    statuses: list[OpStatus]
+    report_path: str
+    ingested: dict[str, Any] | None
+    restarts: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        return report.summary(self.statuses)
+
+
+def new_run_id(device: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    return f"live-{device}-{stamp}-{secrets.token_hex(3)}"
+
+
+def check_dtypes(dtypes: list[str]) -> list[str]:
+    unknown = [d for d in dtypes if d not in KNOWN_DTYPES]
+    if unknown:
+        raise KBError(f"unknown dtype {', '.join(map(repr, unknown))} (expected some of {', '.join(KNOWN_DTYPES)})")
+    if not dtypes:
+        raise KBError("--dtypes names no dtype")
+    return list(dict.fromkeys(dtypes))
+
+
+def check_device(device: str) -> str:
+    if not device or not device.replace("_", "").isalnum() or device[0].isdigit():
+        raise KBError(f"not a device name: {device!r} (expected one of {', '.join(DEVICES)} or a PrivateUse1 name)")
+    return device
+
+
+def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: list[str] | None = None,
+               patterns: list[str] | None = None, samples: int | None = 10, timeout: float = 60.0, workers: int = 1,
+               setup: list[str] | None = None, run_id: str | None = None, out: str | None = None,
+               db: str | None = None, ingest: bool = True, generic_detector: bool = False,
+               on_start: Callable[[int, int], None] | None = None,
+               on_task: Callable[[dict[str, Any]], None] | None = None) -> LiveResult:
+    if resume:
+        header, _ = jr.Journal(os.path.join(jr.run_dir(resume), "journal.jsonl")).read()
+        if header is None:
+            raise LiveProbeError(f"run {resume}: its journal has no header (it never started); start a new run")
+        plan = Plan(**header["plan"])
+        plan.timeout = timeout if timeout else plan.timeout
+    else:
+        if device is None:
+            raise KBError("say which device to probe: --device cpu|meta|sim|cuda|neuron|tpu")
+        plan = Plan(run_id=run_id or new_run_id(check_device(device)), device=device,
+                    dtypes=check_dtypes(dtypes or list(DEFAULT_DTYPES)), patterns=patterns, samples=samples,
+                    timeout=timeout, setup=list(setup or []), generic_detector=generic_detector)
+    if plan.timeout <= 0:
+        raise KBError("--timeout must be positive")
+    header, tasks = run(plan, workers=workers, resume=bool(resume), on_start=on_start, on_task=on_task)
+    return finish(header, tasks, out=out, db=db, ingest=ingest)
+
+
+def finish(header: dict[str, Any], tasks: list[dict[str, Any]], *, out: str | None, db: str | None,
+           ingest: bool) -> LiveResult:
+    probe_run, statuses = report.build_records(header, tasks)
+    path = out or os.path.join(jr.run_dir(header["run_id"]), "report.jsonl")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = path + ".part"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            write_jsonl([probe_run, *statuses], fh)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise KBError(f"cannot write {path}: {exc.strerror}") from None
+    ingested = None
+    if ingest:
+        from kb.ingest import ingest_records
+        from kb.paths import default_db_path
+
+        ingested = ingest_records(db or default_db_path(), [probe_run, *statuses],
+                                  source_name=f"{report.SOURCE_NAME}:{header['run_id']}")
+    return LiveResult(probe_run, statuses, path, ingested)
+
+
+def contradictions(conn: sqlite3.Connection, target: str | None = None) -> list[dict[str, Any]]:
+    """Verdicts where a live probe's word differs from a static probe's, for the same op,
+    target, backend version and mode (read from Support.sources, each source's word)."""
+    import json
+
+    kinds = {}
+    for name, run_id, kind in conn.execute("SELECT DISTINCT source_name, probe_run_id, source_kind FROM observation "
+                                           "WHERE source_kind IN ('live_probe', 'static_probe')"):
+        kinds[f"{name}@{run_id}" if run_id else name] = kind
+    sql = ("SELECT s.op, s.target, r.version, s.mode, s.status, s.sources, s.dtypes, s.conditions "
+           "FROM support s JOIN release r ON r.id = s.release_id WHERE s.disagreement = 1")
+    args: list[Any] = []
+    if target:
+        sql += " AND s.target = ?"
+        args.append(target)
+    rows = []
+    for op, tgt, version, mode, status, sources, dtypes, conditions in conn.execute(sql + " ORDER BY s.op, s.target", args):
+        sources = json.loads(sources) if sources else {}
+        live = sorted({word for src, word in sources.items() if kinds.get(src) == "live_probe"})
+        static = sorted({word for src, word in sources.items() if kinds.get(src) == "static_probe"})
+        if live and static and live != static:
+            rows.append({"op": op, "target": tgt, "backend_version": version, "mode": mode, "live": ", ".join(live),
+                         "static": ", ".join(static), "verdict": status,
+                         "live_dtypes": json.loads(dtypes) if dtypes else None,
+                         "other_dtypes": (json.loads(conditions) or {}).get("other_dtypes") if conditions else None})
+    return rows
