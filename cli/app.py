@@ -221,3 +221,7 @@ def data_export_command(
 from cli import probe as _probe  # noqa: E402
 
 app.command("probe")(_probe.probe_command)
+
+from cli import probe_live as _probe_live  # noqa: E402
+
+app.command("probe-live")(_probe_live.probe_live_command)

@@ -22,6 +22,7 @@ from kb.live.opinfos import DEFAULT_DTYPES
 from kb.live.runner import LiveProbeError, Plan, run
 from kb.records import OpStatus, ProbeRun, write_jsonl
 
+DEFAULT_TIMEOUT = 60.0
 DEVICES = ("cpu", "meta", "sim", "cuda", "neuron", "tpu")
 KNOWN_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
                 "complex64", "complex128")
@@ -60,7 +61,7 @@ def check_device(device: str) -> str:
 
 
 def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: list[str] | None = None,
-               patterns: list[str] | None = None, samples: int | None = 10, timeout: float = 60.0, workers: int = 1,
+               patterns: list[str] | None = None, samples: int | None = 10, timeout: float | None = None, workers: int = 1,
                setup: list[str] | None = None, run_id: str | None = None, out: str | None = None,
                db: str | None = None, ingest: bool = True, generic_detector: bool = False,
                on_start: Callable[[int, int], None] | None = None,
@@ -70,13 +71,13 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
         if header is None:
             raise LiveProbeError(f"run {resume}: its journal has no header (it never started); start a new run")
         plan = Plan(**header["plan"])
-        plan.timeout = timeout if timeout else plan.timeout
+        plan.timeout = timeout or plan.timeout  # a resumed run may be given more time
     else:
         if device is None:
             raise KBError("say which device to probe: --device cpu|meta|sim|cuda|neuron|tpu")
         plan = Plan(run_id=run_id or new_run_id(check_device(device)), device=device,
                     dtypes=check_dtypes(dtypes or list(DEFAULT_DTYPES)), patterns=patterns, samples=samples,
-                    timeout=timeout, setup=list(setup or []), generic_detector=generic_detector)
+                    timeout=timeout or DEFAULT_TIMEOUT, setup=list(setup or []), generic_detector=generic_detector)
     if plan.timeout <= 0:
         raise KBError("--timeout must be positive")
     header, tasks = run(plan, workers=workers, resume=bool(resume), on_start=on_start, on_task=on_task)

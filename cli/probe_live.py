@@ -1,0 +1,180 @@
+"""`kb probe --device DEV`: the live probe (run every OpInfo on a device, record what
+happened per ATen overload × dtype), `--resume RUN_ID` after a kill, and
+`--compare-static` (where the live evidence contradicts the static probe's verdict).
+
+`probe_live_command` is also registered on its own (`kb probe-live`); `run_live` and
+`compare_static` are what `kb probe` calls for its live options.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from cli.options import DbOption, JsonOption
+from kb.errors import KBError
+
+DeviceOption = Annotated[str | None, typer.Option("--device", help="cpu, meta, sim, cuda, neuron, tpu, or another PrivateUse1 device name.")]
+ResumeOption = Annotated[str | None, typer.Option("--resume", help="Continue run RUN_ID after an interruption (redoes nothing finished).")]
+CompareOption = Annotated[bool, typer.Option("--compare-static", help="List ops where live evidence contradicts the static probe (exit 1 if any).")]
+DtypesOption = Annotated[str | None, typer.Option("--dtypes", help="Comma-separated dtypes (default float32,bfloat16,float16,int64,bool).")]
+TimeoutOption = Annotated[float | None, typer.Option("--timeout", help="Seconds one op (all its samples, one dtype) may take (default 60; a resumed run keeps its own).")]
+WorkersOption = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
+OpsOption = Annotated[str | None, typer.Option("--ops", help="Comma-separated OpInfo name patterns, e.g. 'add,nn.functional.*'.")]
+SamplesOption = Annotated[int, typer.Option("--samples", min=0, help="Samples per op and dtype (0: all).")]
+OutOption = Annotated[str | None, typer.Option("--out", help="Also write the portable JSONL report here (`kb ingest` reads it).")]
+NoIngestOption = Annotated[bool, typer.Option("--no-ingest", help="Do not add the results to the KB (report only).")]
+SetupOption = Annotated[list[str] | None, typer.Option("--setup", hidden=True, help="Module each worker imports first (test kernels).")]
+RunIdOption = Annotated[str | None, typer.Option("--run-id", hidden=True, help="Name the run (default: generated).")]
+GenericOption = Annotated[bool, typer.Option("--generic-detector", hidden=True, help="Detect fallbacks from the dispatch table only.")]
+
+
+def probe_live_command(
+    device: DeviceOption = None,
+    resume: ResumeOption = None,
+    compare_static_: CompareOption = False,
+    dtypes: DtypesOption = None,
+    timeout: TimeoutOption = None,
+    workers: WorkersOption = 1,
+    ops: OpsOption = None,
+    samples: SamplesOption = 10,
+    out: OutOption = None,
+    no_ingest: NoIngestOption = False,
+    setup: SetupOption = None,
+    run_id: RunIdOption = None,
+    generic_detector: GenericOption = False,
+    json_output: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Run every OpInfo op on a device and record native / fallback / unsupported / crash / timeout per overload × dtype."""
+    result = None
+    if device is not None or resume is not None:
+        result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
+                          samples=samples, out=out, no_ingest=no_ingest, setup=setup, run_id=run_id,
+                          generic_detector=generic_detector, db=db, json_output=json_output and not compare_static_)
+    elif not compare_static_:
+        raise KBError("say what to probe: --device DEV, --resume RUN_ID or --compare-static")
+    if compare_static_:
+        target = None
+        if result is not None:
+            target = result.run.target
+        compare_static(db=db, target=target, json_output=json_output, live=result)
+
+
+def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, no_ingest, setup, run_id,
+             generic_detector, db, json_output):
+    """Run (or resume) a live probe with a progress bar, then print its summary."""
+    from kb.live.opinfos import parse_patterns
+    from kb.live.probe import live_probe
+
+    dtype_list = [d.strip() for d in dtypes.split(",") if d.strip()] if dtypes else None
+    if device is not None and resume is not None:
+        raise KBError("--resume continues a run on the device it started with: drop --device")
+    with _Progress() as progress:
+        try:
+            result = live_probe(device=device, resume=resume, dtypes=dtype_list, patterns=parse_patterns(ops),
+                                samples=samples or None, timeout=timeout, workers=workers, setup=setup,
+                                run_id=run_id, out=out, db=db, ingest=not no_ingest,
+                                generic_detector=generic_detector, on_start=progress.start, on_task=progress.advance)
+        except KeyboardInterrupt:
+            progress.stop()
+            if progress.run_id:
+                sys.stderr.write(f"kb: interrupted; finished ops are kept: kb probe --resume {progress.run_id}\n")
+            raise
+    _render(result, json_output)
+    return result
+
+
+class _Progress:
+    """A rich progress bar with ETA on stderr (a terminal only; pipes get the summary)."""
+
+    def __init__(self):
+        self.bar = None
+        self.task = None
+        self.run_id = None
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                TextColumn("{task.fields[last]}"), console=Console(stderr=True), transient=False)
+            self.bar.start()
+            self.task = self.bar.add_task("starting workers", total=None, last="")
+        return self
+
+    def start(self, total: int, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, description="probing", total=total, completed=done)
+
+    def advance(self, entry: dict[str, Any]) -> None:
+        if self.bar is not None:
+            flag = "" if entry["outcome"] == "ok" else f" {entry['outcome'].upper()}"
+            self.bar.update(self.task, advance=1, last=f"{entry['key']} {entry['dtype']}{flag}")
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+def _render(result, json_output: bool) -> None:
+    from cli.render import emit_json, note, table
+    from kb.records import to_dict
+
+    summary = result.summary()
+    if json_output:
+        emit_json({"run": to_dict(result.run), "summary": summary, "report": result.report_path,
+                   "ingested": result.ingested})
+        return
+    run = result.run
+    statuses = sorted({s for counts in summary["by_dtype"].values() for s in counts})
+    rows = [[dtype, *[counts.get(s, 0) for s in statuses]] for dtype, counts in summary["by_dtype"].items()]
+    title = (f"live probe on {run.device} ({run.target} {run.backend_version}, torch {run.torch_version}): "
+             f"{summary['overloads']} ATen overloads from {run.params.get('tasks')} OpInfo × dtype tasks")
+    table(["dtype", *statuses], rows, title=title, status_column=None)
+    if summary["notable"]:
+        table(["op", "dtype", "status", "note"], [[n["op"], n["dtype"], n["status"], n["note"] or ""]
+                                                  for n in summary["notable"]], title="worth a look")
+    note(f"run {run.run_id}; report {result.report_path}")
+    if result.ingested is not None:
+        note(f"ingested into the KB: {result.ingested['added']} new observations, "
+             f"{len(result.ingested['changes'])} verdicts changed")
+
+
+def compare_static(*, db, target, json_output, live=None) -> None:
+    """Print the contradictions between live and static probes; exit 1 when there are some."""
+    from cli.render import emit_json, note, table
+    from kb.db import open_kb
+    from kb.live.probe import contradictions
+
+    conn = open_kb(db)
+    try:
+        rows = contradictions(conn, target)
+    finally:
+        conn.close()
+    if json_output:
+        emit_json({"contradictions": rows} if live is None else {"run": live.run.run_id, "contradictions": rows})
+    elif rows:
+        table(["op", "target", "version", "mode", "live", "static", "verdict"],
+              [[r["op"], r["target"], r["backend_version"], r["mode"], r["live"], r["static"], r["verdict"]] for r in rows],
+              title="live probe contradicts static probe", status_column="verdict")
+    else:
+        note("no contradictions between live and static probes" + (f" on {target}" if target else ""))
+    if rows:
+        raise typer.Exit(1)
