@@ -105,8 +105,11 @@ class Device:
     """The loaded device: its torch device, dispatch key, detector and versions."""
 
     def __init__(self, name: str, generic_detector: bool = False):
+        import importlib.util
+
         import torch
 
+        from kb.errors import KBError
         from kb.live import detect
         from kb.probe.backends import get_backend
 
@@ -114,12 +117,12 @@ class Device:
         spec = get_backend(DEVICE_BACKENDS[name]) if name in DEVICE_BACKENDS else None
         if spec is not None:
             if spec.needs is not None and spec.needs(torch):
-                from kb.errors import KBError
-
-                raise KBError(f"device {name}: {spec.needs(torch)}")
+                raise KBError(spec.needs(torch))
             if spec.activate is not None:
                 spec.activate()
             elif spec.module is not None:
+                if importlib.util.find_spec(spec.module) is None:
+                    raise KBError(f"its backend package {spec.module} is not installed in this Python")
                 __import__(spec.module)
             key = spec.dispatch_key
         else:  # any other PrivateUse1 backend: let torch's entry-point autoload find it
@@ -127,12 +130,10 @@ class Device:
             key = "PrivateUse1"
         self.spec = spec
         self.key = key
-        self.device = torch.device(name)
         if key == "PrivateUse1" and torch._C._get_privateuse1_backend_name() != name:
-            from kb.errors import KBError
-
-            raise KBError(f"device {name!r}: no backend registered that name (PrivateUse1 is "
-                          f"{torch._C._get_privateuse1_backend_name()!r})")
+            raise KBError(f"no installed backend registers a device named {name!r} "
+                          f"(known: {', '.join(DEVICE_BACKENDS)})")
+        self.device = torch.device(name)
         self.detector = detect.for_device(name, key, generic=generic_detector)
         self.has_data = name != "meta"
 

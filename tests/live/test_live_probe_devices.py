@@ -1,0 +1,46 @@
+"""The live probe on PyTorch's own devices: `meta` (shape-only kernels, partial
+coverage: data-dependent ops raise) and `cpu` (the reference itself: everything runs,
+and numerics agree with themselves)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("expecttest")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _probe(tmp_path: Path, device: str, ops: str) -> dict[str, dict]:
+    env = dict(os.environ, KB_CACHE_DIR=str(tmp_path / "cache"), KB_DB=str(tmp_path / "kb.sqlite"),
+               PYTHONPATH=str(REPO))
+    out = tmp_path / f"{device}.jsonl"
+    done = subprocess.run([sys.executable, "-m", "cli.entry", "probe-live", "--device", device, "--ops", ops,
+                           "--dtypes", "float32", "--samples", "3", "--no-ingest", "--out", str(out)],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert f"live probe on {device}" in done.stdout
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    return {r["op"]: r for r in rows if r["record"] == "op_status"}
+
+
+def test_meta_runs_shape_kernels_and_refuses_data_dependent_ops(tmp_path):
+    found = _probe(tmp_path, "meta", "neg,nonzero,masked_select")
+    assert found["aten::neg"]["status"] == "native"
+    assert found["aten::nonzero"]["status"] == "unsupported"
+    assert found["aten::masked_select"]["status"] == "unsupported"
+    assert found["aten::masked_select"]["detail"]["error"]["class"] == "NotImplementedError"
+    assert all(r["target"] == "meta" and r["backend_version"] == r["torch_version"] for r in found.values())
+
+
+def test_cpu_is_its_own_reference(tmp_path):
+    found = _probe(tmp_path, "cpu", "neg,nonzero,masked_select")
+    assert {found[op]["status"] for op in ("aten::neg", "aten::nonzero", "aten::masked_select")} == {"native"}
+    assert not [op for op, r in found.items() if r.get("detail", {}).get("wrong_result")]
