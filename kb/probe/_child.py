@@ -87,8 +87,15 @@ def probe(spec, out: str, options: dict[str, Any]) -> None:
     for e in entries:
         per_op = spec.per_op_action(e.op) if spec.per_op_action and e.entry == BACKEND_FALLBACK else None
         rows.append([e.op, e.entry, e.registered_at, per_op])
+    companions = {}
+    for name in spec.companions:
+        try:
+            companions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
     _write(out, {
         "backend": spec.name,
+        "companions": companions,
         "backend_version": _backend_version(spec, torch),
         "torch_version": public_version(torch.__version__),
         "torch_build": torch.__version__,
