@@ -116,7 +116,7 @@ def test_privateuse1_backend_probed_and_reported(capsys, tmp_path):
     assert summary["ingested"] is None  # --out alone writes the report, nothing else
 
 
-def test_probe_straight_into_the_kb_twice_adds_nothing_new(capsys, monkeypatch, isolated_kb):
+def test_probe_straight_into_the_kb_twice_adds_nothing_new(capsys, monkeypatch, isolated_kb, small_data):
     pytest.importorskip("kb.ingest")
     from kb.probe import backends, static
 
