@@ -139,7 +139,7 @@ def child_env(python_path: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
     """The child's environment: no backend autoload, kb importable, extra paths first."""
     env = dict(os.environ)
     env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
-    extra = [p for p in (*python_path, *env.get(PYTHONPATH_ENV, "").split(os.pathsep)) if p]
+    extra = [os.path.abspath(p) for p in (*python_path, *env.get(PYTHONPATH_ENV, "").split(os.pathsep)) if p]
     existing = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join([*extra, PACKAGE_ROOT, *existing])
     return env

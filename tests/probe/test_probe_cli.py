@@ -5,6 +5,7 @@ process, reported as JSONL that ingests, twice, without adding anything the seco
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 
 import pytest
@@ -153,3 +154,15 @@ def test_table_output_counts_per_mode(capsys, monkeypatch, tmp_path):
     assert rows == [["eager", "✔", "native", "1"], ["eager", "◐", "decomposed", "1"], ["eager", "✘", "unsupported", "1"]]
     assert "wrote 4 records" in err
     assert len((tmp_path / "m.jsonl").read_text().splitlines()) == 4
+
+
+def test_child_environment(monkeypatch, tmp_path):
+    from kb.probe.static import PYTHONPATH_ENV, child_env
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(PYTHONPATH_ENV, "from-env")
+    monkeypatch.setenv("TORCH_DEVICE_BACKEND_AUTOLOAD", "1")
+    env = child_env(["rel/site"])
+    assert env["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
+    paths = env["PYTHONPATH"].split(os.pathsep)
+    assert paths[:2] == [str(tmp_path / "rel" / "site"), str(tmp_path / "from-env")]
