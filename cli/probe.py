@@ -31,14 +31,15 @@ def probe_command(
     cpu_fallback: Annotated[bool | None, typer.Option(
         "--cpu-fallback/--no-cpu-fallback", help="torch_tpu only: probe with its CPU-fallback switch on or off "
         "(default: as the package has it).")] = None,
+    ingest: Annotated[bool, typer.Option("--ingest", help="With --out: also add the result to the KB.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds the probe process may take.")] = 600.0,
     db: DbOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Probe a backend: what each ATen overload resolves to (native, decomposed, fallback, unsupported) per mode.
 
-    Without --out the result goes into the KB; with --out it is written as JSONL (and also
-    ingested when --db is given).
+    Without --out the result goes into the KB; with --out it is written as JSONL (add
+    --ingest to do both). Probing the same install again adds nothing to the KB.
     """
     if device is not None:
         raise ProbeUsageError("live probing (--device) is not available yet; use --static --backend NAME")
@@ -52,7 +53,7 @@ def probe_command(
         result = run_static_probe(backend, python_path=python_path or (), options={"cpu_fallback": cpu_fallback},
                                   timeout=timeout)
     written = _write_report(result, out) if out else None
-    ingested = _ingest(result, db) if (out is None or db is not None) else None
+    ingested = _ingest(result, db) if (out is None or ingest) else None
     _render(result, written, ingested, json_output)
 
 

@@ -40,6 +40,7 @@ POLICY = {
 PLUMBING = (
     "aten::empty.memory_format",
     "aten::empty_strided",
+    "aten::copy_",
     "aten::_copy_from",
     "aten::_copy_from_and_resize",
     "aten::_local_scalar_dense",
@@ -176,8 +177,12 @@ def host_view(tensor):
     host = getattr(tensor.untyped_storage(), "_sim_host", None)
     if host is None:
         raise RuntimeError("sim: a sim tensor whose memory kb.sim did not allocate")
-    view = torch.empty(0, dtype=tensor.dtype)
-    return view.set_(host, tensor.storage_offset(), tensor.shape, tensor.stride())
+    view = torch.empty(0, dtype=tensor.dtype).set_(host, tensor.storage_offset(), tensor.shape, tensor.stride())
+    if tensor.is_conj():  # lazy conjugation and negation are flags on the tensor, not data
+        view = view._conj()
+    if tensor.is_neg():
+        view = view._neg_view()
+    return view
 
 
 def _is_sim(value) -> bool:
@@ -211,6 +216,7 @@ def run_on_host(op, args, kwargs):
     torch = _torch()
     pairs: list = []
     host_args, host_kwargs = _to_host(args, pairs), _to_host(kwargs, pairs)
+    host_args, host_kwargs = _rewrap_numbers(op, host_args, host_kwargs)
     storages = {}
     for sim_tensor, _ in pairs:
         storage = sim_tensor.untyped_storage()
@@ -232,6 +238,24 @@ def run_on_host(op, args, kwargs):
         return value
 
     return back(result)
+
+
+def _rewrap_numbers(op, args, kwargs):
+    """A Python number passed where the schema wants a Tensor (``x % 5`` reaches a boxed
+    kernel as remainder.Tensor with a wrapped number, which arrives in Python as an int)
+    goes back into a 0-dim CPU tensor, so the overload accepts it again."""
+    torch = _torch()
+    schema = op._schema.arguments
+
+    def fix(argument, value):
+        if isinstance(argument.type, torch._C.TensorType) and isinstance(value, (bool, int, float, complex)):
+            return torch.tensor(value)
+        return value
+
+    args = tuple(fix(argument, value) for argument, value in zip(schema, args)) + tuple(args[len(schema):])
+    by_name = {argument.name: argument for argument in schema}
+    kwargs = {k: fix(by_name[k], v) if k in by_name else v for k, v in kwargs.items()}
+    return args, kwargs
 
 
 def _follow_resize(sim_tensor, cpu_view) -> None:
@@ -279,6 +303,14 @@ def _host(value):
     return host_view(value) if _is_sim(value) else value
 
 
+def _copy(dst, src, non_blocking=False):
+    # Own kernel for copy_: it passes PyTorch's Conjugate/Negative layers untouched, so
+    # the CPU copy resolves lazy conj/neg flags (through _copy_from it would recurse).
+    native_counts["aten::copy_"] += 1
+    _host(dst).copy_(_host(src))
+    return dst
+
+
 def _copy_from(src, dst, non_blocking=False):
     native_counts["aten::_copy_from"] += 1
     _host(dst).copy_(_host(src))
@@ -316,6 +348,7 @@ def _as_strided(tensor, size, stride, storage_offset=None):
 _PLUMBING_KERNELS = {
     "aten::empty.memory_format": _empty_memory_format,
     "aten::empty_strided": _empty_strided,
+    "aten::copy_": _copy,
     "aten::_copy_from": _copy_from,
     "aten::_copy_from_and_resize": _copy_from_and_resize,
     "aten::_local_scalar_dense": _local_scalar_dense,

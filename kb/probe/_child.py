@@ -74,21 +74,33 @@ def probe(spec, out: str, options: dict[str, Any]) -> None:
             spec.activate()
         elif spec.module is not None:
             if importlib.util.find_spec(spec.module) is None:
-                _fail(out, "not_installed", f"{spec.module} is not installed (not importable from the probe's Python path)")
+                _fail(out, "not_installed", f"{spec.module} is not installed here "
+                      "(if it is installed elsewhere, pass --python-path DIR or set KB_PROBE_PYTHONPATH)")
             importlib.import_module(spec.module)
     except SystemExit:
         raise
     except BaseException as exc:  # a backend's import may raise anything
         _fail(out, "import_failed", f"importing {spec.module} failed: {_first_line(exc)}")
-    policy = spec.read_policy(options)
-    started = time.perf_counter()
-    entries = read_table(torch, spec.dispatch_key)
+    try:
+        policy = spec.read_policy(options)
+        started = time.perf_counter()
+        entries = read_table(torch, spec.dispatch_key)
+    except Exception as exc:  # e.g. a torch whose private dispatcher API changed
+        _fail(out, "probe_failed", f"reading the {spec.dispatch_key} dispatch table failed under torch "
+              f"{torch.__version__}: {_first_line(exc)}")
     rows = []
     for e in entries:
         per_op = spec.per_op_action(e.op) if spec.per_op_action and e.entry == BACKEND_FALLBACK else None
         rows.append([e.op, e.entry, e.registered_at, per_op])
+    companions = {}
+    for name in spec.companions:
+        try:
+            companions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
     _write(out, {
         "backend": spec.name,
+        "companions": companions,
         "backend_version": _backend_version(spec, torch),
         "torch_version": public_version(torch.__version__),
         "torch_build": torch.__version__,

@@ -56,6 +56,7 @@ class Backend:
     needs: Callable[[Any], str | None] | None = None  # torch -> why this torch cannot serve the key, or None
     options: tuple[str, ...] = ()  # option names this backend accepts (e.g. "cpu_fallback")
     activate: Callable[[], None] | None = None  # registers the backend (default: import `module`)
+    companions: tuple[str, ...] = ()  # other distributions whose versions the run records (e.g. libtpu)
 
 
 def _tpu_policy(options: dict[str, Any]) -> dict[str, Any]:
@@ -126,9 +127,9 @@ BACKENDS: dict[str, Backend] = {
     b.name: b
     for b in (
         Backend("torch_tpu", "tpu", "PrivateUse1", "torch_tpu", "torch_tpu", ("eager", "compile"),
-                _tpu_policy, options=("cpu_fallback",)),
+                _tpu_policy, options=("cpu_fallback",), companions=("libtpu",)),
         Backend("torch_neuronx", "neuron", "PrivateUse1", "torch_neuronx", "torch-neuronx", ("eager", "compile"),
-                _neuron_policy),
+                _neuron_policy, companions=("neuronx-cc", "libneuronxla")),
         Backend("sim", "sim", "PrivateUse1", "kb.sim", None, ("eager", "compile"), _sim_policy, _sim_action,
                 activate=_sim_load),
         Backend("cpu", "cpu", "CPU", read_policy=_builtin_policy),

@@ -54,11 +54,12 @@ def parse_line(line: str) -> tuple[str | None, str | None]:
 
 
 def normalize_location(location: str) -> str:
-    """Drop host-specific prefixes (virtualenv, checkout) so a report is the same on every
-    machine: ``/x/.venv/lib/python3.11/site-packages/torch/f.py:5`` -> ``torch/f.py:5``."""
-    marker = "site-packages" + os.sep
-    if marker in location:
-        return location.split(marker, 1)[1]
+    """Drop host-specific prefixes (virtualenv, checkout, build tree) so a report is the same
+    on every machine: ``/x/.venv/lib/python3.11/site-packages/torch/f.py:5`` -> ``torch/f.py:5``,
+    ``/__w/pytorch/pytorch/build/aten/src/ATen/RegisterCPU_0.cpp:7`` -> ``build/aten/...``."""
+    for marker in ("site-packages" + os.sep, "/pytorch/pytorch/"):  # wheel installs; PyTorch's CI build tree
+        if marker in location:
+            return location.split(marker, 1)[1]
     root = PACKAGE_ROOT + os.sep
     if location.startswith(root):
         return location[len(root):]

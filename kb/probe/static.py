@@ -73,7 +73,8 @@ def table_digest(rows: list[list[Any]]) -> str:
 
 def run_id_for(raw: dict[str, Any], target: str, digest: str) -> str:
     """A run id that names what was probed, so probing the same install again gives the same id."""
-    identity = {k: raw.get(k) for k in ("backend", "backend_version", "torch_build", "python_version", "host", "policy")}
+    identity = {k: raw.get(k) for k in ("backend", "backend_version", "torch_build", "python_version", "host", "policy",
+                                        "companions")}
     identity.update(target=target, probe=tool_version(), table=digest)
     short = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
     return f"static-{target}-{raw['backend_version']}-{short}"
@@ -103,6 +104,7 @@ def build_probe(spec: Backend, raw: dict[str, Any], *, started_at: str, finished
             "ops": len(rows),
             "torch_build": raw["torch_build"],
             "table_sha256": digest,
+            **({"companions": raw["companions"]} if raw.get("companions") else {}),
         },
         tool_version=tool_version(),
     )
@@ -137,7 +139,7 @@ def child_env(python_path: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
     """The child's environment: no backend autoload, kb importable, extra paths first."""
     env = dict(os.environ)
     env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
-    extra = [p for p in (*python_path, *env.get(PYTHONPATH_ENV, "").split(os.pathsep)) if p]
+    extra = [os.path.abspath(p) for p in (*python_path, *env.get(PYTHONPATH_ENV, "").split(os.pathsep)) if p]
     existing = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join([*extra, PACKAGE_ROOT, *existing])
     return env

@@ -108,3 +108,11 @@ def test_loading_under_another_name_is_refused_cleanly(monkeypatch):
     monkeypatch.setattr(torch._C, "_get_privateuse1_backend_name", lambda: "tpu")
     with pytest.raises(sim.SimUnavailableError, match="tpu"):
         sim.load()
+
+
+def test_lazy_conjugation_and_wrapped_numbers():
+    c = torch.randn(3, dtype=torch.complex64)
+    assert torch.equal((c.to("sim").conj() * 2).cpu(), c.conj() * 2)
+    x = torch.randn(6)
+    assert torch.allclose(torch.fft.hfft(x.to("sim")).cpu(), torch.fft.hfft(x))
+    assert torch.equal((x.to("sim") % 4).cpu(), x % 4)  # remainder.Tensor with a Python int

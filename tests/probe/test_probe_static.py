@@ -111,14 +111,14 @@ def test_same_install_same_run_id_and_observations():
     assert changed.run.run_id != first.run.run_id
 
 
-def test_reprobing_adds_nothing_to_the_kb(isolated_kb):
+def test_reprobing_adds_nothing_to_the_kb(isolated_kb, small_data):
     ingest = pytest.importorskip("kb.ingest")
     raw = {"backend": "sim", "backend_version": "0.1.0", "torch_version": "2.13.0", "torch_build": "2.13.0+cpu",
            "python_version": "3.11.7", "host": "h", "dispatch_key": "PrivateUse1", "privateuse1_name": "sim",
            "policy": {"eager": "per-op", "compile": "raise"},
            "entries": [["aten::add.Tensor", "kernel", "kb/sim.py:1", None],
                        ["aten::nonzero", "backend fallback", "kb/sim.py:2", "raise"],
-                       ["aten::sin.out", "backend fallback", "kb/sim.py:2", "cpu"]]}
+                       ["aten::relu", "backend fallback", "kb/sim.py:2", "cpu"]]}
     spec = backends.get_backend("sim")
     first = build_probe(spec, raw, started_at="2026-01-01T00:00:00+00:00")
     report = ingest.ingest_records(str(isolated_kb), first.records(), source_name="static_probe")
@@ -154,3 +154,14 @@ def test_parse_dump_line(line, expected):
 ])
 def test_status_for_entry_mode_and_policy(entry, mode, policy, per_op, status):
     assert backends.status_for(entry, mode, policy, per_op) == status
+
+
+def test_meta_probe_matches_the_shipped_meta_table(meta_probe):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "data" / "probes" / "static-meta-torch-2.13.0.jsonl"
+    shipped = next(read_jsonl(path.read_text(encoding="utf-8").splitlines()[:1]))
+    if meta_probe.run.params["torch_build"] != shipped.params["torch_build"]:
+        pytest.skip("the shipped meta table was read under another torch build")
+    assert meta_probe.run.params["table_sha256"] == shipped.params["table_sha256"]
+    assert meta_probe.run.run_id.startswith("static-meta-2.13.0-")
