@@ -24,8 +24,8 @@ TimeoutOption = Annotated[float | None, typer.Option("--timeout", help="Seconds 
 WorkersOption = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
 OpsOption = Annotated[str | None, typer.Option("--ops", help="Comma-separated OpInfo name patterns, e.g. 'add,nn.functional.*'.")]
 SamplesOption = Annotated[int, typer.Option("--samples", min=0, help="Samples per op and dtype (0: all).")]
-OutOption = Annotated[str | None, typer.Option("--out", help="Also write the portable JSONL report here (`kb ingest` reads it).")]
-NoIngestOption = Annotated[bool, typer.Option("--no-ingest", help="Do not add the results to the KB (report only).")]
+OutOption = Annotated[str | None, typer.Option("--out", help="Write the portable JSONL report here (`kb ingest` reads it) instead of adding it to the KB.")]
+IngestOption = Annotated[bool, typer.Option("--ingest", help="With --out: also add the results to the KB.")]
 SetupOption = Annotated[list[str] | None, typer.Option("--setup", hidden=True, help="Module each worker imports first (test kernels).")]
 RunIdOption = Annotated[str | None, typer.Option("--run-id", hidden=True, help="Name the run (default: generated).")]
 GenericOption = Annotated[bool, typer.Option("--generic-detector", hidden=True, help="Detect fallbacks from the dispatch table only.")]
@@ -41,18 +41,23 @@ def probe_live_command(
     ops: OpsOption = None,
     samples: SamplesOption = 10,
     out: OutOption = None,
-    no_ingest: NoIngestOption = False,
+    ingest: IngestOption = False,
     setup: SetupOption = None,
     run_id: RunIdOption = None,
     generic_detector: GenericOption = False,
     json_output: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """Run every OpInfo op on a device and record native / fallback / unsupported / crash / timeout per overload × dtype."""
+    """Run every OpInfo op on a device and record native / fallback / unsupported / crash / timeout per overload × dtype.
+
+    Without --out the results go into the KB; with --out they are written as JSONL (add
+    --ingest to do both). The run's journal stays in the cache folder, so
+    `--resume RUN_ID` finishes a run that was interrupted, redoing nothing.
+    """
     result = None
     if device is not None or resume is not None:
         result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
-                          samples=samples, out=out, no_ingest=no_ingest, setup=setup, run_id=run_id,
+                          samples=samples, out=out, ingest=out is None or ingest, setup=setup, run_id=run_id,
                           generic_detector=generic_detector, db=db, json_output=json_output and not compare_static_)
     elif not compare_static_:
         raise KBError("say what to probe: --device DEV, --resume RUN_ID or --compare-static")
@@ -63,7 +68,7 @@ def probe_live_command(
         compare_static(db=db, target=target, json_output=json_output, live=result)
 
 
-def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, no_ingest, setup, run_id,
+def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ingest, setup, run_id,
              generic_detector, db, json_output):
     """Run (or resume) a live probe with a progress bar, then print its summary."""
     from kb.live.opinfos import parse_patterns
@@ -76,7 +81,7 @@ def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, no_
         try:
             result = live_probe(device=device, resume=resume, dtypes=dtype_list, patterns=parse_patterns(ops),
                                 samples=samples or None, timeout=timeout, workers=workers, setup=setup,
-                                run_id=run_id, out=out, db=db, ingest=not no_ingest,
+                                run_id=run_id, out=out, db=db, ingest=ingest,
                                 generic_detector=generic_detector, on_start=progress.start, on_task=progress.advance)
         except KeyboardInterrupt:
             progress.stop()

@@ -80,43 +80,59 @@ class SimDetector(DispatchTableDetector):
 
 
 class NeuronDetector(DispatchTableDetector):
-    """torch_neuronx: the ops it reports as fallen back, plus fallback warnings."""
+    """torch_neuronx: the ops its trackers report as run on the CPU, plus fallback warnings.
+
+    Its trackers (`get_fallback_ops()`, `get_executed_ops()`) are process-wide sets that
+    record a name only the first time it is seen, so they are cleared
+    (`clear_op_tracking()`) before each call; names come as `aten::name.overload` or as a
+    short op name, and both are matched."""
 
     name = "torch_neuronx.get_fallback_ops"
 
-    def __init__(self):
+    def __init__(self, module=None):
         super().__init__("PrivateUse1")
-        import torch_neuronx  # noqa: F401  (the backend is loaded by then)
+        if module is None:
+            import torch_neuronx as module  # the backend is loaded by then
+        self.module = module
 
-        self.module = torch_neuronx
-
-    def _reported(self) -> dict[str, int]:
-        getter = getattr(self.module, "get_fallback_ops", None)
-        if getter is None:
-            return {}
-        found = getter()
-        if isinstance(found, dict):
-            return {normalize(k): int(v) if isinstance(v, int) else 1 for k, v in found.items()}
-        return {normalize(k): 1 for k in (found or ())}
+    def _names(self, getter: str) -> set[str]:
+        found = getattr(self.module, getter, None)
+        return {str(name) for name in (found() or ())} if found is not None else set()
 
     def before(self, op: str) -> Any:
         import warnings
 
+        clear = getattr(self.module, "clear_op_tracking", None)
+        if clear is not None:
+            clear()
+        seen = set() if clear is not None else self._names("get_fallback_ops")
         catcher = warnings.catch_warnings(record=True)
         caught = catcher.__enter__()
         warnings.simplefilter("always")
-        return self._reported(), catcher, caught
+        return seen, catcher, caught
 
     def after(self, op: str, token: Any) -> tuple[str, list[str]]:
-        reported_before, catcher, caught = token
+        seen, catcher, caught = token
         catcher.__exit__(None, None, None)
-        now = self._reported()
-        grew = sorted(name for name, n in now.items() if n > reported_before.get(name, 0))
+        fell = sorted(self._names("get_fallback_ops") - seen)
         warned = any("fallback" in str(w.message).lower() or "fall back" in str(w.message).lower() for w in caught)
-        if op in grew or (warned and not grew):
-            return "fallback", [name for name in grew if name != op]
+        mine = [name for name in fell if same_op(name, op)]
+        others = sorted({normalize(name) for name in fell if not same_op(name, op)})
+        if mine or (warned and not fell):
+            return "fallback", others
         status, _ = super().after(op, token)
-        return status, grew
+        if status == "fallback" and any(same_op(name, op) for name in self._names("get_executed_ops")):
+            status = "native"  # the tracker saw it run on the device
+        return status, others
+
+
+def same_op(reported: str, op: str) -> bool:
+    """Whether a backend's name for an op (`aten::add.Tensor`, `add`) names overload `op`."""
+    name = normalize(reported)
+    if name == op:
+        return True
+    short = reported.strip()
+    return "." not in short.split("::")[-1] and name.split(".")[0] == op.split(".")[0]
 
 
 def normalize(name: str) -> str:

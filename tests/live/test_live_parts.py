@@ -106,3 +106,39 @@ def test_report_tally_picks_the_worst_and_keeps_partial_errors():
     assert tally[("aten::y", "float32")].status() == "unsupported"
     crash = tally[("aten::foo", "float32")]
     assert crash.status() == "crash" and crash.crash["attributed_by"] == "opinfo name"
+
+
+class FakeNeuron:
+    """The shape of torch_neuronx's op trackers: deduplicated name sets, cleared on request."""
+
+    def __init__(self):
+        self.fallback, self.executed = set(), set()
+
+    def get_fallback_ops(self):
+        return set(self.fallback)
+
+    def get_executed_ops(self):
+        return set(self.executed)
+
+    def clear_op_tracking(self):
+        self.fallback.clear()
+        self.executed.clear()
+
+
+def test_neuron_detector_reads_the_trackers_per_call():
+    fake = FakeNeuron()
+    detector = detect.NeuronDetector(module=fake)
+    token = detector.before("aten::flip")
+    fake.fallback.add("aten::flip")
+    assert detector.after("aten::flip", token) == ("fallback", [])
+    token = detector.before("aten::flip")  # cleared: a set that records names once still works per call
+    fake.fallback.add("flip")  # short names count too
+    assert detector.after("aten::flip", token) == ("fallback", [])
+    token = detector.before("aten::addmm")
+    fake.fallback.add("aten::mm")
+    assert detector.after("aten::addmm", token) == ("native", ["aten::mm"])
+    token = detector.before("aten::neg")
+    import warnings
+
+    warnings.warn("aten::neg: falling back to CPU (fallback)", stacklevel=1)
+    assert detector.after("aten::neg", token)[0] == "fallback"

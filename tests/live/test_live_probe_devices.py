@@ -23,7 +23,7 @@ def _probe(tmp_path: Path, device: str, ops: str) -> dict[str, dict]:
                PYTHONPATH=str(REPO))
     out = tmp_path / f"{device}.jsonl"
     done = subprocess.run([sys.executable, "-m", "cli.entry", "probe-live", "--device", device, "--ops", ops,
-                           "--dtypes", "float32", "--samples", "3", "--no-ingest", "--out", str(out)],
+                           "--dtypes", "float32", "--samples", "3", "--out", str(out)],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert f"live probe on {device}" in done.stdout

@@ -60,7 +60,8 @@ def _essence(statuses: dict[tuple[str, str], rec.OpStatus]) -> dict:
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("live")
-    done = _cli(folder, *ARGS, "--workers", "2", "--run-id", "full", "--out", str(folder / "report.jsonl"), "--json")
+    done = _cli(folder, *ARGS, "--workers", "2", "--run-id", "full", "--out", str(folder / "report.jsonl"),
+                "--ingest", "--json")
     assert done.returncode == 0, done.stderr
     run, statuses = _report(folder / "report.jsonl")
     return {"folder": folder, "run": run, "statuses": statuses, "json": json.loads(done.stdout)}
