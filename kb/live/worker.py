@@ -191,6 +191,8 @@ def _is_view(func) -> bool:
 def recorder_class():
     from torch.utils._python_dispatch import TorchDispatchMode
 
+    from kb.live import detect
+
     class Recorder(TorchDispatchMode):
         """Records each ATen call that involves the device, who served it, and errors."""
 
@@ -206,8 +208,9 @@ def recorder_class():
                 out = func(*args, **kwargs)
                 if not _touches(self.dev.device.type, out):
                     return out  # host-side work inside the op's Python code
-                name = op_name(func)
-                self.calls[name]["native"] += 1
+                name = op_name(func)  # a factory call that put its result on the device
+                status = detect.ENTRY_STATUS.get(self.dev.detector.entry(name), "native")
+                self.calls[name][status] += 1
                 return out
             name = op_name(func)
             self.beacon.set(f"{self.prefix}\t{name}")
@@ -344,13 +347,15 @@ def run_task(state: State, key: str, dtype_name: str) -> dict[str, Any]:
         try:
             with mode:
                 actual = opinfo(moved[0], *moved[1], **moved[2])
+            # Reading the result back is where an asynchronous device reports its errors.
+            got = _to_cpu(actual) if dev.has_data else actual
         except Exception as exc:
-            if mode.raised is None:  # raised in Python before or between device calls
+            if mode.raised is None:  # raised in Python between device calls, or on read-back
                 result["outside_errors"] += 1
                 result.setdefault("outside_error", f"{type(exc).__name__}: {first_line(exc)}")
             continue
         if not skip_numerics:
-            _check(state, opinfo, sample, expected, actual, sorted(sample_ops), index, result)
+            _check(state, opinfo, sample, expected, got, sorted(sample_ops), index, result)
     return _finish(result, calls, started)
 
 
@@ -361,10 +366,9 @@ def _check(state, opinfo, sample, expected, actual, ops, index, result) -> None:
 
     numerics = result["numerics"]
     try:
-        got = _to_cpu(actual) if state.device.has_data else actual
-        verdict = compare(expected, got, data=state.device.has_data)
+        verdict = compare(expected, actual, data=state.device.has_data)
     except Exception as exc:
-        numerics["skipped"] = f"cannot read the device result: {type(exc).__name__}: {first_line(exc)}"
+        numerics["skipped"] = f"cannot compare: {type(exc).__name__}: {first_line(exc)}"
         return
     numerics["checked"] += 1
     if verdict["ok"]:

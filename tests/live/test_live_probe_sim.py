@@ -111,13 +111,18 @@ def test_wrong_kernel_shows_numerics_error(full_run):
     assert {("aten::exp", "native"), ("aten::cos", "crash"), ("aten::tan", "timeout")} <= notable
 
 
-def test_run_header_and_kb_ingest(full_run):
+def test_run_header_and_kb_ingest(full_run, tmp_path):
     run = full_run["run"]
     assert (run.kind, run.target, run.backend, run.backend_version) == ("live", "sim", "sim", "0.1.0")
     assert run.torch_version and run.host and run.params["dtypes"] == ["float32"]
     assert all(s.provenance.source_kind == "live_probe" and s.provenance.probe_run_id == "full"
                for s in full_run["statuses"].values())
     import sqlite3
+
+    from kb.ingest import ingest_jsonl
+
+    fresh = tmp_path / "fresh.sqlite"
+    assert ingest_jsonl(str(fresh), str(full_run["folder"] / "report.jsonl"))["added"] == len(full_run["statuses"])
 
     conn = sqlite3.connect(full_run["folder"] / "kb.sqlite")
     rows = dict(conn.execute("SELECT op, status FROM support WHERE target = 'sim' AND source_kind = 'live_probe'"))
