@@ -87,6 +87,7 @@ def test_backend_import_kills_the_interpreter(capsys, tmp_path):
     (["--backend", "cpu"], "--static"),
     (["--static"], "--backend"),
     (["--static", "--backend", "cpu", "--cpu-fallback"], "takes no option cpu_fallback"),
+    (["--static", "--backend", "meta", "--timeout", "0.2"], "took longer than 0.2 s"),
 ])
 def test_usage_errors(capsys, args, fragment):
     code, _, err = run_cli(capsys, *args)
