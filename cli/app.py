@@ -30,3 +30,8 @@ def _root() -> None:
 def version_command() -> None:
     """Print kb's version."""
     typer.echo(kb.__version__)
+
+
+from cli import ingest as _ingest  # noqa: E402
+
+app.command("ingest")(_ingest.ingest_command)
