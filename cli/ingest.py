@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -80,14 +80,14 @@ def _progress(total: int):
 
 
 def ingest_command(
-    paths: Annotated[Optional[list[str]], typer.Argument(help="Probe report files (JSONL from `kb probe --out`).")] = None,
-    source: Annotated[Optional[list[str]], typer.Option("--source", help="Source to scrape (repeatable); see --list.")] = None,
+    paths: Annotated[list[str] | None, typer.Argument(help="Probe report files (JSONL from `kb probe --out`).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", help="Source to scrape (repeatable); see --list.")] = None,
     all_sources: Annotated[bool, typer.Option("--all", help="Scrape every known source.")] = False,
-    from_file: Annotated[Optional[str], typer.Option(
+    from_file: Annotated[str | None, typer.Option(
         "--from-file", help="Read the source from a local file, or a folder laid out like aws-neuron-sdk.")] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Use the HTTP cache only; never the network.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Fetch and parse, report counts, write nothing.")] = False,
-    out: Annotated[Optional[str], typer.Option(
+    out: Annotated[str | None, typer.Option(
         "--out", help="Write each source's records as sorted JSONL into this folder instead of the KB.")] = None,
     list_sources: Annotated[bool, typer.Option("--list", help="List the known sources and exit.")] = False,
     json_output: JsonOption = False,
@@ -99,7 +99,7 @@ def ingest_command(
     if list_sources:
         rows = [(s.name, s.kind, len(s.urls), s.description) for s in SOURCES.values()]
         if json_output:
-            emit_json([dict(zip(("source", "kind", "documents", "description"), row)) for row in rows])
+            emit_json([dict(zip(("source", "kind", "documents", "description"), row, strict=False)) for row in rows])
         else:
             table(["source", "kind", "documents", "description"], rows)
         return

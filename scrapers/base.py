@@ -8,8 +8,8 @@ every scraper testable from a string.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 import kb
 from kb.errors import KBError

@@ -17,9 +17,9 @@ import email.utils
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import UTC, datetime
 
 import hishel
 import httpx
@@ -70,8 +70,8 @@ def retry_after_seconds(value: str | None, default: float) -> float:
     except (TypeError, ValueError):
         return default
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, min((when - datetime.now(timezone.utc)).total_seconds(), MAX_RETRY_AFTER_S))
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, min((when - datetime.now(UTC)).total_seconds(), MAX_RETRY_AFTER_S))
 
 
 class HttpClient:

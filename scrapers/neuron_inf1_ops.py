@@ -46,7 +46,7 @@ def _version(inside: str) -> tuple[str, str | None]:
 def conditions(text: str) -> dict | None:
     """Structured argument conditions from "Supported when ``p`` argument is one of
     (``1``, ``2``, ``inf``)" → {"p": ["1", "2", "inf"]}; None when there is none."""
-    m = re.search(r"when\s+``(\w+)``\s+argument is one of\s*\(([^)]*)\)", text)
+    m = re.search(r"when\s+(?:the\s+)?``(\w+)``\s+argument\s+is\s+one\s+of\s*\(([^)]*)\)", text)
     if not m:
         return None
     values = [v.strip().strip("`'\"") for v in m[2].split(",")]

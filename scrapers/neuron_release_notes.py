@@ -17,13 +17,13 @@ earlier-releases list — and every other date seen is named in its note.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from kb.records import Limitation, Record, Release
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance
-from scrapers.dates import DateError, find_date, parse_date
+from scrapers.dates import DateError, parse_date
 from scrapers.neuron_docs import public_url
 from scrapers.support_statements import slug, windows
 
@@ -202,7 +202,7 @@ def reconcile(records: list[Record]) -> list[Record]:
             sdk.setdefault(record.version, []).append(record)
         else:
             out.append(record)
-    for version, rows in sdk.items():
+    for _version, rows in sdk.items():
         rows.sort(key=lambda r: -AUTHORITY.get((r.note or "[").split("]")[0].lstrip("["), 0))
         best = rows[0]
         others = sorted({(r.date, r.provenance.source_url) for r in rows[1:] if r.date and r.date != best.date})

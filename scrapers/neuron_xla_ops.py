@@ -11,7 +11,7 @@ this source reads two documents: the page and the manifest.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from kb.opnames import OpNameError, canonical
 from kb.records import OpStatus, Record

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from kb.errors import KBError
 from scrapers import (
@@ -74,7 +74,7 @@ def _read(path: str) -> str:
 
 
 def _mtime(path: str) -> str:
-    when = datetime.fromtimestamp(os.path.getmtime(path), timezone.utc).replace(microsecond=0)
+    when = datetime.fromtimestamp(os.path.getmtime(path), UTC).replace(microsecond=0)
     return when.isoformat()
 
 

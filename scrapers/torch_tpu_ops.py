@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from kb.opnames import OpNameError, canonical
 from kb.records import OpStatus, Record

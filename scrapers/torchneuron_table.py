@@ -104,7 +104,8 @@ def tables(text: str) -> list[Table]:
 def _clean(cell: str) -> str:
     cell = re.sub(r"<br\s*/?>", ", ", cell, flags=re.I)
     cell = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", cell)  # links
-    return re.sub(r"[`*_]{1,2}(?=\S)|(?<=\S)[`*_]{1,2}", "", cell).strip()
+    # Backticks and emphasis stars go; underscores stay (they are part of op names).
+    return re.sub(r"[`*]", "", cell).strip()
 
 
 def _header_key(cell: str) -> str:
@@ -130,7 +131,7 @@ def columns(header: list[str]) -> Columns:
             dtypes = index if dtypes is None else dtypes
         elif any(w in key for w in _NOTE_WORDS):
             notes = index if notes is None else notes
-        elif any(w in key for w in _STATUS_WORDS) and not (word in _OP_EXACT):
+        elif any(w in key for w in _STATUS_WORDS) and word not in _OP_EXACT:
             mode = "compile" if "compile" in key else "eager"
             status.setdefault(mode, index)
         elif op is None and (word in _OP_EXACT or any(w in key for w in _OP_WORDS)):
