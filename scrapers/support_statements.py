@@ -23,7 +23,7 @@ _NEURON_RELEASE = (r"Neuron\s+(?:SDK\s+)?(?:[Rr]elease\s+|[Vv]ersion\s+)?" + _VE
 _STARTING = re.compile(r"(?:starting|beginning|from|effective)\s+(?:with\s+|from\s+|in\s+)?(?:the\s+)?(?:AWS\s+)?"
                        + _NEURON_RELEASE, re.I)
 _IN_RELEASE = re.compile(r"\b(?:in|with)\s+(?:the\s+)?(?:AWS\s+)?" + _NEURON_RELEASE + r"(?:\s+release)?", re.I)
-_LAST = re.compile(_NEURON_RELEASE + r"\s+(?:will\s+be|is|was)\s+the\s+last\s+release", re.I)
+_LAST = re.compile(_NEURON_RELEASE + r"\s+(?:will\s+be|is|was)\s+the\s+(?:last|final)\s+release", re.I)
 _THIS = re.compile(r"\b(?:starting|from|beginning|effective)\s+(?:with\s+)?(?:this|the\s+current)\s+release\b", re.I)
 _NEXT = re.compile(r"\b(?:next|future|upcoming|coming)\s+(?:Neuron\s+)?releases?\b|\bin\s+a\s+future\b|\bintent\b", re.I)
 _PAST = re.compile(r"\bno longer (?:supports?|supported|includes?|publishes?)\b|\bis now end of life\b|\bare now end of life\b"
