@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import IO, Any, Iterable, Iterator
+from datetime import UTC, datetime
+from typing import IO, Any
 
 from kb.vocab import DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
 
@@ -24,7 +25,7 @@ class RecordError(ValueError):
 
 def utc_now() -> str:
     """Current time as an ISO-8601 UTC string, second precision (used for retrieved_at)."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def sha256_text(text: str | bytes) -> str:
