@@ -40,6 +40,7 @@ class Document:
     sha256: str = ""
     cache: str | None = None
     path: str | None = None  # path relative to a docs folder (neuron-docs layout), when known
+    local: str | None = None  # the local file it was read from, when read from disk
 
     def __post_init__(self) -> None:
         if not self.sha256:
@@ -47,8 +48,8 @@ class Document:
 
     @property
     def name(self) -> str:
-        """A short name for error messages: the relative path, else the URL."""
-        return self.path or self.url
+        """A name for error messages: the local file, else the docs path, else the URL."""
+        return self.local or self.path or self.url
 
 
 Parse = Callable[[Document], list[Record]]

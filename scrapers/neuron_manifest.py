@@ -19,8 +19,12 @@ from scrapers.neuron_docs import public_url
 
 NAME = "neuron-sdk-manifest"
 PATH = "src/helperscripts/n2-manifest.json"
-# Packages that get a release row of their own (product name = package name).
-TRACKED_PACKAGES = ("torch-neuronx", "torch-neuron", "torch-xla", "neuronx-cc", "jax-neuronx", "libtorch_neuronx_lite")
+# Packages that get a release row of their own, and the registry product each maps to
+# (torch-neuronx up to 2.9 is the PyTorch/XLA backend: kb's product `torch-neuronx-xla`,
+# the product of target `neuron-xla` in data/targets.csv).
+TRACKED_PACKAGES = {"torch-neuronx": "torch-neuronx-xla", "torch-neuron": "torch-neuron", "torch-xla": "torch-xla",
+                    "neuronx-cc": "neuronx-cc", "jax-neuronx": "jax-neuronx",
+                    "libtorch_neuronx_lite": "libtorch_neuronx_lite"}
 
 
 def load(doc: Document, source: str = NAME) -> dict[str, Any]:
@@ -94,7 +98,7 @@ def parse(doc: Document) -> list[Record]:
                 continue
             torch = _torch_version(package["name"], package["version"])
             records.append(Release(
-                product=package["name"], version=package["version"], provenance=prov, sdk_version=sdk,
+                product=TRACKED_PACKAGES[package["name"]], version=package["version"], provenance=prov, sdk_version=sdk,
                 torch_versions=(torch,) if torch else (),
                 python_versions=tuple(package.get("supported_python_versions") or ()),
                 instance_families=tuple(package.get("supported_instances") or ()),

@@ -34,7 +34,7 @@ _V = r"(\d+\.\d+\.\d+)"
 AUTHORITY = {"page": 3, "index": 2, "list": 1, "component": 0}
 # Component pages → product names for their release rows.
 COMPONENT_PRODUCTS = {
-    "pytorch": "torch-neuronx", "compiler": "neuronx-cc", "jax": "jax-neuronx", "nki": "nki",
+    "pytorch": "torch-neuronx-xla", "compiler": "neuronx-cc", "jax": "jax-neuronx", "nki": "nki",
     "nki-lib": "nki-library", "nxd-inference": "neuronx-distributed-inference", "nxd-core": "neuronx-distributed",
     "nxd-training": "neuronx-distributed-training", "runtime": "neuron-runtime", "dev-tools": "neuron-tools",
     "containers": "neuron-dlc", "dlamis": "neuron-dlami", "vllm-neuron": "vllm-neuron",

@@ -94,10 +94,10 @@ def local_documents(source: Source, path: str) -> list[Document]:
         for file in found:
             relative = os.path.relpath(file, path).replace(os.sep, "/")
             docs.append(Document(url=public_url(relative), text=_read(file), retrieved_at=_mtime(file),
-                                 cache="local", path=relative))
+                                 cache="local", path=relative, local=file))
         return docs
     return [Document(url=_url_for_file(source, path), text=_read(path), retrieved_at=_mtime(path), cache="local",
-                     path=_relative_for_file(source, path))]
+                     path=_relative_for_file(source, path), local=path)]
 
 
 def _relative_for_file(source: Source, path: str) -> str | None:

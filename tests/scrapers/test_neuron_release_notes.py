@@ -29,7 +29,7 @@ def test_release_notes_reconcile_dates(neuron_docs_fixture):
     assert sdk["2.40.0"].instance_families == ("trn2", "trn3")
     assert sdk["2.40.0"].components == {"Neuron Compiler": "2.35.100.0", "Neuron Tools": "2.40.1.0"}
     assert sdk["2.39.1"].date == "2026-09-30"  # a patch named only in the list
-    component = [r for r in records if isinstance(r, Release) and r.product == "torch-neuronx"]
+    component = [r for r in records if isinstance(r, Release) and r.product == "torch-neuronx-xla"]
     assert [(r.version, r.sdk_version, r.date) for r in component] == [("2.10.0.2.20.111", "2.39.0", "2026-09-15")]
     limits = [r for r in records if isinstance(r, Limitation)]
     assert {r.feature for r in limits} == {"Hangs when tracing huge embeddings", "float64 silently downcast"}
@@ -66,7 +66,7 @@ def test_manifest(neuron_docs_fixture):
     assert sdk["2.40.0"].date == "2026-11-02" and sdk["2.39.0"].date is None  # the manifest dates its newest only
     assert sdk["2.39.0"].torch_versions == ("2.9.0", "2.10.0")
     assert sdk["2.39.0"].components["torch-neuronx"] == "2.9.0.2.20.111;2.10.0.2.20.111"
-    tnx = {r.version: r for r in records if r.product == "torch-neuronx"}
+    tnx = {r.version: r for r in records if r.product == "torch-neuronx-xla"}
     assert tnx["2.9.0.2.20.111"].sdk_version == "2.38.0"  # the first SDK that shipped it
 
 
