@@ -85,3 +85,36 @@ def test_ingest_into_kb_when_storage_exists(capsys, neuron_docs_fixture, tmp_pat
     code, out, err = run(capsys, *args)
     assert code == 0, err
     assert json.loads(out)["results"][0]["unchanged"] is True
+
+
+def test_offline_without_cache_fails_clearly(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    code, _, err = run(capsys, "ingest", "--source", "torch-tpu-pypi", "--offline", "--dry-run")
+    assert code == 2 and "not in the HTTP cache" in err and "pypi.org" in err
+
+
+def test_refetch_of_unchanged_pages_is_a_no_op(capsys, tmp_path, monkeypatch, server, neuron_docs_fixture):
+    """Online path end to end: the second run revalidates (304) and ingest reports no change."""
+    pytest.importorskip("kb.ingest")
+    import dataclasses
+
+    from scrapers import registry
+    from tests.scrapers.conftest import Reply
+
+    page = server.route("/ops.html", Reply(body=(neuron_docs_fixture / "frameworks/torch/torch-neuronx/"
+                                                 "pytorch-neuron-supported-operators.rst").read_text(),
+                                           headers={"ETag": '"p1"'}))
+    manifest = server.route("/n2-manifest.json", Reply(body=(neuron_docs_fixture / "src/helperscripts/n2-manifest.json")
+                                                       .read_text(), headers={"ETag": '"m1"'}))
+    source = dataclasses.replace(registry.SOURCES["neuron-xla-op-list"], urls=(page, manifest))
+    monkeypatch.setitem(registry.SOURCES, "neuron-xla-op-list", source)
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    db = str(tmp_path / "kb.sqlite")
+    args = ("ingest", "--source", "neuron-xla-op-list", "--db", db, "--json")
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["added"] == 5
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["unchanged"] is True
+    assert server.hits("/ops.html")[-1].get("if-none-match") == '"p1"'
