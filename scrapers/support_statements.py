@@ -56,6 +56,27 @@ def slug(text: str) -> str:
     return re.sub(r"-{2,}", "-", words)[:60].strip("-") or "unnamed"
 
 
+_LEAD = re.compile(r"^(?:announcing\s+)?(?:the\s+)?(?:upcoming\s+)?(?:end[- ]of[- ](?:support|life)|deprecation|"
+                   r"maintenance mode|no longer supports?|no longer includes?|no longer publishes?|"
+                   r"neuron no longer (?:supports|includes|publishes)(?: support for)?)\s*(?:for|of)?\s*", re.I)
+_TAIL = re.compile(r"\s*(?:,|\bstarting\b|\bbeginning\b|\beffective\b|\bin (?:a |the )?(?:future|next|upcoming)\b|"
+                   r"\bcoming\b|\bin neuron\b|\bwith neuron\b|\bno longer supported\b|\bis now\b|\bare now\b|\benters?\b).*$", re.I)
+
+
+def subject_slug(title: str) -> str | None:
+    """A stable name for what a title says ends, for subjects kb has no product for:
+    "Neuron Explorer Replaces Neuron Profiler, Starting with Neuron 2.29" and the same
+    notice re-issued for 2.30.0 get the same slug, so the newer statement replaces the
+    older one."""
+    text = rst_free(title)
+    text = re.sub(r"\s+(?:from|in|for)$", "", _LEAD.sub("", _TAIL.sub("", text)).strip(), flags=re.I)
+    return slug(text) if text else None
+
+
+def rst_free(text: str) -> str:
+    return re.sub(r"[`*]", "", re.sub(r"\([^)]*\)", " ", text)).strip()
+
+
 def subjects(title: str, fallback: str) -> list[Subject]:
     """What a statement's title says ends. Unrecognised subjects become product
     `neuron-feature` with the `fallback` slug as cycle (never dropped silently)."""
@@ -82,7 +103,7 @@ def subjects(title: str, fallback: str) -> list[Subject]:
         return [Subject("tensorflow-neuron", v) for v in versions]
     if versions := _numbers_after(r"\bJAX", text):
         return [Subject("jax", v) for v in versions]
-    return [Subject("neuron-feature", fallback)]
+    return [Subject("neuron-feature", subject_slug(title) or fallback)]
 
 
 @dataclass(frozen=True)

@@ -134,3 +134,23 @@ def test_real_manifest(neuron_docs):
     sdk = _sdk(records)
     assert len(sdk) == 51 and sdk["2.32.0"].date == "2026-08-17"
     assert "3.13" in sdk["2.32.0"].python_versions
+
+
+def test_reissued_notice_keeps_one_subject():
+    """The same end re-announced with another release keeps the same product cycle, so
+    the newer statement wins in the KB instead of standing beside the old one."""
+    def page(date, release):
+        title = f"Fixture Explorer replaces Fixture Profiler, starting with Neuron {release}"
+        return Document(url="u", text=f".. post:: {date}\n\n{title}\n{'-' * len(title)}\n\nSome words.\n")
+    first = neuron_announcements.parse(page("March 1, 2026", "2.29"))[0]
+    second = neuron_announcements.parse(page("April 1, 2026", "2.30.0"))[0]
+    assert (first.product, first.cycle) == (second.product, second.cycle) == \
+        ("neuron-feature", "fixture-explorer-replaces-fixture-profiler")
+    assert (first.eol_release, second.eol_release) == ("2.29", "2.30.0")
+
+
+def test_real_reissued_profiler_notice(neuron_docs):
+    records = neuron_announcements.SOURCE.scrape(local_documents(neuron_announcements.SOURCE, str(neuron_docs)))
+    profiler = sorted((w.statement_date, w.eol_release) for w in records
+                      if w.cycle == "neuron-explorer-replaces-neuron-profiler")
+    assert profiler == [("2026-02-26", "2.29"), ("2026-03-31", "2.30.0"), ("2026-05-20", "2.30")]
