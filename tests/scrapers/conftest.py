@@ -25,6 +25,7 @@ class Reply:
     body: bytes | str = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    truncate: bool = False  # announce the full length, send half, close the connection
 
 
 class Server:
@@ -60,6 +61,9 @@ class Server:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                if reply.truncate:
+                    body = body[: len(body) // 2]
+                    self.close_connection = True
                 try:
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
