@@ -30,8 +30,11 @@ from scrapers.support_statements import slug, windows
 NAME = "neuron-release-notes"
 KIND = "release_notes"
 _V = r"(\d+\.\d+\.\d+)"
-# Authority of each kind of document for an SDK release's date (higher wins).
-AUTHORITY = {"page": 3, "index": 2, "list": 1, "component": 0}
+# Where an SDK release's date was read, as its note says it, best first: the release's
+# own page, then the release notes index, then the earlier-releases list.
+ORIGINS = {"page": "date from the release's own page", "index": "date from the release notes index",
+           "list": "date from the earlier-releases list"}
+AUTHORITY = {text: rank for rank, text in enumerate(reversed(ORIGINS.values()), start=1)}
 # Component pages → product names for their release rows.
 COMPONENT_PRODUCTS = {
     "pytorch": "torch-neuronx-xla", "compiler": "neuronx-cc", "jax": "jax-neuronx", "nki": "nki",
@@ -51,9 +54,8 @@ def _date(text: str, doc: Document, what: str) -> str:
 
 
 def _release(doc: Document, version: str, date: str | None, origin: str, **fields) -> Release:
-    detail = f"[{origin}]"
     return Release(product="neuron-sdk", version=version, date=date, sdk_version=version,
-                   provenance=provenance(NAME, KIND, doc), note=detail, **fields)
+                   provenance=provenance(NAME, KIND, doc), note=ORIGINS[origin], **fields)
 
 
 def release_page(doc: Document) -> list[Record]:
@@ -78,7 +80,7 @@ def release_page(doc: Document) -> list[Record]:
     instances = sorted({i.lower() for i in INSTANCE.findall(doc.text)})
     record = _release(doc, version, date, "page", instance_families=tuple(instances))
     if notes:
-        record = replace(record, note=record.note + " " + "; ".join(notes))
+        record = replace(record, note=record.note + "; " + "; ".join(notes))
     return [record]
 
 
@@ -145,7 +147,7 @@ def component_page(doc: Document) -> list[Record]:
                 break
         if product and m[1] and "*" not in m[1]:
             records.append(Release(product=product, version=m[1].strip(), sdk_version=sdk, date=date,
-                                   provenance=provenance(NAME, KIND, doc), note="[component]"))
+                                   provenance=provenance(NAME, KIND, doc)))
         if page == "pytorch":
             records += _pytorch_statements(doc, sdk, date, body)
     return records
@@ -203,14 +205,14 @@ def reconcile(records: list[Record]) -> list[Record]:
         else:
             out.append(record)
     for _version, rows in sdk.items():
-        rows.sort(key=lambda r: -AUTHORITY.get((r.note or "[").split("]")[0].lstrip("["), 0))
+        rows.sort(key=lambda r: -AUTHORITY.get((r.note or "").split(";")[0], 0))
         best = rows[0]
         others = sorted({(r.date, r.provenance.source_url) for r in rows[1:] if r.date and r.date != best.date})
         instances = tuple(sorted({i for r in rows for i in r.instance_families}))
         components = next((r.components for r in rows if r.components), None)
         note = best.note or ""
         if others:
-            note += " other dates: " + "; ".join(f"{d} ({url.rsplit('/', 1)[-1]})" for d, url in others)
+            note += "; other dates: " + ", ".join(f"{d} ({url.rsplit('/', 1)[-1]})" for d, url in others)
         out.append(replace(best, instance_families=instances, components=components, note=note.strip() or None))
     return out
 
