@@ -16,11 +16,12 @@ earlier-releases list — and every other date seen is named in its note.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kb.records import Limitation, Record, Release
+from kb.records import Limitation, Record, Release, dumps
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, parse_date
@@ -81,7 +82,11 @@ def release_page(doc: Document) -> list[Record]:
     record = _release(doc, version, date, "page", instance_families=tuple(instances))
     if notes:
         record = replace(record, note=record.note + "; " + "; ".join(notes))
-    return [record]
+    statements: list[Record] = []
+    for section in rst.sections(doc.text):
+        if re.search(r"end[- ]of[- ]support|no longer supported", section.title, re.I):
+            statements += eol_windows(doc, rst.bullets(section.lines), date)
+    return [record, *statements]
 
 
 def earlier_releases(doc: Document) -> list[Record]:
@@ -148,14 +153,51 @@ def component_page(doc: Document) -> list[Record]:
         if product and m[1] and "*" not in m[1]:
             records.append(Release(product=product, version=m[1].strip(), sdk_version=sdk, date=date,
                                    provenance=provenance(NAME, KIND, doc)))
-        if page == "pytorch":
-            records += _pytorch_statements(doc, sdk, date, body)
+        records += _component_statements(doc, page, sdk, date, body)
     return records
 
 
-def _pytorch_statements(doc: Document, sdk: str, date: str | None, body: list[str]) -> list[Record]:
+_EOL_WORDS = re.compile(r"end[- ]of[- ](?:life|support)|no longer support|reached end of", re.I)
+
+
+def _split_head(item: str) -> tuple[str, str]:
+    """("head", "rest") of a bullet written "**Head**: rest" or "Short head: rest"; the
+    head is "" when the bullet is plain prose."""
+    text = rst.plain(item)
+    head, colon, rest = text.partition(":")
+    if colon and (item.lstrip().startswith("**") or (len(head) < 90 and not re.search(r"\.\s", head))):
+        return head.strip(), rest.strip()
+    return "", text
+
+
+# Component pages about machine images: what ends there is the image, not the product.
+IMAGE_PAGES = {"dlamis": "neuron-dlami", "containers": "neuron-dlc"}
+
+
+def eol_windows(doc: Document, items: list[str], date: str | None, image: str | None = None) -> list[Record]:
+    """SupportWindow rows for end-of-support bullets. A bullet with a head names its
+    subject; a prose bullet counts only when it names a product kb knows (Python,
+    Ubuntu, PyTorch...), so that sentences never become made-up product names."""
     records: list[Record] = []
     prov = provenance(NAME, KIND, doc)
+    for item in items:
+        head, rest = _split_head(item)
+        if not _EOL_WORDS.search(rst.plain(item)):
+            continue
+        title = head or rest
+        found = windows(title, rest if head else "", statement_date=date, provenance=prov, fallback_slug=slug(title))
+        if not head:
+            found = [w for w in found if w.product != "neuron-feature"]
+            found = [dataclasses.replace(w, title=None) for w in found]
+        if image:
+            found = [w if w.product in (image, "neuron-feature") else
+                     dataclasses.replace(w, product=image, cycle=f"{w.product}-{w.cycle}") for w in found]
+        records += found
+    return records
+
+
+def _parts(body: list[str]) -> dict[str, list[str]]:
+    """Sub-section title (lower case) → its lines, within one release's body."""
     part = None
     blocks: dict[str, list[str]] = {}
     for number, line in enumerate(body):
@@ -165,16 +207,23 @@ def _pytorch_statements(doc: Document, sdk: str, date: str | None, body: list[st
             continue
         if part:
             blocks.setdefault(part, []).append(line)
-    for part, lines in blocks.items():
-        for item in rst.bullets(lines):
-            text = rst.plain(item)
-            head, _, rest = text.partition(":") if re.match(r"^\*\*", item) else ("", "", text)
-            if "known issue" in part and head:
-                records.append(Limitation(target="neuron-xla", product="neuron-sdk", version=sdk, feature=head.strip(),
-                                          status="known issue", provenance=prov))
-            elif re.search(r"end of (?:life|support)|no longer support", text, re.I):
-                records += windows(head or text, rest, statement_date=date, provenance=prov,
-                                   fallback_slug=slug(head or text))
+    return blocks
+
+
+def _component_statements(doc: Document, page: str, sdk: str, date: str | None, body: list[str]) -> list[Record]:
+    records: list[Record] = []
+    prov = provenance(NAME, KIND, doc)
+    for part, lines in _parts(body).items():
+        items = rst.bullets(lines)
+        if "known issue" in part:
+            if page == "pytorch":
+                for item in items:
+                    head, _ = _split_head(item)
+                    if head and item.lstrip().startswith("**"):
+                        records.append(Limitation(target="neuron-xla", product="neuron-sdk", version=sdk,
+                                                  feature=head, status="known issue", provenance=prov))
+            continue
+        records += eol_windows(doc, items, date, IMAGE_PAGES.get(page))
     return records
 
 
@@ -218,7 +267,9 @@ def reconcile(records: list[Record]) -> list[Record]:
 
 
 def parse_many(documents: Sequence[Document]) -> list[Record]:
-    return reconcile([record for doc in documents for record in parse(doc)])
+    records = [record for doc in documents for record in parse(doc)]
+    unique = {dumps(record): record for record in records}  # a bullet repeated under two headings is one fact
+    return reconcile(list(unique.values()))
 
 
 PAGES = ("release-notes/index.rst", "release-notes/2.32.0.rst", "release-notes/2.31.1.rst",

@@ -154,3 +154,30 @@ def test_real_reissued_profiler_notice(neuron_docs):
     profiler = sorted((w.statement_date, w.eol_release) for w in records
                       if w.cycle == "neuron-explorer-replaces-neuron-profiler")
     assert profiler == [("2026-02-26", "2.29"), ("2026-03-31", "2.30.0"), ("2026-05-20", "2.30")]
+
+
+def test_component_eol_bullets_on_an_image_page():
+    title = "Fixture DLAMI notes (Neuron 2.40.0 Release)"
+    text = f"""Fixture images
+==============
+
+{title}
+{'-' * len(title)}
+
+Date of Release: 11/02/2026
+
+Announcements
+^^^^^^^^^^^^^
+
+* PyTorch 2.9 End of Support: the fixture images dropped their PyTorch 2.9 environments, which have been removed.
+* The fixture team no longer supports its old logo, which nobody asked about.
+* Neuron no longer supports the Python 3.11 environment starting with this release.
+"""
+    doc = Document(url="https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/dlamis.html",
+                   text=text, path="release-notes/components/dlamis.rst")
+    windows = [(w.product, w.cycle, w.eol_kind, w.eol, w.title) for w in neuron_release_notes.parse(doc)]
+    assert windows == [
+        ("neuron-dlami", "pytorch-2.9", "announced", "2026-11-02", "PyTorch 2.9 End of Support"),
+        # the prose bullet about a logo names no known product: skipped, not invented
+        ("neuron-dlami", "python-3.11", "announced", "2026-11-02", None),
+    ]
