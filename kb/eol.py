@@ -101,6 +101,8 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         if family in products.INSTANCE_FAMILIES:  # a window stated for "Inf1" is instance Inf1
             cycle = family if cycle.lower() in ("", family) else f"{family} {cycle}"
         row["product"], row["cycle"] = products.canonical(product), cycle
+        if row["product"] == "neuron-feature":
+            row["product"] = products.feature_product(cycle) or "neuron-feature"
     return rows
 
 
@@ -249,6 +251,8 @@ def describe_date(window: dict[str, Any]) -> str:
         return "projected, no date"
     if window["support_end"] and not window["eol_from"]:
         return "end of active support only"
+    if (window["note"] or "").lower().startswith("maintenance"):
+        return "maintenance mode stated, no date"
     return kind or "no statement of a date"
 
 
@@ -411,6 +415,24 @@ def _issue(kind: str, component: dict | None, message: str, source_url: str | No
             "message": message, "source_url": source_url, "eol_from": eol_from, "gate": gate}
 
 
+def _pair_issues(label: str, members: list[dict[str, Any]], by_product: dict[str, dict],
+                 found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Python × PyTorch within one SDK: the packages built for the stack's PyTorch must
+    support its Python (torch-neuronx for 2.8 may drop a Python its siblings keep)."""
+    torch, python = by_product.get("pytorch"), by_product.get("python")
+    if not torch or not python or any(i["component"] in (f"{c['key']}={c['version']}" for c in (torch, python))
+                                      for i in found if i["kind"] == "incompatible"):
+        return []
+    builds = [r for r in members if r["canonical"] != "neuron-sdk" and r["python_versions"]
+              and any(same_line(v, torch["version"]) for v in _inferred_torch(r))]
+    if not builds or any(same_line(v, python["version"]) for r in builds for v in r["python_versions"]):
+        return []
+    names = ", ".join(sorted({r["product"] for r in builds}))
+    pythons = ", ".join(sorted({v for r in builds for v in r["python_versions"]}, key=version_key))
+    return [_issue("incompatible", python, f"{label}: {names} for PyTorch {torch['version']} supports Python "
+                   f"{pythons}, not {python['version']}", builds[0]["source_url"])]
+
+
 def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any]],
                   platform_facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Incompatible combinations per the release support matrices and platform facts."""
@@ -431,6 +453,7 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
                 source = next((r["source_url"] for r in members if r["source_url"]), None)
                 issues.append(_issue("incompatible", comp, f"{label} supports {name} {', '.join(supported)}, "
                                                          f"not {comp['version']}", source))
+        issues += _pair_issues(label, members, by_product, issues)
         if sdk and label != f"Neuron {sdk}":
             for r in members:
                 if r["sdk_version"] and not same_line(r["sdk_version"], sdk):

@@ -46,6 +46,10 @@ PRODUCTS: tuple[Product, ...] = (
     Product("neuron-dlami", "Neuron DLAMIs and DLCs", ("neuron-dlami", "dlami", "dlc", "neuron-dlc"),
             cycles="feature", groups=("neuron",)),
     Product("neuron-feature", "Neuron feature", ("neuron-feature",), cycles="feature", groups=("neuron",)),
+    Product("transformers-neuronx", "Transformers NeuronX", ("transformers-neuronx", "tnx"), cycles="feature",
+            groups=("neuron",)),
+    Product("mxnet-neuron", "MXNet on Neuron", ("mxnet-neuron", "mxnet"), groups=("neuron",)),
+    Product("nki", "Neuron Kernel Interface (NKI)", ("nki", "nki-library"), cycles="feature", groups=("neuron",)),
     Product("tensorflow-neuron", "TensorFlow on Neuron", ("tensorflow-neuron", "tensorflow", "tf", "tensorflow-neuronx"),
             groups=("neuron",)),
     Product("jax", "JAX on Neuron", ("jax", "jax-neuronx"), groups=("neuron",)),
@@ -68,6 +72,28 @@ INSTANCE_FAMILIES = ("inf1", "inf2", "trn1", "trn1n", "trn2", "trn3")
 def slug(name: str) -> str:
     """Lower case, runs of anything but letters, digits, `.` and `_` become one dash."""
     return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9._]+", "-", name.strip().lower())).strip("-")
+
+
+# Announcements the scrapers could not attribute arrive as product `neuron-feature` with
+# the page's slug as cycle; these slugs name a product of the table.
+FEATURE_SLUGS = (
+    (r"^(?:nxdi|nxd-inference)", "nxd-inference"),
+    (r"^(?:nxdt|nxd-core-training|nxd-training)", "nxd-training"),
+    (r"^tnx$|transformers-neuronx", "transformers-neuronx"),
+    (r"^tensorflow|^tf-", "tensorflow-neuron"),
+    (r"^jax", "jax"),
+    (r"^mxnet", "mxnet-neuron"),
+    (r"^nki", "nki"),
+)
+
+
+def feature_product(cycle: str) -> str | None:
+    """The product a `neuron-feature` slug names, or None."""
+    key = slug(cycle)
+    for pattern, product in FEATURE_SLUGS:
+        if re.search(pattern, key):
+            return product
+    return None
 
 
 def canonical(name: str) -> str:

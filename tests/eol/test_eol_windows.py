@@ -185,3 +185,31 @@ def test_warnings_for_kb_check(kb):
     assert old_python[0]["severity"] == "error" and old_python[0]["is_eol"]
     assert any(w["kind"] == "incompatible" for w in old_python)
     assert eol.warnings_for(conn, "tpu", "0.2.0", TODAY) == []
+
+
+def test_python_must_fit_the_packages_built_for_the_stacks_pytorch(small_data, isolated_kb):
+    ingest(isolated_kb, [
+        release("neuron-sdk", "2.26.0", date="2025-09-18", sdk_version="2.26.0"),
+        release("torch-neuronx-xla", "2.7.0.2.10.1", sdk_version="2.26.0", torch_versions=("2.7.0",),
+                python_versions=("3.9", "3.10", "3.11")),
+        release("torch-neuronx-xla", "2.8.0.2.10.1", sdk_version="2.26.0", torch_versions=("2.8.0",),
+                python_versions=("3.10", "3.11")),
+    ])
+    conn = db.open_kb(str(isolated_kb))
+    assert eol.check_stack(conn, "neuron=2.26 torch=2.7 python=3.9", today_=TODAY)["issues"] == []
+    (issue,) = eol.check_stack(conn, "neuron=2.26 torch=2.8 python=3.9", today_=TODAY)["issues"]
+    assert issue["message"] == ("Neuron 2.26: torch-neuronx-xla for PyTorch 2.8 supports Python 3.10, 3.11, not 3.9")
+
+
+def test_unattributed_announcements_find_their_product(small_data, isolated_kb):
+    ingest(isolated_kb, [
+        window("neuron-feature", "nxdi-nxd-core-inference", statement_date="2026-05-20",
+               note="maintenance mode: ends with Neuron 2.30"),
+        window("neuron-feature", "some-flag", eol="2025-01-01", eol_kind="announced"),
+        window("Inf1", "", eol="2026-02-01", eol_kind="announced"),
+    ])
+    by = {(w["product"], w["cycle"]): w for w in _windows(isolated_kb)}
+    assert set(by) == {("nxd-inference", "nxdi-nxd-core-inference"), ("neuron-feature", "some-flag"),
+                       ("instance", "inf1")}
+    assert by["nxd-inference", "nxdi-nxd-core-inference"]["state"] == "maintenance mode stated, no date"
+    assert _names(_windows(isolated_kb, product="nxd")) == [("nxd-inference", "nxdi-nxd-core-inference")]
