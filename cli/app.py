@@ -26,6 +26,8 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="The KB file: build, locate, count, refresh the op catalog.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+data_app = typer.Typer(help="The shipped knowledge in data/: export what this KB learned.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
 
 ModeOption = Annotated[str, typer.Option("--mode", help="eager or compile.")]
 
@@ -195,6 +197,31 @@ def db_catalog_command(json_out: JsonOption = False, db: DbOption = None) -> Non
         emit_json(result)
     else:
         note(f"loaded {len(rows)} ATen overloads of torch {version} (cached at {result['cache']})")
+
+
+@data_app.command("export")
+def data_export_command(
+    out: Annotated[Optional[str], typer.Option("--out", help="Folder to write (default: the shipped data/ folder).")] = None,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Write this KB's local evidence (ingests, probes) to data/ as sorted JSONL, for review."""
+    from kb import export, paths
+
+    target_dir = out or paths.data_dir()
+    written = export.export(_open(db), target_dir)
+    if json_out:
+        emit_json({"out": target_dir, "files": written})
+        return
+    table(["file", "records"], [[path, count] for path, count in written.items()], title=f"exported to {target_dir}",
+          status_column=None)
+    if not written:
+        note("nothing to export: this KB holds only shipped data")
+
+
+from cli import ingest as _ingest  # noqa: E402
+
+app.command("ingest")(_ingest.ingest_command)
 
 from cli import eol as _eol  # noqa: E402
 
