@@ -116,15 +116,16 @@ def info(name: str) -> Product:
 
 
 def matches(query: str, product: str) -> bool:
-    """Loose filter: `torch-neuronx` selects both package families, `xla` the XLA path,
-    `python` Python; otherwise a substring of the canonical name or label."""
+    """Loose filter. A known name selects its product and the products grouped under it
+    (`torch-neuronx`: both package families; `neuron`: everything Neuron); anything else
+    is a substring of the canonical name or label (`nxd`, `profiler`)."""
     key = slug(query)
     entry = info(product)
-    if canonical(query) == entry.name and (key in _ALIASES or key.replace("_", "-") in _ALIASES):
-        return True
     if key in entry.groups:
         return True
-    return key in entry.name or key in slug(entry.label) or any(key == a for a in entry.aliases)
+    if key in _ALIASES or key.replace("_", "-") in _ALIASES:
+        return canonical(query) == entry.name
+    return key in entry.name or key in slug(entry.label)
 
 
 def known_names() -> list[str]:

@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from cli.entry import main
+from tests.conftest import REPO
 from tests.eol.eol_fixtures import base_records, ingest
 
 
@@ -110,12 +111,23 @@ def test_bad_input_is_one_line_and_exit_2(kb, capsys, args, message):
 
 
 def test_shipped_data_answers(isolated_kb, capsys, monkeypatch):
-    """The real data/: the two "ends in Neuron 2.34" windows are pending until 2.34 ships."""
+    """The real data/: the two "ends in Neuron 2.34" windows stay pending until 2.34 ships;
+    with the scraped Neuron documents (data/scraped), real dates come out."""
     monkeypatch.setenv("KB_TODAY", "2026-11-30")
-    code, out, _ = run(capsys, "eol", "torch-neuronx", "--json")
+    code, out, _ = run(capsys, "eol", "--json")
     assert code == 0
-    xla = [w for w in json.loads(out)["windows"] if w["product"] == "torch-neuronx-xla"]
-    assert xla and all(w["eol_pending"] and w["eol_release"] == "2.34" for w in xla)
+    by = {(w["product"], w["cycle"]): w for w in json.loads(out)["windows"]}
+    for key in (("torch-neuronx-xla", "inference on Trn2 and Trn3"), ("nxd-inference", "Trn2 and Trn3")):
+        assert by[key]["eol_pending"] and by[key]["eol_release"] == "2.34" and by[key]["status"] == "pending"
     code, out, _ = run(capsys, "eol", "--stack", "neuron=2.33 torch=2.14 python=3.11 ubuntu=22.04", "--json")
     issues = {(i["kind"], i["component"]) for i in json.loads(out)["issues"]}
     assert code == 1 and {("incompatible", "python=3.11"), ("incompatible", "ubuntu=22.04")} <= issues
+    if not (REPO / "data" / "scraped" / "neuron-eos-announcements.jsonl").exists():
+        return
+    expected = {("python", "3.10"): ("2026-05-21", "2.30"), ("python", "3.9"): ("2025-12-19", "2.27"),
+                ("pytorch", "2.8"): ("2026-04-09", "2.29"), ("torch-neuronx-xla", "training"): ("2026-05-21", "2.30")}
+    for key, (day, release) in expected.items():
+        assert (by[key]["eol_from"], by[key]["eol_release"], by[key]["is_eol"]) == (day, release, True)
+    code, out, _ = run(capsys, "eol", "--stack", "neuron=2.26 torch=2.8 python=3.9", "--json")
+    messages = [i["message"] for i in json.loads(out)["issues"]]
+    assert code == 1 and "Neuron 2.26: torch-neuronx-xla for PyTorch 2.8 supports Python 3.10, 3.11, not 3.9" in messages
