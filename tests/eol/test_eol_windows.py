@@ -213,3 +213,15 @@ def test_unattributed_announcements_find_their_product(small_data, isolated_kb):
                        ("instance", "inf1")}
     assert by["nxd-inference", "nxdi-nxd-core-inference"]["state"] == "maintenance mode stated, no date"
     assert _names(_windows(isolated_kb, product="nxd")) == [("nxd-inference", "nxdi-nxd-core-inference")]
+
+
+def test_a_release_train_other_than_neurons(small_data, isolated_kb):
+    ingest(isolated_kb, [
+        window("torch-tpu", "0.2", eol_kind="with_release", eol_release="0.4", statement_date="2026-10-01", sha="t"),
+        window("python", "3.11", eol_kind="with_release", eol_release="torch_tpu 0.4", sha="u"),
+        release("torch_tpu", "0.4.0", date="2027-03-03"),
+        release("neuron-sdk", "0.4.0", date="2020-01-01"),  # same number, other train: ignored
+    ])
+    by = {(w["product"], w["cycle"]): w for w in _windows(isolated_kb)}
+    assert by["torch_tpu", "0.2"]["eol_from"] == "2027-03-03" and by["torch_tpu", "0.2"]["eol_release_product"] == "torch_tpu"
+    assert by["python", "3.11"]["eol_from"] == "2027-03-03" and by["python", "3.11"]["state"].startswith("ends with torch_tpu 0.4")
