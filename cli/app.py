@@ -217,3 +217,12 @@ def data_export_command(
           status_column=None)
     if not written:
         note("nothing to export: this KB holds only shipped data")
+
+
+from cli import ingest as _ingest  # noqa: E402
+
+app.command("ingest")(_ingest.ingest_command)
+
+from cli import eol as _eol  # noqa: E402
+
+app.command("eol")(_eol.eol_command)
