@@ -30,3 +30,7 @@ def _root() -> None:
 def version_command() -> None:
     """Print kb's version."""
     typer.echo(kb.__version__)
+
+from cli import audit as _audit  # noqa: E402
+
+app.command("audit")(_audit.audit_command)
