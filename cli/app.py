@@ -34,3 +34,7 @@ def version_command() -> None:
 from cli import audit as _audit  # noqa: E402
 
 app.command("audit")(_audit.audit_command)
+
+from cli import cost as _cost  # noqa: E402
+
+app.command("cost")(_cost.cost_command)
