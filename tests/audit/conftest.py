@@ -113,7 +113,7 @@ FIXTURE_FILES = {
     ''',
     "model/broken.py": '''
         def broken(:
-            pass
+            return x.cuda()
     ''',
     "requirements.txt": '''
         numpy>=1.26  # flash-attn in a comment is not a finding
@@ -161,6 +161,6 @@ def write_tree(root, files: dict[str, str]) -> None:
 def fixture_repo(tmp_path):
     root = tmp_path / "repo"
     write_tree(root, FIXTURE_FILES)
-    (root / "model" / "latin1.py").write_bytes(b"# caf\xe9\nx = 1\n")  # not UTF-8
+    (root / "model" / "latin1.py").write_bytes(b"# caf\xe9\nx = y.cuda()\n")  # not UTF-8
     os.symlink(root / "model" / "missing_target.py", root / "model" / "dangling.py")
     return root

@@ -196,14 +196,33 @@ def test_training_step_names(name, hot):
 
 
 def test_syntax_error_is_a_finding_not_an_exception():
-    (finding,) = audit("def broken(:\n    pass\n")
+    (finding,) = audit("def broken(:\n    return x.cuda()\n")
     assert finding.rule == "syntax-error" and finding.line == 1
     assert finding.severity.label == "low"
 
 
 def test_null_bytes_are_a_finding_not_an_exception():
-    (finding,) = audit_python_source("x = 1\x00\n", "pkg/nul.py")
+    (finding,) = audit_python_source("x = y.cuda()\x00\n", "pkg/nul.py")
     assert finding.rule == "syntax-error"
+
+
+def test_files_that_cannot_match_are_not_parsed():
+    """The prefilter: no trigger word, no parse (so a broken file without one is quiet)."""
+    assert audit("def broken(:\n    pass\n") == []
+    assert rules("import torch.backends.cudnn as cd\ncd.benchmark = True") == [(2, "cuda-backend-flag")]
+
+
+def test_imports_further_down_still_count():
+    source = """
+        def early():
+            return cuda.synchronize()
+
+        from torch import cuda
+
+        def late():
+            return cuda.synchronize()
+    """
+    assert rules(source) == [(2, "torch-cuda-api"), (7, "torch-cuda-api")]
 
 
 def test_setup_py_requirements_are_checked():
