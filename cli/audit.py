@@ -14,7 +14,7 @@ import typer
 import kb
 from cli.options import JsonOption
 from cli.render import table
-from kb.audit import SEVERITY_RULES, AuditReport, Severity, audit_path
+from kb.audit import SEVERITY_RULES, AuditReport, Severity, audit_path, sort_findings
 from kb.errors import KBError
 
 
@@ -113,7 +113,7 @@ def audit_command(
         from kb.audit_deps import audit_installed
 
         report.findings.extend(audit_installed())
-        report.findings.sort(key=lambda f: (-f.severity, f.path, f.line, f.column, f.rule))
+        sort_findings(report.findings)
 
     if output_format is OutputFormat.table:
         if report.findings:

@@ -4,8 +4,8 @@ The migration guides say "grep for .cuda()"; grep also matches comments, strings
 docstrings, misses `import torch as t; t.cuda.synchronize()`, and cannot tell a
 `.cuda()` in a model's `forward` (hot path, must change) from one in an export script
 (harmless). This module walks a tree, hands each file to the checker for its kind
-(`kb.audit_python` for Python, `kb.audit_deps` for dependency lists, a small scanner
-here for CUDA C sources) and grades every finding by where it sits.
+(`kb.audit_python` for Python and Jupyter notebooks, `kb.audit_deps` for dependency
+lists, a small scanner here for CUDA C sources) and grades every finding by where it sits.
 
 Severity rules (documented in `SEVERITY_RULES`, shown by `kb audit --help`):
 
@@ -131,6 +131,7 @@ class Finding:
     severity: Severity = Severity.MEDIUM
     context: str = ""  # e.g. "forward of Net", "training step train_epoch", "test"
     snippet: str = ""
+    cell: int | None = None  # notebooks: 1-based index among code cells; `line` is within it
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -139,9 +140,10 @@ class Finding:
 
     @property
     def location(self) -> str:
+        path = self.path if self.cell is None else f"{self.path}[cell {self.cell}]"
         if self.line <= 0:
-            return self.path
-        return f"{self.path}:{self.line}" + (f":{self.column}" if self.column > 0 else "")
+            return path
+        return f"{path}:{self.line}" + (f":{self.column}" if self.column > 0 else "")
 
 
 @dataclass
@@ -183,6 +185,7 @@ SKIP_DIR_NAMES = frozenset({
     "third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored", "_vendor",
 })
 PYTHON_SUFFIXES = (".py", ".pyw")
+NOTEBOOK_SUFFIXES = (".ipynb",)
 CUDA_SUFFIXES = (".cu", ".cuh")
 
 
@@ -310,6 +313,8 @@ def audit_file(path: str, rel_path: str) -> list[Finding] | None:
     name = os.path.basename(path)
     if name.endswith(PYTHON_SUFFIXES):
         checker: Callable[[str, str], list[Finding]] = audit_python.audit_python_source
+    elif name.endswith(NOTEBOOK_SUFFIXES):
+        checker = audit_python.audit_notebook_source
     elif name.endswith(CUDA_SUFFIXES):
         checker = audit_cuda_source
     elif audit_deps.is_dependency_file(rel_path):
@@ -337,5 +342,10 @@ def audit_path(path: str, on_file: Callable[[str], None] | None = None) -> Audit
             continue
         report.files_scanned += 1
         report.findings.extend(findings)
-    report.findings.sort(key=lambda f: (-f.severity, f.path, f.line, f.column, f.rule))
+    sort_findings(report.findings)
     return report
+
+
+def sort_findings(findings: list[Finding]) -> None:
+    """Worst first, then by place: the order every format shows."""
+    findings.sort(key=lambda f: (-f.severity, f.path, f.cell or 0, f.line, f.column, f.rule))

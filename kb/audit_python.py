@@ -32,6 +32,7 @@ errors either, which is right: the audit did read it.
 from __future__ import annotations
 
 import ast
+import json
 import re
 
 from kb.audit import Finding, grade
@@ -387,3 +388,71 @@ def audit_python_source(source: str, rel_path: str) -> list[Finding]:
     auditor = _Auditor(tree, source, rel_path)
     auditor.visit(tree)
     return auditor.findings
+
+
+_MAGIC = re.compile(r"^(\s*)[%!?]")
+
+
+_PIP_INSTALL = re.compile(r"^\s*pass  # (?:pip|python -m pip|pip3) install (.+)$")
+
+
+def _pip_install_findings(cells: list[str], rel_path: str) -> list[Finding]:
+    """`!pip install flash-attn` / `%pip install ...` lines: dependencies too. Runs on the
+    cells after magics became `pass  # ...`; line numbers are in the joined module."""
+    from kb.audit_deps import check_requirement
+
+    findings = []
+    for number, line in enumerate("\n".join(cells).splitlines(), start=1):
+        match = _PIP_INSTALL.match(line)
+        if not match:
+            continue
+        for word in match.group(1).split():
+            if not word.startswith("-"):
+                findings.extend(check_requirement(word.strip("'\""), rel_path, number))
+    return findings
+
+
+def _notebook_cells(text: str) -> list[str]:
+    """The code cells' sources; IPython magics (`%time`, `!pip`) become `pass` at the same
+    indentation and `%%` cell magics blank out their cell, so line numbers still match."""
+    document = json.loads(text)
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        raise ValueError("no cells list")
+    sources = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        lines = source.splitlines()
+        if lines and lines[0].lstrip().startswith("%%"):
+            lines = [""] * len(lines)
+        sources.append("\n".join(_MAGIC.sub(r"\1pass  # ", line) for line in lines))
+    return sources
+
+
+def audit_notebook_source(text: str, rel_path: str) -> list[Finding]:
+    """A Jupyter notebook: its code cells audited as one module (that is how they run:
+    an import in cell 1 serves cell 7), each finding mapped back to its cell. `line` is
+    the line within the cell and `cell` the 1-based index among code cells."""
+    try:
+        cells = _notebook_cells(text)
+    except (ValueError, TypeError, AttributeError) as exc:
+        severity, context = grade("syntax-error", rel_path)
+        return [Finding(rule="syntax-error", path=rel_path, line=0, column=0,
+                        message=f"not a readable notebook ({type(exc).__name__}); it was not audited",
+                        suggestion="Check the .ipynb JSON, then audit again.", severity=severity, context=context)]
+    starts, offset = [], 0
+    for source in cells:
+        starts.append(offset)
+        offset += source.count("\n") + 1
+    findings = audit_python_source("\n".join(cells), rel_path)
+    findings += _pip_install_findings(cells, rel_path)
+    for finding in findings:
+        if finding.line <= 0:
+            continue
+        index = max(i for i, start in enumerate(starts) if start < finding.line)
+        finding.cell = index + 1
+        finding.line -= starts[index]
+    return findings

@@ -55,7 +55,9 @@ def _result(finding: Finding, rule_index: int) -> dict:
     }
     if not finding.path.startswith("<"):  # "<installed>" has no file to point at
         physical: dict = {"artifactLocation": {"uri": _artifact_uri(finding.path), "uriBaseId": "SRCROOT"}}
-        if finding.line > 0:
+        if finding.cell is not None:  # a region would point into the notebook's JSON, not the cell
+            result["message"]["text"] += f" (code cell {finding.cell}, line {finding.line})"
+        elif finding.line > 0:
             region: dict = {"startLine": finding.line}
             if finding.column > 0:
                 region["startColumn"] = finding.column

@@ -48,7 +48,8 @@ def test_json(capsys, fixture_repo, args):
     assert code == 0
     assert data["summary"] == {"files_scanned": 14, "findings": 32, "high": 17, "medium": 8, "low": 7}
     first = data["findings"][0]
-    assert set(first) == {"rule", "path", "line", "column", "message", "suggestion", "severity", "context", "snippet"}
+    assert set(first) == {"rule", "path", "line", "column", "message", "suggestion", "severity", "context", "snippet",
+                          "cell"}
     assert data["skipped_dirs"] == [".git", "myenv", "node_modules", "third_party"]
 
 
