@@ -26,8 +26,10 @@ A low-context path wins over a high context: a `forward` inside a test stays low
 from __future__ import annotations
 
 import enum
+import io
 import os
 import re
+import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 
@@ -290,13 +292,29 @@ def audit_cuda_source(text: str, rel_path: str) -> list[Finding]:
 # --- the audit --------------------------------------------------------------------------
 
 
-def read_text(path: str, rel_path: str) -> tuple[str | None, Finding | None]:
-    """The file's text, or a finding saying why it could not be read (never an exception)."""
+MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are generated or data: reported, not read
+
+
+def read_text(path: str, rel_path: str, python: bool = False) -> tuple[str | None, Finding | None]:
+    """The file's text, or a finding saying why it could not be read (never an exception).
+    Python sources honour their PEP 263 coding line; everything else is UTF-8 (a BOM is
+    dropped)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(), None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            raise _TooLarge
+        with open(path, "rb") as handle:
+            data = handle.read()
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0] if python else "utf-8-sig"
+        return data.decode(encoding), None
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError, _TooLarge) as exc:
+        if isinstance(exc, _TooLarge):
+            reason = f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
+        elif isinstance(exc, OSError) and exc.strerror:
+            reason = exc.strerror
+        elif isinstance(exc, SyntaxError):  # detect_encoding: an unknown or contradictory coding line
+            reason = exc.msg
+        else:
+            reason = type(exc).__name__
         severity, context = grade("unreadable-file", rel_path)
         return None, Finding(
             rule="unreadable-file", path=rel_path, line=0, column=0,
@@ -306,12 +324,17 @@ def read_text(path: str, rel_path: str) -> tuple[str | None, Finding | None]:
         )
 
 
+class _TooLarge(Exception):
+    pass
+
+
 def audit_file(path: str, rel_path: str) -> list[Finding] | None:
     """Findings for one file, or None when kb audit does not look at this kind of file."""
     from kb import audit_deps, audit_python
 
     name = os.path.basename(path)
-    if name.endswith(PYTHON_SUFFIXES):
+    python = name.endswith(PYTHON_SUFFIXES)
+    if python:
         checker: Callable[[str, str], list[Finding]] = audit_python.audit_python_source
     elif name.endswith(NOTEBOOK_SUFFIXES):
         checker = audit_python.audit_notebook_source
@@ -321,7 +344,7 @@ def audit_file(path: str, rel_path: str) -> list[Finding] | None:
         checker = audit_deps.audit_dependency_file
     else:
         return None
-    text, problem = read_text(path, rel_path)
+    text, problem = read_text(path, rel_path, python=python)
     if problem is not None:
         return [problem]
     return checker(text, rel_path)

@@ -131,3 +131,32 @@ def test_fail_gate_thresholds(fixture_repo):
     assert report.fails(Severity.LOW)
     assert not report.fails(Severity.MEDIUM)
     assert not report.fails(None)
+
+
+def test_python_coding_line_is_honoured_and_bom_dropped(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\nx = y.cuda()\n")
+    (tmp_path / "bogus.py").write_bytes(b"# -*- coding: no-such-codec -*-\nx = y.cuda()\n")
+    (tmp_path / "requirements.txt").write_bytes(b"\xef\xbb\xbfflash-attn\n")
+    found = {(f.path, f.rule) for f in audit_path(str(tmp_path)).findings}
+    assert found == {("latin.py", "cuda-method-call"), ("bogus.py", "unreadable-file"),
+                     ("requirements.txt", "cuda-only-dependency")}
+
+
+def test_huge_files_are_reported_not_read(tmp_path, monkeypatch):
+    from kb import audit
+
+    monkeypatch.setattr(audit, "MAX_FILE_BYTES", 10)
+    (tmp_path / "big.py").write_text("x = y.cuda()\n")
+    (finding,) = audit_path(str(tmp_path)).findings
+    assert finding.rule == "unreadable-file" and "larger than" in finding.message
+
+
+def test_deeply_nested_code_does_not_crash():
+    import sys
+
+    from kb.audit_python import audit_python_source
+
+    terms = 2 * sys.getrecursionlimit()  # deeper than the visitor may recurse, whatever the limit
+    source = "import torch\nx = " + "+".join(["torch.cuda.a"] * terms) + "\n"
+    findings = audit_python_source(source, "gen.py")
+    assert findings[-1].rule == "syntax-error"
