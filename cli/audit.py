@@ -97,9 +97,17 @@ def audit_command(
     output: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--output", "-o", help="Write the sarif/json/markdown report to this file instead of stdout.")] = None,
 ) -> None:
-    """Find CUDA lock-in: .cuda(), "cuda" devices, torch.cuda.*, Triton and CUDA kernels,
-    CUDA-only dependencies. Severity: high in a forward or training step, low in tests and
-    export scripts, medium elsewhere (see the docs of kb.audit)."""
+    """Find CUDA lock-in: .cuda(), "cuda" devices, torch.cuda.*, NCCL, Triton and CUDA
+    kernels, CUDA-only dependencies (Python files, notebooks, .cu/.cuh, requirements*.txt,
+    pyproject.toml, setup.cfg, Pipfile), each with a portable alternative.
+
+    Severity: high inside a forward method or a training step (a function whose name
+    contains 'train', ends in '_step' or is 'fit'), for Triton/CUDA kernels and CUDA-only
+    compiled dependencies; low in tests, export/conversion/benchmark scripts, dev-only
+    dependencies and files that could not be read or parsed; medium elsewhere.
+
+    Virtualenvs, site-packages, node_modules, .git and vendored/third_party trees are
+    skipped. Exit 1 with --fail-on when a finding at or above that severity exists."""
     if as_json:
         if output_format not in (OutputFormat.table, OutputFormat.json):
             raise KBError(f"--json and --format {output_format.value} disagree; pass one of them")
