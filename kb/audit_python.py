@@ -182,11 +182,14 @@ class _Auditor(ast.NodeVisitor):
         label, hot = self.code_context()
         severity, context = grade(rule, self.rel_path, label, hot)
         line = getattr(node, "lineno", 0)
-        snippet = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        # col_offset counts UTF-8 bytes; report characters (code points), as SARIF is told
+        column = len(text.encode("utf-8")[: getattr(node, "col_offset", -1)].decode("utf-8", "ignore")) + 1
+        snippet = text.strip()
         if len(snippet) > SNIPPET_MAX:
             snippet = snippet[: SNIPPET_MAX - 1] + "…"
         self.findings.append(Finding(
-            rule=rule, path=self.rel_path, line=line, column=getattr(node, "col_offset", -1) + 1,
+            rule=rule, path=self.rel_path, line=line, column=column if line else 0,
             message=message, suggestion=suggestion, severity=severity, context=context, snippet=snippet,
         ))
 
@@ -366,6 +369,9 @@ class _Auditor(ast.NodeVisitor):
             called = self.qualname(parent.func) or ""
             if called.startswith(("torch.amp.", "torch.autocast")):
                 return "pass device.type instead of 'cuda'"
+        if isinstance(parent, ast.Assign | ast.AnnAssign) and not self.scopes:
+            return ("This is already the central place: set it to "
+                    "`torch.accelerator.current_accelerator() or torch.device('cpu')` instead of a literal")
         return f"Choose the device once — `{CENTRAL_DEVICE}` — and pass `device` (`.to(device)`, `device=device`)"
 
 

@@ -84,6 +84,7 @@ def to_sarif(report: AuditReport, tool_version: str) -> dict:
                 "rules": [_rule_descriptor(rule_id) for rule_id in rule_ids],
             }},
             "originalUriBaseIds": {"SRCROOT": {"uri": root_uri}},
+            "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True}],
             "results": [_result(f, index[f.rule]) for f in report.findings],
         }],

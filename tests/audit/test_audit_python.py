@@ -232,3 +232,13 @@ def test_setup_py_requirements_are_checked():
     """
     found = [(f.rule, f.severity.label) for f in audit(source, "setup.py")]
     assert found == [("cuda-only-dependency", "high"), ("cuda-only-dependency", "low")]
+
+
+def test_columns_count_characters_not_bytes():
+    (finding,) = audit("naïve = 'é'; y = x.cuda()")
+    assert finding.column == 18  # 1-based character column of `x.cuda()`
+
+
+def test_module_level_device_constant_is_called_the_central_place():
+    (finding,) = audit("DEVICE = 'cuda'")
+    assert finding.suggestion.startswith("This is already the central place")
