@@ -96,6 +96,8 @@ def audit_command(
         "--installed", help="Also audit the packages installed in this Python environment.")] = False,
     output: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--output", "-o", help="Write the sarif/json/markdown report to this file instead of stdout.")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+        "--exclude", "-x", help="Skip paths matching this glob or folder (relative to PATH); repeatable.")] = None,
 ) -> None:
     """Find CUDA lock-in: .cuda(), "cuda" devices, torch.cuda.*, NCCL, Triton and CUDA
     kernels, CUDA-only dependencies (Python files, notebooks, .cu/.cuh, requirements*.txt,
@@ -116,7 +118,7 @@ def audit_command(
         raise KBError("--output needs --format sarif, json or markdown")
 
     with _progress() as on_file:
-        report = audit_path(path, on_file=on_file)
+        report = audit_path(path, on_file=on_file, excludes=exclude or ())
     if installed:
         from kb.audit_deps import audit_installed
 

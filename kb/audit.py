@@ -26,11 +26,12 @@ A low-context path wins over a high context: a `forward` inside a test stays low
 from __future__ import annotations
 
 import enum
+import fnmatch
 import io
 import os
 import re
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 
 from kb.errors import KBError
@@ -199,29 +200,41 @@ def is_skipped_dir(path: str, name: str) -> bool:
     return os.path.isfile(os.path.join(path, "pyvenv.cfg")) or os.path.isdir(os.path.join(path, "conda-meta"))
 
 
-def iter_files(root: str, skipped: list[str]) -> Iterator[str]:
-    """Files under `root` in a stable order, pruning skipped trees (recorded in `skipped`).
-    Symlinked folders are not followed (no loops, no escaping the tree)."""
+def iter_files(root: str, skipped: list[str], excludes: Sequence[str] = (),
+               on_error: Callable[[OSError], None] | None = None) -> Iterator[tuple[str, str]]:
+    """(path, path relative to the root) of the files under `root`, in a stable order,
+    pruning skipped and excluded trees (recorded in `skipped`). Symlinked folders are not
+    followed (no loops, no escaping the tree). A folder that cannot be listed goes to
+    `on_error`."""
     if os.path.isfile(root):
-        yield root
+        yield root, os.path.basename(root)
         return
-    for dirpath, dirnames, filenames in os.walk(root, onerror=None, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        prefix = "" if rel_dir == "." else rel_dir + "/"
         kept = []
         for name in sorted(dirnames):
-            full = os.path.join(dirpath, name)
-            if is_skipped_dir(full, name):
-                skipped.append(relative(full, root))
+            if is_skipped_dir(os.path.join(dirpath, name), name) or is_excluded(prefix + name, excludes):
+                skipped.append(prefix + name)
             else:
                 kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
-            yield os.path.join(dirpath, name)
+            if not is_excluded(prefix + name, excludes):
+                yield os.path.join(dirpath, name), prefix + name
 
 
-def relative(path: str, root: str) -> str:
-    base = root if os.path.isdir(root) else os.path.dirname(root)
-    rel = os.path.relpath(path, base)
-    return rel.replace(os.sep, "/")
+def is_excluded(rel_path: str, excludes: Sequence[str]) -> bool:
+    """`--exclude` patterns: a glob on the relative path (`docs/*`, `*/examples/*`), on the
+    name alone (`*_pb2.py`), or a folder prefix (`examples`, `examples/`)."""
+    name = rel_path.rsplit("/", 1)[-1]
+    for pattern in excludes:
+        pattern = pattern.strip()
+        folder = pattern.rstrip("/")
+        if (fnmatch.fnmatchcase(rel_path, pattern) or fnmatch.fnmatchcase(name, pattern)
+                or (folder and (rel_path == folder or rel_path.startswith(folder + "/")))):
+            return True
+    return False
 
 
 # --- context -> severity ------------------------------------------------------------
@@ -350,14 +363,23 @@ def audit_file(path: str, rel_path: str) -> list[Finding] | None:
     return checker(text, rel_path)
 
 
-def audit_path(path: str, on_file: Callable[[str], None] | None = None) -> AuditReport:
+def audit_path(path: str, on_file: Callable[[str], None] | None = None,
+               excludes: Sequence[str] = ()) -> AuditReport:
     """Audit a file or a tree. Raises AuditPathError when `path` does not exist."""
     if not os.path.exists(path):
         raise AuditPathError(f"no such file or directory: {path}")
     root = os.path.abspath(path)
     report = AuditReport(root=root)
-    for file_path in iter_files(root, report.skipped_dirs):
-        rel_path = relative(file_path, root)
+
+    def unlistable(exc: OSError) -> None:
+        rel_path = os.path.relpath(exc.filename or root, root).replace(os.sep, "/")
+        severity, context = grade("unreadable-file", rel_path)
+        report.findings.append(Finding(
+            rule="unreadable-file", path=rel_path, line=0, column=0,
+            message=f"could not list the folder ({exc.strerror or type(exc).__name__}); it was not audited",
+            suggestion="Check the folder's permissions, then audit again.", severity=severity, context=context))
+
+    for file_path, rel_path in iter_files(root, report.skipped_dirs, excludes, unlistable):
         if on_file is not None:
             on_file(rel_path)
         findings = audit_file(file_path, rel_path)

@@ -103,3 +103,11 @@ def test_installed_flag_adds_environment_findings(capsys, tmp_path, monkeypatch)
     code, out, _ = run(capsys, str(tmp_path), "--installed", "--json", "--fail-on", "high")
     assert code == 1
     assert json.loads(out)["findings"][0]["path"] == "<installed>"
+
+
+def test_exclude_option(capsys, fixture_repo):
+    code, out, _ = run(capsys, str(fixture_repo), "--json", "-x", "model", "--exclude", "*.txt")
+    data = json.loads(out)
+    assert code == 0
+    assert not any(f["path"].startswith("model/") or f["path"].endswith(".txt") for f in data["findings"])
+    assert "model" in data["skipped_dirs"]

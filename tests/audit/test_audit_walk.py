@@ -160,3 +160,45 @@ def test_deeply_nested_code_does_not_crash():
     source = "import torch\nx = " + "+".join(["torch.cuda.a"] * terms) + "\n"
     findings = audit_python_source(source, "gen.py")
     assert findings[-1].rule == "syntax-error"
+
+
+@pytest.mark.parametrize("patterns, gone", [
+    (["model"], {"model/"}),
+    (["model/"], {"model/"}),
+    (["model/*.cu*"], {"model/ops.cu", "model/ops.cuh"}),
+    (["*.toml", "setup.cfg"], {"pyproject.toml", "setup.cfg"}),
+    (["tests/*"], {"tests/"}),
+])
+def test_exclude_patterns(fixture_repo, patterns, gone):
+    everything = {f.path for f in audit_path(str(fixture_repo)).findings}
+    kept = {f.path for f in audit_path(str(fixture_repo), excludes=patterns).findings}
+    removed = everything - kept
+    assert removed and all(any(p == g or (g.endswith("/") and p.startswith(g)) for g in gone) for p in removed)
+    assert all(not (p == g or (g.endswith("/") and p.startswith(g))) for p in kept for g in gone)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root lists folders whatever their mode")
+def test_folder_without_permission_is_a_finding(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "a.py").write_text("x.cuda()\n")
+    locked.chmod(0)
+    try:
+        report = audit_path(str(tmp_path))
+    finally:
+        locked.chmod(0o700)
+    assert [(f.rule, f.path) for f in report.findings] == [("unreadable-file", "locked")]
+
+
+def test_folder_listing_errors_become_findings(tmp_path, monkeypatch):
+    """The same path as above, driven through os.walk's error callback (runs as root too)."""
+    real_walk = os.walk
+
+    def walk_with_error(top, onerror=None, followlinks=False):
+        onerror(PermissionError(13, "Permission denied", str(tmp_path / "locked")))
+        yield from real_walk(top, onerror=onerror, followlinks=followlinks)
+
+    monkeypatch.setattr(os, "walk", walk_with_error)
+    (finding,) = audit_path(str(tmp_path)).findings
+    assert (finding.rule, finding.path) == ("unreadable-file", "locked")
+    assert "Permission denied" in finding.message
