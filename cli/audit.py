@@ -14,7 +14,7 @@ import typer
 import kb
 from cli.options import JsonOption
 from cli.render import table
-from kb.audit import SEVERITY_RULES, AuditReport, Severity, audit_path, sort_findings
+from kb.audit import RULES, SEVERITY_RULES, AuditReport, Severity, audit_path, sort_findings
 from kb.errors import KBError
 
 
@@ -64,6 +64,10 @@ def render_markdown(report: AuditReport) -> str:
         for row in _rows(report):
             row[1] = f"`{row[1]}`"
             out.append("| " + " | ".join(_md_cell(cell) for cell in row) + " |")
+        out.append("")
+        out += ["## By rule", "", "| rule | findings | what it means |", "|---|---|---|"]
+        out += [f"| {rule} | {count} | {_md_cell(RULES[rule].description)} |"
+                for rule, count in report.by_rule().items()]
         out.append("")
     out.append(f"Severity rules — {SEVERITY_RULES}")
     return "\n".join(out) + "\n"

@@ -170,10 +170,18 @@ class AuditReport:
         worst = self.worst()
         return threshold is not None and worst is not None and worst >= threshold
 
+    def by_rule(self) -> dict[str, int]:
+        """Findings per rule id, most frequent first."""
+        counts: dict[str, int] = {}
+        for finding in self.findings:
+            counts[finding.rule] = counts.get(finding.rule, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
     def as_dict(self) -> dict:
         return {
             "root": self.root,
             "summary": {"files_scanned": self.files_scanned, "findings": len(self.findings), **self.counts()},
+            "by_rule": self.by_rule(),
             "skipped_dirs": self.skipped_dirs,
             "findings": [f.as_dict() for f in self.findings],
         }

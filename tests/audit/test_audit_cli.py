@@ -51,6 +51,7 @@ def test_json(capsys, fixture_repo, args):
     assert set(first) == {"rule", "path", "line", "column", "message", "suggestion", "severity", "context", "snippet",
                           "cell"}
     assert data["skipped_dirs"] == [".git", "myenv", "node_modules", "third_party"]
+    assert sum(data["by_rule"].values()) == 32 and list(data["by_rule"])[0] == "cuda-device-string"
 
 
 def test_sarif_to_stdout_and_to_a_file(capsys, fixture_repo, tmp_path):
@@ -69,6 +70,7 @@ def test_markdown(capsys, fixture_repo):
     assert code == 0
     assert out.startswith("# kb audit: `")
     assert "| high | `model/net.py:19:13` | cuda-method-call | forward of Net |" in out
+    assert "| cuda-device-string | 7 |" in out
     assert "Severity rules" in out
 
 
