@@ -248,8 +248,8 @@ def audit_toml(text: str, rel_path: str) -> list[Finding]:
                         suggestion="Fix the TOML, then audit again.", severity=severity, context=context)]
     findings = []
     for requirement, dev in _toml_requirements(data):
-        line = _line_of(lines, requirement) or _line_of(lines, _REQUIREMENT.match(requirement).group(1)
-                                                        if _REQUIREMENT.match(requirement) else requirement)
+        name = _REQUIREMENT.match(requirement)
+        line = _line_of(lines, requirement) or (_line_of(lines, name.group(1)) if name else 0)
         findings.extend(check_requirement(requirement, rel_path, line, dev))
     for url in _toml_urls(data):
         findings.extend(check_requirement(url, rel_path, _line_of(lines, url)))

@@ -39,6 +39,7 @@ from kb.audit import Finding, grade
 
 CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 SNIPPET_MAX = 160
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 CENTRAL_DEVICE = "device = torch.accelerator.current_accelerator() or torch.device('cpu')"
 
@@ -109,7 +110,7 @@ def _short(node: ast.AST, limit: int = 40) -> str:
 class _Auditor(ast.NodeVisitor):
     def __init__(self, tree: ast.Module, source: str, rel_path: str):
         self.rel_path = rel_path
-        self.lines = source.splitlines()
+        self.lines = _LINE_BREAK.split(source)  # as the tokenizer counts (not str.splitlines: \f, \x1c...)
         self.findings: list[Finding] = []
         self.parents: dict[int, ast.AST] = {}  # filled on the way down (generic_visit)
         self.aliases: dict[str, str] = {}  # local name -> dotted path
@@ -134,6 +135,10 @@ class _Auditor(ast.NodeVisitor):
             for alias in node.names:
                 if alias.name != "*":
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif node.module in ("torch.cuda", "torch.cuda.amp"):  # star import: the names we know
+                    known = AMP_ALTERNATIVES if node.module.endswith("amp") else TORCH_CUDA_ALTERNATIVES
+                    for member in known:
+                        self.aliases.setdefault(member, f"{node.module}.{member}")
 
     def generic_visit(self, node: ast.AST) -> None:
         """Visit the children, recording each one's parent first: one pass over the tree

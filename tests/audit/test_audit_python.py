@@ -242,3 +242,13 @@ def test_columns_count_characters_not_bytes():
 def test_module_level_device_constant_is_called_the_central_place():
     (finding,) = audit("DEVICE = 'cuda'")
     assert finding.suggestion.startswith("This is already the central place")
+
+
+def test_star_import_from_torch_cuda():
+    assert rules("from torch.cuda import *\nsynchronize()\nfrom torch.cuda.amp import *\ns = GradScaler()") == [
+        (2, "torch-cuda-api"), (4, "cuda-amp")]
+
+
+def test_snippets_follow_python_line_numbering_with_form_feeds():
+    (finding,) = audit("x = 1  # page\x0c break\ny = z.cuda()\n")
+    assert finding.line == 2 and finding.snippet == "y = z.cuda()"
