@@ -1,6 +1,7 @@
 """The dependency half of `kb audit`: packages that only exist, or only do their job, on
-NVIDIA GPUs — in requirements files, pyproject.toml, setup.cfg, Pipfile, `setup()`
-calls, or the installed environment.
+NVIDIA GPUs — in requirements files, pyproject.toml, setup.cfg, Pipfile, conda
+environment files, Dockerfiles (base images and `pip install` lines), `setup()` calls,
+or the installed environment.
 
 Three kinds of finding:
 
@@ -93,13 +94,24 @@ def normalize(name: str) -> str:
 
 
 def is_dependency_file(rel_path: str) -> bool:
-    """pyproject.toml, setup.cfg, Pipfile, `*requirements*.txt`, `*constraints*.txt` and any
-    .txt under a `requirements/` folder."""
+    """pyproject.toml, setup.cfg, Pipfile, `*requirements*.txt`, `*constraints*.txt`, any
+    .txt under a `requirements/` folder, conda `environment*.yml`, and Dockerfiles."""
     parts = rel_path.lower().split("/")
     name = parts[-1]
     return (name in ("pyproject.toml", "setup.cfg", "pipfile")
             or (name.endswith(".txt") and ("requirements" in name or "constraints" in name
-                                           or "requirements" in parts[:-1])))
+                                           or "requirements" in parts[:-1]))
+            or is_conda_file(name) or is_dockerfile(name))
+
+
+def is_conda_file(name: str) -> bool:
+    return name.startswith("environment") and name.endswith((".yml", ".yaml"))
+
+
+def is_dockerfile(name: str) -> bool:
+    if name.endswith((".md", ".rst", ".txt", ".adoc", ".html")):  # docs about Dockerfiles
+        return False
+    return name in ("dockerfile", "containerfile") or name.startswith("dockerfile.") or name.endswith(".dockerfile")
 
 
 def _name_from_url(url: str) -> str | None:
@@ -281,12 +293,107 @@ def audit_setup_cfg(text: str, rel_path: str) -> list[Finding]:
     return findings
 
 
+# conda packages that are CUDA itself (the pip names are in CUDA_ONLY_PACKAGES)
+CONDA_CUDA_PACKAGES = frozenset({"cudatoolkit", "pytorch-cuda", "cudnn", "nccl", "cuda", "cutensor"})
+_CONDA_ITEM = re.compile(r"^(\s*)-\s*(.+?)\s*$")
+_CONDA_NAME = re.compile(r"^([A-Za-z0-9_.-]+)(.*)$")
+
+
+def audit_conda_environment(text: str, rel_path: str) -> list[Finding]:
+    """conda `environment.yml`: CUDA packages (cudatoolkit, pytorch-cuda, cuda-*, the
+    nvidia channel), CUDA builds (`pytorch=2.1=py3.11_cuda12.1_0`), and the `pip:` list.
+    Read line by line (no YAML library needed for this flat shape)."""
+    findings: list[Finding] = []
+    section, pip_indent = "", None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not line[0].isspace() and not line.startswith("-"):
+            section, pip_indent = line.split(":", 1)[0].strip(), None
+            continue
+        item = _CONDA_ITEM.match(line)
+        if section != "dependencies" or not item:
+            continue
+        indent, spec = len(item.group(1)), item.group(2).strip("'\"")
+        if spec == "pip:":
+            pip_indent = indent
+            continue
+        if pip_indent is not None and indent > pip_indent:
+            findings.extend(check_requirement(spec, rel_path, number))
+            continue
+        pip_indent = None
+        findings.extend(_check_conda_spec(spec, rel_path, number))
+    return findings
+
+
+def _check_conda_spec(spec: str, rel_path: str, line: int) -> list[Finding]:
+    channel, _, package = spec.rpartition("::")
+    match = _CONDA_NAME.match(package)
+    if not match:
+        return []
+    name, rest = normalize(match.group(1)), match.group(2)
+    if name in CONDA_CUDA_PACKAGES or name.startswith(("cuda-", "magma-cuda")) or channel.lower() == "nvidia":
+        return [_finding("cuda-build-pin", rel_path, line, f"conda package {spec}: CUDA itself",
+                         "Drop it: the target's runtime comes from its own channel or pip package.",
+                         Severity.HIGH, False, spec)]
+    if "cuda" in rest.lower():
+        return [_finding("cuda-build-pin", rel_path, line, f"pins a CUDA build of {name} ({rest.strip('=')})",
+                         "Pin the version without a CUDA build string and install the target's build.",
+                         Severity.HIGH, False, spec)]
+    return check_requirement(name, rel_path, line)
+
+
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.IGNORECASE)
+_CUDA_IMAGE = re.compile(r"nvidia/|nvcr\.io/|cuda|cudnn", re.IGNORECASE)
+_PIP_INSTALL_WORDS = re.compile(r"\bpip3?\s+install\s+(.*?)(?:&&|;|\|\||$)")
+
+
+def audit_dockerfile(text: str, rel_path: str) -> list[Finding]:
+    """`FROM nvidia/cuda:...` / CUDA-tagged base images, and `pip install` in RUN lines."""
+    findings: list[Finding] = []
+    logical, start = "", 0
+    for number, raw in enumerate(text.splitlines() + [""], start=1):
+        if not logical:
+            start = number
+        stripped = raw.rstrip()
+        if stripped.endswith("\\"):
+            logical += stripped[:-1] + " "
+            continue
+        logical += stripped
+        line, logical = logical, ""
+        if line.lstrip().startswith("#"):
+            continue
+        image = _FROM.match(line)
+        if image and _CUDA_IMAGE.search(image.group(1)):
+            findings.append(_finding("cuda-base-image", rel_path, start, f"CUDA base image {image.group(1)}",
+                                     "Build from the target's base image (or a plain Python image plus the "
+                                     "backend's package) and keep the CUDA image as a separate build target.",
+                                     Severity.HIGH, False, line.strip()))
+            continue
+        if line.lstrip().upper().startswith("RUN"):
+            if _CUDA_INDEX.search(line):
+                findings.extend(check_requirement(_CUDA_INDEX.search(line).group(0), rel_path, start))
+            for words in _PIP_INSTALL_WORDS.findall(line):
+                tokens = words.split()
+                for index, word in enumerate(tokens):
+                    option_value = index and tokens[index - 1] in ("-r", "-c", "-i", "--index-url",
+                                                                   "--extra-index-url", "-f", "--find-links")
+                    if not word.startswith("-") and not option_value and "://" not in word:
+                        findings.extend(check_requirement(word.strip("'\""), rel_path, start))
+    return findings
+
+
 def audit_dependency_file(text: str, rel_path: str) -> list[Finding]:
     name = rel_path.rsplit("/", 1)[-1].lower()
     if name in ("pyproject.toml", "pipfile"):
         return audit_toml(text, rel_path)
     if name == "setup.cfg":
         return audit_setup_cfg(text, rel_path)
+    if is_conda_file(name):
+        return audit_conda_environment(text, rel_path)
+    if is_dockerfile(name):
+        return audit_dockerfile(text, rel_path)
     return audit_requirements_txt(text, rel_path)
 
 

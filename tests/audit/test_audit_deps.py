@@ -175,3 +175,57 @@ def test_installed_distributions(tmp_path):
 
 def test_installed_environment_runs():
     assert isinstance(audit_installed(), list)  # this environment: whatever it holds, no exception
+
+
+def test_conda_environment():
+    text = """
+        name: train
+        channels:
+          - pytorch
+          - nvidia
+        dependencies:
+          - python=3.11
+          - pytorch=2.1.0=py3.11_cuda12.1_cudnn8.9.2_0
+          - pytorch-cuda=12.1
+          - nvidia::cuda-nvcc
+          - cupy
+          - numpy  # cudatoolkit in a comment
+          - pip:
+            - flash-attn>=2
+            - requests
+          - scipy
+    """
+    assert found(text, "environment.yml") == [
+        (7, "cuda-build-pin", "high"),
+        (8, "cuda-build-pin", "high"),
+        (9, "cuda-build-pin", "high"),
+        (10, "cuda-only-dependency", "high"),
+        (13, "cuda-only-dependency", "high"),
+    ]
+
+
+def test_dockerfile():
+    text = """
+        # FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04 in a comment
+        FROM --platform=linux/amd64 nvidia/cuda:12.1.0-cudnn8-runtime-ubuntu22.04 AS base
+        RUN pip install --no-cache-dir numpy \\
+            flash-attn==2.5.8 && rm -rf /root/.cache
+        RUN pip install torch --index-url https://download.pytorch.org/whl/cu121
+        FROM python:3.11-slim
+        RUN pip3 install -r requirements.txt
+    """
+    assert found(text, "Dockerfile") == [
+        (2, "cuda-base-image", "high"),
+        (3, "cuda-only-dependency", "high"),
+        (5, "cuda-build-pin", "high"),
+    ]
+    assert found("FROM pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n", "docker/train.dockerfile") == [
+        (1, "cuda-base-image", "high")]
+
+
+@pytest.mark.parametrize("name, yes", [
+    ("environment.yml", True), ("environment-gpu.yaml", True), ("Dockerfile", True), ("Dockerfile.train", True),
+    ("docker/serve.dockerfile", True), ("Containerfile", True), ("config.yml", False), ("Dockerfile.md", False),
+])
+def test_more_dependency_file_names(name, yes):
+    assert is_dependency_file(name) is yes
