@@ -104,8 +104,9 @@ def audit_command(
         "--exclude", "-x", help="Skip paths matching this glob or folder (relative to PATH); repeatable.")] = None,
 ) -> None:
     """Find CUDA lock-in: .cuda(), "cuda" devices, torch.cuda.*, NCCL, Triton and CUDA
-    kernels, CUDA-only dependencies (Python files, notebooks, .cu/.cuh, requirements*.txt,
-    pyproject.toml, setup.cfg, Pipfile), each with a portable alternative.
+    kernels, CUDA-only dependencies and base images (Python files, notebooks, .cu/.cuh,
+    requirements*.txt, pyproject.toml, setup.cfg, Pipfile, environment.yml, Dockerfiles),
+    each with a portable alternative.
 
     Severity: high inside a forward method or a training step (a function whose name
     contains 'train', ends in '_step' or is 'fit'), for Triton/CUDA kernels and CUDA-only
