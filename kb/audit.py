@@ -94,9 +94,10 @@ RULES: dict[str, Rule] = {
              "A CUDA or cuDNN tuning flag; harmless elsewhere (ignored) but does nothing for the new target.",
              base=Severity.LOW, context_sensitive=False),
         Rule("nccl-backend", "NCCL process group",
-             "The NCCL collective backend exists only on NVIDIA GPUs."),
+             "The NCCL collective backend needs NVIDIA (or ROCm) GPUs; let PyTorch pick the backend for the device."),
         Rule("triton-import", "Triton import",
-             "Triton compiles kernels for NVIDIA (and AMD) GPUs; the module will not import or run elsewhere."),
+             "Triton kernels target GPUs (NVIDIA, AMD): expect to replace them on Trainium/TPU unless the "
+             "target's backend documents Triton support."),
         Rule("triton-kernel", "Triton kernel",
              "A @triton.jit / @triton.autotune kernel: needs a rewrite for the target or a PyTorch fallback.",
              base=Severity.HIGH, context_sensitive=False),
