@@ -222,3 +222,15 @@ def data_export_command(
 from cli import ingest as _ingest  # noqa: E402
 
 app.command("ingest")(_ingest.ingest_command)
+
+from cli import eol as _eol  # noqa: E402
+
+app.command("eol")(_eol.eol_command)
+
+from cli import audit as _audit  # noqa: E402
+
+app.command("audit")(_audit.audit_command)
+
+from cli import cost as _cost  # noqa: E402
+
+app.command("cost")(_cost.cost_command)
