@@ -85,7 +85,7 @@ def release_page(doc: Document) -> list[Record]:
     statements: list[Record] = []
     for section in rst.sections(doc.text):
         if re.search(r"end[- ]of[- ]support|no longer supported", section.title, re.I):
-            statements += eol_windows(doc, rst.bullets(section.lines), date)
+            statements += eol_windows(doc, rst.bullets(section.lines), date, sdk=version)
     return [record, *statements]
 
 
@@ -174,7 +174,17 @@ def _split_head(item: str) -> tuple[str, str]:
 IMAGE_PAGES = {"dlamis": "neuron-dlami", "containers": "neuron-dlc"}
 
 
-def eol_windows(doc: Document, items: list[str], date: str | None, image: str | None = None) -> list[Record]:
+def _owner(page: str) -> str | None:
+    """Whose support a component page's end-of-support bullet is about: "Python 3.9 no
+    longer supported" in the compiler's notes ends neuronx-cc's Python 3.9 support, not
+    Neuron's (the announcements say that); the PyTorch page speaks for PyTorch itself."""
+    if page == "pytorch":
+        return None
+    return IMAGE_PAGES.get(page) or COMPONENT_PRODUCTS.get(page)
+
+
+def eol_windows(doc: Document, items: list[str], date: str | None, owner: str | None = None,
+                sdk: str | None = None) -> list[Record]:
     """SupportWindow rows for end-of-support bullets. A bullet with a head names its
     subject; a prose bullet counts only when it names a product kb knows (Python,
     Ubuntu, PyTorch...), so that sentences never become made-up product names."""
@@ -189,9 +199,13 @@ def eol_windows(doc: Document, items: list[str], date: str | None, image: str | 
         if not head:
             found = [w for w in found if w.product != "neuron-feature"]
             found = [dataclasses.replace(w, title=None) for w in found]
-        if image:
-            found = [w if w.product in (image, "neuron-feature") else
-                     dataclasses.replace(w, product=image, cycle=f"{w.product}-{w.cycle}") for w in found]
+        if owner:
+            found = [w if w.product in (owner, "neuron-feature") else
+                     dataclasses.replace(w, product=owner, cycle=f"{w.product}-{w.cycle}") for w in found]
+        if sdk:
+            # Said as already ended in the notes of release X: it ends with X.
+            found = [dataclasses.replace(w, eol_release=sdk) if w.eol_kind == "announced" and not w.eol_release else w
+                     for w in found]
         records += found
     return records
 
@@ -223,7 +237,7 @@ def _component_statements(doc: Document, page: str, sdk: str, date: str | None, 
                         records.append(Limitation(target="neuron-xla", product="neuron-sdk", version=sdk,
                                                   feature=head, status="known issue", provenance=prov))
             continue
-        records += eol_windows(doc, items, date, IMAGE_PAGES.get(page))
+        records += eol_windows(doc, items, date, _owner(page), sdk)
     return records
 
 

@@ -175,9 +175,9 @@ Announcements
 """
     doc = Document(url="https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/dlamis.html",
                    text=text, path="release-notes/components/dlamis.rst")
-    windows = [(w.product, w.cycle, w.eol_kind, w.eol, w.title) for w in neuron_release_notes.parse(doc)]
+    windows = [(w.product, w.cycle, w.eol_kind, w.eol, w.eol_release, w.title) for w in neuron_release_notes.parse(doc)]
     assert windows == [
-        ("neuron-dlami", "pytorch-2.9", "announced", "2026-11-02", "PyTorch 2.9 End of Support"),
+        ("neuron-dlami", "pytorch-2.9", "announced", "2026-11-02", "2.40.0", "PyTorch 2.9 End of Support"),
         # the prose bullet about a logo names no known product: skipped, not invented
-        ("neuron-dlami", "python-3.11", "announced", "2026-11-02", None),
+        ("neuron-dlami", "python-3.11", "announced", "2026-11-02", "2.40.0", None),
     ]
