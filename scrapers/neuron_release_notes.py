@@ -34,7 +34,7 @@ _V = r"(\d+\.\d+\.\d+)"
 # Where an SDK release's date was read, as its note says it, best first: the release's
 # own page, then the release notes index, then the earlier-releases list.
 ORIGINS = {"page": "date from the release's own page", "index": "date from the release notes index",
-           "list": "date from the earlier-releases list"}
+           "list": "date from the earlier-releases list", "component": "date from a component's release notes"}
 AUTHORITY = {text: rank for rank, text in enumerate(reversed(ORIGINS.values()), start=1)}
 # Component pages → product names for their release rows.
 COMPONENT_PRODUCTS = {
@@ -150,6 +150,9 @@ def component_page(doc: Document) -> list[Record]:
             if d := re.match(r"^\s*\**Date of Release\**:?\**\s*(.+)$", line, re.I):
                 date = _date(d[1].strip("* "), doc, f"{page} in {sdk}")
                 break
+        if page == "pytorch" and m[1] and (torch := re.match(r"(\d+\.\d+\.\d+)\.", m[1].strip())):
+            # "PyTorch Framework [2.9.0.2.13.*]": this SDK release ships torch-neuronx for PyTorch 2.9.0.
+            records.append(_release(doc, sdk, date, "component", torch_versions=(torch[1],)))
         if product and m[1] and "*" not in m[1]:
             records.append(Release(product=product, version=m[1].strip(), sdk_version=sdk, date=date,
                                    provenance=provenance(NAME, KIND, doc)))
@@ -272,11 +275,13 @@ def reconcile(records: list[Record]) -> list[Record]:
         best = rows[0]
         others = sorted({(r.date, r.provenance.source_url) for r in rows[1:] if r.date and r.date != best.date})
         instances = tuple(sorted({i for r in rows for i in r.instance_families}))
+        torch_versions = tuple(sorted({t for r in rows for t in r.torch_versions}))
         components = next((r.components for r in rows if r.components), None)
         note = best.note or ""
         if others:
             note += "; other dates: " + ", ".join(f"{d} ({url.rsplit('/', 1)[-1]})" for d, url in others)
-        out.append(replace(best, instance_families=instances, components=components, note=note.strip() or None))
+        out.append(replace(best, instance_families=instances, torch_versions=torch_versions, components=components,
+                           note=note.strip() or None))
     return out
 
 
