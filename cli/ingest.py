@@ -126,7 +126,7 @@ def ingest_command(
         except KBError as exc:
             failures.append(str(exc))
     for outcome in _run_sources(names, db_path, from_file=from_file, offline=offline, out=out, writing=writing,
-                                skip_absent=all_sources and bool(from_file)):
+                                skip_absent=all_sources and bool(from_file), all_online=all_sources and not from_file):
         (failures.append if isinstance(outcome, str) else results.append)(outcome)
 
     if json_output:
@@ -156,7 +156,7 @@ def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
 
 
 def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offline: bool, out: str | None,
-                 writing: bool, skip_absent: bool):
+                 writing: bool, skip_absent: bool, all_online: bool = False):
     """Scrape each source and store (or write / count) its records; yields a result dict
     per source, or an error message for a source that failed (the others still run)."""
     if not names:
@@ -186,7 +186,9 @@ def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offli
                 else:
                     yield _ingest_module().ingest_records(db_path, records, source_name=name, content_sha256=sha)
             except KBError as exc:
-                if skip_absent and "none of the documents" in str(exc):
+                if all_online and "no public copy" in str(exc):
+                    note(f"{name}: skipped (local file only: use --source {name} --from-file PATH)")
+                elif skip_absent and "none of the documents" in str(exc):
                     note(f"{name}: skipped (no documents of this source in {from_file})")
                 else:
                     yield str(exc)
