@@ -195,3 +195,7 @@ def db_catalog_command(json_out: JsonOption = False, db: DbOption = None) -> Non
         emit_json(result)
     else:
         note(f"loaded {len(rows)} ATen overloads of torch {version} (cached at {result['cache']})")
+
+from cli import serve as _serve  # noqa: E402
+
+app.command("serve")(_serve.serve_command)
