@@ -14,14 +14,15 @@ whose metadata carries a `plugins: kb:` block (the ones kb.serve builds).
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from kb.vocab import STATUSES, SYMBOLS, UNKNOWN
 
@@ -43,6 +44,7 @@ def _config(datasette) -> dict[str, Any] | None:
         config = datasette.plugin_config(PLUGIN_NAME) or None
         if config is not None:
             config = {**config, "matrix_columns": frozenset(config.get("matrix_columns", ()))}
+            config["matrix_filters"] = {column: _matrix_filters(config, column) for column in config["matrix_columns"]}
         _configs[datasette] = config
         return config
 
@@ -77,20 +79,32 @@ def _get(row, key: str):
         return None
 
 
+# Built once: render_cell runs for every cell of a 1,000-row page (see bench/serve_pages.py).
+_SPANS = {word: f'<span class="kb-status kb-{word}">{SYMBOLS[word]} {word}</span>' for word in STATUS_WORDS}
+
+
 def status_html(status: str | None, href: str | None = None, title: str | None = None) -> Markup:
     """A status as symbol + word with a CSS class per status; a link when href is given."""
-    word = status if status in STATUS_WORDS else (status or UNKNOWN)
-    css = word if word in STATUS_WORDS else "other"
-    label = Markup('<span class="kb-status kb-{css}">{sym} {word}</span>').format(
-        css=css, sym=SYMBOLS.get(word, "·"), word=word)
+    span = _SPANS.get(status or UNKNOWN) or f'<span class="kb-status kb-other">· {escape(status)}</span>'
     if href:
-        return Markup('<a href="{href}" title="{title}">{label}</a>').format(
-            href=href, title=title or href, label=label)
-    return label
+        title_attr = f' title="{escape(title)}"' if title else ""
+        return Markup(f'<a href="{escape(href)}"{title_attr}>{span}</a>')
+    return Markup(span)
 
 
-def _support_url(datasette, **filters: Any) -> str:
-    return datasette.urls.table(DB_NAME, "support") + "?" + urlencode(filters)
+@functools.lru_cache(maxsize=8192)
+def _op_query(op: str) -> str:
+    return "?op=" + quote(op, safe="")
+
+
+def _support_url(datasette, op: str, extra: str = "") -> str:
+    config = _config(datasette)
+    base = config.get("support_url") if config else None
+    if base is None:
+        base = str(datasette.urls.table(DB_NAME, "support"))
+        if config is not None:
+            config["support_url"] = base
+    return base + _op_query(op) + extra
 
 
 def _source_link(datasette, row) -> tuple[str | None, str | None]:
@@ -104,6 +118,13 @@ def _source_link(datasette, row) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _matrix_filters(config: dict[str, Any], column: str) -> str:
+    """`&target=..&release_id=..` for a matrix column: the verdicts behind its cells."""
+    release_id = config["release_ids"].get(column)
+    extra = {"target": column} if release_id is None else {"target": column, "release_id": release_id}
+    return "&" + urlencode(extra)
+
+
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
     if database != DB_NAME:
@@ -115,20 +136,14 @@ def render_cell(row, value, column, table, database, datasette):
         op = _get(row, "op")
         if not op:
             return None
-        filters = {"op": op, "target": column}
-        release_id = config["release_ids"].get(column)
-        if release_id is not None:
-            filters["release_id"] = release_id
-        return status_html(value or UNKNOWN, _support_url(datasette, **filters),
-                           f"{op} on {column}: {value or UNKNOWN}")
+        return status_html(value or UNKNOWN, _support_url(datasette, op, config["matrix_filters"][column]))
     if column in STATUS_COLUMNS and isinstance(value, str):
         if table in SOURCED_TABLES or table is None:
             href, title = _source_link(datasette, row)
             return status_html(value, href, title)
         return status_html(value)
     if column == "op" and isinstance(value, str) and value.startswith("aten::"):
-        return Markup('<a href="{href}" title="every verdict for {op}">{op}</a>').format(
-            href=_support_url(datasette, op=value), op=value)
+        return Markup(f'<a href="{escape(_support_url(datasette, value))}">{escape(value)}</a>')
     if column == "sources" and isinstance(value, str) and value.startswith("{"):
         try:
             sources = json.loads(value)
@@ -136,7 +151,7 @@ def render_cell(row, value, column, table, database, datasette):
             return None
         if isinstance(sources, dict):
             return Markup("<br>").join(
-                Markup("{name}: {status}").format(name=name, status=status_html(str(status)))
+                Markup(f"{escape(name)}: {status_html(str(status))}")
                 for name, status in sorted(sources.items()))
     return None
 

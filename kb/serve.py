@@ -27,6 +27,9 @@ METADATA_FILE = os.path.join(METADATA_DIR, "metadata.yaml")
 STATIC_MOUNT = "kb-static"
 # Targets shown first in the coverage matrix; the others follow by name.
 TARGET_ORDER = ("neuron", "tpu", "neuron-xla")
+# Facets are chosen in the metadata; Datasette's suggestions would scan every column of a
+# table on every page (about 0.5 s on the support table of a full KB: bench/serve_pages.py).
+DEFAULT_SETTINGS = {"suggest_facets": False}
 # Tables described in the metadata that the KB gets with `kb check --save` (not yet in kb.schema).
 PROPOSED_TABLES = ("checkreport", "checkop")
 
@@ -141,7 +144,7 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
         immutables=[kb_path],
         metadata=metadata if metadata is not None else build_metadata(kb_path),
         static_mounts=[(STATIC_MOUNT, os.path.join(METADATA_DIR, "static"))],
-        settings=settings,
+        settings={**DEFAULT_SETTINGS, **(settings or {})},
     )
     db = next(iter(d for d in ds.databases.values() if d.path and os.path.samefile(d.path, kb_path)))
     if db.name != DB_NAME:
