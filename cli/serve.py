@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from typing import Annotated, Optional
 
@@ -30,17 +31,22 @@ def check_port_free(host: str, port: int) -> None:
 
 
 def serve_command(
-    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on.")] = 8001,
+    port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535, help="Port to listen on.")] = 8001,
     host: Annotated[str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the KB to your network.")] = "127.0.0.1",
     get: Annotated[Optional[str], typer.Option("--get", help="Print one page (e.g. /kb/coverage.json) and exit, no server.")] = None,
     db: DbOption = None,
 ) -> None:
-    """Browse the KB in Datasette: coverage matrix, facets, disagreements, probe runs, end of support."""
+    """Browse the KB in Datasette: coverage matrix, facets, disagreements, probe runs, end of support.
+
+    The KB is opened read-only and immutable: restart to see data ingested after the start.
+    """
     from kb import db as kbdb
     from kb import serve
 
     path = kbdb.resolve_path(db)
     kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server opens it immutable
+    if os.path.exists(path + "-wal") and os.path.getsize(path + "-wal") > 0:
+        note("warning: another kb process is writing to this KB; what it has not finished is not shown")
     if get is not None:
         _print_page(serve.make_datasette(path), get)
         return
