@@ -42,13 +42,14 @@ def catalog_ops() -> list[str]:
 
 def build_kb(path: str) -> int:
     """A KB of this kb's schema filled with synthetic verdicts; returns the verdict count."""
-    from kb.db import open_for_write
+    from kb.db import data_fingerprint, open_for_write
 
     conn = open_for_write(path)
     rng = random.Random(8)
     at = "2026-11-30T00:00:00+00:00"
     with conn:
-        conn.execute("INSERT INTO kbmeta VALUES ('data_fingerprint', 'synthetic')")
+        # the current data/'s fingerprint, so that `kb serve` takes this KB as built (no rebuild)
+        conn.execute("INSERT INTO kbmeta VALUES ('data_fingerprint', ?)", (data_fingerprint(),))
         for name, product in TARGETS.items():
             conn.execute("INSERT INTO target (name, label, product, dispatch_key) VALUES (?, ?, ?, 'PrivateUse1')",
                          (name, name.upper(), product))
@@ -133,18 +134,17 @@ def report(title: str, results: dict[str, float]) -> float:
     return max(results[name] / results[BASELINE] for name in MEASURED)
 
 
-def start_seconds(workdir: str) -> float:
-    """Wall time from `kb serve` (a fresh process, KB already built) to its first page."""
+def start_seconds(db: str) -> float:
+    """Wall time from `kb serve` (a fresh process) on the full KB to its first coverage page."""
     import socket
     import subprocess
 
     import httpx
 
-    env = {**os.environ, "KB_CACHE_DIR": workdir, "KB_DB": os.path.join(workdir, "shipped.sqlite")}
+    env = {**os.environ, "KB_CACHE_DIR": os.path.dirname(db), "KB_DB": db}
     cli = [sys.executable, "-m", "cli.entry"]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
-    subprocess.run([*cli, "db", "build"], env=env, cwd=root, check=True, capture_output=True)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -182,7 +182,7 @@ def main() -> None:
                           asyncio.run(measure(path)))
     print(f"worst ratio to stock Datasette's table page: {worst:.2f}× as is, {with_indexes:.2f}× with the indexes "
           f"(target ≤ {TARGET}×): {'ok' if min(worst, with_indexes) <= TARGET else 'OVER'}")
-    print(f"kb serve start to first coverage page (shipped KB, built): {start_seconds(workdir):.2f} s (target < 3 s)")
+    print(f"kb serve start to its first coverage page on this KB: {start_seconds(path):.2f} s (target < 3 s)")
     shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -203,3 +203,12 @@ def test_write_canned_query_refused(kb_file):
     response = asyncio.run(post())
     assert response.status_code == 403 and "immutable" in response.text
     assert sha(kb_file) == before
+
+
+def test_plugin_inert_on_other_datasette_instances(kb_file):
+    from datasette.app import Datasette
+
+    serve.register_plugin()  # as after any `kb serve` in this process
+    plain = Datasette(immutables=[kb_file])
+    (page,) = fetch(plain, "/kb/support")
+    assert page.status_code == 200 and "kb-status" not in page.text and "kb.css" not in page.text

@@ -31,6 +31,8 @@ def test_builds_the_kb_when_missing(small_data, isolated_kb, capsys):
     code, out, _ = run(capsys, "serve", "--get", "/kb/target.json?_shape=array")
     assert code == 0 and os.path.exists(isolated_kb)
     assert "neuron" in {row["name"] for row in json.loads(out)}
+    code, out, _ = run(capsys, "serve", "--get", "/kb/coverage.json?_shape=array")
+    assert code == 0 and json.loads(out) == []  # no verdicts yet: an empty matrix, not an error
 
 
 def test_busy_port_is_one_line_error(kb_file, capsys):
