@@ -234,3 +234,7 @@ app.command("audit")(_audit.audit_command)
 from cli import cost as _cost  # noqa: E402
 
 app.command("cost")(_cost.cost_command)
+
+from cli import serve as _serve  # noqa: E402
+
+app.command("serve")(_serve.serve_command)
