@@ -218,6 +218,27 @@ def data_export_command(
     if not written:
         note("nothing to export: this KB holds only shipped data")
 
+
+from cli import ingest as _ingest  # noqa: E402
+
+app.command("ingest")(_ingest.ingest_command)
+
+from cli import eol as _eol  # noqa: E402
+
+app.command("eol")(_eol.eol_command)
+
+from cli import audit as _audit  # noqa: E402
+
+app.command("audit")(_audit.audit_command)
+
+from cli import cost as _cost  # noqa: E402
+
+app.command("cost")(_cost.cost_command)
+
+from cli import serve as _serve  # noqa: E402
+
+app.command("serve")(_serve.serve_command)
+
 from cli import probe as _probe  # noqa: E402
 
 app.command("probe")(_probe.probe_command)

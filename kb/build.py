@@ -69,7 +69,7 @@ def _load_shipped(conn) -> dict[str, int]:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
-    verdicts = support.rebuild(conn)
+    verdicts = support.rebuild(conn.connection.driver_connection)
     _set_meta(conn, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
     return {"records": added, "verdicts": verdicts}
 

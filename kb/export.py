@@ -16,15 +16,9 @@ import sqlite3
 from collections import defaultdict
 
 from kb import records as rec
+from kb.support import CURRENT_OBSERVATIONS_SQL
 
-_CURRENT_OBSERVATIONS = """
-SELECT o.*, r.version AS backend_version FROM observation o JOIN release r ON r.id = o.release_id
-JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') AS run, MAX(ingested_at) AS at
-      FROM observation GROUP BY source_name, target, release_id, mode, run) latest
-  ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
- AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
-WHERE o.origin = 'local'
-"""
+_CURRENT_OBSERVATIONS = CURRENT_OBSERVATIONS_SQL + " WHERE o.origin = 'local'"
 
 
 def _j(value):

@@ -25,13 +25,19 @@ class IngestError(KBError):
     """An ingest that failed; the KB was left untouched."""
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def fingerprint(record: rec.Record) -> str:
     """Identity of a fact: everything it says plus the document it came from, not when."""
-    body = dataclasses.asdict(record)
-    prov = body.pop("provenance")
-    for volatile in ("retrieved_at", "tool_version"):
-        prov.pop(volatile, None)
-    return hashlib.sha256(json.dumps([type(record).__name__, body, prov], sort_keys=True, default=str).encode()).hexdigest()
+    names = _FIELDS.get(type(record))
+    if names is None:
+        names = _FIELDS[type(record)] = tuple(f.name for f in dataclasses.fields(record) if f.name != "provenance")
+    prov = getattr(record, "provenance", None)
+    key = [type(record).__name__, {name: getattr(record, name) for name in names}]
+    if prov is not None:
+        key.append([prov.source_kind, prov.source_name, prov.source_url, prov.content_sha256, prov.probe_run_id])
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _provenance_columns(prov: rec.Provenance) -> dict[str, Any]:
@@ -70,6 +76,7 @@ class _Writer:
         self.products = {row.name: row.product for row in conn.execute(Target.__table__.select())}
         self.new_releases: list[str] = []
         self.new_windows: list[dict[str, Any]] = []
+        self.release_ids: dict[tuple[str, str], int] = {}
         self.added = 0
 
     def release_id(self, product: str, version: str, prov: rec.Provenance) -> int:
@@ -78,16 +85,18 @@ class _Writer:
 
         from kb.schema import Release
 
-        found = self.conn.execute(
-            select(Release.id).where(Release.product == product, Release.version == version)
-        ).scalar()
-        if found is not None:
-            return found
-        result = self.conn.execute(
-            Release.__table__.insert().values(product=product, version=version, **_provenance_columns(prov))
-        )
-        self.new_releases.append(f"{product} {version}")
-        return result.inserted_primary_key[0]
+        key = (product, version)
+        if key not in self.release_ids:
+            found = self.conn.execute(
+                select(Release.id).where(Release.product == product, Release.version == version)
+            ).scalar()
+            if found is None:
+                found = self.conn.execute(
+                    Release.__table__.insert().values(product=product, version=version, **_provenance_columns(prov))
+                ).inserted_primary_key[0]
+                self.new_releases.append(f"{product} {version}")
+            self.release_ids[key] = found
+        return self.release_ids[key]
 
     def target_product(self, target: str) -> str:
         try:
@@ -114,24 +123,38 @@ class _Writer:
                 row = self._window(record)
                 if self._upsert_fact("supportwindow", row):
                     self.new_windows.append({k: row[k] for k in ("product", "cycle", "eol", "eol_kind", "eol_release")})
-        for row in observations:
-            self._upsert_fact("observation", row)
+        self._upsert_many(observations)
 
     def _upsert_fact(self, table: str, row: dict[str, Any]) -> bool:
-        """Insert a fact once; seen again, only its ingested_at moves. True when new."""
+        """Insert a limitation or window once; seen again, only its ingested_at moves. True when new."""
         from sqlalchemy import func, select
         from sqlalchemy.dialects.sqlite import insert
 
-        from kb import schema
+        from kb.schema import Limitation, SupportWindow
 
-        tbl = {"observation": schema.Observation, "limitation": schema.Limitation,
-               "supportwindow": schema.SupportWindow}[table].__table__
+        tbl = {"limitation": Limitation, "supportwindow": SupportWindow}[table].__table__
         exists = self.conn.execute(select(func.count()).select_from(tbl).where(tbl.c.fingerprint == row["fingerprint"])).scalar()
         stmt = insert(tbl).values(**row)
         self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"], set_={"ingested_at": self.ingested_at}))
         if not exists:
             self.added += 1
         return not exists
+
+    def _upsert_many(self, rows: list[dict[str, Any]]) -> None:
+        """Observations in bulk (probe reports carry thousands): one executemany on the
+        DB-API connection of this transaction; the ORM's per-row cost would dominate a build."""
+        if not rows:
+            return
+        raw = self.conn.connection.driver_connection
+        columns = list(rows[0])
+        before = raw.execute("SELECT count(*) FROM observation").fetchone()[0]
+        raw.executemany(
+            f"INSERT INTO observation ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at",
+            ([json.dumps(row[c]) if c in ("dtypes", "conditions", "detail") and row[c] is not None else row[c]
+              for c in columns] for row in rows),
+        )
+        self.added += raw.execute("SELECT count(*) FROM observation").fetchone()[0] - before
 
     def _common(self, record, prov: rec.Provenance) -> dict[str, Any]:
         return {
@@ -220,9 +243,8 @@ class _Writer:
 
 
 def _support_snapshot(conn) -> dict[tuple, str]:
-    from kb.schema import Support
-
-    return {(r.op, r.target, r.release_id, r.mode): r.status for r in conn.execute(Support.__table__.select())}
+    raw = conn.connection.driver_connection
+    return {tuple(row[:4]): row[4] for row in raw.execute("SELECT op, target, release_id, mode, status FROM support")}
 
 
 def _changes(conn, before: dict[tuple, str], after: dict[tuple, str]) -> list[dict[str, Any]]:
@@ -277,7 +299,7 @@ def ingest_records(
             started = utc_now()
             before = _support_snapshot(conn)
             writer = write_records(conn, records, ingested_at=started, origin=origin)
-            support.rebuild(conn)
+            support.rebuild(conn.connection.driver_connection)
             report["changes"] = _changes(conn, before, _support_snapshot(conn))
             conn.execute(IngestRun.__table__.insert().values(
                 source_name=source_name, content_sha256=content_sha256, started_at=started,

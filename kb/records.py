@@ -9,6 +9,7 @@ JSON object a line with a `record` field naming its type.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
@@ -170,6 +171,11 @@ def to_dict(record: Record) -> dict[str, Any]:
     return {"record": _TYPE_NAMES[type(record)], **{k: v for k, v in body.items() if v not in (None, (), [])}}
 
 
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def from_dict(data: dict[str, Any]) -> Record:
     """Rebuild a record from `to_dict` output; raises RecordError on anything malformed."""
     data = dict(data)
@@ -177,8 +183,7 @@ def from_dict(data: dict[str, Any]) -> Record:
     cls = RECORD_TYPES.get(kind)
     if cls is None:
         raise RecordError(f"unknown record type {kind!r}")
-    names = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = set(data) - set(names)
+    unknown = set(data) - _field_names(cls)
     if unknown:
         raise RecordError(f"{kind}: unknown fields {sorted(unknown)}")
     if "provenance" in data:

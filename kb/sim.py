@@ -65,11 +65,15 @@ COMPUTE = (
     "aten::mean.dim",
     "aten::fill_.Scalar",
     "aten::zero_",
+    # PyTorch routes convolutions on PrivateUse1 to these two, whose default kernels only
+    # raise: a backend that runs convolutions must override them.
+    "aten::convolution_overrideable",
+    "aten::convolution_backward_overrideable",
 )
 NATIVE = frozenset(PLUMBING + COMPUTE)
 
 # Ops the boxed fallback refuses: on sim they raise (none of them has a composite kernel,
-# so they do reach the fallback; tests/probe/test_sim.py checks that).
+# so they do reach the fallback; tests/probe/test_probe_sim_runtime.py checks that).
 RAISES = frozenset({
     "aten::nonzero",
     "aten::nonzero.out",
@@ -210,20 +214,22 @@ def _to_host(value, pairs: list | None = None):
     return value
 
 
-def run_on_host(op, args, kwargs):
-    """Run `op` on the CPU views of its sim arguments; return sim results. An output that
-    is an input (in-place and out= ops) comes back as that very input."""
+def run_on_host(op, args, kwargs, host_fn=None):
+    """Run `op` (or `host_fn`, a CPU stand-in for it) on the CPU views of its sim
+    arguments; return sim results. An output that is an input (in-place and out= ops)
+    comes back as that very input."""
     torch = _torch()
     pairs: list = []
     host_args, host_kwargs = _to_host(args, pairs), _to_host(kwargs, pairs)
-    host_args, host_kwargs = _rewrap_numbers(op, host_args, host_kwargs)
+    if host_fn is None:
+        host_args, host_kwargs = _rewrap_numbers(op, host_args, host_kwargs)
     storages = {}
     for sim_tensor, _ in pairs:
         storage = sim_tensor.untyped_storage()
         if storage.data_ptr():
             storages[storage.data_ptr()] = storage
     with torch._C._AutoDispatchBelowADInplaceOrView():
-        result = op(*host_args, **host_kwargs)
+        result = (host_fn or op)(*host_args, **host_kwargs)
     for sim_tensor, view in pairs:
         _follow_resize(sim_tensor, view)
 
@@ -274,12 +280,34 @@ def _follow_resize(sim_tensor, cpu_view) -> None:
 def _compute_kernel(name: str):
     torch = _torch()
     op = _overload(torch, name)
+    host_fn = _HOST_STAND_INS.get(name)
 
     def kernel(*args, **kwargs):
         native_counts[name] += 1
-        return run_on_host(op, args, kwargs)
+        return run_on_host(op, args, kwargs, host_fn)
 
     return kernel
+
+
+def _host_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    torch = _torch()
+    return torch.ops.aten.convolution.default(input, weight, bias, stride, padding, dilation, transposed,
+                                              output_padding, groups)
+
+
+def _host_convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding,
+                               groups, output_mask):
+    torch = _torch()
+    bias_sizes = [weight.shape[1] * groups] if transposed else [weight.shape[0]]
+    return torch.ops.aten.convolution_backward.default(grad_output, input, weight, bias_sizes, stride, padding,
+                                                       dilation, transposed, output_padding, groups, output_mask)
+
+
+# Ops whose sim kernel computes through a different CPU op (the CPU has no kernel for them).
+_HOST_STAND_INS = {
+    "aten::convolution_overrideable": _host_convolution,
+    "aten::convolution_backward_overrideable": _host_convolution_backward,
+}
 
 
 def _overload(torch, name: str):

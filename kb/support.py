@@ -9,6 +9,8 @@ in `Support.sources` and flagged as a disagreement, never averaged away.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -106,40 +108,45 @@ def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def current_observations(conn) -> list[dict[str, Any]]:
-    """Each source's newest word per target × release × mode (older batches are history)."""
-    from sqlalchemy import and_, func, select
+# Each source's newest word per target × release × mode: the rows of its latest ingest.
+# Older batches of the same source are history (kept, never deleted).
+CURRENT_OBSERVATIONS_SQL = """
+SELECT o.*, r.version AS backend_version FROM observation o JOIN release r ON r.id = o.release_id
+JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') AS run, MAX(ingested_at) AS at
+      FROM observation GROUP BY source_name, target, release_id, mode, run) latest
+  ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
+ AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
+"""
+_SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
+                    "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
+                    "disagreement")
+_JSON = ("dtypes", "conditions", "sources")
 
-    from kb.schema import Observation as O
 
-    run = func.coalesce(O.probe_run_id, "")
-    latest = (
-        select(O.source_name, O.target, O.release_id, O.mode, run.label("run"), func.max(O.ingested_at).label("at"))
-        .group_by(O.source_name, O.target, O.release_id, O.mode, run)
-        .subquery()
+def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
+    cursor = raw.execute(CURRENT_OBSERVATIONS_SQL)
+    names = [d[0] for d in cursor.description]
+    rows = []
+    for values in cursor:
+        row = dict(zip(names, values))
+        for key in ("dtypes", "conditions"):
+            if row[key] is not None:
+                row[key] = json.loads(row[key])
+        rows.append(row)
+    return rows
+
+
+def rebuild(raw: sqlite3.Connection) -> int:
+    """Replace every Support row with verdicts derived from the current evidence.
+
+    Runs on the DB-API connection inside the caller's transaction: at tens of thousands
+    of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
+    rows = derive(current_observations(raw))
+    raw.execute("DELETE FROM support")
+    marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
+    raw.executemany(
+        f"INSERT INTO support ({', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
+        ([json.dumps(row[c]) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS]
+         for row in rows),
     )
-    query = select(O).join(
-        latest,
-        and_(
-            O.source_name == latest.c.source_name,
-            O.target == latest.c.target,
-            O.release_id == latest.c.release_id,
-            O.mode == latest.c.mode,
-            run == latest.c.run,
-            O.ingested_at == latest.c.at,
-        ),
-    )
-    return [dict(row._mapping) for row in conn.execute(query.with_only_columns(*O.__table__.columns))]
-
-
-def rebuild(conn) -> int:
-    """Replace every Support row with verdicts derived from the current evidence."""
-    from sqlalchemy import delete, insert
-
-    from kb.schema import Support
-
-    rows = derive(current_observations(conn))
-    conn.execute(delete(Support))
-    if rows:
-        conn.execute(insert(Support), rows)
     return len(rows)

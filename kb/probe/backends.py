@@ -160,7 +160,8 @@ ENTRY_STATUS = {"kernel": "native", "math kernel": "decomposed", "default backen
 
 def status_for(entry: str | None, mode: str, policy: dict[str, Any], per_op: str | None = None) -> str:
     """The verdict for one dispatch entry: own kernel → native, composite → decomposed,
-    boxed fallback → fallback or unsupported per the policy, nothing → unsupported."""
+    boxed fallback → fallback or unsupported per the policy; nothing, a fallthrough or a
+    default kernel that only raises → unsupported."""
     if entry in ENTRY_STATUS:
         return ENTRY_STATUS[entry]
     if entry == "backend fallback":

@@ -20,7 +20,16 @@ MATH = "math kernel"  # CompositeImplicitAutograd: decomposes into other ops
 DEFAULT_BACKEND = "default backend kernel"  # CompositeExplicitAutograd(NonFunctional)
 BACKEND_FALLBACK = "backend fallback"  # the backend's boxed fallback
 FALLTHROUGH = "fallthrough"  # a per-op fallthrough: nothing handles the op on this key
-ENTRIES = (KERNEL, MATH, DEFAULT_BACKEND, BACKEND_FALLBACK, FALLTHROUGH)
+RAISING_DEFAULT = "raising default kernel"  # a default kernel that only raises (see is_stub_default)
+ENTRIES = (KERNEL, MATH, DEFAULT_BACKEND, BACKEND_FALLBACK, FALLTHROUGH, RAISING_DEFAULT)
+
+
+def is_stub_default(op: str) -> bool:
+    """PyTorch's `*_overrideable` ops (convolution_overrideable, the fused-attention one,
+    their backward and out= forms) exist for out-of-tree backends to override; their
+    CompositeExplicitAutograd kernel only raises "not implemented". So a default backend
+    kernel for them is no decomposition: without the backend's own kernel they fail."""
+    return "_overrideable" in op
 
 
 @dataclass(frozen=True)
@@ -80,5 +89,7 @@ def read_table(torch, key: str, ops: list[str] | None = None) -> list[Entry]:
             entry, location = parse_line(text[start:end if end >= 0 else len(text)])
         else:
             entry = location = None
+        if entry == DEFAULT_BACKEND and is_stub_default(op):
+            entry = RAISING_DEFAULT
         entries.append(Entry(op, entry, location))
     return entries

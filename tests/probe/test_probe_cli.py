@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from cli.entry import main
-from kb.records import OpStatus, ProbeRun, read_jsonl
+from kb.records import OpStatus, ProbeRun, read_jsonl, write_jsonl
 
 FAKE_NEURON = textwrap.dedent('''
     """Stand-in for torch_neuronx, written by kb's tests: renames PrivateUse1 to neuron,
@@ -87,6 +87,7 @@ def test_backend_import_kills_the_interpreter(capsys, tmp_path):
     (["--backend", "cpu"], "--static"),
     (["--static"], "--backend"),
     (["--static", "--backend", "cpu", "--cpu-fallback"], "takes no option cpu_fallback"),
+    (["--static", "--backend", "meta", "--timeout", "0.2"], "took longer than 0.2 s"),
 ])
 def test_usage_errors(capsys, args, fragment):
     code, _, err = run_cli(capsys, *args)
@@ -115,6 +116,31 @@ def test_privateuse1_backend_probed_and_reported(capsys, tmp_path):
     assert summary["counts"]["eager"]["native"] == 2 and "fallback" not in summary["counts"]["compile"]
 
     assert summary["ingested"] is None  # --out alone writes the report, nothing else
+
+
+def test_report_loads_with_kb_ingest_on_another_machine(capsys, tmp_path, isolated_kb, small_data):
+    """A probe report (header + a few overloads, to keep the test fast) through `kb ingest`."""
+    from kb.probe import backends, static
+
+    raw = {"backend": "torch_neuronx", "backend_version": "2.13.3.0", "torch_version": "2.13.0",
+           "torch_build": "2.13.0+cpu", "python_version": "3.12.3", "host": "trn2-host", "dispatch_key": "PrivateUse1",
+           "privateuse1_name": "neuron", "policy": {"eager": "cpu", "compile": "raise"},
+           "entries": [["aten::add.Tensor", "kernel", "torch_neuronx/x.py:1", None],
+                       ["aten::nonzero", "backend fallback", "csrc/f.cpp:2", None]]}
+    results = []
+    for when in ("2026-11-01T00:00:00+00:00", "2026-11-02T00:00:00+00:00"):  # the same install, probed twice
+        probe = static.build_probe(backends.get_backend("torch_neuronx"), raw, started_at=when)
+        report = tmp_path / f"report-{when[:10]}.jsonl"
+        with open(report, "w", encoding="utf-8") as out:
+            write_jsonl(probe.records(), out)
+        code = main(["ingest", str(report), "--db", str(isolated_kb), "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        results.append(json.loads(out)["results"][0])
+    assert results[0]["added"] == 4 and results[1]["added"] == 0 and results[1]["changes"] == []
+    assert {(c["op"], c["mode"]): c["new"] for c in results[0]["changes"]} == {
+        ("aten::add.Tensor", "eager"): "native", ("aten::add.Tensor", "compile"): "native",
+        ("aten::nonzero", "eager"): "fallback", ("aten::nonzero", "compile"): "unsupported"}
 
 
 def test_probe_straight_into_the_kb_twice_adds_nothing_new(capsys, monkeypatch, isolated_kb, small_data):

@@ -42,6 +42,8 @@ def test_sim_every_verdict_equals_the_simulator_registration(sim_probe):
     for op in ops:
         if op in sim.NATIVE:
             eager = compile_ = "native"
+        elif "_overrideable" in op:  # PyTorch's default kernel for these only raises
+            eager = compile_ = "unsupported"
         elif any(has_kernel(op, key) for key in COMPOSITE_KEYS):
             eager = compile_ = "decomposed"
         else:
@@ -59,7 +61,8 @@ def test_sim_run_header(sim_probe):
     assert run.torch_version == torch.__version__.split("+")[0]
     counts = sim_probe.counts()
     assert counts["eager"]["native"] == len(sim.NATIVE)
-    assert counts["eager"]["unsupported"] == len(sim.RAISES)
+    stubs = [op for op in dispatch.aten_ops(torch) if dispatch.is_stub_default(op) and op not in sim.NATIVE]
+    assert counts["eager"]["unsupported"] == len(sim.RAISES) + len(stubs)
     for status in sim_probe.statuses:
         assert status.provenance.probe_run_id == run.run_id
         assert status.provenance.source_kind == status.provenance.source_name == "static_probe"
@@ -82,7 +85,8 @@ def test_meta_native_exactly_where_the_meta_key_has_a_kernel(meta_probe):
     # and the rest is decomposed exactly where a composite kernel exists
     for (op, _), status in statuses.items():
         if status != "native":
-            assert (status == "decomposed") == any(has_kernel(op, key) for key in COMPOSITE_KEYS), op
+            composite = any(has_kernel(op, key) for key in COMPOSITE_KEYS) and "_overrideable" not in op
+            assert (status == "decomposed") == composite, op
 
 
 def test_meta_covers_every_aten_overload_with_canonical_names(meta_probe):
@@ -150,6 +154,7 @@ def test_parse_dump_line(line, expected):
     ("backend fallback", "eager", {"eager": "per-op"}, "raise", "unsupported"),
     ("backend fallback", "eager", {"eager": "raise"}, None, "unsupported"),
     ("fallthrough", "eager", {"eager": "cpu"}, None, "unsupported"),
+    ("raising default kernel", "eager", {"eager": "cpu"}, None, "unsupported"),
     (None, "eager", {"eager": "cpu"}, None, "unsupported"),
 ])
 def test_status_for_entry_mode_and_policy(entry, mode, policy, per_op, status):
