@@ -176,8 +176,9 @@ def compare_static(*, db, target, json_output, live=None) -> None:
     if json_output:
         emit_json({"contradictions": rows} if live is None else {"run": live.run.run_id, "contradictions": rows})
     elif rows:
-        table(["op", "target", "version", "mode", "live", "static", "verdict"],
-              [[r["op"], r["target"], r["backend_version"], r["mode"], r["live"], r["static"], r["verdict"]] for r in rows],
+        table(["op", "target", "version", "mode", "live", "static", "verdict", "why"],
+              [[r["op"], r["target"], r["backend_version"], r["mode"], r["live"], r["static"], r["verdict"], r["why"]]
+               for r in rows],
               title="live probe contradicts static probe", status_column="verdict")
     else:
         note("no contradictions between live and static probes" + (f" on {target}" if target else ""))

@@ -128,7 +128,28 @@ def contradictions(conn: sqlite3.Connection, target: str | None = None) -> list[
         static = sorted({word for src, word in sources.items() if kinds.get(src) == "static_probe"})
         if live and static and live != static:
             rows.append({"op": op, "target": tgt, "backend_version": version, "mode": mode, "live": ", ".join(live),
-                         "static": ", ".join(static), "verdict": status,
+                         "static": ", ".join(static), "verdict": status, "why": _why(live, static),
                          "live_dtypes": json.loads(dtypes) if dtypes else None,
                          "other_dtypes": (json.loads(conditions) or {}).get("other_dtypes") if conditions else None})
     return rows
+
+
+# The usual reasons a live observation contradicts the dispatch table, by (live, static).
+_REASONS = {
+    ("fallback", "decomposed"): "a composite kernel whose leaves run through the CPU fallback (the table does not look inside)",
+    ("unsupported", "fallback"): "the boxed fallback raised for these inputs",
+    ("unsupported", "decomposed"): "a leaf of the composite kernel raised",
+    ("unsupported", "native"): "the device's own kernel raised for these inputs",
+    ("native", "fallback"): "ran on a device kernel the table did not show (registered at run time?)",
+    ("native", "unsupported"): "ran on a device kernel the table did not show (registered at run time?)",
+}
+
+
+def _why(live: list[str], static: list[str]) -> str:
+    for word in live:
+        for other in static:
+            if (word, other) in _REASONS:
+                return _REASONS[(word, other)]
+    if any(word in ("crash", "timeout") for word in live):
+        return "the op killed or hung the worker"
+    return ""

@@ -134,6 +134,9 @@ class Device:
             raise KBError(f"no installed backend registers a device named {name!r} "
                           f"(known: {', '.join(DEVICE_BACKENDS)})")
         self.device = torch.device(name)
+        if name == "cuda":  # compare true float32 results, not TensorFloat-32 ones
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
         self.detector = detect.for_device(name, key, generic=generic_detector)
         self.has_data = name != "meta"
 
@@ -279,7 +282,7 @@ def _move(value, device):
     import torch
 
     if isinstance(value, torch.Tensor):
-        return value.detach().to(device, copy=True)
+        return _move_tensor(value.detach(), device)
     if isinstance(value, list):
         return [_move(v, device) for v in value]
     if isinstance(value, tuple):
@@ -287,6 +290,22 @@ def _move(value, device):
     if isinstance(value, dict):
         return {k: (device if k == "device" and _is_cpu(v) else _move(v, device)) for k, v in value.items()}
     return value
+
+
+def _move_tensor(t, device):
+    """A copy of `t` on `device`. A view of part of a larger storage (an offset, an
+    expanded or strided window) is moved with its whole storage and re-viewed, so ops
+    that look past the view (as_strided, set_) see what they see on the CPU."""
+    import torch
+
+    itemsize = t.element_size()
+    partial = (t.layout == torch.strided and not t.is_conj() and not t.is_neg() and not t.is_quantized
+               and (t.storage_offset() or t.untyped_storage().nbytes() != t.numel() * itemsize))
+    if not partial or t.untyped_storage().nbytes() % itemsize:
+        return t.to(device, copy=True)
+    storage = t.untyped_storage()
+    whole = torch.empty(0, dtype=t.dtype).set_(storage, 0, (storage.nbytes() // itemsize,), (1,))
+    return whole.to(device, copy=True).as_strided(t.shape, t.stride(), t.storage_offset())
 
 
 def _is_cpu(value) -> bool:

@@ -142,3 +142,23 @@ def test_neuron_detector_reads_the_trackers_per_call():
 
     warnings.warn("aten::neg: falling back to CPU (fallback)", stacklevel=1)
     assert detector.after("aten::neg", token)[0] == "fallback"
+
+
+def test_opinfo_database_that_moved_is_a_clear_error(monkeypatch):
+    from kb.errors import KBError
+    from kb.live import opinfos
+
+    monkeypatch.setattr(opinfos, "OPINFO_MODULE", "kb.vocab")  # importable, but no op_db
+    with pytest.raises(KBError, match=r"torch .*OpInfo database \(kb.vocab.op_db\) is not available"):
+        opinfos.load_op_db()
+    monkeypatch.setattr(opinfos, "OPINFO_MODULE", "kb.no_such_module")
+    with pytest.raises(KBError, match="cannot import kb.no_such_module"):
+        opinfos.load_op_db()
+
+
+def test_ops_patterns():
+    from kb.live.opinfos import matches, parse_patterns
+
+    patterns = parse_patterns("add, nn.functional.*")
+    assert matches("add", patterns) and matches("nn.functional.relu", patterns)
+    assert not matches("addmm", patterns) and matches("anything", parse_patterns(""))
