@@ -72,7 +72,26 @@ class Journal:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             self._truncate_torn_tail()
             self._fh = open(self.path, "a", encoding="utf-8")
+            self._lock(self._fh)
         return self._fh
+
+    def _lock(self, fh) -> None:
+        """One writer per run: a second probe resuming the same run is refused (the lock
+        goes away with the process that held it, kill -9 included)."""
+        try:
+            import fcntl
+        except ImportError:  # not on POSIX: no lock
+            return
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            self._fh = None
+            raise JournalError(f"{os.path.dirname(self.path)}: another probe is writing this run right now") from None
+
+    def lock_now(self) -> None:
+        """Take the writer's lock before any work starts (see `_lock`)."""
+        self._open()
 
     def _truncate_torn_tail(self) -> None:
         if not self.exists():

@@ -193,6 +193,8 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
     if not resume and journal.exists():
         raise LiveProbeError(f"run {plan.run_id} already exists (kb probe --resume {plan.run_id} continues it)")
     os.makedirs(folder, exist_ok=True)
+    if resume:
+        journal.lock_now()  # before the workers start: fails fast if another probe holds it
     pool = Pool(plan, folder, workers)
     first = pool.slots[0]
     try:

@@ -162,3 +162,14 @@ def test_ops_patterns():
     patterns = parse_patterns("add, nn.functional.*")
     assert matches("add", patterns) and matches("nn.functional.relu", patterns)
     assert not matches("addmm", patterns) and matches("anything", parse_patterns(""))
+
+
+def test_one_writer_per_run(tmp_path):
+    first = journal.Journal(str(tmp_path / "journal.jsonl"))
+    first.append({"kind": "header", "run_id": "r"})
+    second = journal.Journal(str(tmp_path / "journal.jsonl"))
+    with pytest.raises(journal.JournalError, match="another probe is writing this run"):
+        second.append({"kind": "task"})
+    first.close()
+    second.append({"kind": "task", "key": "neg", "dtype": "float32"})
+    second.close()
