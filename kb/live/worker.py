@@ -414,7 +414,10 @@ def _finish(result: dict[str, Any], calls, started: float) -> dict[str, Any]:
 
 def serve(conn, config: dict[str, Any]) -> None:
     """Worker entry point (a multiprocessing target): hello, then tasks until EOF/None."""
+    import signal
+
     _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it keeps the journal)
     _redirect_output(config.get("log"))
     try:
         state = State(config)
@@ -443,7 +446,7 @@ def serve(conn, config: dict[str, Any]) -> None:
         key, dtype = message
         try:
             outcome = run_task(state, key, dtype)
-        except BaseException as exc:  # a bug in the probe, not in the op: report and go on
+        except Exception as exc:  # a bug in the probe, not in the op: report and go on
             traceback.print_exc()
             outcome = {"key": key, "dtype": dtype, "task_error": f"probe: {type(exc).__name__}: {first_line(exc)}",
                        "calls": {}}
