@@ -28,6 +28,7 @@ OutOption = Annotated[str | None, typer.Option("--out", help="Write the portable
 IngestOption = Annotated[bool, typer.Option("--ingest", help="With --out: also add the results to the KB.")]
 SetupOption = Annotated[list[str] | None, typer.Option("--setup", hidden=True, help="Module each worker imports first (test kernels).")]
 RunIdOption = Annotated[str | None, typer.Option("--run-id", hidden=True, help="Name the run (default: generated).")]
+CpuFallbackOption = Annotated[bool | None, typer.Option("--cpu-fallback/--no-cpu-fallback", help="tpu only: run with torch_tpu's CPU-fallback switch on or off (default: as the package has it).")]
 GenericOption = Annotated[bool, typer.Option("--generic-detector", hidden=True, help="Detect fallbacks from the dispatch table only.")]
 
 
@@ -42,6 +43,7 @@ def probe_live_command(
     samples: SamplesOption = 10,
     out: OutOption = None,
     ingest: IngestOption = False,
+    cpu_fallback: CpuFallbackOption = None,
     setup: SetupOption = None,
     run_id: RunIdOption = None,
     generic_detector: GenericOption = False,
@@ -58,7 +60,8 @@ def probe_live_command(
     if device is not None or resume is not None:
         result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
                           samples=samples, out=out, ingest=out is None or ingest, setup=setup, run_id=run_id,
-                          generic_detector=generic_detector, db=db, json_output=json_output and not compare_static_)
+                          generic_detector=generic_detector, db=db, json_output=json_output and not compare_static_,
+                          options={"cpu_fallback": cpu_fallback})
     elif not compare_static_:
         raise KBError("say what to probe: --device DEV, --resume RUN_ID or --compare-static")
     if compare_static_:
@@ -69,7 +72,7 @@ def probe_live_command(
 
 
 def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ingest, setup, run_id,
-             generic_detector, db, json_output):
+             generic_detector, db, json_output, options=None):
     """Run (or resume) a live probe with a progress bar, then print its summary."""
     from kb.live.opinfos import parse_patterns
     from kb.live.probe import live_probe
@@ -82,7 +85,8 @@ def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ing
             result = live_probe(device=device, resume=resume, dtypes=dtype_list, patterns=parse_patterns(ops),
                                 samples=samples or None, timeout=timeout, workers=workers, setup=setup,
                                 run_id=run_id, out=out, db=db, ingest=ingest,
-                                generic_detector=generic_detector, on_start=progress.start, on_task=progress.advance)
+                                generic_detector=generic_detector, options=options, on_start=progress.start,
+                                on_task=progress.advance)
         except KeyboardInterrupt:
             progress.stop()
             if progress.run_id:

@@ -64,6 +64,7 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
                patterns: list[str] | None = None, samples: int | None = 10, timeout: float | None = None, workers: int = 1,
                setup: list[str] | None = None, run_id: str | None = None, out: str | None = None,
                db: str | None = None, ingest: bool = True, generic_detector: bool = False,
+               options: dict[str, Any] | None = None,
                on_start: Callable[[int, int], None] | None = None,
                on_task: Callable[[dict[str, Any]], None] | None = None) -> LiveResult:
     if resume:
@@ -77,7 +78,8 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
             raise KBError("say which device to probe: --device cpu|meta|sim|cuda|neuron|tpu")
         plan = Plan(run_id=run_id or new_run_id(check_device(device)), device=device,
                     dtypes=check_dtypes(dtypes or list(DEFAULT_DTYPES)), patterns=patterns, samples=samples,
-                    timeout=timeout or DEFAULT_TIMEOUT, setup=list(setup or []), generic_detector=generic_detector)
+                    timeout=timeout or DEFAULT_TIMEOUT, setup=list(setup or []), generic_detector=generic_detector,
+                    options=_check_options(device, options))
     if plan.timeout <= 0:
         raise KBError("--timeout must be positive")
     header, tasks = run(plan, workers=workers, resume=bool(resume), on_start=on_start, on_task=on_task)
@@ -104,6 +106,20 @@ def finish(header: dict[str, Any], tasks: list[dict[str, Any]], *, out: str | No
         ingested = ingest_records(db or default_db_path(), [probe_run, *statuses],
                                   source_name=f"{report.SOURCE_NAME}:{header['run_id']}")
     return LiveResult(probe_run, statuses, path, ingested)
+
+
+def _check_options(device: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """Backend switches the device's backend accepts (kb.probe.backends), None values dropped."""
+    from kb.live.worker import DEVICE_BACKENDS
+    from kb.probe.backends import get_backend
+
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    accepted = get_backend(DEVICE_BACKENDS[device]).options if device in DEVICE_BACKENDS else ()
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise KBError(f"device {device} takes no option {', '.join(unknown)}"
+                      + (f" (it takes {', '.join(accepted)})" if accepted else ""))
+    return options
 
 
 def contradictions(conn: sqlite3.Connection, target: str | None = None) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ class Plan:
     timeout: float = 60.0
     setup: list[str] = field(default_factory=list)
     generic_detector: bool = False
+    options: dict[str, Any] = field(default_factory=dict)  # backend switches, e.g. {"cpu_fallback": True}
 
 
 @dataclass
@@ -75,7 +76,8 @@ class Pool:
     def config(self, slot: Slot, list_tasks: bool = False) -> dict[str, Any]:
         return {"device": self.plan.device, "dtypes": self.plan.dtypes, "patterns": self.plan.patterns,
                 "samples": self.plan.samples, "setup": self.plan.setup,
-                "generic_detector": self.plan.generic_detector, "beacon": slot.beacon, "log": slot.log,
+                "generic_detector": self.plan.generic_detector, "options": self.plan.options,
+                "beacon": slot.beacon, "log": slot.log,
                 "list_tasks": list_tasks}
 
     def start(self, slot: Slot, list_tasks: bool = False) -> None:

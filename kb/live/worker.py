@@ -104,7 +104,7 @@ def make_beacon_file(path: str) -> None:
 class Device:
     """The loaded device: its torch device, dispatch key, detector and versions."""
 
-    def __init__(self, name: str, generic_detector: bool = False):
+    def __init__(self, name: str, generic_detector: bool = False, options: dict[str, Any] | None = None):
         import importlib.util
 
         import torch
@@ -134,6 +134,8 @@ class Device:
             raise KBError(f"no installed backend registers a device named {name!r} "
                           f"(known: {', '.join(DEVICE_BACKENDS)})")
         self.device = torch.device(name)
+        # Reading the policy also applies the backend's switches (torch_tpu's CPU fallback).
+        self.policy = spec.read_policy(options or {}) if spec is not None else None
         if name == "cuda":  # compare true float32 results, not TensorFloat-32 ones
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
@@ -152,13 +154,12 @@ class Device:
         described = str(self.device)
         if self.name == "cuda":
             described = torch.cuda.get_device_name(0)
-        policy = self.spec.read_policy({}) if self.spec is not None else None
         return {
             "device": self.name, "device_description": described, "dispatch_key": self.key,
             "backend": self.spec.name if self.spec else self.name, "backend_version": version,
             "torch_version": public_version(torch.__version__), "torch_build": torch.__version__,
             "python_version": platform.python_version(), "host": socket.gethostname(),
-            "detector": self.detector.name, "fallback_policy": policy,
+            "detector": self.detector.name, "fallback_policy": self.policy,
         }
 
 
@@ -249,7 +250,8 @@ class State:
         from kb.live.opinfos import by_key, load_op_db
 
         self.config = config
-        self.device = Device(config["device"], generic_detector=config.get("generic_detector", False))
+        self.device = Device(config["device"], generic_detector=config.get("generic_detector", False),
+                             options=config.get("options"))
         for module in config.get("setup") or ():
             import_setup(module)
         self.op_db = load_op_db()
