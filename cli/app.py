@@ -30,3 +30,7 @@ def _root() -> None:
 def version_command() -> None:
     """Print kb's version."""
     typer.echo(kb.__version__)
+
+from cli import check as _check  # noqa: E402
+
+app.command("check")(_check.check_command)
