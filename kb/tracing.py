@@ -16,6 +16,7 @@ the module path that made the call. Modules are traced on the meta device, so an
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -337,7 +338,7 @@ def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, trai
         return TracedModel(source.kind, source.path, sites_from_graph(program.graph))
     if source.kind == mf.TORCHSCRIPT:
         module = mf.load_torchscript(source)
-        notes = ["TorchScript: counts are per graph node (a loop body counts once); argument shapes are unknown"]
+        notes = ["TorchScript, read statically: counts are per graph node (a loop body counts once); argument shapes are unknown"]
         if train:
             notes.append("--train is not available for TorchScript: forward ops only")
         return TracedModel(source.kind, source.path, sites_from_torchscript(module), notes=notes)
@@ -391,7 +392,9 @@ def export_on_meta(model, inputs: tuple):
     model = model.to("meta") if any(p.device.type != "meta" for p in model.parameters()) else model
     model.eval()
     try:
-        return torch.export.export(model, inputs, strict=False)
+        with warnings.catch_warnings():  # export's advice to model authors is noise here
+            warnings.simplefilter("ignore")
+            return torch.export.export(model, inputs, strict=False)
     except Exception as exc:
         raise TracingError(f"torch.export could not trace the model ({type(exc).__name__}: {mf._short(exc)})") from None
 

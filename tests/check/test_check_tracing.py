@@ -1,0 +1,76 @@
+"""Tracing: every op torch.export sees appears once, with the right counts, dtypes and
+module paths, from every input format."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from conftest import lookup_for
+
+from kb import check as kc
+from kb import model_formats as mf
+from kb import tracing
+
+
+def _export_truth(program) -> Counter:
+    return Counter(tracing.op_name(n.target) for n in program.graph.nodes
+                   if n.op == "call_function" and tracing.op_name(n.target))
+
+
+@pytest.mark.parametrize("name", ["mlp", "block", "convnet", "recurrent", "spectral"])
+def test_every_exported_op_reported_once_with_its_count(saved, traced, name):
+    truth = _export_truth(saved[name]["program"])
+    report = kc.check(traced[name], lookup_for("neuron"), target="neuron")
+    names = [op.op for op in report.ops]
+    assert len(names) == len(set(names))
+    assert Counter({op.op: op.count for op in report.ops}) == truth
+    assert report.call_sites == sum(truth.values())
+
+
+def test_module_paths_and_dtypes(traced):
+    report = kc.check(traced["block"], lookup_for("neuron"), target="neuron")
+    ops = {op.op: op for op in report.ops}
+    assert ops["aten::linear"].module_paths == ["attn.qkv", "attn.out", "up", "down"]
+    assert ops["aten::rms_norm"].module_paths == ["norm1", "norm2"]
+    assert ops["aten::embedding"].module_paths == ["embed"]
+    assert ops["aten::embedding"].dtypes == ["float32"]
+    assert ops["aten::scaled_dot_product_attention"].module_paths == ["attn"]
+    assert ops["aten::silu"].module_paths == ["(root)"]
+    assert "float32[1,4,12,8]" in ops["aten::scaled_dot_product_attention"].shapes[0]
+
+
+def test_graph_order_is_kept(traced):
+    sites = traced["mlp"].sites
+    assert [(s.op, s.module_path) for s in sites] == [
+        ("aten::linear", "fc1"), ("aten::gelu", "act"), ("aten::linear", "fc2")]
+    assert [s.index for s in sites] == [0, 1, 2]
+
+
+def test_factory_traces_like_the_saved_program(saved, traced):
+    entry = saved["block"]
+    from_factory = tracing.trace(mf.detect(entry["factory"]), entry["shapes"])
+    assert [(s.op, s.module_path) for s in from_factory.sites] == [(s.op, s.module_path) for s in traced["block"].sites]
+
+
+def test_torchscript_static_walk(saved):
+    model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]))
+    assert [(s.op, s.module_path) for s in model.sites] == [
+        ("aten::linear", "fc1"), ("aten::gelu", "act"), ("aten::linear", "fc2")]
+    assert model.notes and "static" in model.notes[0]
+
+
+def test_training_trace_has_backward_ops_in_their_modules(saved):
+    model = tracing.trace(mf.detect(saved["mlp"]["factory"]), ["2x8"], train=True)
+    phases = {s.phase for s in model.sites}
+    assert phases == {"forward", "backward"}
+    backward = [(s.op, s.module_path) for s in model.sites if s.phase == "backward"]
+    assert ("aten::gelu_backward", "act") in backward
+    assert ("aten::mm", "fc1") in backward
+    assert all(s.module_path is not None for s in model.sites)
+
+
+def test_input_shape_parsing():
+    assert tracing.parse_input_shape("1x128:int64") == tracing.TensorSpec((1, 128), "int64")
+    assert tracing.parse_input_shape("2x3").dtype == "float32"
+    assert tracing.parse_input_shape("4:bf16").dtype == "bfloat16"
