@@ -328,13 +328,25 @@ def meta_inputs(specs: list[TensorSpec]) -> tuple:
 
 def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, train: bool = False,
           trust: bool = False) -> TracedModel:
-    """Trace any recognised model input into CallSites."""
+    """Trace any recognised model input into CallSites (any failure is one TracingError)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _trace(source, input_shapes, train=train, trust=trust)
+    except KBError:
+        raise
+    except Exception as exc:  # a model can fail in any way; the user gets one line
+        raise TracingError(f"{source.path}: tracing failed ({type(exc).__name__}: {mf._short(exc)})") from None
+
+
+def _trace(source: mf.ModelSource, input_shapes: list[str] | None, *, train: bool, trust: bool) -> TracedModel:
     specs = [parse_input_shape(s) for s in input_shapes or []]
     if source.kind == mf.EXPORTED_PROGRAM:
         program = mf.load_exported_program(source, trust=trust)
         if train:
-            return TracedModel(source.kind, source.path, trace_training(program.module(), _program_inputs(program, specs)),
-                               notes=["backward traced from the exported graph's module on meta tensors"], train=True)
+            return TracedModel(source.kind, source.path, trace_training(_unflattened(program), _program_inputs(program, specs)),
+                               notes=["--train: forward and backward replayed from the exported graph on meta tensors"],
+                               train=True)
         return TracedModel(source.kind, source.path, sites_from_graph(program.graph))
     if source.kind == mf.TORCHSCRIPT:
         module = mf.load_torchscript(source)
@@ -350,6 +362,16 @@ def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, trai
         model = _build_on_meta(build, source)
         return _trace_module(source, model, specs, train)
     raise mf.ModelInputError(f"{source.path}: cannot trace a {source.kind}")
+
+
+def _unflattened(program):
+    """The exported graph as nested modules again, so module paths survive the replay."""
+    import torch
+
+    try:
+        return torch.export.unflatten(program)
+    except Exception:
+        return program.module()
 
 
 def _program_inputs(program, specs: list[TensorSpec]) -> tuple:
@@ -410,7 +432,10 @@ def trace_training(model, inputs: tuple) -> list[CallSite]:
     from torch.utils.module_tracker import ModuleTracker
 
     model = model.to("meta") if any(p.device.type != "meta" for p in model.parameters()) else model
-    model.train()
+    try:
+        model.train()
+    except NotImplementedError:  # exported modules refuse mode switches; they keep their own
+        pass
     sites: list[CallSite] = []
     tracker = ModuleTracker()
     root = type(model).__name__

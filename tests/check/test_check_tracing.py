@@ -74,3 +74,9 @@ def test_input_shape_parsing():
     assert tracing.parse_input_shape("1x128:int64") == tracing.TensorSpec((1, 128), "int64")
     assert tracing.parse_input_shape("2x3").dtype == "float32"
     assert tracing.parse_input_shape("4:bf16").dtype == "bfloat16"
+
+
+def test_training_trace_from_an_exported_program_keeps_module_paths(saved):
+    model = tracing.trace(mf.detect(saved["mlp"]["exported_program"]), train=True)
+    backward = {(s.op, s.module_path) for s in model.sites if s.phase == "backward"}
+    assert ("aten::gelu_backward", "act") in backward and ("aten::mm", "fc2") in backward
