@@ -87,7 +87,7 @@ def check_command(
         with _progress(f"resolving {len(traced.sites)} calls on {name}"):
             report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode)
         for op in report.ops:
-            op.allowed = op.op in allowed
+            op.allowed = is_allowed(op, allowed)
         reports.append(report)
 
     gate = evaluate_gate(reports, fail_on, known)
@@ -114,6 +114,14 @@ def check_command(
 
 
 # --- gate ------------------------------------------------------------------------------------
+
+
+def is_allowed(op, allowed: set[str]) -> bool:
+    """Accepted: the op itself, or a decomposed op whose every problem leaf is accepted."""
+    if op.op in allowed:
+        return True
+    problems = [leaf.op for leaf in op.via if SEVERITY[leaf.status] >= SEVERITY["fallback"]]
+    return bool(problems) and all(name in allowed for name in problems)
 
 
 def evaluate_gate(reports, fail_on: str | None, baseline: dict | None) -> dict:

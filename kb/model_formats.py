@@ -121,44 +121,61 @@ def _is_dangerous_global(name: str) -> bool:
     return False
 
 
-def pickle_globals(data: bytes) -> list[str]:
+def pickle_globals(data: bytes, max_pickles: int = 4) -> list[str]:
     """Every `module.name` the pickle would import, in order, without unpickling it.
 
     Follows GLOBAL/INST (names inline) and STACK_GLOBAL (names pushed as strings, possibly
-    through the memo). Raises ModelInputError when the bytes are not a readable pickle.
+    through the memo). Legacy `torch.save` files are several pickles in a row (magic
+    number, protocol, system info, the object) followed by raw storage bytes, so up to
+    `max_pickles` consecutive pickles are read. Raises ModelInputError when the bytes do
+    not start with a readable pickle.
     """
+    stream = io.BytesIO(data)
     found: list[str] = []
-    stack_strings: list[Any] = []  # recent pushed values, enough for STACK_GLOBAL
+    for number in range(max_pickles):
+        if stream.tell() >= len(data):
+            break
+        start = stream.tell()
+        try:
+            found.extend(_one_pickle_globals(stream))
+        except Exception as exc:  # pickletools raises ValueError and friends on garbage
+            if number == 0:
+                raise ModelInputError(f"not a readable pickle ({type(exc).__name__}: {exc})") from None
+            stream.seek(start)
+            break
+    return found
+
+
+def _one_pickle_globals(stream: io.BytesIO) -> list[str]:
+    found: list[str] = []
+    recent: list[Any] = []  # recently pushed values, enough for STACK_GLOBAL
     memo: dict[int, Any] = {}
-    try:
-        for opcode, arg, _pos in pickletools.genops(io.BytesIO(data)):
-            name = opcode.name
-            if name in ("GLOBAL", "INST"):
-                module, _, attr = str(arg).partition(" ")
-                found.append(f"{module}.{attr}")
-                stack_strings.append(None)
-            elif name == "STACK_GLOBAL":
-                attr = stack_strings[-1] if stack_strings else None
-                module = stack_strings[-2] if len(stack_strings) > 1 else None
-                found.append(f"{module}.{attr}" if isinstance(module, str) and isinstance(attr, str) else "?.?")
-                stack_strings.append(None)
-            elif name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE",
-                          "SHORT_BINSTRING", "BINSTRING", "STRING"):
-                stack_strings.append(arg)
-            elif name == "MEMOIZE":
-                memo[len(memo)] = stack_strings[-1] if stack_strings else None
-            elif name in ("BINPUT", "LONG_BINPUT", "PUT"):
-                memo[int(arg)] = stack_strings[-1] if stack_strings else None
-            elif name in ("BINGET", "LONG_BINGET", "GET"):
-                stack_strings.append(memo.get(int(arg)))
-            elif name == "STOP":
-                break
-            else:
-                stack_strings.append(None)
-            if len(stack_strings) > 64:
-                del stack_strings[:-8]
-    except Exception as exc:  # pickletools raises ValueError and friends on garbage
-        raise ModelInputError(f"not a readable pickle ({type(exc).__name__}: {exc})") from None
+    for opcode, arg, _pos in pickletools.genops(stream):
+        name = opcode.name
+        if name in ("GLOBAL", "INST"):
+            module, _, attr = str(arg).partition(" ")
+            found.append(f"{module}.{attr}")
+            recent.append(None)
+        elif name == "STACK_GLOBAL":
+            attr = recent[-1] if recent else None
+            module = recent[-2] if len(recent) > 1 else None
+            found.append(f"{module}.{attr}" if isinstance(module, str) and isinstance(attr, str) else "?.?")
+            recent.append(None)
+        elif name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE",
+                      "SHORT_BINSTRING", "BINSTRING", "STRING"):
+            recent.append(arg)
+        elif name == "MEMOIZE":
+            memo[len(memo)] = recent[-1] if recent else None
+        elif name in ("BINPUT", "LONG_BINPUT", "PUT"):
+            memo[int(arg)] = recent[-1] if recent else None
+        elif name in ("BINGET", "LONG_BINGET", "GET"):
+            recent.append(memo.get(int(arg)))
+        elif name == "STOP":
+            break
+        else:
+            recent.append(None)
+        if len(recent) > 64:
+            del recent[:-8]
     return found
 
 
@@ -415,10 +432,21 @@ def load_pickled_module(source: ModelSource):
     try:
         obj = torch.load(source.path, map_location="meta", weights_only=False)
     except Exception as exc:
-        raise ModelInputError(f"{source.path}: loading the pickle failed ({type(exc).__name__}: {_short(exc)})") from None
+        obj = _plain_pickle(source.path, exc)
     if not isinstance(obj, torch.nn.Module):
         raise ModelInputError(f"{source.path}: the pickle holds a {type(obj).__name__}, not an nn.Module")
     return obj
+
+
+def _plain_pickle(path: str, torch_error: Exception):
+    """A pickle written by `pickle.dump` rather than `torch.save` (still only with --trust)."""
+    import pickle
+
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except Exception:
+        raise ModelInputError(f"{path}: loading the pickle failed ({type(torch_error).__name__}: {_short(torch_error)})") from None
 
 
 def load_factory(source: ModelSource):

@@ -71,11 +71,15 @@ class CallSite:
         return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]
 
     def primary_dtype(self) -> str | None:
-        """The dtype an op's support is usually stated for: its first tensor argument's
-        (its output's when it takes none, as for `aten::arange`)."""
-        for spec in self.tensor_args():
-            if spec.dtype:
+        """The dtype an op's support is usually stated for: its first tensor argument's,
+        skipping boolean masks (`aten::where.self` is stated for its values, not its
+        condition), or its output's when it takes none (`aten::arange`)."""
+        tensors = [spec for spec in self.tensor_args() if spec.dtype]
+        for spec in tensors:
+            if spec.dtype != "bool":
                 return spec.dtype
+        if tensors:
+            return tensors[0].dtype
         for spec in _flatten(self.outputs):
             if isinstance(spec, TensorSpec) and spec.dtype:
                 return spec.dtype

@@ -121,3 +121,11 @@ def test_factory_and_train_from_the_cli(run_cli, saved):
     assert doc["train"] is True
     phases = {p for op in doc["reports"][0]["ops"] for p in op["phases"]}
     assert phases == {"forward", "backward"}
+
+
+def test_allowing_the_problem_leaf_accepts_the_composite(run_cli, saved):
+    spectral = saved["spectral"]["exported_program"]
+    code, out, _ = run_cli("check", spectral, "--fail-on", "unsupported")
+    assert code == 1 and "aten::fft_rfft (unsupported on neuron)" in out
+    code, out, _ = run_cli("check", spectral, "--fail-on", "unsupported", "--allow", "aten::_fft_r2c")
+    assert code == 0, out

@@ -152,3 +152,18 @@ def test_exported_program_read_without_unpickling(saved, monkeypatch):
     monkeypatch.setattr(torch.export, "load", forbidden)
     program = mf.load_exported_program(mf.detect(saved["block"]["exported_program"]))
     assert all(t.device.type == "meta" for t in program.state_dict.values())
+
+
+def test_legacy_torch_save_files_are_scanned_past_the_header(workdir, run_cli):
+    import torch
+    from model_zoo import MLP
+
+    module_file, state_file = workdir / "legacy_module.pt", workdir / "legacy_state.pt"
+    torch.save(MLP(), str(module_file), _use_new_zipfile_serialization=False)
+    torch.save(MLP().state_dict(), str(state_file), _use_new_zipfile_serialization=False)
+    code, _out, err = run_cli("check", module_file, "--input-shape", "2x8")
+    assert "model_zoo.MLP" in _one_line_error(code, err)
+    code, out, err = run_cli("check", module_file, "--input-shape", "2x8", "--trust", "--json")
+    assert code == 0, err
+    code, _out, err = run_cli("check", state_file)
+    assert "state_dict" in _one_line_error(code, err)

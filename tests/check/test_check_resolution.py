@@ -98,3 +98,12 @@ def test_summary_counts(traced):
     assert summary["distinct_ops"] == 2 and summary["call_sites"] == 3
     assert summary["ops_by_status"] == {"decomposed": 1, "fallback": 1}
     assert summary["native_call_sites_pct"] == 0.0 and summary["on_device_call_sites_pct"] == 66.7
+
+
+def test_primary_dtype_skips_boolean_masks():
+    from kb.tracing import CallSite, TensorSpec
+
+    site = CallSite(0, "aten::where.self", (TensorSpec((4,), "bool"), TensorSpec((4,), "bfloat16"), TensorSpec((4,), "bfloat16")))
+    assert site.primary_dtype() == "bfloat16"
+    assert kc.check(kc.TracedModel("factory", "m.py", [site]), {"aten::where.self": kc.Verdict("native", ("float32",))}.get,
+                    target="neuron").ops[0].status == "unknown"
