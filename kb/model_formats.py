@@ -372,6 +372,7 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
             raise UntrustedPickleError(
                 f"{path}: the archive holds pickled objects ({', '.join(pickled[:3])}); loading them runs code — pass --trust if you trust its source"
             )
+        _refuse_dangerous_members(path)
         try:
             return torch.export.load(path)
         except Exception as exc:
@@ -380,6 +381,31 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
         return ExportedProgramDeserializer().deserialize(serialized, weights, constants, b"")
     except Exception as exc:
         raise ModelInputError(f"{path}: cannot rebuild the exported graph ({type(exc).__name__}: {_short(exc)})") from None
+
+
+def _refuse_dangerous_members(path: str) -> None:
+    """Even with --trust, refuse an archive whose pickled members name exploit callables."""
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if "/data/" not in f"/{name}" or name.endswith(".json"):
+                continue
+            payload = archive.read(name)
+            if payload[:2] == b"PK":
+                try:
+                    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
+                        pickles = [inner.read(n) for n in inner.namelist() if n.endswith(".pkl")]
+                except zipfile.BadZipFile:
+                    continue
+            elif _looks_like_pickle(payload[:2]):
+                pickles = [payload]
+            else:
+                continue
+            for data in pickles:
+                dangerous = sorted({g for g in pickle_globals(data) if _is_dangerous_global(g)})
+                if dangerous:
+                    raise UntrustedPickleError(
+                        f"{path}: {name} would call {', '.join(dangerous[:3])} when loaded — refusing to load it, even with --trust"
+                    )
 
 
 def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:

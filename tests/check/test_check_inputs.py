@@ -167,3 +167,36 @@ def test_legacy_torch_save_files_are_scanned_past_the_header(workdir, run_cli):
     assert code == 0, err
     code, _out, err = run_cli("check", state_file)
     assert "state_dict" in _one_line_error(code, err)
+
+
+@pytest.mark.parametrize("trust", [False, True], ids=["untrusted", "trusted"])
+def test_exported_program_with_a_pickled_payload(saved, workdir, run_cli, trust):
+    """An archive whose weight is marked as pickled and holds an exploit: refused either way."""
+    import json
+
+    import torch
+
+    marker = workdir / "pwned"
+    source = saved["mlp"]["exported_program"]
+    evil = workdir / "evil.pt2"
+    payload = workdir / "payload.pt"
+    torch.save(_Payload(marker), str(payload))
+    with zipfile.ZipFile(source) as src:
+        config_name = next(n for n in src.namelist() if n.endswith("model_weights_config.json"))
+        config = json.loads(src.read(config_name))
+        first = next(iter(config["config"].values()))
+        first["use_pickle"] = True
+        weight_name = config_name.rsplit("/", 1)[0] + "/" + first["path_name"]
+        with zipfile.ZipFile(evil, "w") as dst:
+            for item in src.infolist():
+                data = src.read(item.filename)
+                if item.filename == config_name:
+                    data = json.dumps(config).encode()
+                elif item.filename == weight_name:
+                    data = payload.read_bytes()
+                dst.writestr(item, data)
+    args = ["check", evil] + (["--trust"] if trust else [])
+    code, _out, err = run_cli(*args)
+    line = _one_line_error(code, err)
+    assert ("system" in line) if trust else ("--trust" in line)
+    assert not marker.exists()
