@@ -165,13 +165,12 @@ def _short(op: str) -> str:
     return op[len("aten::"):] if op.startswith("aten::") else op
 
 
-def via_text(op) -> str:
-    """Leaves, with the status of those that are not native."""
-    parts = []
-    for leaf in op.via:
-        mark = "" if leaf.status == "native" else f" ({leaf.status})"
-        parts.append(f"{_short(leaf.op)}{mark}")
-    return ", ".join(parts)
+def via_text(op, limit: int = 6) -> str:
+    """Leaves, problem ones first and with their status; the rest as a count."""
+    leaves = sorted(op.via, key=lambda leaf: -SEVERITY[leaf.status])
+    parts = [_short(leaf.op) + ("" if leaf.status == "native" else f" ({leaf.status})") for leaf in leaves]
+    more = len(parts) - limit
+    return ", ".join(parts[:limit]) + (f" +{more} more" if more > 0 else "")
 
 
 def _paths_text(paths: list[str], limit: int = 3) -> str:

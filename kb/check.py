@@ -209,6 +209,8 @@ class Resolver:
 
 
 def _apply_restriction(verdict: Verdict, site: CallSite) -> Resolution:
+    """The verdict as it applies to this call: outside its dtypes or argument conditions
+    the KB has no evidence, so the call is unknown (with the reason)."""
     res = Resolution(verdict.status, source_kind=verdict.source_kind, source_url=verdict.source_url,
                      backend_version=verdict.backend_version, conditions=verdict.conditions)
     if verdict.dtypes:
@@ -216,9 +218,56 @@ def _apply_restriction(verdict: Verdict, site: CallSite) -> Resolution:
         if used is not None and used not in verdict.dtypes:
             res.reason = f"{verdict.status} only for {', '.join(verdict.dtypes)}; used with {used}"
             res.status = UNKNOWN
-    if verdict.conditions and res.status in ("native", "decomposed"):
-        res.reason = (res.reason + "; " if res.reason else "") + "holds under conditions: " + _conditions_text(verdict.conditions)
+            return res
+    if verdict.conditions:
+        broken, unchecked = _check_conditions(site, verdict.conditions)
+        if broken:
+            res.reason = f"{verdict.status} only when {_conditions_text(verdict.conditions)}; called with {broken}"
+            res.status = UNKNOWN
+        elif unchecked:
+            res.reason = f"holds when {_conditions_text(unchecked)} (not checked against the model)"
     return res
+
+
+def _check_conditions(site: CallSite, conditions: dict) -> tuple[str | None, dict]:
+    """Compare `{argument: allowed value or values}` with the call's arguments by schema
+    name. Returns (the first violated argument as text, the conditions that could not be
+    checked: unknown names, argument values not recorded)."""
+    values = _named_arguments(site)
+    unchecked = {}
+    for name, allowed in conditions.items():
+        if name not in values or isinstance(values[name], TensorSpec):
+            unchecked[name] = allowed
+            continue
+        options = allowed if isinstance(allowed, (list, tuple, set)) else [allowed]
+        actual = values[name]
+        if not any(_same_value(actual, option) for option in options):
+            return f"{name}={actual}", {}
+    return None, unchecked
+
+
+def _same_value(actual: Any, option: Any) -> bool:
+    if isinstance(option, str) and option.lower() in ("inf", "+inf", "-inf"):
+        return isinstance(actual, float) and actual == float(option)
+    if isinstance(actual, tuple) and isinstance(option, list):
+        return list(actual) == option
+    return actual == option
+
+
+def _named_arguments(site: CallSite) -> dict:
+    """The call's arguments by schema name, defaults filled in."""
+    overload = _overload(site.op)
+    if overload is None:
+        return dict(site.kwargs)
+    values = {}
+    for position, argument in enumerate(overload._schema.arguments):
+        if position < len(site.args) and not argument.kwarg_only:
+            values[argument.name] = site.args[position]
+        elif argument.name in site.kwargs:
+            values[argument.name] = site.kwargs[argument.name]
+        elif argument.has_default_value():
+            values[argument.name] = argument.default_value
+    return values
 
 
 def _conditions_text(conditions: dict) -> str:

@@ -107,3 +107,18 @@ def test_primary_dtype_skips_boolean_masks():
     assert site.primary_dtype() == "bfloat16"
     assert kc.check(kc.TracedModel("factory", "m.py", [site]), {"aten::where.self": kc.Verdict("native", ("float32",))}.get,
                     target="neuron").ops[0].status == "unknown"
+
+
+def test_argument_conditions_are_checked_by_schema_name():
+    from kb.tracing import CallSite, TensorSpec
+
+    x = TensorSpec((4, 8), "float32", (8, 1))
+    two = CallSite(0, "aten::linalg_vector_norm", (x, 2.0))
+    three = CallSite(1, "aten::linalg_vector_norm", (x, 3.0))
+    default = CallSite(2, "aten::linalg_vector_norm", (x,))
+    table = {"aten::linalg_vector_norm": kc.Verdict("native", conditions={"ord": [1.0, 2.0, "inf"], "dynamic": False})}
+    ops, per_site = kc.resolve([two, three, default], table.get)
+    assert per_site[0].status == "native" and "dynamic" in per_site[0].reason
+    assert per_site[1].status == "unknown" and "ord=3.0" in per_site[1].reason
+    assert per_site[2].status == "native"  # the schema default ord=2
+    assert ops[0].status == "unknown" and ops[0].count == 3
