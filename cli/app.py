@@ -1,15 +1,20 @@
 """The typer application: one function per command, each parsing arguments, calling
-`kb` and rendering. Command groups that grow large live in their own cli/ module and
-are registered at the bottom of this file.
+`kb` and rendering (cli.views). Command groups that grow large live in their own cli/
+module and are registered at the bottom of this file.
 
 Exit codes: 0 ok, 1 a finding or a gate tripped, 2 usage or input error.
 """
 
 from __future__ import annotations
 
+from typing import Annotated, Optional
+
 import typer
 
 import kb
+from cli import views
+from cli.options import DbOption, JsonOption
+from cli.render import emit_json, note, table
 
 app = typer.Typer(
     name="kb",
@@ -19,6 +24,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+db_app = typer.Typer(help="The KB file: build, locate, count, refresh the op catalog.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+data_app = typer.Typer(help="The shipped knowledge in data/: export what this KB learned.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+ModeOption = Annotated[str, typer.Option("--mode", help="eager or compile.")]
+
+
+def _open(db: Optional[str]):
+    from kb.db import open_kb
+
+    return open_kb(db)
+
+
+def _check_mode(mode: str) -> None:
+    from kb.errors import KBError
+    from kb.vocab import MODES
+
+    if mode not in MODES:
+        raise KBError(f"unknown mode {mode!r} (expected {' or '.join(MODES)})")
 
 
 @app.callback()
@@ -30,6 +55,185 @@ def _root() -> None:
 def version_command() -> None:
     """Print kb's version."""
     typer.echo(kb.__version__)
+
+
+@app.command("op")
+def op_command(
+    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor or add (every overload).")],
+    target: Annotated[Optional[str], typer.Option("--target", "-t", help="Only this target.")] = None,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """One op across targets, versions and modes, each verdict with its source."""
+    from kb import queries
+
+    views.op_report(queries.op_report(_open(db), name, target), json_out)
+
+
+@app.command("ops")
+def ops_command(
+    target: Annotated[str, typer.Option("--target", "-t", help="Target to list.")],
+    status: Annotated[Optional[str], typer.Option("--status", "-s", help="Only this status (unknown: catalog ops with no verdict).")] = None,
+    version: Annotated[Optional[str], typer.Option("--version", help="Backend version (default: newest with data).")] = None,
+    mode: ModeOption = "eager",
+    grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """The ops of one target with a given status."""
+    from kb import queries
+    from kb.errors import KBError
+    from kb.vocab import STATUSES, UNKNOWN
+
+    _check_mode(mode)
+    if status is not None and status not in (*STATUSES, UNKNOWN):
+        raise KBError(f"unknown status {status!r} (expected one of {', '.join((*STATUSES, UNKNOWN))})")
+    conn = _open(db)
+    queries.check_target(conn, target)
+    views.ops_list(queries.list_ops(conn, target, status, version, mode, grep), json_out)
+
+
+@app.command("compare")
+def compare_command(
+    targets: Annotated[list[str], typer.Argument(help="Two or more targets, e.g. neuron tpu.")],
+    mode: ModeOption = "eager",
+    grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
+    diff: Annotated[bool, typer.Option("--diff", help="Only ops whose status differs between targets.")] = False,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """A caniuse-style matrix of ops × targets (each at its newest version with data)."""
+    from kb import queries
+
+    _check_mode(mode)
+    conn = _open(db)
+    for target in targets:
+        queries.check_target(conn, target)
+    views.compare_matrix(queries.compare(conn, targets, mode, grep, diff), json_out)
+
+
+@app.command("targets")
+def targets_command(json_out: JsonOption = False, db: DbOption = None) -> None:
+    """The targets kb knows, their versions with data and verdict counts."""
+    from kb import queries
+
+    views.targets_view(queries.targets_overview(_open(db)), json_out)
+
+
+@app.command("disagreements")
+def disagreements_command(
+    target: Annotated[Optional[str], typer.Option("--target", "-t")] = None,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Verdicts whose sources say different things (doc vs probe, say)."""
+    from kb import queries
+
+    views.disagreements_view(queries.disagreements(_open(db), target), json_out)
+
+
+@db_app.command("path")
+def db_path_command(db: DbOption = None) -> None:
+    """Print where the KB file is (KB_DB / --db override the user cache folder)."""
+    from kb.db import resolve_path
+
+    typer.echo(resolve_path(db))
+
+
+@db_app.command("build")
+def db_build_command(
+    clean: Annotated[bool, typer.Option("--clean", help="Start from scratch: drops local probe and ingest data.")] = False,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Build the KB from the shipped data/ (or refresh its shipped part, keeping local data)."""
+    import os
+
+    from kb import build
+    from kb.db import resolve_path
+
+    path = resolve_path(db)
+    result = build.build(path) if clean or not os.path.exists(path) else build.refresh(path)
+    if json_out:
+        emit_json(result)
+    else:
+        note(f"built {result['path']}: {result['records']} shipped records, {result['verdicts']} verdicts in {result['seconds']} s")
+
+
+@db_app.command("stats")
+def db_stats_command(json_out: JsonOption = False, db: DbOption = None) -> None:
+    """Row counts, schema version, build facts."""
+    from kb import queries
+
+    result = queries.stats(_open(db))
+    if json_out:
+        emit_json(result)
+        return
+    rows = [[name, count] for name, count in result["tables"].items()]
+    rows += [[f"observations from {k}", v] for k, v in sorted(result["observations_by_source_kind"].items())]
+    rows += [["disagreements", result["disagreements"]], ["schema version", result["schema_version"]]]
+    rows += [[k, v] for k, v in sorted(result["meta"].items())]
+    table(["what", "value"], rows, status_column=None)
+
+
+@db_app.command("catalog")
+def db_catalog_command(json_out: JsonOption = False, db: DbOption = None) -> None:
+    """Load the op catalog of the installed torch into the KB (built once per torch version, cached)."""
+    from kb import catalog
+    from kb import db as kbdb
+    from kb.build import load_ops
+
+    path = kbdb.resolve_path(db)
+    kbdb.open_kb(path).close()
+    version, rows = catalog.local_catalog()
+    eng = kbdb.engine(path)
+    try:
+        with eng.begin() as conn:
+            load_ops(conn, rows)
+    finally:
+        eng.dispose()
+    result = {"torch_version": version, "ops": len(rows), "cache": catalog.cache_path(version)}
+    if json_out:
+        emit_json(result)
+    else:
+        note(f"loaded {len(rows)} ATen overloads of torch {version} (cached at {result['cache']})")
+
+
+@data_app.command("export")
+def data_export_command(
+    out: Annotated[Optional[str], typer.Option("--out", help="Folder to write (default: the shipped data/ folder).")] = None,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Write this KB's local evidence (ingests, probes) to data/ as sorted JSONL, for review."""
+    from kb import export, paths
+
+    target_dir = out or paths.data_dir()
+    written = export.export(_open(db), target_dir)
+    if json_out:
+        emit_json({"out": target_dir, "files": written})
+        return
+    table(["file", "records"], [[path, count] for path, count in written.items()], title=f"exported to {target_dir}",
+          status_column=None)
+    if not written:
+        note("nothing to export: this KB holds only shipped data")
+
+
+from cli import ingest as _ingest  # noqa: E402
+
+app.command("ingest")(_ingest.ingest_command)
+
+from cli import eol as _eol  # noqa: E402
+
+app.command("eol")(_eol.eol_command)
+
+from cli import audit as _audit  # noqa: E402
+
+app.command("audit")(_audit.audit_command)
+
+from cli import cost as _cost  # noqa: E402
+
+app.command("cost")(_cost.cost_command)
 
 from cli import check as _check  # noqa: E402
 

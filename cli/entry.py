@@ -12,9 +12,8 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from kb.errors import KBError
-
     from cli.render import error
+    from kb.errors import KBError
 
     try:
         from cli import fast

@@ -1,5 +1,48 @@
-"""Fast path for plain look-ups; filled in by the spine."""
+"""Plain `kb op NAME [--target T] [--json] [--db PATH]` without typer.
+
+Typer, click and rich together take several times Python's own start-up; a look-up
+that scripts run in loops should not pay that. Anything this parser does not
+recognise (help, other commands, unknown flags) goes to the typer app instead, so
+there is one behaviour and this is only a shortcut to it.
+"""
+
+from __future__ import annotations
+
+import os
 
 
-def try_run(argv):
-    return None
+def _parse_op(args: list[str]) -> dict | None:
+    opts: dict = {"name": None, "target": None, "json": False, "db": os.environ.get("KB_DB")}
+    flags = {"--target": "target", "-t": "target", "--db": "db"}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        key, eq, value = arg.partition("=")
+        if arg == "--json":
+            opts["json"] = True
+        elif key in flags and eq:
+            opts[flags[key]] = value
+        elif arg in flags and i + 1 < len(args):
+            opts[flags[arg]] = args[i + 1]
+            i += 1
+        elif arg.startswith("-") or opts["name"] is not None:
+            return None
+        else:
+            opts["name"] = arg
+        i += 1
+    return opts if opts["name"] else None
+
+
+def try_run(argv: list[str]) -> int | None:
+    """Exit code when handled here, None to hand over to the typer app."""
+    if not argv or argv[0] != "op":
+        return None
+    opts = _parse_op(argv[1:])
+    if opts is None:
+        return None
+    from cli import views
+    from kb import queries
+    from kb.db import open_kb
+
+    views.op_report(queries.op_report(open_kb(opts["db"]), opts["name"], opts["target"]), opts["json"])
+    return 0

@@ -9,11 +9,13 @@ JSON object a line with a `record` field naming its type.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import IO, Any, Iterable, Iterator
+from datetime import UTC, datetime
+from typing import IO, Any
 
 from kb.vocab import DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
 
@@ -24,7 +26,7 @@ class RecordError(ValueError):
 
 def utc_now() -> str:
     """Current time as an ISO-8601 UTC string, second precision (used for retrieved_at)."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def sha256_text(text: str | bytes) -> str:
@@ -169,6 +171,11 @@ def to_dict(record: Record) -> dict[str, Any]:
     return {"record": _TYPE_NAMES[type(record)], **{k: v for k, v in body.items() if v not in (None, (), [])}}
 
 
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def from_dict(data: dict[str, Any]) -> Record:
     """Rebuild a record from `to_dict` output; raises RecordError on anything malformed."""
     data = dict(data)
@@ -176,8 +183,7 @@ def from_dict(data: dict[str, Any]) -> Record:
     cls = RECORD_TYPES.get(kind)
     if cls is None:
         raise RecordError(f"unknown record type {kind!r}")
-    names = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = set(data) - set(names)
+    unknown = set(data) - _field_names(cls)
     if unknown:
         raise RecordError(f"{kind}: unknown fields {sorted(unknown)}")
     if "provenance" in data:

@@ -1,0 +1,103 @@
+"""How each query's answer is shown: one function per answer, JSON or table.
+
+Shared by the typer commands and the fast path (cli.fast), so both print the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cli.render import emit_json, note, table
+
+
+def _source(v: dict[str, Any]) -> str:
+    return f"{v['source_kind']}: {v['source_name']}"
+
+
+def _restriction(v: dict[str, Any]) -> str:
+    parts = []
+    if v.get("dtypes"):
+        parts.append("dtypes " + ",".join(v["dtypes"]))
+    for key, value in (v.get("conditions") or {}).items():
+        if key == "other_dtypes":
+            parts.append("; ".join(f"{d}: {s}" for d, s in value.items()))
+        else:
+            parts.append(f"{key}={value}")
+    return " ".join(parts)
+
+
+def op_report(report: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(report)
+        return
+    for entry in report["ops"]:
+        cat = entry["catalog"] or {}
+        kinds = [k for k, flag in (("CompositeImplicitAutograd", cat.get("composite_implicit")),
+                                   ("CompositeExplicitAutograd", cat.get("composite_explicit"))) if flag]
+        header = entry["op"]
+        if cat:
+            header += f"  — {cat['schema']}"
+            if kinds:
+                header += f"  [{', '.join(kinds)}]"
+        else:
+            header += "  (not in the local op catalog)"
+        rows = [
+            [v["target"], v["backend_version"], v["mode"], v["status"], _restriction(v),
+             _source(v) + (" ⚠ sources disagree" if v["disagreement"] else ""), v["source_url"] or v["probe_run_id"]]
+            for v in entry["verdicts"]
+        ]
+        if rows:
+            table(["target", "version", "mode", "status", "restriction", "source", "url"], rows, title=header)
+        else:
+            table(["target", "status"], [["(every target)", "unknown"]], title=header)
+        print()
+
+
+def ops_list(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(result)
+        return
+    title = f"{result['target']} {result['backend_version'] or '(no data)'} · {result['mode']}"
+    rows = [[r["op"], r["status"], _restriction(r) if "source_kind" in r else "",
+             _source(r) if "source_kind" in r else ""] for r in result["ops"]]
+    table(["op", "status", "restriction", "source"], rows, title=title)
+    note(f"{len(rows)} ops")
+
+
+def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(result)
+        return
+    targets = result["targets"]
+    heads = [f"{t} {result['versions'][t] or '(no data)'}" for t in targets]
+    rows = [[r["op"], *[f"{_symbol(r[t])} {r[t]}" for t in targets]] for r in result["rows"]]
+    table(["op", *heads], rows, title=f"mode: {result['mode']}", status_column=None)
+    note(f"{len(rows)} ops")
+
+
+def _symbol(status: str) -> str:
+    from kb.vocab import SYMBOLS
+
+    return SYMBOLS.get(status, "?")
+
+
+def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        emit_json(rows)
+        return
+    table(
+        ["target", "label", "key", "versions with data", "eager verdicts (newest version)"],
+        [[r["name"], r["label"], r["dispatch_key"], ", ".join(r["versions"]) or "-",
+          " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-"] for r in rows],
+        status_column=None,
+    )
+
+
+def disagreements_view(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        emit_json(rows)
+        return
+    table(["op", "target", "version", "mode", "verdict", "sources"],
+          [[r["op"], r["target"], r["backend_version"], r["mode"], r["status"],
+            "; ".join(f"{s}: {st}" for s, st in r["sources"].items())] for r in rows])
+    note(f"{len(rows)} disagreements")

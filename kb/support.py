@@ -1,0 +1,152 @@
+"""Deriving verdicts from evidence: precedence, dtype restrictions, disagreements.
+
+For every op × target × release × mode, each source's *current* word (its newest ingest
+for that target and release) is reduced to one status, then the source of highest
+precedence wins (live_probe > static_probe > doc/manual > release_notes > inferred;
+newest retrieval breaks ties). Sources that say different things are kept side by side
+in `Support.sources` and flagged as a disagreement, never averaged away.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kb.vocab import SEVERITY, SOURCE_RANK, best
+
+
+@dataclass(frozen=True)
+class SourceVerdict:
+    """One source's statement about one op × target × release × mode, reduced to one status."""
+
+    source: str  # source name, plus the probe run for probes
+    rank: int
+    retrieved_at: str
+    status: str
+    dtypes: tuple[str, ...] | None
+    conditions: dict[str, Any] | None
+    observation: dict[str, Any]  # the row standing for this source's statement
+
+
+def source_id(obs: dict[str, Any]) -> str:
+    run = obs.get("probe_run_id")
+    return f"{obs['source_name']}@{run}" if run else obs["source_name"]
+
+
+def reduce_source(rows: list[dict[str, Any]]) -> SourceVerdict:
+    """One source's rows (one per dtype, say) → one status with a structured restriction.
+
+    Same status everywhere: that status, for the union of the dtypes. Mixed: the best
+    status, restricted to the dtypes where it holds, the others listed by status in
+    `conditions["other_dtypes"]` — partial support is a restriction, never a word.
+    """
+    statuses = {row["status"] for row in rows}
+    first = max(rows, key=lambda r: r["retrieved_at"])
+    if len(statuses) == 1:
+        dtype_lists = [row["dtypes"] for row in rows]
+        dtypes = None if any(d is None for d in dtype_lists) else tuple(sorted({d for ds in dtype_lists for d in ds}))
+        conditions = first["conditions"]
+        status = statuses.pop()
+    else:
+        status = best(statuses)
+        held = sorted({d for row in rows if row["status"] == status for d in (row["dtypes"] or ())})
+        others = {d: row["status"] for row in rows if row["status"] != status for d in (row["dtypes"] or ())}
+        dtypes = tuple(held) or None
+        conditions = {**(first["conditions"] or {}), "other_dtypes": dict(sorted(others.items()))}
+        first = next(row for row in rows if row["status"] == status)
+    return SourceVerdict(
+        source=source_id(first),
+        rank=SOURCE_RANK[first["source_kind"]],
+        retrieved_at=first["retrieved_at"],
+        status=status,
+        dtypes=dtypes,
+        conditions=conditions,
+        observation=first,
+    )
+
+
+def choose(verdicts: list[SourceVerdict]) -> SourceVerdict:
+    """Highest precedence wins; among equals the newest retrieval."""
+    return max(verdicts, key=lambda v: (v.rank, v.retrieved_at, -SEVERITY[v.status]))
+
+
+def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Support rows from current observations (dicts with Observation's columns)."""
+    by_key: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for obs in observations:
+        key = (obs["op"], obs["target"], obs["release_id"], obs["mode"])
+        by_key[key][source_id(obs)].append(obs)
+    rows = []
+    for (op, target, release_id, mode), per_source in by_key.items():
+        verdicts = [reduce_source(source_rows) for source_rows in per_source.values()]
+        win = choose(verdicts)
+        obs = win.observation
+        rows.append(
+            {
+                "op": op,
+                "target": target,
+                "release_id": release_id,
+                "mode": mode,
+                "status": win.status,
+                "dtypes": list(win.dtypes) if win.dtypes is not None else None,
+                "conditions": win.conditions,
+                "note": obs["note"],
+                "source_kind": obs["source_kind"],
+                "source_name": obs["source_name"],
+                "source_url": obs["source_url"],
+                "probe_run_id": obs["probe_run_id"],
+                "retrieved_at": obs["retrieved_at"],
+                "observation_id": obs["id"],
+                "sources": {v.source: v.status for v in sorted(verdicts, key=lambda v: v.source)},
+                "disagreement": len({v.status for v in verdicts}) > 1,
+            }
+        )
+    return rows
+
+
+# Each source's newest word per target × release × mode: the rows of its latest ingest.
+# Older batches of the same source are history (kept, never deleted).
+CURRENT_OBSERVATIONS_SQL = """
+SELECT o.*, r.version AS backend_version FROM observation o JOIN release r ON r.id = o.release_id
+JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') AS run, MAX(ingested_at) AS at
+      FROM observation GROUP BY source_name, target, release_id, mode, run) latest
+  ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
+ AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
+"""
+_SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
+                    "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
+                    "disagreement")
+_JSON = ("dtypes", "conditions", "sources")
+
+
+def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
+    cursor = raw.execute(CURRENT_OBSERVATIONS_SQL)
+    names = [d[0] for d in cursor.description]
+    rows = []
+    for values in cursor:
+        row = dict(zip(names, values))
+        for key in ("dtypes", "conditions"):
+            if row[key] is not None:
+                row[key] = json.loads(row[key])
+        rows.append(row)
+    return rows
+
+
+def rebuild(raw: sqlite3.Connection) -> int:
+    """Replace every Support row with verdicts derived from the current evidence.
+
+    Runs on the DB-API connection inside the caller's transaction: at tens of thousands
+    of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
+    rows = derive(current_observations(raw))
+    raw.execute("DELETE FROM support")
+    marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
+    raw.executemany(
+        f"INSERT INTO support ({', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
+        ([json.dumps(row[c]) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS]
+         for row in rows),
+    )
+    return len(rows)

@@ -1,0 +1,135 @@
+"""Facts with no public document we can fetch, restated by hand (source kind `manual`).
+
+Two inputs, both from `shared/reference/facts/`:
+- `manual-facts.csv` (kind, product, subject, value, note, source_url): TorchNeuron 2.33
+  releases, platform matrix, limitations and fallback policy; TorchTPU 0.2.0; end-of-
+  support statements seen only in secondary coverage. Each row keeps its own source URL.
+- the list of ATen names a pre-release TorchNeuron development snapshot registers for
+  PrivateUse1. It is evidence about that snapshot only, so it gets a version of its own
+  (`0.1.0.dev0+g98154b8`) and never the 2.33 release's.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from kb import records as rec
+from kb.opnames import OpNameError, canonical
+
+TOOL_VERSION = "reference_facts/1"
+SNAPSHOT_VERSION = "0.1.0.dev0+g98154b8"
+SNAPSHOT_URL = "https://github.com/parmoham-aws/test-repo-parmoham/tree/98154b867aa24562a3213e520d9ad7fd41032291"
+
+# product words in the CSV -> (kb product, kb target)
+_PRODUCTS = {
+    "torch-neuronx (native TorchNeuron)": ("torchneuron", "neuron"),
+    "torch_tpu": ("torch_tpu", "tpu"),
+}
+_SDK = re.compile(r"Neuron SDK (\d+\.\d+(?:\.\d+)?)")
+_TORCH = re.compile(r"PyTorch (\d+\.\d+(?:\.\d+)?)")
+_PYTHON = re.compile(r"Python ((?:\d\.\d+;?)+)")
+_FAMILIES = re.compile(r"\b(Trn\d|Inf\d)\b")
+
+
+class FactsError(ValueError):
+    pass
+
+
+def _split_product(product: str) -> tuple[str, str, str | None]:
+    """'torch-neuronx (native TorchNeuron) 2.33' -> ('torchneuron', 'neuron', '2.33')."""
+    for words, (kb_product, target) in _PRODUCTS.items():
+        if product == words:
+            return kb_product, target, None
+        if product.startswith(words + " "):
+            return kb_product, target, product[len(words) + 1:].strip()
+    return re.sub(r"[^a-z0-9]+", "-", product.lower()).strip("-"), "", None
+
+
+def _sdk_version(version: str) -> str:
+    return version if version.count(".") >= 2 else version + ".0"
+
+
+def parse_manual_facts(text: str, *, source_file_url: str, retrieved_at: str, sha256: str) -> list[rec.Record]:
+    """Rows of manual-facts.csv as records; unknown row kinds are an error, not skipped."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    expected = {"kind", "product", "subject", "value", "note", "source_url"}
+    if not rows or set(rows[0]) != expected:
+        found = sorted(rows[0]) if rows else []
+        raise FactsError(f"{source_file_url}: expected columns {sorted(expected)}, found {found}")
+    out: list[rec.Record] = []
+    for row in rows:
+        prov = rec.Provenance(
+            source_kind="manual", source_name="manual-facts", source_url=row["source_url"] or source_file_url,
+            retrieved_at=retrieved_at, content_sha256=sha256, tool_version=TOOL_VERSION,
+        )
+        kind, note = row["kind"], row["note"] or None
+        product, target, version = _split_product(row["product"])
+        if kind == "release":
+            out.append(_release(product, row["subject"], row["value"], note or "", prov))
+        elif kind in ("limitation", "platform", "policy", "coverage-claim"):
+            if not target:
+                raise FactsError(f"{source_file_url}: no kb target for product {row['product']!r}")
+            if version:  # "... 2.33": an SDK release
+                rel_product, rel_version = "neuron-sdk", _sdk_version(version)
+            elif target == "neuron":
+                rel_product, rel_version = "neuron-sdk", "2.33.0"
+            else:
+                rel_product, rel_version = product, "0.2.0"
+            feature = row["subject"] if kind == "limitation" else f"{kind}: {row['subject']}"
+            out.append(rec.Limitation(target=target, product=rel_product, version=rel_version, feature=feature,
+                                      status=row["value"], note=note, provenance=prov))
+        elif kind == "end-of-support":
+            ends = re.search(r"ends in Neuron (\d+\.\d+)", row["value"])
+            announced = re.search(r"announced (\d{4}-\d{2}-\d{2})", note or "")
+            out.append(rec.SupportWindow(
+                product=product, cycle=row["subject"], provenance=prov,
+                eol_kind="with_release" if ends else None, eol_release=ends.group(1) if ends else None,
+                statement_date=announced.group(1) if announced else None,
+                title=f"{row['product']}: {row['subject']} {row['value']}", note=note,
+            ))
+        else:
+            raise FactsError(f"{source_file_url}: unknown fact kind {kind!r}")
+    return out
+
+
+def _release(product: str, version: str, date: str, note: str, prov: rec.Provenance) -> rec.Release:
+    sdk = _SDK.search(note)
+    torch_version = _TORCH.search(note)
+    python = _PYTHON.search(note)
+    return rec.Release(
+        product=product, version=version, provenance=prov, date=date or None,
+        sdk_version=sdk.group(1) if sdk else None,
+        torch_versions=(torch_version.group(1),) if torch_version else (),
+        python_versions=tuple(v for v in python.group(1).split(";") if v) if python else (),
+        instance_families=tuple(dict.fromkeys(_FAMILIES.findall(note))),
+        os=("Linux x86_64",) if "Linux x86_64" in note else (),
+        channel="beta" if "beta" in note else None,
+        note=note or None,
+    )
+
+
+def parse_snapshot_ops(text: str, *, source_file_url: str, retrieved_at: str, sha256: str) -> list[rec.Record]:
+    """The pre-release snapshot's registered ATen names as `native` on its own version."""
+    lines = [line.strip() for line in text.splitlines()]
+    names = [line for line in lines if line and not line.startswith("#")]
+    if not names:
+        raise FactsError(f"{source_file_url}: no operator names")
+    prov = rec.Provenance(source_kind="manual", source_name="torchneuron-dev-snapshot", source_url=SNAPSHOT_URL,
+                          retrieved_at=retrieved_at, content_sha256=sha256, tool_version=TOOL_VERSION)
+    release = rec.Release(
+        product="torchneuron", version=SNAPSHOT_VERSION, provenance=prov, date="2026-04-21", channel="pre-release",
+        torch_versions=("2.10",),
+        note="development snapshot of the native TorchNeuron backend (package version 0.1.0, torch~=2.10), "
+             "not a Neuron SDK release; its op set may differ from 2.33",
+    )
+    out: list[rec.Record] = [release]
+    for name in sorted(set(names)):
+        try:
+            op = canonical(name)
+        except OpNameError as exc:
+            raise FactsError(f"{source_file_url}: {exc}") from None
+        out.append(rec.OpStatus(op=op, target="neuron", backend_version=SNAPSHOT_VERSION, status="native",
+                                provenance=prov, note="registered for PrivateUse1 at import (pre-release snapshot)"))
+    return out

@@ -1,0 +1,80 @@
+"""Shared fixtures: every test gets its own KB file and cache folder (real SQLite files
+in tmp dirs, never the user's), and can build KBs from small data folders of its own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb import records as rec
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def reference_dir() -> Path | None:
+    """shared/reference beside the checkout (KB_REFERENCE_DIR overrides); None when absent."""
+    for candidate in (os.environ.get("KB_REFERENCE_DIR"), REPO.parent / "shared" / "reference",
+                      Path("/work/shared/reference")):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture
+def reference():
+    found = reference_dir()
+    if found is None:
+        pytest.skip("shared/reference is not present beside this checkout")
+    return found
+
+
+@pytest.fixture(autouse=True)
+def isolated_kb(tmp_path, monkeypatch):
+    """KB_DB and KB_CACHE_DIR point into tmp_path for every test."""
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KB_DB", str(tmp_path / "kb.sqlite"))
+    return tmp_path / "kb.sqlite"
+
+
+def prov(kind: str = "doc", name: str = "test-doc", url: str = "https://example.test/doc",
+         at: str = "2026-11-01T00:00:00+00:00", sha: str = "sha-1", run: str | None = None) -> rec.Provenance:
+    return rec.Provenance(source_kind=kind, source_name=name, source_url=None if run else url,
+                          retrieved_at=at, content_sha256=sha, probe_run_id=run)
+
+
+def op_status(op: str, status: str, *, target: str = "neuron", version: str = "2.14.3.0", mode: str = "eager",
+              dtypes=None, **prov_kw) -> rec.OpStatus:
+    return rec.OpStatus(op=op, target=target, backend_version=version, status=status, mode=mode,
+                        dtypes=dtypes, provenance=prov(**prov_kw))
+
+
+@pytest.fixture
+def small_data(tmp_path, monkeypatch):
+    """A data/ folder with the real targets, a 6-op catalog and no records; returns its path."""
+    data = tmp_path / "data"
+    (data / "ops").mkdir(parents=True)
+    shutil.copy(REPO / "data" / "targets.csv", data / "targets.csv")
+    wanted = {"aten::add.Tensor", "aten::add.Scalar", "aten::add.out", "aten::nonzero", "aten::relu", "aten::silu"}
+    with open(REPO / "data" / "ops" / "aten-torch-2.13.0.jsonl", encoding="utf-8") as src, \
+            open(data / "ops" / "aten-torch-2.13.0.jsonl", "w", encoding="utf-8") as dst:
+        for line in src:
+            if any(f'"name": "{name}"' in line for name in wanted):
+                dst.write(line)
+    monkeypatch.setenv("KB_DATA_DIR", str(data))
+    return data
+
+
+def write_records(path: Path, records) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        rec.write_jsonl(records, fh)
+    return path
+
+
+def probe_run(run_id: str, *, kind: str = "live", target: str = "neuron", version: str = "2.14.3.0") -> rec.ProbeRun:
+    return rec.ProbeRun(run_id=run_id, kind=kind, target=target, backend=target, backend_version=version,
+                        torch_version="2.13.0", python_version="3.11.7", host="test-host",
+                        started_at="2026-11-01T00:00:00+00:00")
