@@ -3,47 +3,10 @@ every format once, traced once, and an in-memory verdict table standing in for t
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # model_zoo must be importable for the pickled-module files
-
-import model_zoo  # noqa: E402
-
-from kb.check import Verdict  # noqa: E402
-
-ZOO = str(HERE / "model_zoo.py")
-
-# The stand-in KB: what a target "neuron" would say. Deliberately partial.
-TABLE = {
-    "aten::t": Verdict("native", source_kind="static_probe"),
-    "aten::addmm": Verdict("native", dtypes=("bfloat16", "float32"), source_kind="doc", source_url="https://example.test/ops"),
-    "aten::mm": Verdict("native", source_kind="static_probe"),
-    "aten::bmm": Verdict("native", source_kind="static_probe"),
-    "aten::view": Verdict("native", source_kind="static_probe"),
-    "aten::_unsafe_view": Verdict("native", source_kind="static_probe"),
-    "aten::mul.Tensor": Verdict("native", source_kind="static_probe"),
-    "aten::mean.dim": Verdict("native", source_kind="static_probe"),
-    "aten::rsqrt": Verdict("native", source_kind="static_probe"),
-    "aten::pow.Tensor_Scalar": Verdict("native", source_kind="static_probe"),
-    "aten::add_.Scalar": Verdict("native", source_kind="static_probe"),
-    "aten::add.Tensor": Verdict("native", source_kind="static_probe"),
-    "aten::gelu": Verdict("fallback", source_kind="live_probe"),
-    "aten::silu": Verdict("native", source_kind="live_probe"),
-    "aten::relu": Verdict("native", source_kind="live_probe"),
-    "aten::embedding": Verdict("native", source_kind="static_probe"),
-    "aten::abs": Verdict("native", dtypes=("float32",), source_kind="doc", source_url="https://example.test/ops"),
-    "aten::_fft_r2c": Verdict("unsupported", source_kind="doc", source_url="https://example.test/fft"),
-}
-TPU_TABLE = {**TABLE, "aten::gelu": Verdict("native", source_kind="doc"), "aten::_fft_r2c": Verdict("fallback", source_kind="doc")}
-
-
-def lookup_for(target: str):
-    return (TPU_TABLE if target == "tpu" else TABLE).get
+from tests.check import model_zoo
+from tests.check.check_fixtures import lookup_for
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +23,7 @@ def saved(tmp_path_factory):
             meta_model = getattr(model_zoo, factory)()
         inputs = tracing.meta_inputs([tracing.parse_input_shape(s) for s in shapes])
         program = tracing.export_on_meta(meta_model, inputs)
-        paths = {"program": program, "shapes": shapes, "factory": f"{ZOO}:{factory}"}
+        paths = {"program": program, "shapes": shapes, "factory": f"{model_zoo.__file__}:{factory}"}
         ep_path = root / f"{name}.model"  # no telling suffix: detection is by content
         torch.export.save(program, str(ep_path))
         paths["exported_program"] = str(ep_path)
@@ -104,5 +67,3 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
-
-__all__ = ["TABLE", "ZOO", "lookup_for", "os"]

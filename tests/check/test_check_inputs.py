@@ -7,9 +7,9 @@ import pickle
 import zipfile
 
 import pytest
-from conftest import ZOO
 
 from kb import model_formats as mf
+from tests.check.check_fixtures import ZOO
 
 
 class _Payload:
@@ -156,7 +156,8 @@ def test_exported_program_read_without_unpickling(saved, monkeypatch):
 
 def test_legacy_torch_save_files_are_scanned_past_the_header(workdir, run_cli):
     import torch
-    from model_zoo import MLP
+
+    from tests.check.model_zoo import MLP
 
     module_file, state_file = workdir / "legacy_module.pt", workdir / "legacy_state.pt"
     torch.save(MLP(), str(module_file), _use_new_zipfile_serialization=False)

@@ -3,9 +3,8 @@ restrictions, eager transitions and compile effects."""
 
 from __future__ import annotations
 
-from conftest import lookup_for
-
 from kb import check as kc
+from tests.check.check_fixtures import lookup_for
 
 
 def _ops(report):

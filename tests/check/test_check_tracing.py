@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from conftest import lookup_for
 
 from kb import check as kc
 from kb import model_formats as mf
 from kb import tracing
+from tests.check.check_fixtures import lookup_for
 
 
 def _export_truth(program) -> Counter:
