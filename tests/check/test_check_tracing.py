@@ -80,3 +80,15 @@ def test_training_trace_from_an_exported_program_keeps_module_paths(saved):
     model = tracing.trace(mf.detect(saved["mlp"]["exported_program"]), train=True)
     backward = {(s.op, s.module_path) for s in model.sites if s.phase == "backward"}
     assert ("aten::gelu_backward", "act") in backward and ("aten::mm", "fc2") in backward
+
+
+def test_factory_with_two_inputs_importing_a_neighbour(tmp_path):
+    (tmp_path / "layers.py").write_text(
+        "import torch.nn as nn\n\nclass Scale(nn.Module):\n    def forward(self, x, mask):\n        return x.masked_fill(mask, 0.0) * 2\n")
+    (tmp_path / "net.py").write_text(
+        "import torch.nn as nn\nfrom layers import Scale\n\nclass Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.scale = Scale()\n"
+        "    def forward(self, x, mask):\n        return self.scale(x, mask)\n\ndef make():\n    return Net()\n")
+    model = tracing.trace(mf.detect(f"{tmp_path / 'net.py'}:make"), ["2x4:bf16", "2x4:bool"])
+    assert [(s.op, s.module_path, s.primary_dtype()) for s in model.sites] == [
+        ("aten::masked_fill.Scalar", "scale", "bfloat16"), ("aten::mul.Tensor", "scale", "bfloat16")]
