@@ -482,8 +482,14 @@ def compile_effects(target: str, sites: list[CallSite], per_site: dict[int, Reso
     }
 
 
+# Hooks that add warnings to a report: known limitations and end-of-support notices are
+# other modules' knowledge; they register a function here (or pass `warning_hooks=`).
+WarningHook = Callable[["CheckReport", TracedModel], Iterable[str]]
+WARNING_HOOKS: list[WarningHook] = []
+
+
 def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: str | None = None,
-          mode: str = "eager") -> CheckReport:
+          mode: str = "eager", warning_hooks: Iterable[WarningHook] | None = None) -> CheckReport:
     """The full report for one target."""
     ops, per_site = resolve(traced.sites, lookup)
     if mode == "eager":
@@ -503,4 +509,6 @@ def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: 
         report.eager = eager_cost(traced.sites, per_site)
     else:
         report.compile = compile_effects(target, traced.sites, per_site)
+    for hook in WARNING_HOOKS if warning_hooks is None else warning_hooks:
+        report.warnings.extend(hook(report, traced))
     return report

@@ -129,3 +129,17 @@ def test_allowing_the_problem_leaf_accepts_the_composite(run_cli, saved):
     assert code == 1 and "aten::fft_rfft (unsupported on neuron)" in out
     code, out, _ = run_cli("check", spectral, "--fail-on", "unsupported", "--allow", "aten::_fft_r2c")
     assert code == 0, out
+
+
+def test_warning_hooks_reach_every_format(run_cli, mlp, monkeypatch):
+    from kb import check as kc
+
+    def float64_hook(report, traced):
+        if report.target == "neuron":
+            yield "neuron: float64 runs as float32 (known limitation)"
+
+    monkeypatch.setattr(kc, "WARNING_HOOKS", [float64_hook])
+    code, out, _ = run_cli("check", mlp)
+    assert code == 0 and "warning: neuron: float64 runs as float32" in out
+    _, out, _ = run_cli("check", mlp, "--json")
+    assert json.loads(out)["reports"][0]["warnings"] == ["neuron: float64 runs as float32 (known limitation)"]
