@@ -59,6 +59,13 @@ def sarif(reports, fail_on: str | None) -> dict:
                 "properties": {"op": op.op, "target": report.target, "mode": report.mode, "count": op.count,
                                "backendVersion": report.backend_version, "source": op.source_url or op.source_kind},
             })
+        for text in report.warnings:
+            used_rules["kb/warning"] = {"id": "kb/warning", "name": "warning",
+                                        "shortDescription": {"text": "A known limitation or end-of-support notice."},
+                                        "defaultConfiguration": {"level": "warning"}}
+            results.append({"ruleId": "kb/warning", "level": "warning", "message": {"text": text},
+                            "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
+                            "properties": {"target": report.target, "mode": report.mode}})
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -81,5 +88,7 @@ def junit(reports, fail_on: str | None) -> str:
             if _problem(op, fail_on):
                 failure = ET.SubElement(case, "failure", message=f"{op.status} on {report.target}", type=op.status)
                 failure.text = _message(report, op)
+        if report.warnings:
+            ET.SubElement(suite, "system-out").text = "\n".join(f"warning: {w}" for w in report.warnings)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

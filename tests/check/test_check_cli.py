@@ -143,3 +143,7 @@ def test_warning_hooks_reach_every_format(run_cli, mlp, monkeypatch):
     assert code == 0 and "warning: neuron: float64 runs as float32" in out
     _, out, _ = run_cli("check", mlp, "--json")
     assert json.loads(out)["reports"][0]["warnings"] == ["neuron: float64 runs as float32 (known limitation)"]
+    _, out, _ = run_cli("check", mlp, "--format", "sarif")
+    assert any(r["ruleId"] == "kb/warning" for r in json.loads(out)["runs"][0]["results"])
+    _, out, _ = run_cli("check", mlp, "--format", "junit")
+    assert "warning: neuron: float64" in out
