@@ -292,6 +292,29 @@ def decomposition_kind(op: str) -> str | None:
         overload = _overload(op)
         if overload is not None and overload in _python_decompositions():
             return "CompositeExplicitAutograd"
+    # Structured ops get a default functional kernel (CompositeExplicitAutogradNonFunctional)
+    # that computes the output's shape and calls the backend's out= variant.
+    if torch._C._dispatch_has_kernel_for_dispatch_key(op, "CompositeExplicitAutogradNonFunctional"):
+        if out_variant(op) is not None:
+            return "CompositeExplicitAutogradNonFunctional"
+    return None
+
+
+@functools.cache
+def out_variant(op: str) -> str | None:
+    """The out= overload a functional op's default kernel calls (`aten::gelu` → `aten::gelu.out`,
+    `aten::max.dim` → `aten::max.dim_max`): the overload taking the same arguments plus outs."""
+    functional = _overload(op)
+    if functional is None:
+        return None
+    wanted = [(a.name, str(a.type)) for a in functional._schema.arguments]
+    base = op.partition(".")[0]
+    packet = functional.overloadpacket
+    for name in packet.overloads():
+        candidate = getattr(packet, name)
+        arguments = candidate._schema.arguments
+        if any(a.is_out for a in arguments) and [(a.name, str(a.type)) for a in arguments if not a.is_out] == wanted:
+            return f"{base}.{name}"
     return None
 
 
@@ -319,6 +342,10 @@ def decompose(site: CallSite) -> tuple[list[CallSite] | None, str | None]:
     kind = decomposition_kind(site.op)
     if kind is None:
         return None, None
+    if kind == "CompositeExplicitAutogradNonFunctional":  # needs no shapes: one leaf, same arguments
+        leaf = CallSite(0, out_variant(site.op), site.args, dict(site.kwargs), site.outputs,
+                        site.module_path, site.module_type, site.phase)
+        return [leaf], kind
     if not site.has_shapes():
         return None, f"decomposes ({kind}), but argument shapes are unknown: pass an ExportedProgram or a factory"
     key = site.signature()
