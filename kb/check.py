@@ -7,10 +7,12 @@ an in-memory table in tests). Resolution of one op:
 
 1. the KB's own verdict for the op, if any — its dtype restriction checked against the
    dtypes the model really uses (a verdict for float32 says nothing about bfloat16);
-2. else, if PyTorch decomposes the op (CompositeImplicitAutograd "math kernel", or a
-   registered Python decomposition for a default-backend kernel), the decomposition is
-   traced on meta tensors shaped like the call's arguments and each leaf is resolved the
-   same way; the op's verdict is the worst leaf ("decomposed" when all are fine);
+2. else, if PyTorch decomposes the op for a backend without its own kernel, the leaves
+   are resolved the same way and the op's verdict is the worst leaf ("decomposed" when
+   all are fine). The leaves come from tracing, on meta tensors shaped like the call's
+   arguments, the CompositeImplicitAutograd "math kernel" or, for a default backend
+   kernel (CompositeExplicitAutograd), PyTorch's Python decomposition of it; a
+   structured op's default functional kernel has one leaf, its out= variant;
 3. else unknown.
 """
 
