@@ -35,7 +35,7 @@ MAX_DEPTH = 4
 COMPILE_FALLBACK_EFFECT = {"neuron": "compile error"}
 DEFAULT_COMPILE_FALLBACK_EFFECT = "graph break"
 
-# Ops that are bookkeeping rather than work on a device; they are still reported.
+# Statuses that break a compiled graph or make it fail (unknown: may do either).
 _PROBLEM_STATUSES = ("fallback", UNKNOWN, "unsupported", "crash", "timeout")
 
 
