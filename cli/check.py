@@ -48,7 +48,7 @@ def check_command(
     target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target (repeat to compare side by side; default neuron).")] = None,
     backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
-    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input) for factories and pickled modules.")] = None,
+    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
     trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file (runs code from it).")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",

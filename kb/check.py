@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kb.tracing import CallSite, TensorSpec, TracedModel
+from kb.tracing import overload_for as _overload
 from kb.vocab import SEVERITY, STATUSES, UNKNOWN, worst
 
 # How deep decompositions are followed (each level is one traced decomposition).
@@ -327,18 +328,6 @@ def _python_decompositions() -> dict:
     return decomposition_table
 
 
-def _overload(op: str):
-    import torch
-
-    namespace, _, rest = op.partition("::")
-    base, _, overload = rest.partition(".")
-    try:
-        packet = getattr(getattr(torch.ops, namespace), base)
-        return getattr(packet, overload or "default")
-    except (AttributeError, RuntimeError):
-        return None
-
-
 def decompose(site: CallSite) -> tuple[list[CallSite] | None, str | None]:
     """The leaf calls `site` decomposes into, traced on meta tensors; (None, why) if it does not."""
     kind = decomposition_kind(site.op)
@@ -353,7 +342,12 @@ def decompose(site: CallSite) -> tuple[list[CallSite] | None, str | None]:
     key = site.signature()
     if key not in _DECOMP_CACHE:
         try:
-            _DECOMP_CACHE[key] = _trace_decomposition(site, kind)
+            leaves = _trace_decomposition(site, kind)
+            below_aten = sorted({leaf.op for leaf in leaves if not leaf.op.startswith("aten::")})
+            if below_aten and kind == "CompositeExplicitAutograd":
+                # A reference implementation written in prims says nothing about aten kernels.
+                leaves = f"decomposes ({kind}), but PyTorch's decomposition of it is written in prims"
+            _DECOMP_CACHE[key] = leaves
         except Exception as exc:  # a decomposition that cannot run on meta tensors
             _DECOMP_CACHE[key] = f"decomposes ({kind}), but tracing it failed ({type(exc).__name__})"
     value = _DECOMP_CACHE[key]
@@ -382,6 +376,12 @@ def _trace_decomposition(site: CallSite, kind: str) -> list[CallSite]:
             return op._op_dk(DispatchKey.CompositeImplicitAutograd, *a, **kwargs)
     else:
         decomposition = _python_decompositions()[op]
+        # Python decompositions take optional arguments by keyword only, where the C++
+        # schema takes them by position too.
+        required = sum(1 for a in op._schema.arguments if not a.kwarg_only and not a.has_default_value())
+        named = [a.name for a in op._schema.arguments if not a.kwarg_only][required:len(args)]
+        kwargs = {**dict(zip(named, args[required:], strict=True)), **kwargs}
+        args = args[:required]
 
         def run(*a):
             return decomposition(*a, **kwargs)
