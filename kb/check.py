@@ -205,10 +205,13 @@ class Resolver:
                 if SEVERITY[res.status] > SEVERITY[existing.status]:
                     existing.status, existing.reason = res.status, res.reason
         status = worst(leaf.status for leaf in merged.values())
+        reason = f"PyTorch decomposes it ({why})"
         if status in ("native", "decomposed"):
             status = "decomposed"
-        return Resolution(status, via=list(merged.values()), source_kind="inferred",
-                          reason=f"PyTorch decomposes it ({why})")
+        else:
+            culprit = next(leaf for leaf in merged.values() if leaf.status == status)
+            reason += f"; {culprit.op} is {status}" + (f": {culprit.reason}" if culprit.reason else "")
+        return Resolution(status, via=list(merged.values()), source_kind="inferred", reason=reason)
 
 
 def _apply_restriction(verdict: Verdict, site: CallSite) -> Resolution:
