@@ -3,6 +3,8 @@ every format once, traced once, and an in-memory verdict table standing in for t
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from tests.check import model_zoo
@@ -29,7 +31,9 @@ def saved(tmp_path_factory):
         paths["exported_program"] = str(ep_path)
         out[name] = paths
     mlp = model_zoo.MLP()
-    torch.jit.save(torch.jit.script(mlp), str(root / "mlp_script.bin"))
+    with warnings.catch_warnings():  # TorchScript is deprecated; people still have such files
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.save(torch.jit.script(mlp), str(root / "mlp_script.bin"))
     torch.save(mlp, str(root / "mlp_pickled.bin"))
     torch.save(mlp.state_dict(), str(root / "mlp_state.bin"))
     torch.save({"model": mlp.state_dict(), "step": 3}, str(root / "mlp_checkpoint.bin"))
