@@ -242,3 +242,7 @@ app.command("serve")(_serve.serve_command)
 from cli import probe as _probe  # noqa: E402
 
 app.command("probe")(_probe.probe_command)
+
+from cli import check as _check  # noqa: E402
+
+app.command("check")(_check.check_command)
