@@ -179,6 +179,12 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
     if not matches and q.plain_words:
         bases = bases or _bases(conn)
         for word in q.plain_words:
+            if "." in word and _op_like(word):  # add.Tensor, relu.default
+                try:
+                    matches.append(OpMatch(word, queries.resolve_op(conn, word), "exact"))
+                    continue
+                except KBError:
+                    pass
             base = word.lower() if word.lower() in bases else word
             if base in bases:
                 matches.append(OpMatch(word, _family(conn, base, base), "exact"))
