@@ -217,3 +217,20 @@ def data_export_command(
           status_column=None)
     if not written:
         note("nothing to export: this KB holds only shipped data")
+
+
+from cli import ingest as _ingest  # noqa: E402
+
+app.command("ingest")(_ingest.ingest_command)
+
+from cli import eol as _eol  # noqa: E402
+
+app.command("eol")(_eol.eol_command)
+
+from cli import audit as _audit  # noqa: E402
+
+app.command("audit")(_audit.audit_command)
+
+from cli import cost as _cost  # noqa: E402
+
+app.command("cost")(_cost.cost_command)

@@ -1,0 +1,199 @@
+"""`kb ingest`: refresh the KB from the vendors' pages (or local copies of them) and from
+probe reports, and say what changed.
+
+    kb ingest report.jsonl                    # probe reports (kb probe --out)
+    kb ingest --source neuron-release-notes   # one source, from the web (HTTP cache)
+    kb ingest --all --from-file ./neuron-docs # every source found in a local docs folder
+    kb ingest --all --offline                 # from the HTTP cache only
+    kb ingest --all --from-file DIR --dry-run # parse only: counts, nothing written
+    kb ingest --all --from-file DIR --out data/scraped   # write sorted JSONL per source
+
+Scraping is `scrapers` (fetch, parse → records); storing is `kb.ingest` (one
+transaction per source, provenance kept). A failing source is reported and the others
+still run; the command then exits 2.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from typing import Annotated, Any
+
+import typer
+
+from cli.options import DbOption, JsonOption
+from cli.render import emit_json, error, note, table
+from kb.errors import KBError
+
+
+def _ingest_module():
+    try:
+        from kb import ingest
+    except ImportError:
+        raise KBError("this build of kb has no kb.ingest module (storage not available)") from None
+    return ingest
+
+
+def _scrape(name: str, from_file: str | None, offline: bool, client) -> tuple[list, str, int]:
+    """(records, combined sha256 of the documents, document count) for one source."""
+    from scrapers.base import combined_sha256
+    from scrapers.registry import fetch_documents, get_source, local_documents
+
+    source = get_source(name)
+    if from_file:
+        documents = local_documents(source, from_file)
+    else:
+        documents = fetch_documents(source, client, offline=offline)
+    return source.scrape(documents), combined_sha256(documents), len(documents)
+
+
+def write_sorted_jsonl(records: list, path: str) -> int:
+    """Records as JSONL with lines sorted, so a diff between two scrapes shows only what
+    changed (retrieval times aside)."""
+    import io
+
+    from kb.records import write_jsonl
+
+    buffer = io.StringIO()
+    write_jsonl(records, buffer)
+    lines = sorted(set(buffer.getvalue().splitlines()))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + ("\n" if lines else ""))
+    return len(lines)
+
+
+def _counts(records: list) -> dict[str, int]:
+    from kb.records import to_dict
+
+    return dict(sorted(Counter(to_dict(r)["record"] for r in records).items()))
+
+
+def _progress(total: int):
+    """A rich progress bar on a terminal, nothing in pipes."""
+    if not sys.stderr.isatty() or total < 2:
+        return None
+    from rich.progress import Progress
+
+    return Progress(transient=True)
+
+
+def ingest_command(
+    paths: Annotated[list[str] | None, typer.Argument(help="Probe report files (JSONL from `kb probe --out`).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", help="Source to scrape (repeatable); see --list.")] = None,
+    all_sources: Annotated[bool, typer.Option("--all", help="Scrape every known source.")] = False,
+    from_file: Annotated[str | None, typer.Option(
+        "--from-file", help="Read the source from a local file, or a folder laid out like aws-neuron-sdk.")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the HTTP cache only; never the network.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Fetch and parse, report counts, write nothing.")] = False,
+    out: Annotated[str | None, typer.Option(
+        "--out", help="Write each source's records as sorted JSONL into this folder instead of the KB.")] = None,
+    list_sources: Annotated[bool, typer.Option("--list", help="List the known sources and exit.")] = False,
+    json_output: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Refresh the KB from vendor documents and probe reports, with a change report."""
+    from scrapers.registry import SOURCES
+
+    if list_sources:
+        rows = [(s.name, s.kind, len(s.urls), s.description) for s in SOURCES.values()]
+        if json_output:
+            emit_json([dict(zip(("source", "kind", "documents", "description"), row, strict=False)) for row in rows])
+        else:
+            table(["source", "kind", "documents", "description"], rows)
+        return
+    names = list(SOURCES) if all_sources else list(dict.fromkeys(source or []))
+    if not names and not paths:
+        raise KBError("nothing to ingest: give probe report files, --source NAME or --all (see --list)")
+    if from_file and not names:
+        raise KBError("--from-file needs --source NAME or --all")
+    if from_file and not os.path.exists(from_file):
+        raise KBError(f"{from_file}: no such file or folder")
+    for name in names:
+        if name not in SOURCES:
+            raise KBError(f"unknown source {name!r} (known: {', '.join(sorted(SOURCES))})")
+
+    from kb.paths import default_db_path
+
+    db_path = db or default_db_path()
+    results: list[dict[str, Any]] = []
+    failures: list[str] = []
+    writing = not dry_run and out is None
+
+    for path in paths or []:
+        if not os.path.isfile(path):
+            failures.append(f"{path}: no such file")
+            continue
+        try:
+            results.append(_ingest_module().ingest_jsonl(db_path, path))
+        except KBError as exc:
+            failures.append(str(exc))
+
+    client = None
+    if names and not from_file:
+        from scrapers.http import HttpClient
+
+        client = HttpClient(offline=offline)
+    progress = _progress(len(names))
+    try:
+        if progress:
+            progress.start()
+            task = progress.add_task("scraping", total=len(names))
+        for name in names:
+            if progress:
+                progress.update(task, description=name)
+            try:
+                try:
+                    records, sha, documents = _scrape(name, from_file, offline, client)
+                except KBError as exc:
+                    if all_sources and from_file and "none of the documents" in str(exc):
+                        note(f"{name}: skipped (no documents of this source in {from_file})")
+                        continue
+                    raise
+                if out is not None:
+                    written = write_sorted_jsonl(records, os.path.join(out, f"{name}.jsonl"))
+                    results.append({"source": name, "documents": documents, "written": written,
+                                    "file": os.path.join(out, f"{name}.jsonl"), "records": _counts(records)})
+                elif dry_run:
+                    results.append({"source": name, "documents": documents, "records": _counts(records),
+                                    "content_sha256": sha})
+                else:
+                    results.append(_ingest_module().ingest_records(db_path, records, source_name=name,
+                                                                   content_sha256=sha))
+            except KBError as exc:
+                failures.append(str(exc))
+            finally:
+                if progress:
+                    progress.advance(task)
+    finally:
+        if progress:
+            progress.stop()
+        if client is not None:
+            client.close()
+
+    if json_output:
+        emit_json({"results": results, "errors": failures})
+    else:
+        _render(results, writing)
+    for message in failures:
+        error(message)
+    if failures:
+        raise typer.Exit(2)
+
+
+def _render(results: list[dict[str, Any]], writing: bool) -> None:
+    if not results:
+        return
+    if not writing:
+        rows = [(r["source"], r["documents"], ", ".join(f"{k} {v}" for k, v in r["records"].items()),
+                 r.get("file", "")) for r in results]
+        table(["source", "documents", "records", "written to"], rows, status_column=None)
+        return
+    rows = [(r.get("source", ""), r.get("added", 0), "yes" if r.get("unchanged") else "no", len(r.get("changes") or []),
+             len(r.get("new_releases") or []), len(r.get("new_support_windows") or [])) for r in results]
+    table(["source", "added", "unchanged", "changes", "new releases", "new support windows"], rows, status_column=None)
+    changes = [(c.get("op"), c.get("target"), c.get("backend_version"), c.get("mode"), c.get("old") or "", c.get("new") or "")
+               for r in results for c in r.get("changes") or []]
+    if changes:
+        table(["op", "target", "version", "mode", "old", "new"], changes, title="Changed verdicts", status_column="new")
