@@ -605,34 +605,39 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
 def support_windows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every end-of-support window; kb.eol's evaluated windows when that module exists."""
     try:
-        from kb import eol  # noqa: F401  (present once the eol branch is merged)
-    except ImportError:
+        from kb import eol
+    except ImportError:  # a checkout without kb.eol: the raw statements, newest last
         eol = None
-    if eol is not None and hasattr(eol, "current_windows"):
-        return eol_windows(conn)
+    if eol is not None:
+        return eol.current_windows(conn, eol.today())
     rows = conn.execute("SELECT * FROM supportwindow ORDER BY product, cycle, statement_date")
     return [dict(r) for r in rows]
 
 
-def eol_windows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    from kb import eol
-
-    return eol.current_windows(conn, eol.today())
-
-
 def _window_text(w: dict[str, Any]) -> str:
-    """One line in words: when (announced/projected/with release X), whether already over."""
-    if w.get("eol"):
-        when = f"end of life {w['eol']}" + (f" ({w['eol_kind']})" if w.get("eol_kind") else "")
+    """One line in words: when (announced/projected/with release X), whether already over.
+    Reads kb.eol's evaluated windows (eol_from, state, is_eol) or raw supportwindow rows."""
+    day = w.get("eol_from") or w.get("eol")
+    if day:
+        when = f"end of life {day}"
+        if w.get("state") or w.get("eol_kind"):
+            when += f" ({w.get('state') or w['eol_kind']})"
     elif w.get("eol_release"):
-        when = f"ends with release {w['eol_release']} (no date yet)"
+        when = w.get("state") or f"ends with release {w['eol_release']} (no date yet)"
     else:
-        when = "no end date stated"
+        when = w.get("state") or "no end date stated"
     if w.get("support_end"):
         when = f"active support until {w['support_end']}, " + when
     if w.get("is_eol") is True:
         when += " — **already ended**"
     return when
+
+
+def _eol_fact(w: dict[str, Any]) -> dict[str, Any]:
+    fact = {k: w.get(k) for k in ("product", "cycle", "eol_kind", "eol_release", "support_end", "is_eol",
+                                  "eol_from", "status", "title", "source_url")}
+    fact["eol"] = w.get("eol_from") or w.get("eol")
+    return fact
 
 
 def _window_score(w: dict[str, Any], q: Question) -> int:
@@ -671,8 +676,7 @@ def _eol(conn: sqlite3.Connection, q: Question) -> Answer:
         title = w.get("title") or f"{w['product']} {w['cycle']}"
         note = f" — {w['note']}" if w.get("note") else ""
         lines.append(f"- **{title}**: {_window_text(w)}{note} {src.cite(w)}")
-    facts = [{k: w.get(k) for k in ("product", "cycle", "eol", "eol_kind", "eol_release", "support_end",
-                                    "is_eol", "eol_from", "title", "source_url")} for w in hits]
+    facts = [_eol_fact(w) for w in hits]
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
