@@ -234,3 +234,9 @@ app.command("audit")(_audit.audit_command)
 from cli import cost as _cost  # noqa: E402
 
 app.command("cost")(_cost.cost_command)
+
+from cli import chat as _chat  # noqa: E402
+
+app.command("ask")(_chat.ask_command)
+app.command("mcp")(_chat.mcp_command)
+app.command("bot")(_chat.bot_command)

@@ -117,12 +117,16 @@ def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
 
 def eol_data(conn, product: str | None = None, version: str | None = None, at: str | None = None) -> dict[str, Any]:
     """End-of-support windows (kb.eol), optionally one product and one cycle/version line."""
-    from kb import eol
+    from kb import eol, products
     from kb.answer import _same_line
 
     day = eol.user_day(at, "at") if at else None
-    listing = eol.listing(conn, product=product, at=day)
+    listing = eol.listing(conn, at=day)
     windows = listing["windows"]
+    if product:  # kb.eol's product match, or the words of a title ("pytorch" finds "PyTorch 2.9 on Neuron")
+        word = product.lower()
+        windows = [w for w in windows if products.matches(product, w["product"])
+                   or word in " ".join(str(w.get(k) or "") for k in ("product", "product_label", "title")).lower()]
     if version:
         windows = [w for w in windows if _same_line(version, str(w["cycle"])) or _same_line(str(w["cycle"]), version)]
     keep = ("product", "product_label", "cycle", "title", "release_date", "support_end", "eol_from", "eol_kind",
