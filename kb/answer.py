@@ -640,76 +640,156 @@ def _eol_fact(w: dict[str, Any]) -> dict[str, Any]:
     return fact
 
 
+def _window_lines(windows: list[dict[str, Any]], src: _Sources, *, bold: bool = True, notes: bool = False) -> list[str]:
+    """One line per statement: windows sharing a title (one page naming cycles 2.7 and 2.8) are merged."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for w in windows:
+        title = w.get("title") or f"{w.get('product_label') or w['product']} {w['cycle']}"
+        grouped.setdefault(title, []).append(w)
+    lines = []
+    for title, group in list(grouped.items())[:MAX_LIST]:
+        w = group[0]
+        cycles = f" (cycles {', '.join(str(g['cycle']) for g in group)})" if len(group) > 1 else ""
+        note = f" — {w['note']}" if notes and w.get("note") else ""
+        name = f"**{title}**" if bold else title
+        lines.append(f"- {name}{cycles}: {_window_text(w)}{note} {src.cite(w)}")
+    return lines
+
+
+def _stack_pairs(q: Question) -> list[tuple[str, str]]:
+    """(product, version) pairs named in the question, as kb.eol stack items:
+    "PyTorch 2.9 on neuron 2.33" → [("pytorch", "2.9"), ("neuron", "2.33")]."""
+    pairs = [(p, v) for p, v in q.products if v]
+    for mention in q.targets:
+        if mention.version and mention.target in ("neuron", "tpu", "neuron-xla"):
+            key = {"neuron": "neuron", "tpu": "torch_tpu", "neuron-xla": "torch-neuronx-xla"}[mention.target]
+            if not any(v == mention.version for _, v in pairs):
+                pairs.append((key, mention.version))
+    return list(dict.fromkeys(pairs))
+
+
+def _product_filter(q: Question) -> list[str]:
+    """Product words that select windows when no version is given (nxd, python, neuron...)."""
+    words = [p for p, v in q.products if not v]
+    words += [w.lower() for w in q.plain_words if w.lower() in intents.PRODUCT_WORDS.values()]
+    return list(dict.fromkeys(words))
+
+
+def _eol(conn: sqlite3.Connection, q: Question) -> Answer:
+    try:
+        from kb import eol, products
+    except ImportError:  # a checkout without kb.eol: raw statements only
+        return _eol_raw(conn, q)
+    src = _Sources()
+    pairs = _stack_pairs(q)
+    if pairs:
+        stack = " ".join(f"{p}={v}" for p, v in pairs)
+        try:
+            result = eol.check_stack(conn, stack)
+        except eol.EolError as exc:
+            return Answer(q.text, "eol", f"**Unknown** — {exc}.", [{"stack": stack, "status": UNKNOWN}])
+        lines = [f"Stack `{stack}`:"]
+        lines += _window_lines(result["windows"], src)
+        for issue in result["issues"]:
+            cite = " " + src.cite({"source_kind": "doc", "source_name": "support matrix", "source_url": issue["source_url"]}) \
+                if issue.get("source_url") else ""
+            lines.append(f"- ⚠ {issue['kind']}: {issue['message']}{cite}")
+        if not result["windows"] and not result["issues"]:
+            named = ", ".join(f"{p} {v}" for p, v in pairs)
+            lines = [f"**Unknown** — the KB has no end-of-support statement for {named}."]
+            lines += _torch_in_releases(conn, q, src)
+            if result["matrices_checked"]:
+                lines.append(f"No conflict found in the support matrices of {', '.join(result['matrices_checked'])}.")
+            related = [w for w in eol.current_windows(conn, eol.today())
+                       if any(products.matches(p, w["product"]) for p, _ in pairs)]
+            if related:
+                lines.append(f"Statements it has about other cycles of {', '.join(dict.fromkeys(p for p, _ in pairs))}:")
+                lines += _window_lines(related, src, bold=False)
+        elif result["first_eol"]:
+            first = result["first_eol"]
+            lines.insert(0, f"First end of support in this stack: **{first['eol_from']}** ({first['product']} "
+                            f"{first['cycle']}, {first['state']}).")
+        facts = [_eol_fact(w) for w in result["windows"]] + [
+            {"issue": i["kind"], "message": i["message"], "source_url": i.get("source_url")} for i in result["issues"]]
+        if not facts:
+            facts = [{"stack": stack, "status": UNKNOWN}]
+        return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
+    words = _product_filter(q)
+    windows = eol.current_windows(conn, eol.today())
+    hits = [w for w in windows if any(products.matches(word, w["product"]) for word in words)] if words else []
+    if not hits:
+        return _eol_unknown(conn, q, [], windows)
+    lines = [f"End-of-support statements for {', '.join(words)} ({len(hits)}, soonest first):"]
+    lines += _window_lines(hits, src, notes=True)
+    if len(hits) > MAX_LIST:
+        lines.append(f"_…{len(hits) - MAX_LIST} more: `kb eol --product {words[0]}`._")
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
+
+
 def _window_score(w: dict[str, Any], q: Question) -> int:
     haystack = " ".join(str(w.get(k) or "") for k in ("product", "cycle", "title")).lower()
     score = 0
     for product, version in q.products:
-        if product in haystack or product.replace("pytorch", "torch") in haystack:
+        if product in haystack:
             score += 2
-        if version and (_same_line(version, str(w.get("cycle") or "")) or version in haystack):
-            score += 3
-    for mention in q.targets:
-        if mention.word.lower() in haystack or mention.target in haystack:
-            score += 1
-    for word in q.plain_words:
-        if len(word) > 2 and word.lower() in haystack:
-            score += 1
+            if version and _same_line(version, str(w.get("cycle") or "")):
+                score += 3
     return score
 
 
-def _eol(conn: sqlite3.Connection, q: Question) -> Answer:
+def _eol_raw(conn: sqlite3.Connection, q: Question) -> Answer:
+    """End of support from the supportwindow rows alone (no kb.eol in this checkout)."""
     windows = support_windows(conn)
-    scored = sorted(((w, _window_score(w, q)) for w in windows), key=lambda p: -p[1])
+    hits = [w for w, s in sorted(((w, _window_score(w, q)) for w in windows), key=lambda p: -p[1]) if s >= 2]
     asked_versions = [v for _, v in q.products if v]
-    hits = [w for w, s in scored if s >= 2]
     if asked_versions:
-        exact = [w for w in hits if any(_same_line(v, str(w.get("cycle") or "")) or v in str(w.get("title") or "")
-                                        for v in asked_versions)]
-        if not exact:
-            return _eol_unknown(conn, q, hits, windows)
-        hits = exact
+        hits = [w for w in hits if any(_same_line(v, str(w.get("cycle") or "")) for v in asked_versions)]
     if not hits:
         return _eol_unknown(conn, q, [], windows)
     src = _Sources()
-    lines = []
-    for w in hits[:MAX_LIST]:
-        title = w.get("title") or f"{w['product']} {w['cycle']}"
-        note = f" — {w['note']}" if w.get("note") else ""
-        lines.append(f"- **{title}**: {_window_text(w)}{note} {src.cite(w)}")
-    facts = [_eol_fact(w) for w in hits]
-    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
+    lines = [f"- **{w.get('title') or w['product'] + ' ' + w['cycle']}**: {_window_text(w)} {src.cite(w)}"
+             for w in hits[:MAX_LIST]]
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
 
 
 def _eol_unknown(conn: sqlite3.Connection, q: Question, near: list[dict[str, Any]], windows: list[dict[str, Any]]) -> Answer:
     asked = ", ".join(f"{p} {v}" if v else p for p, v in q.products) or "that"
     lines = [f"**Unknown** — the KB has no end-of-support statement for {asked}."]
     src = _Sources()
-    torch_lines = _torch_in_releases(conn, q, src)
-    lines += torch_lines
-    shown = near or windows
+    lines += _torch_in_releases(conn, q, src)
+    shown = near or windows[:5]
     if shown:
-        lines.append("Statements it does have:")
-        for w in shown[:MAX_LIST]:
-            lines.append(f"- {w.get('title') or w['product'] + ' ' + w['cycle']}: {_window_text(w)} {src.cite(w)}")
+        lines.append("Related statements:" if near else "Soonest statements it does have:")
+        lines += _window_lines(shown, src, bold=False)
     facts = [{"asked": asked, "status": UNKNOWN}]
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
 def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: _Sources) -> list[str]:
-    """For "PyTorch X on Neuron": which registry releases list that torch version."""
+    """For "PyTorch X on Neuron": which registry releases list that torch version, per
+    product as a range, and whether the newest release of that product still does."""
     versions = [v for p, v in q.products if p == "pytorch" and v]
     if not versions:
         return []
-    lines = []
     rows = [dict(r) for r in conn.execute("SELECT * FROM release WHERE torch_versions IS NOT NULL")]
+    for r in rows:
+        r["torch"] = json.loads(r["torch_versions"])
+    lines = []
     for version in versions:
-        hits = [r for r in rows if any(_same_line(version, t) for t in json.loads(r["torch_versions"]))]
-        if hits:
-            names = ", ".join(f"{r['product']} {r['version']}" for r in hits)
-            lines.append(f"PyTorch {version} is listed by: {names} " + " ".join(src.cite(r) for r in hits))
-        else:
-            listed = sorted({t for r in rows for t in json.loads(r["torch_versions"])}, key=queries.version_key)
+        hits = [r for r in rows if any(_same_line(version, t) for t in r["torch"])]
+        if not hits:
+            listed = sorted({t for r in rows for t in r["torch"]}, key=queries.version_key)
             lines.append(f"No release in the KB lists PyTorch {version} (PyTorch versions listed: {', '.join(listed)}).")
+            continue
+        parts = []
+        for product in sorted({r["product"] for r in hits}):
+            mine = sorted((r for r in hits if r["product"] == product), key=lambda r: queries.version_key(r["version"]))
+            span = mine[0]["version"] if len(mine) == 1 else f"{mine[0]['version']} … {mine[-1]['version']}"
+            cite = src.cite(mine[-1])
+            newest = max((r for r in rows if r["product"] == product), key=lambda r: queries.version_key(r["version"]))
+            still = "" if newest in mine else f"; not by the newest, {newest['version']} {src.cite(newest)}"
+            parts.append(f"{product} {span} ({len(mine)} releases) {cite}{still}")
+        lines.append(f"PyTorch {version} is listed by " + "; ".join(parts) + ".")
     return lines
 
 

@@ -184,6 +184,9 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
+    platform_versions = any(v and p in ("pytorch", "python", "ubuntu", "amazon-linux") for p, v in q.products)
+    if platform_versions and not has_op and any(w in lowered for w in ("support", "eol", "end", "compatible", "work")):
+        return "eol"  # "is python 3.10 supported on neuron 2.33?": a stack question
     if q.model_path or any(p in lowered for p in MODEL_PATTERNS):
         return "model"
     if any(p in lowered for p in LIMITATION_PATTERNS):

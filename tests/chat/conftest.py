@@ -76,7 +76,7 @@ def chat_records() -> list:
                        status="unsupported", provenance=_prov()),
         rec.Limitation(target="tpu", product="torch_tpu", version="0.2.0", feature="torch.compile dynamic=True",
                        status="unsupported", provenance=_prov(url=TPU_DOC, name="tpu-op-list")),
-        rec.SupportWindow(product="pytorch-on-neuron", cycle="2.9", eol="2026-12-15", eol_kind="announced",
+        rec.SupportWindow(product="pytorch", cycle="2.9", eol="2026-12-15", eol_kind="announced",
                           title="PyTorch 2.9 on Neuron", statement_date="2026-10-16",
                           provenance=_prov(name="neuron-eos", url=EOL_DOC)),
         rec.SupportWindow(product="neuron-sdk", cycle="2.32", eol_kind="with_release", eol_release="2.35",
