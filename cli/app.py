@@ -235,6 +235,10 @@ from cli import cost as _cost  # noqa: E402
 
 app.command("cost")(_cost.cost_command)
 
+from cli import check as _check  # noqa: E402
+
+app.command("check")(_check.check_command)
+
 from cli import chat as _chat  # noqa: E402
 
 app.command("ask")(_chat.ask_command)
