@@ -23,7 +23,7 @@ def ask_command(
     from kb.answer import answer
     from kb.db import open_kb
 
-    result = answer(" ".join(question), conn=open_kb(db))
+    result = answer(" ".join(question), conn=open_kb(db), allow_files=True)
     if json_out:
         emit_json(result.to_dict())
         return

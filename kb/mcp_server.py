@@ -233,20 +233,49 @@ def build_server(db: str | None = None):
 
 
 def check_available() -> bool:
-    """Whether this checkout has `kb check` (kb.check); the check_model tool needs it."""
-    import importlib.util
-    import os
+    from kb.answer import check_available as available
 
-    import kb
-
-    spec = importlib.util.find_spec("kb.check")
-    # only this checkout's own module (a shared venv's editable install may resolve another tree)
-    return spec is not None and spec.origin is not None and \
-        os.path.dirname(spec.origin) == os.path.dirname(os.path.abspath(kb.__file__))
+    return available()
 
 
-def register_check_tool(server, db: str | None, annotations) -> None:  # filled in when kb.check is merged
-    return None
+def check_model_data(conn, path: str, targets: list[str], version: str | None, mode: str) -> dict[str, Any]:
+    from kb.answer import check_model_file
+
+    reports = check_model_file(conn, path, targets, version, mode)
+    out = []
+    for report in reports:
+        body = report.to_dict()
+        out.append({k: body[k] for k in ("model", "model_kind", "target", "backend_version", "mode", "summary",
+                                          "warnings", "eager", "compile", "notes")}
+                   | {"ops": [{k: op[k] for k in ("op", "count", "status", "module_paths", "dtypes", "source_kind",
+                                                  "source_url", "reason", "fallback_calls")} for op in body["ops"]]})
+    return {"model": path, "reports": out}
+
+
+def register_check_tool(server, db: str | None, annotations) -> None:
+    """check_model: what a model file runs on a target (ExportedProgram / TorchScript only)."""
+
+    @server.tool(name="check_model", title="Check a model file", annotations=annotations, structured_output=True)
+    def check_model(
+        path: Annotated[str, Field(description="Local path of an ExportedProgram (torch.export.save) or TorchScript "
+                                               "(torch.jit.save) file; formats that run code are refused")],
+        targets: Annotated[list[str], Field(description="Targets, e.g. [\"neuron\"] or [\"neuron\", \"tpu\"]",
+                                            min_length=1, max_length=4)] = ["neuron"],  # noqa: B006
+        version: Annotated[str | None, Field(description="Neuron SDK release (2.33) or backend version; default newest with data")] = None,
+        mode: Annotated[str, Field(description="eager or compile")] = "eager",
+    ) -> dict[str, Any]:
+        """Trace a model file (no weights loaded, no code from the file run) and resolve every ATen op it
+        runs on each target: native, decomposed, CPU fallback, unsupported or unknown, with call counts,
+        module paths, sources, and the device-host round trips fallbacks cause."""
+        if mode not in ("eager", "compile"):
+            raise _tool_error(KBError(f"unknown mode {mode!r} (eager or compile)"))
+        conn = _conn(db)
+        try:
+            return check_model_data(conn, path, targets, version, mode)
+        except KBError as exc:
+            raise _tool_error(exc) from None
+        finally:
+            conn.close()
 
 
 def serve(db: str | None = None, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:

@@ -130,3 +130,20 @@ def chat_conn(chat_kb_paths):
     conn = connect(str(chat_kb_paths[0]))
     yield conn
     conn.close()
+
+
+@pytest.fixture(scope="session")
+def model_files(tmp_path_factory):
+    """A tiny ExportedProgram (gelu → sigmoid → add) and a pickled module, written once."""
+    torch = pytest.importorskip("torch")
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return torch.sigmoid(torch.nn.functional.gelu(x)) + x
+
+    root = tmp_path_factory.mktemp("models")
+    exported = root / "net.pt2"
+    torch.export.save(torch.export.export(Net(), (torch.rand(2, 8),)), str(exported))
+    pickled = root / "net_module.pt"
+    torch.save(torch.nn.Sequential(torch.nn.GELU()), str(pickled))  # a whole pickled module
+    return {"exported": exported, "pickled": pickled}

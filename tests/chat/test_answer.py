@@ -144,3 +144,23 @@ def test_cpu_as_fallback_destination_is_not_a_target():
 def test_bad_target_in_question_is_a_reply_not_a_crash(chat_conn):
     a = answer("is nonzero native on neuron 2.33 and tpu 7?", conn=chat_conn)
     assert a.text and a.intent in ("compare", "op")
+
+
+def test_model_file_is_checked_for_a_local_user(chat_conn, model_files):
+    path = model_files["exported"]
+    a = answer(f"what falls back to CPU on tpu for {path}?", conn=chat_conn, allow_files=True)
+    assert a.intent == "model"
+    (fact,) = a.facts
+    problems = {p["op"]: p["status"] for p in fact["problems"]}
+    assert problems == {"aten::gelu": "fallback", "aten::sigmoid": "unknown"}
+    assert fact["backend_version"] == "0.2.0" and cited(a, "tpu/")
+
+
+def test_chat_platforms_never_open_files(chat_conn, model_files):
+    a = answer(f"what falls back on tpu for {model_files['exported']}?", conn=chat_conn)  # allow_files off
+    assert a.intent == "model" and "kb check" in a.text and not a.facts[0].get("summary")
+
+
+def test_model_formats_that_run_code_are_refused(chat_conn, model_files):
+    a = answer(f"what falls back on neuron for {model_files['pickled']}", conn=chat_conn, allow_files=True)
+    assert "only ExportedProgram and TorchScript" in a.text or "--trust" in a.text

@@ -14,10 +14,10 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from tests.chat.conftest import REPO  # noqa: E402
 
-EXPECTED_TOOLS = {"op_status", "compare_targets", "end_of_support", "search", "ask"}
+EXPECTED_TOOLS = {"op_status", "compare_targets", "end_of_support", "search", "ask", "check_model"}
 
 
-async def _session(env: dict[str, str]):
+async def _session(env: dict[str, str], models: dict):
     params = StdioServerParameters(command=sys.executable, args=["-m", "cli.entry", "mcp"], env=env, cwd=str(REPO))
     results: dict = {}
     async with Client(params, read_timeout_seconds=60) as client:
@@ -33,6 +33,8 @@ async def _session(env: dict[str, str]):
             ("search", "search", {"text": "float64"}),
             ("search_ops", "search", {"text": "flash_attention"}),
             ("ask", "ask", {"question": "what's the difference between neuron and tpu for nonzero?"}),
+            ("check_model", "check_model", {"path": str(models["exported"]), "targets": ["neuron", "tpu"]}),
+            ("check_model_pickle", "check_model", {"path": str(models["pickled"])}),
         ]
         for label, tool, args in calls:
             results[label] = await client.call_tool(tool, args)
@@ -40,10 +42,10 @@ async def _session(env: dict[str, str]):
 
 
 @pytest.fixture(scope="module")
-def session_results(chat_kb_paths):
+def session_results(chat_kb_paths, model_files):
     db_path, data = chat_kb_paths
     env = {"KB_DB": str(db_path), "KB_DATA_DIR": str(data), "PYTHONPATH": str(REPO), "KB_CACHE_DIR": str(data.parent / "cache")}
-    return anyio.run(_session, env)
+    return anyio.run(_session, env, model_files)
 
 
 def test_lists_read_only_tools_with_schemas(session_results):
@@ -96,3 +98,12 @@ def test_compare_eol_search_ask(session_results):
     assert "aten::_scaled_dot_product_flash_attention" in ops["ops"]
     ask = session_results["ask"].structured_content
     assert ask["intent"] == "compare" and ask["sources"] and "aten::nonzero" in ask["text"]
+
+
+def test_check_model(session_results):
+    data = session_results["check_model"].structured_content
+    by_target = {r["target"]: {o["op"]: o["status"] for o in r["ops"]} for r in data["reports"]}
+    assert by_target["tpu"] == {"aten::gelu": "fallback", "aten::sigmoid": "unknown", "aten::add.Tensor": "native"}
+    assert by_target["neuron"]["aten::sigmoid"] == "native" and by_target["neuron"]["aten::gelu"] == "unknown"
+    refused = session_results["check_model_pickle"]
+    assert refused.is_error and ("--trust" in refused.content[0].text or "TorchScript" in refused.content[0].text)
