@@ -109,7 +109,7 @@ def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
     fmap, _ = core.function_map()
     functions = [{"function": f, "ops": fmap[f]} for f in sorted(fmap) if needle in f.lower()]
     limitations = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")}
-                   for r in core._limitation_rows(conn)
+                   for r in core.limitation_rows(conn)
                    if needle in r["feature"].lower() or needle in (r["note"] or "").lower()]
     return {"query": text, "ops": ops[:limit], "ops_total": len(ops), "functions": functions[:limit],
             "limitations": limitations[:limit]}
@@ -118,7 +118,7 @@ def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
 def eol_data(conn, product: str | None = None, version: str | None = None, at: str | None = None) -> dict[str, Any]:
     """End-of-support windows (kb.eol), optionally one product and one cycle/version line."""
     from kb import eol, products
-    from kb.answer import _same_line
+    from kb.oplookup import same_line
 
     day = eol.user_day(at, "at") if at else None
     listing = eol.listing(conn, at=day)
@@ -128,7 +128,7 @@ def eol_data(conn, product: str | None = None, version: str | None = None, at: s
         windows = [w for w in windows if products.matches(product, w["product"])
                    or word in " ".join(str(w.get(k) or "") for k in ("product", "product_label", "title")).lower()]
     if version:
-        windows = [w for w in windows if _same_line(version, str(w["cycle"])) or _same_line(str(w["cycle"]), version)]
+        windows = [w for w in windows if same_line(version, str(w["cycle"])) or same_line(str(w["cycle"]), version)]
     keep = ("product", "product_label", "cycle", "title", "release_date", "support_end", "eol_from", "eol_kind",
             "eol_release", "eol_pending", "is_eol", "in_maintenance", "status", "days_left", "state", "note",
             "source_kind", "source_name", "source_url", "retrieved_at")
@@ -233,13 +233,13 @@ def build_server(db: str | None = None):
 
 
 def check_available() -> bool:
-    from kb.answer import check_available as available
+    from kb.answer_model import check_available as available
 
     return available()
 
 
 def check_model_data(conn, path: str, targets: list[str], version: str | None, mode: str) -> dict[str, Any]:
-    from kb.answer import check_model_file
+    from kb.answer_model import check_model_file
 
     reports = check_model_file(conn, path, targets, version, mode)
     out = []
