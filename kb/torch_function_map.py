@@ -61,7 +61,8 @@ def _alarm(_signum, _frame):
     raise _Timeout
 
 
-def trace(fn: Any, torch: Any, samples: list[tuple], method: bool) -> list[str] | None:
+def trace(fn: Any, torch: Any, samples: list[tuple]) -> list[str] | None:
+    """The ATen ops the first successful call of `fn` on `samples` dispatches (None: none worked)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Recorder(TorchDispatchMode):
@@ -74,32 +75,40 @@ def trace(fn: Any, torch: Any, samples: list[tuple], method: bool) -> list[str] 
             self.ops.append(name)
             return func(*args, **(kwargs or {}))
 
-    for args in samples:
-        args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-        recorder = Recorder()
-        signal.alarm(2)
-        try:
-            with recorder:
-                fn(*args)
-        except (Exception, _Timeout):
-            continue
-        finally:
-            signal.alarm(0)
-        # CPU-only kernels (e.g. flash attention "_for_cpu") say nothing about other backends
-        ops = [op for op in dict.fromkeys(recorder.ops) if not op.endswith("_for_cpu")]
-        return ops or None
-    return None
+    previous = signal.signal(signal.SIGALRM, _alarm)  # a call stuck for 2 s is given up
+    try:
+        for args in samples:
+            ops = _one_call(fn, torch, args, Recorder)
+            if ops:
+                return ops
+        return None
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _one_call(fn: Any, torch: Any, args: tuple, recorder_class: Any) -> list[str] | None:
+    args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    recorder = recorder_class()
+    signal.alarm(2)
+    try:
+        with recorder:
+            fn(*args)
+    except (Exception, _Timeout):
+        return None
+    finally:
+        signal.alarm(0)
+    # CPU-only kernels (e.g. flash attention "_for_cpu") say nothing about other backends
+    return [op for op in dict.fromkeys(recorder.ops) if not op.endswith("_for_cpu")] or None
 
 
 def build() -> dict[str, Any]:
     import torch
 
     warnings.filterwarnings("ignore")
-    signal.signal(signal.SIGALRM, _alarm)
     samples = _samples(torch)
     functions: dict[str, list[str]] = {}
     for name, fn in _named_functions(torch).items():
-        ops = trace(fn, torch, samples, name.startswith("torch.Tensor."))
+        ops = trace(fn, torch, samples)
         if ops:
             functions[name] = ops
     return {
