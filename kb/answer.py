@@ -146,10 +146,16 @@ def _verdict_line(v: dict[str, Any], src: Sources) -> str:
             f"{v['backend_version']} ({v['mode']}){extra}{note}{dis} {src.cite(v)}")
 
 
-def _mentions_or_all(conn: sqlite3.Connection, q: Question) -> list[TargetMention]:
+DEVICE_TARGETS = ("neuron", "neuron-xla", "tpu")  # what "everywhere" means when no target is named
+
+
+def _mentions_for(q: Question, rows: list[dict[str, Any]]) -> tuple[list[TargetMention], list[str]]:
+    """Targets to answer for: those named; else those with a verdict for the op, and the
+    device targets without one (listed once as unknown)."""
     if q.targets:
-        return q.targets
-    return [TargetMention(t["name"]) for t in queries.targets_overview(conn) if t["versions"]]
+        return q.targets, []
+    with_rows = list(dict.fromkeys(r["target"] for r in rows))
+    return [TargetMention(t) for t in with_rows], [t for t in DEVICE_TARGETS if t not in with_rows]
 
 
 def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
@@ -163,7 +169,6 @@ def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
-    mentions = _mentions_or_all(conn, q)
     verdict_for_yes_no: list[str] = []
     for match in matches:
         if match.note:
@@ -172,6 +177,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         for op in ops:
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
+            mentions, silent = _mentions_for(q, rows)
             for mention in mentions:
                 pick = pick_versions(conn, mention)
                 mine = [r for r in rows if r["target"] == mention.target]
@@ -189,6 +195,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                               "status": UNKNOWN})
                 verdict_for_yes_no.append(UNKNOWN)
                 lines.append("- " + _no_verdict_line(mention, pick, mine, src, facts))
+            if silent:
+                lines.append(f"- ? **unknown** on {', '.join(silent)}: the KB has no evidence for this op there")
+                facts += [{"op": op, "target": t, "mode": mode, "status": UNKNOWN} for t in silent]
             catalog = queries.op_catalog_entry(conn, op)
             if catalog and catalog.get("composite_implicit"):
                 lines.append(f"- PyTorch decomposes `{op}` on every backend (CompositeImplicitAutograd in torch "
@@ -262,8 +271,8 @@ def _missing_line(missing: list[str], suggestions: list[str]) -> str:
 
 
 def _unknown_op(conn: sqlite3.Connection, q: Question, missing: list[str], suggestions: list[str]) -> Answer:
-    if not missing:
-        missing = q.plain_words[:3]
+    if not missing and not q.op_words and not q.function_words:  # plain words, none of them an op
+        return _unknown(conn, q)
     text = _missing_line(missing, suggestions) if missing else ""
     text = (text + " " if text else "") + "Status is **unknown**: the KB has no evidence for it. Ask `help` for examples."
     return Answer(q.text, "op", text, facts=[{"op": m, "status": UNKNOWN, "suggestions": suggestions} for m in missing])

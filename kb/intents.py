@@ -191,10 +191,11 @@ def _intent(q: Question, lowered: str) -> str:
         return "model"
     if any(p in lowered for p in LIMITATION_PATTERNS):
         return "limitation"
-    if len(q.target_names()) >= 2 and (any(p in lowered for p in COMPARE_PATTERNS) or " and " in lowered):
-        return "compare"
-    if any(p in lowered for p in COMPARE_PATTERNS) and len(q.target_names()) >= 2:
-        return "compare"
+    if len(q.target_names()) >= 2:  # two targets named: a comparison, unless it asks for lists
+        listing = not (has_op or q.plain_words) and any(s in q.statuses for s in ("fallback", "native", "unsupported"))
+        if any(p in lowered for p in COMPARE_PATTERNS) or not listing:
+            return "compare"
+        return "ops_by_status"
     if has_op or q.plain_words:
         return "op"  # kb.answer may still turn a non-op word into a limitation question
     if q.targets and ("fallback" in q.statuses or "native" in q.statuses or "unsupported" in q.statuses):

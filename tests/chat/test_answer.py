@@ -164,3 +164,20 @@ def test_chat_platforms_never_open_files(chat_conn, model_files):
 def test_model_formats_that_run_code_are_refused(chat_conn, model_files):
     a = answer(f"what falls back on neuron for {model_files['pickled']}", conn=chat_conn, allow_files=True)
     assert "only ExportedProgram and TorchScript" in a.text or "--trust" in a.text
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("which is better for nonzero, neuron or tpu?", "compare"),
+    ("what falls back on neuron and tpu?", "ops_by_status"),
+    ("neuron or tpu, what differs", "compare"),
+    ("what is the weather", "unknown"),
+])
+def test_more_intents(chat_conn, question, intent):
+    assert answer(question, conn=chat_conn).intent == intent
+
+
+def test_no_target_named_lists_evidence_and_unknown_devices(chat_conn):
+    a = answer("tell me about aten::gelu", conn=chat_conn)
+    assert has_fact(a, op="aten::gelu", target="tpu", status="fallback")
+    assert has_fact(a, op="aten::gelu", target="neuron", status="unknown")
+    assert "unknown** on neuron, neuron-xla" in a.text
