@@ -235,6 +235,10 @@ from cli import cost as _cost  # noqa: E402
 
 app.command("cost")(_cost.cost_command)
 
+from cli import serve as _serve  # noqa: E402
+
+app.command("serve")(_serve.serve_command)
+
 from cli import check as _check  # noqa: E402
 
 app.command("check")(_check.check_command)

@@ -117,60 +117,17 @@ def ingest_command(
     from kb.paths import default_db_path
 
     db_path = db or default_db_path()
+    writing = not dry_run and out is None
     results: list[dict[str, Any]] = []
     failures: list[str] = []
-    writing = not dry_run and out is None
-
     for path in paths or []:
-        if not os.path.isfile(path):
-            failures.append(f"{path}: no such file")
-            continue
         try:
-            results.append(_ingest_module().ingest_jsonl(db_path, path))
+            results.append(_report_file(db_path, path, writing))
         except KBError as exc:
             failures.append(str(exc))
-
-    client = None
-    if names and not from_file:
-        from scrapers.http import HttpClient
-
-        client = HttpClient(offline=offline)
-    progress = _progress(len(names))
-    try:
-        if progress:
-            progress.start()
-            task = progress.add_task("scraping", total=len(names))
-        for name in names:
-            if progress:
-                progress.update(task, description=name)
-            try:
-                try:
-                    records, sha, documents = _scrape(name, from_file, offline, client)
-                except KBError as exc:
-                    if all_sources and from_file and "none of the documents" in str(exc):
-                        note(f"{name}: skipped (no documents of this source in {from_file})")
-                        continue
-                    raise
-                if out is not None:
-                    written = write_sorted_jsonl(records, os.path.join(out, f"{name}.jsonl"))
-                    results.append({"source": name, "documents": documents, "written": written,
-                                    "file": os.path.join(out, f"{name}.jsonl"), "records": _counts(records)})
-                elif dry_run:
-                    results.append({"source": name, "documents": documents, "records": _counts(records),
-                                    "content_sha256": sha})
-                else:
-                    results.append(_ingest_module().ingest_records(db_path, records, source_name=name,
-                                                                   content_sha256=sha))
-            except KBError as exc:
-                failures.append(str(exc))
-            finally:
-                if progress:
-                    progress.advance(task)
-    finally:
-        if progress:
-            progress.stop()
-        if client is not None:
-            client.close()
+    for outcome in _run_sources(names, db_path, from_file=from_file, offline=offline, out=out, writing=writing,
+                                skip_absent=all_sources and bool(from_file), all_online=all_sources and not from_file):
+        (failures.append if isinstance(outcome, str) else results.append)(outcome)
 
     if json_output:
         emit_json({"results": results, "errors": failures})
@@ -180,6 +137,69 @@ def ingest_command(
         error(message)
     if failures:
         raise typer.Exit(2)
+
+
+def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
+    """Ingest one probe report (or, when not writing, just read and count it)."""
+    if not os.path.isfile(path):
+        raise KBError(f"{path}: no such file")
+    if writing:
+        return _ingest_module().ingest_jsonl(db_path, path)
+    from kb.records import RecordError, read_jsonl
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            records = list(read_jsonl(handle, where=path))
+    except (RecordError, UnicodeDecodeError) as exc:
+        raise KBError(f"{path}: {exc}") from None
+    return {"source": path, "documents": 1, "records": _counts(records)}
+
+
+def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offline: bool, out: str | None,
+                 writing: bool, skip_absent: bool, all_online: bool = False):
+    """Scrape each source and store (or write / count) its records; yields a result dict
+    per source, or an error message for a source that failed (the others still run)."""
+    if not names:
+        return
+    client = None
+    if not from_file:
+        from scrapers.http import HttpClient
+
+        client = HttpClient(offline=offline)
+    progress = _progress(len(names))
+    task = progress.add_task("scraping", total=len(names)) if progress else None
+    if progress:
+        progress.start()
+    try:
+        for name in names:
+            if progress:
+                progress.update(task, description=name)
+            try:
+                records, sha, documents = _scrape(name, from_file, offline, client)
+                if out is not None:
+                    file = os.path.join(out, f"{name}.jsonl")
+                    written = write_sorted_jsonl(records, file)
+                    yield {"source": name, "documents": documents, "written": written, "file": file,
+                           "records": _counts(records)}
+                elif not writing:
+                    yield {"source": name, "documents": documents, "records": _counts(records), "content_sha256": sha}
+                else:
+                    yield _ingest_module().ingest_records(db_path, records, source_name=name, content_sha256=sha)
+            except KBError as exc:
+                if all_online and "no public copy" in str(exc):
+                    note(f"{name}: skipped (local file only: use --source {name} --from-file PATH)")
+                elif skip_absent and "none of the documents" in str(exc):
+                    note(f"{name}: skipped (no documents of this source in {from_file})")
+                else:
+                    yield str(exc)
+            finally:
+                if progress:
+                    progress.advance(task)
+    finally:
+        if progress:
+            progress.stop()
+        if client is not None:
+            client.close()
 
 
 def _render(results: list[dict[str, Any]], writing: bool) -> None:

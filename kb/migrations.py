@@ -201,7 +201,45 @@ ALTER TABLE support ADD COLUMN sources JSON;
 ALTER TABLE support ADD COLUMN disagreement BOOLEAN NOT NULL DEFAULT 0;
 """
 
-STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT}
+# Schema 3: saved `kb check` reports (browsable in kb serve), and indexes on the
+# derived verdicts' facet columns (kb serve's faceted pages at full size).
+STEP_3_CHECK_REPORTS_AND_FACET_INDEXES = """
+CREATE TABLE checkreport (
+\tid INTEGER NOT NULL,
+\tcreated_at VARCHAR NOT NULL,
+\tmodel VARCHAR NOT NULL,
+\tmodel_sha256 VARCHAR,
+\ttarget VARCHAR NOT NULL,
+\tbackend_version VARCHAR,
+\tmode VARCHAR NOT NULL,
+\tverdict VARCHAR NOT NULL,
+\treport_json JSON NOT NULL,
+\ttool_version VARCHAR,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(target) REFERENCES target (name)
+);
+CREATE TABLE checkop (
+\tid INTEGER NOT NULL,
+\treport_id INTEGER NOT NULL,
+\top VARCHAR NOT NULL,
+\tcount INTEGER NOT NULL,
+\tstatus VARCHAR NOT NULL,
+\tvia VARCHAR,
+\tsource_kind VARCHAR,
+\tsource_url VARCHAR,
+\tmodule_paths JSON,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(report_id) REFERENCES checkreport (id)
+);
+CREATE INDEX ix_checkop_report_id ON checkop (report_id);
+CREATE INDEX ix_support_target ON support (target);
+CREATE INDEX ix_support_release_id ON support (release_id);
+CREATE INDEX ix_support_mode ON support (mode);
+CREATE INDEX ix_support_status ON support (status);
+CREATE INDEX ix_support_source_kind ON support (source_kind);
+"""
+
+STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 

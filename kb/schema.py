@@ -16,7 +16,7 @@ from typing import Any, Optional
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _json(**kw: Any) -> Any:
@@ -126,14 +126,14 @@ class Support(SQLModel, table=True):
 
     id: Optional[int] = Field(default=None, primary_key=True)
     op: str = Field(index=True)
-    target: str = Field(foreign_key="target.name")
-    release_id: int = Field(foreign_key="release.id")
-    mode: str
-    status: str
+    target: str = Field(foreign_key="target.name", index=True)
+    release_id: int = Field(foreign_key="release.id", index=True)
+    mode: str = Field(index=True)
+    status: str = Field(index=True)
     dtypes: Optional[list] = _json()
     conditions: Optional[dict] = _json()
     note: Optional[str] = None
-    source_kind: str
+    source_kind: str = Field(index=True)
     source_name: str
     source_url: Optional[str] = None
     probe_run_id: Optional[str] = None
@@ -196,6 +196,35 @@ class IngestRun(SQLModel, table=True):
     finished_at: Optional[str] = None
     added: int = 0
     origin: str = "local"
+
+
+class CheckReport(SQLModel, table=True):
+    """A `kb check --save` result (added in schema 3): one model against one target."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    created_at: str
+    model: str
+    model_sha256: Optional[str] = None
+    target: str = Field(foreign_key="target.name")
+    backend_version: Optional[str] = None
+    mode: str
+    verdict: str  # the worst status over the model's ops
+    report_json: dict = Field(sa_column=Column(JSON, nullable=False))
+    tool_version: Optional[str] = None
+
+
+class CheckOp(SQLModel, table=True):
+    """One op of a saved check report, for browsing and querying (schema 3)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    report_id: int = Field(foreign_key="checkreport.id", index=True)
+    op: str
+    count: int
+    status: str
+    via: Optional[str] = None
+    source_kind: Optional[str] = None
+    source_url: Optional[str] = None
+    module_paths: Optional[list] = _json()
 
 
 class KbMeta(SQLModel, table=True):

@@ -16,11 +16,12 @@ earlier-releases list — and every other date seen is named in its note.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kb.records import Limitation, Record, Release
+from kb.records import Limitation, Record, Release, dumps
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, parse_date
@@ -30,8 +31,11 @@ from scrapers.support_statements import slug, windows
 NAME = "neuron-release-notes"
 KIND = "release_notes"
 _V = r"(\d+\.\d+\.\d+)"
-# Authority of each kind of document for an SDK release's date (higher wins).
-AUTHORITY = {"page": 3, "index": 2, "list": 1, "component": 0}
+# Where an SDK release's date was read, as its note says it, best first: the release's
+# own page, then the release notes index, then the earlier-releases list.
+ORIGINS = {"page": "date from the release's own page", "index": "date from the release notes index",
+           "list": "date from the earlier-releases list", "component": "date from a component's release notes"}
+AUTHORITY = {text: rank for rank, text in enumerate(reversed(ORIGINS.values()), start=1)}
 # Component pages → product names for their release rows.
 COMPONENT_PRODUCTS = {
     "pytorch": "torch-neuronx-xla", "compiler": "neuronx-cc", "jax": "jax-neuronx", "nki": "nki",
@@ -51,9 +55,8 @@ def _date(text: str, doc: Document, what: str) -> str:
 
 
 def _release(doc: Document, version: str, date: str | None, origin: str, **fields) -> Release:
-    detail = f"[{origin}]"
     return Release(product="neuron-sdk", version=version, date=date, sdk_version=version,
-                   provenance=provenance(NAME, KIND, doc), note=detail, **fields)
+                   provenance=provenance(NAME, KIND, doc), note=ORIGINS[origin], **fields)
 
 
 def release_page(doc: Document) -> list[Record]:
@@ -78,8 +81,12 @@ def release_page(doc: Document) -> list[Record]:
     instances = sorted({i.lower() for i in INSTANCE.findall(doc.text)})
     record = _release(doc, version, date, "page", instance_families=tuple(instances))
     if notes:
-        record = replace(record, note=record.note + " " + "; ".join(notes))
-    return [record]
+        record = replace(record, note=record.note + "; " + "; ".join(notes))
+    statements: list[Record] = []
+    for section in rst.sections(doc.text):
+        if re.search(r"end[- ]of[- ]support|no longer supported", section.title, re.I):
+            statements += eol_windows(doc, rst.bullets(section.lines), date, sdk=version)
+    return [record, *statements]
 
 
 def earlier_releases(doc: Document) -> list[Record]:
@@ -143,17 +150,71 @@ def component_page(doc: Document) -> list[Record]:
             if d := re.match(r"^\s*\**Date of Release\**:?\**\s*(.+)$", line, re.I):
                 date = _date(d[1].strip("* "), doc, f"{page} in {sdk}")
                 break
+        if page == "pytorch" and m[1] and (torch := re.match(r"(\d+\.\d+\.\d+)\.", m[1].strip())):
+            # "PyTorch Framework [2.9.0.2.13.*]": this SDK release ships torch-neuronx for PyTorch 2.9.0.
+            records.append(_release(doc, sdk, date, "component", torch_versions=(torch[1],)))
         if product and m[1] and "*" not in m[1]:
             records.append(Release(product=product, version=m[1].strip(), sdk_version=sdk, date=date,
-                                   provenance=provenance(NAME, KIND, doc), note="[component]"))
-        if page == "pytorch":
-            records += _pytorch_statements(doc, sdk, date, body)
+                                   provenance=provenance(NAME, KIND, doc)))
+        records += _component_statements(doc, page, sdk, date, body)
     return records
 
 
-def _pytorch_statements(doc: Document, sdk: str, date: str | None, body: list[str]) -> list[Record]:
+_EOL_WORDS = re.compile(r"end[- ]of[- ](?:life|support)|no longer support|reached end of", re.I)
+
+
+def _split_head(item: str) -> tuple[str, str]:
+    """("head", "rest") of a bullet written "**Head**: rest" or "Short head: rest"; the
+    head is "" when the bullet is plain prose."""
+    text = rst.plain(item)
+    head, colon, rest = text.partition(":")
+    if colon and (item.lstrip().startswith("**") or (len(head) < 90 and not re.search(r"\.\s", head))):
+        return head.strip(), rest.strip()
+    return "", text
+
+
+# Component pages about machine images: what ends there is the image, not the product.
+IMAGE_PAGES = {"dlamis": "neuron-dlami", "containers": "neuron-dlc"}
+
+
+def _owner(page: str) -> str | None:
+    """Whose support a component page's end-of-support bullet is about: "Python 3.9 no
+    longer supported" in the compiler's notes ends neuronx-cc's Python 3.9 support, not
+    Neuron's (the announcements say that); the PyTorch page speaks for PyTorch itself."""
+    if page == "pytorch":
+        return None
+    return IMAGE_PAGES.get(page) or COMPONENT_PRODUCTS.get(page)
+
+
+def eol_windows(doc: Document, items: list[str], date: str | None, owner: str | None = None,
+                sdk: str | None = None) -> list[Record]:
+    """SupportWindow rows for end-of-support bullets. A bullet with a head names its
+    subject; a prose bullet counts only when it names a product kb knows (Python,
+    Ubuntu, PyTorch...), so that sentences never become made-up product names."""
     records: list[Record] = []
     prov = provenance(NAME, KIND, doc)
+    for item in items:
+        head, rest = _split_head(item)
+        if not _EOL_WORDS.search(rst.plain(item)):
+            continue
+        title = head or rest
+        found = windows(title, rest if head else "", statement_date=date, provenance=prov, fallback_slug=slug(title))
+        if not head:
+            found = [w for w in found if w.product != "neuron-feature"]
+            found = [dataclasses.replace(w, title=None) for w in found]
+        if owner:
+            found = [w if w.product in (owner, "neuron-feature") else
+                     dataclasses.replace(w, product=owner, cycle=f"{w.product}-{w.cycle}") for w in found]
+        if sdk:
+            # Said as already ended in the notes of release X: it ends with X.
+            found = [dataclasses.replace(w, eol_release=sdk) if w.eol_kind == "announced" and not w.eol_release else w
+                     for w in found]
+        records += found
+    return records
+
+
+def _parts(body: list[str]) -> dict[str, list[str]]:
+    """Sub-section title (lower case) → its lines, within one release's body."""
     part = None
     blocks: dict[str, list[str]] = {}
     for number, line in enumerate(body):
@@ -163,16 +224,23 @@ def _pytorch_statements(doc: Document, sdk: str, date: str | None, body: list[st
             continue
         if part:
             blocks.setdefault(part, []).append(line)
-    for part, lines in blocks.items():
-        for item in rst.bullets(lines):
-            text = rst.plain(item)
-            head, _, rest = text.partition(":") if re.match(r"^\*\*", item) else ("", "", text)
-            if "known issue" in part and head:
-                records.append(Limitation(target="neuron-xla", product="neuron-sdk", version=sdk, feature=head.strip(),
-                                          status="known issue", provenance=prov))
-            elif re.search(r"end of (?:life|support)|no longer support", text, re.I):
-                records += windows(head or text, rest, statement_date=date, provenance=prov,
-                                   fallback_slug=slug(head or text))
+    return blocks
+
+
+def _component_statements(doc: Document, page: str, sdk: str, date: str | None, body: list[str]) -> list[Record]:
+    records: list[Record] = []
+    prov = provenance(NAME, KIND, doc)
+    for part, lines in _parts(body).items():
+        items = rst.bullets(lines)
+        if "known issue" in part:
+            if page == "pytorch":
+                for item in items:
+                    head, _ = _split_head(item)
+                    if head and item.lstrip().startswith("**"):
+                        records.append(Limitation(target="neuron-xla", product="neuron-sdk", version=sdk,
+                                                  feature=head, status="known issue", provenance=prov))
+            continue
+        records += eol_windows(doc, items, date, _owner(page), sdk)
     return records
 
 
@@ -203,20 +271,24 @@ def reconcile(records: list[Record]) -> list[Record]:
         else:
             out.append(record)
     for _version, rows in sdk.items():
-        rows.sort(key=lambda r: -AUTHORITY.get((r.note or "[").split("]")[0].lstrip("["), 0))
+        rows.sort(key=lambda r: -AUTHORITY.get((r.note or "").split(";")[0], 0))
         best = rows[0]
         others = sorted({(r.date, r.provenance.source_url) for r in rows[1:] if r.date and r.date != best.date})
         instances = tuple(sorted({i for r in rows for i in r.instance_families}))
+        torch_versions = tuple(sorted({t for r in rows for t in r.torch_versions}))
         components = next((r.components for r in rows if r.components), None)
         note = best.note or ""
         if others:
-            note += " other dates: " + "; ".join(f"{d} ({url.rsplit('/', 1)[-1]})" for d, url in others)
-        out.append(replace(best, instance_families=instances, components=components, note=note.strip() or None))
+            note += "; other dates: " + ", ".join(f"{d} ({url.rsplit('/', 1)[-1]})" for d, url in others)
+        out.append(replace(best, instance_families=instances, torch_versions=torch_versions, components=components,
+                           note=note.strip() or None))
     return out
 
 
 def parse_many(documents: Sequence[Document]) -> list[Record]:
-    return reconcile([record for doc in documents for record in parse(doc)])
+    records = [record for doc in documents for record in parse(doc)]
+    unique = {dumps(record): record for record in records}  # a bullet repeated under two headings is one fact
+    return reconcile(list(unique.values()))
 
 
 PAGES = ("release-notes/index.rst", "release-notes/2.32.0.rst", "release-notes/2.31.1.rst",

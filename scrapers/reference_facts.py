@@ -133,3 +133,32 @@ def parse_snapshot_ops(text: str, *, source_file_url: str, retrieved_at: str, sh
         out.append(rec.OpStatus(op=op, target="neuron", backend_version=SNAPSHOT_VERSION, status="native",
                                 provenance=prov, note="registered for PrivateUse1 at import (pre-release snapshot)"))
     return out
+
+
+def _file_url(doc) -> str:
+    """These files have no public copy: cite them by their place in shared/reference."""
+    return f"file://shared/reference/{doc.path}" if doc.path else doc.url
+
+
+def _parse_facts_doc(doc) -> list[rec.Record]:
+    return parse_manual_facts(doc.text, source_file_url=_file_url(doc), retrieved_at=doc.retrieved_at, sha256=doc.sha256)
+
+
+def _parse_snapshot_doc(doc) -> list[rec.Record]:
+    return parse_snapshot_ops(doc.text, source_file_url=_file_url(doc), retrieved_at=doc.retrieved_at, sha256=doc.sha256)
+
+
+def _sources():
+    from scrapers.base import Source
+
+    return (
+        Source(name="manual-facts", kind="manual", urls=(), parse=_parse_facts_doc,
+               local_paths=("facts/manual-facts.csv",),
+               description="Facts restated by hand (TorchNeuron 2.33, TorchTPU 0.2.0); local file only"),
+        Source(name="torchneuron-dev-snapshot", kind="manual", urls=(), parse=_parse_snapshot_doc,
+               local_paths=("facts/torchneuron-dev-snapshot-registered-ops.txt",),
+               description="ATen names a pre-release TorchNeuron snapshot registers; local file only"),
+    )
+
+
+SOURCES = _sources()

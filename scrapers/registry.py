@@ -21,6 +21,7 @@ from scrapers import (
     neuron_manifest,
     neuron_release_notes,
     neuron_xla_ops,
+    reference_facts,
     torch_tpu_ops,
     torch_tpu_pypi,
     torchneuron_table,
@@ -40,6 +41,7 @@ SOURCES: dict[str, Source] = {
         neuron_announcements.SOURCE,
         torch_tpu_ops.SOURCE,
         torch_tpu_pypi.SOURCE,
+        *reference_facts.SOURCES,
     )
 }
 
@@ -55,6 +57,8 @@ def fetch_documents(source: Source, client: HttpClient, offline: bool = False) -
     """Download every document of `source` (from the cache only when `offline`)."""
     if offline and not client.offline:
         raise KBError("offline fetch needs an offline client (HttpClient(offline=True))")
+    if not source.urls:
+        raise KBError(f"{source.name}: no public copy to fetch; pass the local file with --from-file")
     documents = []
     for url in source.urls:
         fetched = client.get_text(fetch_url(url))

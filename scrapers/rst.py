@@ -115,7 +115,7 @@ def list_tables(text: str) -> list[list[list[str]]]:
                     rows.append([stripped[4:].strip()])
                 elif stripped.startswith("- ") and rows:
                     rows[-1].append(stripped[2:].strip())
-                elif stripped == "* -" :
+                elif stripped == "* -":
                     rows.append([""])
                 elif stripped and rows and not stripped.startswith(":"):
                     rows[-1][-1] = (rows[-1][-1] + " " + stripped).strip()

@@ -22,12 +22,15 @@ _VERSION = r"(\d+\.\d+(?:\.\d+)?)"
 _NEURON_RELEASE = (r"Neuron\s+(?:SDK\s+)?(?:[Rr]elease\s+|[Vv]ersion\s+)?" + _VERSION)
 _STARTING = re.compile(r"(?:starting|beginning|from|effective)\s+(?:with\s+|from\s+|in\s+)?(?:the\s+)?(?:AWS\s+)?"
                        + _NEURON_RELEASE, re.I)
+_SINCE = re.compile(r"\bsince\s+(?:the\s+)?(?:AWS\s+)?(?:Neuron\s+)?(?:SDK\s+)?(?:[Rr]elease\s+|[Vv]ersion\s+)?"
+                    + _VERSION, re.I)
 _IN_RELEASE = re.compile(r"\b(?:in|with)\s+(?:the\s+)?(?:AWS\s+)?" + _NEURON_RELEASE + r"(?:\s+release)?", re.I)
 _LAST = re.compile(_NEURON_RELEASE + r"\s+(?:will\s+be|is|was)\s+the\s+(?:last|final)\s+release", re.I)
-_THIS = re.compile(r"\b(?:starting|from|beginning|effective)\s+(?:with\s+)?(?:this|the\s+current)\s+release\b", re.I)
+_THIS = re.compile(r"\b(?:(?:starting|from|beginning|effective)\s+(?:with\s+)?|with\s+|as\s+of\s+|in\s+)"
+                   r"(?:this|the\s+current)\s+release\b", re.I)
 _NEXT = re.compile(r"\b(?:next|future|upcoming|coming)\s+(?:Neuron\s+)?releases?\b|\bin\s+a\s+future\b|\bintent\b", re.I)
 _PAST = re.compile(r"\bno longer (?:supports?|supported|includes?|publishes?)\b|\bis now end of life\b|\bare now end of life\b"
-                   r"|\breached end of (?:support|life)\b", re.I)
+                   r"|\breached end of (?:support|life)\b|\b(?:have|has) been removed\b", re.I)
 _MAINTENANCE = re.compile(r"maintenance mode", re.I)
 
 
@@ -56,6 +59,27 @@ def slug(text: str) -> str:
     return re.sub(r"-{2,}", "-", words)[:60].strip("-") or "unnamed"
 
 
+_LEAD = re.compile(r"^(?:announcing\s+)?(?:the\s+)?(?:upcoming\s+)?(?:end[- ]of[- ](?:support|life)|deprecation|"
+                   r"maintenance mode|no longer supports?|no longer includes?|no longer publishes?|"
+                   r"neuron no longer (?:supports|includes|publishes)(?: support for)?)\s*(?:for|of)?\s*", re.I)
+_TAIL = re.compile(r"\s*(?:,|\bstarting\b|\bbeginning\b|\beffective\b|\bin (?:a |the )?(?:future|next|upcoming)\b|"
+                   r"\bcoming\b|\bend[- ]of[- ](?:support|life)\s*$|\bin neuron\b|\bwith neuron\b|\bno longer supported\b|\bis now\b|\bare now\b|\benters?\b).*$", re.I)
+
+
+def subject_slug(title: str) -> str | None:
+    """A stable name for what a title says ends, for subjects kb has no product for:
+    "Neuron Explorer Replaces Neuron Profiler, Starting with Neuron 2.29" and the same
+    notice re-issued for 2.30.0 get the same slug, so the newer statement replaces the
+    older one."""
+    text = rst_free(title)
+    text = re.sub(r"\s+(?:from|in|for)$", "", _LEAD.sub("", _TAIL.sub("", text)).strip(), flags=re.I)
+    return slug(text) if text else None
+
+
+def rst_free(text: str) -> str:
+    return re.sub(r"[`*]", "", re.sub(r"\([^)]*\)", " ", text)).strip()
+
+
 def subjects(title: str, fallback: str) -> list[Subject]:
     """What a statement's title says ends. Unrecognised subjects become product
     `neuron-feature` with the `fallback` slug as cycle (never dropped silently)."""
@@ -63,11 +87,21 @@ def subjects(title: str, fallback: str) -> list[Subject]:
     text = text.replace("`", "")
     # What follows "starting with …" says when, not what: "… APIs Starting with PyTorch 2.10".
     text = re.split(r"\b(?:starting|beginning|effective)\b", text, maxsplit=1, flags=re.I)[0]
+    inner = _plain_subjects(text)
+    # "Ubuntu 22.04 DLAMIs", "PyTorch 2.1 DLCs": the images end, not Ubuntu or PyTorch.
+    images = [name for name, pattern in (("neuron-dlc", r"\bDLCs?\b|Deep Learning Containers?"),
+                                         ("neuron-dlami", r"\b(?:DL)?AMIs?\b|Deep Learning AMIs?"))
+              if re.search(pattern, text)]
+    if images and inner:
+        return [Subject(image, f"{s.product}-{s.cycle}") for image in images for s in inner]
+    return inner or [Subject("neuron-feature", subject_slug(title) or fallback)]
+
+
+def _plain_subjects(text: str) -> list[Subject]:
+    """Products kb knows by name (PyTorch/XLA, Ubuntu, Python, PyTorch, TensorFlow...)."""
     if re.search(r"(?:PyTorch|Torch)\s*/\s*XLA", text, re.I):
         cycle = "training" if re.search(r"training", text, re.I) else "inference" if re.search(r"inference", text, re.I) else "all"
         return [Subject("torch-neuronx-xla", cycle)]
-    if re.search(r"\bDLAMIs?\b|\bDLCs?\b|Deep Learning (?:AMI|Container)", text) and (cycle := _ubuntu_cycle(text)):
-        return [Subject("neuron-dlami", f"ubuntu-{cycle}")]
     if cycle := _ubuntu_cycle(text):
         return [Subject("ubuntu", cycle)]
     if versions := _numbers_after(r"\bPython", text):
@@ -82,7 +116,7 @@ def subjects(title: str, fallback: str) -> list[Subject]:
         return [Subject("tensorflow-neuron", v) for v in versions]
     if versions := _numbers_after(r"\bJAX", text):
         return [Subject("jax", v) for v in versions]
-    return [Subject("neuron-feature", fallback)]
+    return []
 
 
 @dataclass(frozen=True)
@@ -103,9 +137,9 @@ def effect(title: str, body: str, statement_date: str | None) -> Effect:
     "X is the last release" statement, then a release named in the body; "this release"
     adds the statement's date; otherwise a future release is only projected."""
     both = f"{title} {body}"
-    title_release = _STARTING.search(title) or _IN_RELEASE.search(title)
+    title_release = _STARTING.search(title) or _SINCE.search(title) or _IN_RELEASE.search(title)
     last = _LAST.search(both)
-    body_release = _STARTING.search(body) or _IN_RELEASE.search(body)
+    body_release = _STARTING.search(body) or _SINCE.search(body) or _IN_RELEASE.search(body)
     this = bool(_THIS.search(both)) and statement_date is not None
     if title_release or (body_release and not last):
         release = (title_release or body_release)[1]
@@ -119,7 +153,7 @@ def effect(title: str, body: str, statement_date: str | None) -> Effect:
         return Effect(statement_date, "announced", None, "takes effect with the release published on the statement date")
     if _NEXT.search(title) or _NEXT.search(body):
         return Effect(None, "projected", None, "ends in a future release (no version stated)")
-    if _PAST.search(title) and statement_date:
+    if (_PAST.search(title) or _PAST.search(body)) and statement_date:
         return Effect(statement_date, "announced", None, "stated as already ended on the statement date")
     return Effect(None, "projected", None, "no release or date stated")
 

@@ -30,6 +30,11 @@ def test_migrations_build_exactly_the_declared_schema(tmp_path):
     assert got.keys() == expected.keys()
     for table in expected:
         assert [c[:2] for c in got[table]] == [c[:2] for c in expected[table]], table
+    assert _indexes(migrated) == _indexes(sqlite3.connect(declared))
+
+
+def _indexes(conn):
+    return sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND name LIKE 'ix_%'"))
 
 
 def test_fast_path_mirror_of_the_schema_version_is_right():

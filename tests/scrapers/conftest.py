@@ -25,6 +25,7 @@ class Reply:
     body: bytes | str = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    truncate: bool = False  # announce the full length, send half, close the connection
 
 
 class Server:
@@ -60,6 +61,9 @@ class Server:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                if reply.truncate:
+                    body = body[: len(body) // 2]
+                    self.close_connection = True
                 try:
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
@@ -71,7 +75,7 @@ class Server:
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def route(self, path: str, *replies: Reply) -> str:
         self.routes[path] = list(replies)

@@ -76,3 +76,16 @@ def test_retry_after_http_date_and_garbage():
     assert retry_after_seconds(None, 3.0) == 3.0
     assert retry_after_seconds("Mon, 02 Nov 2020 10:00:00 GMT", 1.0) == 0.0
     assert retry_after_seconds("100000", 1.0) == 120.0
+
+
+def test_truncated_transfer_is_retried(server, client, sleeps):
+    full = "| Operator | Status |\n|---|---|\n| add | ✅ |\n" * 20
+    url = server.route("/cut.md", Reply(body=full, truncate=True), Reply(body=full))
+    assert client.get_text(url).text == full
+    assert len(server.hits("/cut.md")) == 2 and len(sleeps) == 1
+
+
+def test_truncated_transfer_that_persists_fails(server, client):
+    url = server.route("/always-cut.md", Reply(body="x" * 1000, truncate=True))
+    with pytest.raises(FetchError, match="always-cut.md"):
+        client.get_text(url)

@@ -118,3 +118,18 @@ def test_refetch_of_unchanged_pages_is_a_no_op(capsys, tmp_path, monkeypatch, se
     assert code == 0, err
     assert json.loads(out)["results"][0]["unchanged"] is True
     assert server.hits("/ops.html")[-1].get("if-none-match") == '"p1"'
+
+
+def test_dry_run_reads_report_files_without_storing(capsys, tmp_path):
+    from kb.records import OpStatus, Provenance, write_jsonl
+
+    report = tmp_path / "report.jsonl"
+    prov = Provenance(source_kind="static_probe", source_name="static_probe", probe_run_id="run-1")
+    with open(report, "w") as handle:
+        write_jsonl([OpStatus(op="aten::add.Tensor", target="tpu", backend_version="0.2.0", status="native",
+                              provenance=prov)], handle)
+    db = tmp_path / "kb.sqlite"
+    code, out, err = run(capsys, "ingest", str(report), "--dry-run", "--db", str(db), "--json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["records"] == {"op_status": 1}
+    assert not db.exists()

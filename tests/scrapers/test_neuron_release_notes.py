@@ -134,3 +134,50 @@ def test_real_manifest(neuron_docs):
     sdk = _sdk(records)
     assert len(sdk) == 51 and sdk["2.32.0"].date == "2026-08-17"
     assert "3.13" in sdk["2.32.0"].python_versions
+
+
+def test_reissued_notice_keeps_one_subject():
+    """The same end re-announced with another release keeps the same product cycle, so
+    the newer statement wins in the KB instead of standing beside the old one."""
+    def page(date, release):
+        title = f"Fixture Explorer replaces Fixture Profiler, starting with Neuron {release}"
+        return Document(url="u", text=f".. post:: {date}\n\n{title}\n{'-' * len(title)}\n\nSome words.\n")
+    first = neuron_announcements.parse(page("March 1, 2026", "2.29"))[0]
+    second = neuron_announcements.parse(page("April 1, 2026", "2.30.0"))[0]
+    assert (first.product, first.cycle) == (second.product, second.cycle) == \
+        ("neuron-feature", "fixture-explorer-replaces-fixture-profiler")
+    assert (first.eol_release, second.eol_release) == ("2.29", "2.30.0")
+
+
+def test_real_reissued_profiler_notice(neuron_docs):
+    records = neuron_announcements.SOURCE.scrape(local_documents(neuron_announcements.SOURCE, str(neuron_docs)))
+    profiler = sorted((w.statement_date, w.eol_release) for w in records
+                      if w.cycle == "neuron-explorer-replaces-neuron-profiler")
+    assert profiler == [("2026-02-26", "2.29"), ("2026-03-31", "2.30.0"), ("2026-05-20", "2.30")]
+
+
+def test_component_eol_bullets_on_an_image_page():
+    title = "Fixture DLAMI notes (Neuron 2.40.0 Release)"
+    text = f"""Fixture images
+==============
+
+{title}
+{'-' * len(title)}
+
+Date of Release: 11/02/2026
+
+Announcements
+^^^^^^^^^^^^^
+
+* PyTorch 2.9 End of Support: the fixture images dropped their PyTorch 2.9 environments, which have been removed.
+* The fixture team no longer supports its old logo, which nobody asked about.
+* Neuron no longer supports the Python 3.11 environment starting with this release.
+"""
+    doc = Document(url="https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/dlamis.html",
+                   text=text, path="release-notes/components/dlamis.rst")
+    windows = [(w.product, w.cycle, w.eol_kind, w.eol, w.eol_release, w.title) for w in neuron_release_notes.parse(doc)]
+    assert windows == [
+        ("neuron-dlami", "pytorch-2.9", "announced", "2026-11-02", "2.40.0", "PyTorch 2.9 End of Support"),
+        # the prose bullet about a logo names no known product: skipped, not invented
+        ("neuron-dlami", "python-3.11", "announced", "2026-11-02", "2.40.0", None),
+    ]

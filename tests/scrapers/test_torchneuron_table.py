@@ -78,3 +78,24 @@ def test_truncated_page_fails(fixture_text):
     cut = text[: text.index("## Elementwise")]
     with pytest.raises(ScrapeError, match="no operator table among the headers found"):
         torchneuron_table.parse(Document(url="u.md", text=cut))
+
+
+@pytest.mark.parametrize("header, expected", [
+    (["API", "Supported", "Notes"], (0, {"eager": 1}, None, 2)),
+    (["PyTorch API", "Neuron Support", "Data Types", "Comments"], (0, {"eager": 1}, 2, 3)),
+    (["Operator", "Eager", "torch.compile"], (0, {"eager": 1, "compile": 2}, None, None)),
+    (["Function", "Status", "Limitations"], (0, {"eager": 1}, None, 2)),
+    (["Kernel", "Works?"], (None, {}, None, None)),
+])
+def test_columns_by_meaning(header, expected):
+    cols = torchneuron_table.columns(header)
+    assert (cols.op, cols.status, cols.dtypes, cols.notes) == expected
+
+
+@pytest.mark.parametrize("cell, status", [
+    ("✅", "native"), ("✔️ Supported", "native"), ("Yes", "native"), ("⚠️", "partial"), ("Partial", "partial"),
+    ("Supported (CPU fallback)", "fallback"), ("🔄", "fallback"), ("❌", "unsupported"), ("No", "unsupported"),
+    ("Not supported", "unsupported"), ("Planned", "unsupported"), ("Decomposed", "decomposed"), ("", None), ("-", None),
+])
+def test_status_words_and_symbols(cell, status):
+    assert torchneuron_table.status_of(cell) == status

@@ -1,0 +1,69 @@
+"""`kb serve`: browse the KB in Datasette (read-only, loopback by default)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Annotated, Optional
+
+import typer
+
+from cli.options import DbOption
+from cli.render import note
+from kb.errors import KBError
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Fail with one line before Datasette starts, rather than a server traceback after."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise KBError(f"cannot listen on {host}: {exc.strerror}") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise KBError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port") from None
+
+
+def serve_command(
+    port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535, help="Port to listen on.")] = 8001,
+    host: Annotated[str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the KB to your network.")] = "127.0.0.1",
+    get: Annotated[Optional[str], typer.Option("--get", help="Print one page (e.g. /kb/coverage.json) and exit, no server.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Browse the KB in Datasette: coverage matrix, facets, disagreements, probe runs, end of support.
+
+    The KB is opened read-only and immutable: restart to see data ingested after the start.
+    """
+    from kb import db as kbdb
+    from kb import serve
+
+    path = kbdb.resolve_path(db)
+    kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server opens it immutable
+    if os.path.exists(path + "-wal") and os.path.getsize(path + "-wal") > 0:
+        note("warning: another kb process is writing to this KB; what it has not finished is not shown")
+    if get is not None:
+        _print_page(serve.make_datasette(path), get)
+        return
+    check_port_free(host, port)
+    if host not in LOOPBACK:
+        note(f"warning: listening on {host}: anyone who can reach this machine can read the KB")
+    shown = f"[{host}]" if ":" in host else host
+    note(f"serving {path} read-only at http://{shown}:{port}/kb/coverage (Ctrl-C to stop)")
+    serve.serve(path, host=host, port=port)
+
+
+def _print_page(ds, path: str) -> None:
+    import asyncio
+
+    if not path.startswith("/"):
+        raise KBError(f"--get takes a path starting with / (got {path!r})")
+    response = asyncio.run(ds.client.get(path))
+    typer.echo(response.text)
+    if response.status_code != 200:
+        raise typer.Exit(1)
