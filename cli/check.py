@@ -46,9 +46,9 @@ def make_lookup(db: str | None, target: str, backend_version: str | None, mode: 
 def check_command(
     model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
     target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target (repeat to compare side by side; default neuron).")] = None,
-    backend_version: Annotated[str | None, typer.Option("--backend-version", help="Backend version (default: newest with data).")] = None,
+    backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
-    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input) for factories and pickled modules.")] = None,
+    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
     trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file (runs code from it).")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
@@ -77,13 +77,14 @@ def check_command(
     except OpNameError as exc:
         raise CheckUsageError(f"--allow: {exc}") from None
     known = _read_baseline(baseline) if baseline else None
+    versions = parse_versions(backend_version or [], target)
 
     source = model_formats.detect(model, trust=trust)
     with _progress(f"tracing {model}"):
         traced = tracing.trace(source, input_shape, train=train, trust=trust)
     reports = []
     for name in dict.fromkeys(target):
-        lookup, version = make_lookup(db, name, backend_version, mode)
+        lookup, version = make_lookup(db, name, versions.get(name), mode)
         with _progress(f"resolving {len(traced.sites)} calls on {name}"):
             report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode)
         for op in report.ops:
@@ -111,6 +112,20 @@ def check_command(
         render_table(reports, gate)
     if gate["failed"]:
         raise typer.Exit(1)
+
+
+def parse_versions(values: list[str], targets: list[str]) -> dict[str, str]:
+    """`--backend-version 2.33.0` (every target) or `--backend-version neuron=2.33.0` (one)."""
+    versions: dict[str, str] = {}
+    for value in values:
+        name, sep, version = value.partition("=")
+        if not sep:
+            versions.update({t: value for t in targets if t not in versions})
+            continue
+        if name not in targets:
+            raise CheckUsageError(f"--backend-version {value}: {name} is not a --target of this check")
+        versions[name] = version
+    return versions
 
 
 # --- gate ------------------------------------------------------------------------------------

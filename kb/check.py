@@ -7,10 +7,12 @@ an in-memory table in tests). Resolution of one op:
 
 1. the KB's own verdict for the op, if any — its dtype restriction checked against the
    dtypes the model really uses (a verdict for float32 says nothing about bfloat16);
-2. else, if PyTorch decomposes the op (CompositeImplicitAutograd "math kernel", or a
-   registered Python decomposition for a default-backend kernel), the decomposition is
-   traced on meta tensors shaped like the call's arguments and each leaf is resolved the
-   same way; the op's verdict is the worst leaf ("decomposed" when all are fine);
+2. else, if PyTorch decomposes the op for a backend without its own kernel, the leaves
+   are resolved the same way and the op's verdict is the worst leaf ("decomposed" when
+   all are fine). The leaves come from tracing, on meta tensors shaped like the call's
+   arguments, the CompositeImplicitAutograd "math kernel" or, for a default backend
+   kernel (CompositeExplicitAutograd), PyTorch's Python decomposition of it; a
+   structured op's default functional kernel has one leaf, its out= variant;
 3. else unknown.
 """
 
@@ -23,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kb.tracing import CallSite, TensorSpec, TracedModel
+from kb.tracing import overload_for as _overload
 from kb.vocab import SEVERITY, STATUSES, UNKNOWN, worst
 
 # How deep decompositions are followed (each level is one traced decomposition).
@@ -33,7 +36,7 @@ MAX_DEPTH = 4
 COMPILE_FALLBACK_EFFECT = {"neuron": "compile error"}
 DEFAULT_COMPILE_FALLBACK_EFFECT = "graph break"
 
-# Ops that are bookkeeping rather than work on a device; they are still reported.
+# Statuses that break a compiled graph or make it fail (unknown: may do either).
 _PROBLEM_STATUSES = ("fallback", UNKNOWN, "unsupported", "crash", "timeout")
 
 
@@ -292,6 +295,29 @@ def decomposition_kind(op: str) -> str | None:
         overload = _overload(op)
         if overload is not None and overload in _python_decompositions():
             return "CompositeExplicitAutograd"
+    # Structured ops get a default functional kernel (CompositeExplicitAutogradNonFunctional)
+    # that computes the output's shape and calls the backend's out= variant.
+    if torch._C._dispatch_has_kernel_for_dispatch_key(op, "CompositeExplicitAutogradNonFunctional"):
+        if out_variant(op) is not None:
+            return "CompositeExplicitAutogradNonFunctional"
+    return None
+
+
+@functools.cache
+def out_variant(op: str) -> str | None:
+    """The out= overload a functional op's default kernel calls (`aten::gelu` → `aten::gelu.out`,
+    `aten::max.dim` → `aten::max.dim_max`): the overload taking the same arguments plus outs."""
+    functional = _overload(op)
+    if functional is None:
+        return None
+    wanted = [(a.name, str(a.type)) for a in functional._schema.arguments]
+    base = op.partition(".")[0]
+    packet = functional.overloadpacket
+    for name in packet.overloads():
+        candidate = getattr(packet, name)
+        arguments = candidate._schema.arguments
+        if any(a.is_out for a in arguments) and [(a.name, str(a.type)) for a in arguments if not a.is_out] == wanted:
+            return f"{base}.{name}"
     return None
 
 
@@ -302,29 +328,26 @@ def _python_decompositions() -> dict:
     return decomposition_table
 
 
-def _overload(op: str):
-    import torch
-
-    namespace, _, rest = op.partition("::")
-    base, _, overload = rest.partition(".")
-    try:
-        packet = getattr(getattr(torch.ops, namespace), base)
-        return getattr(packet, overload or "default")
-    except (AttributeError, RuntimeError):
-        return None
-
-
 def decompose(site: CallSite) -> tuple[list[CallSite] | None, str | None]:
     """The leaf calls `site` decomposes into, traced on meta tensors; (None, why) if it does not."""
     kind = decomposition_kind(site.op)
     if kind is None:
         return None, None
+    if kind == "CompositeExplicitAutogradNonFunctional":  # needs no shapes: one leaf, same arguments
+        leaf = CallSite(0, out_variant(site.op), site.args, dict(site.kwargs), site.outputs,
+                        site.module_path, site.module_type, site.phase)
+        return [leaf], kind
     if not site.has_shapes():
         return None, f"decomposes ({kind}), but argument shapes are unknown: pass an ExportedProgram or a factory"
     key = site.signature()
     if key not in _DECOMP_CACHE:
         try:
-            _DECOMP_CACHE[key] = _trace_decomposition(site, kind)
+            leaves = _trace_decomposition(site, kind)
+            below_aten = sorted({leaf.op for leaf in leaves if not leaf.op.startswith("aten::")})
+            if below_aten and kind == "CompositeExplicitAutograd":
+                # A reference implementation written in prims says nothing about aten kernels.
+                leaves = f"decomposes ({kind}), but PyTorch's decomposition of it is written in prims"
+            _DECOMP_CACHE[key] = leaves
         except Exception as exc:  # a decomposition that cannot run on meta tensors
             _DECOMP_CACHE[key] = f"decomposes ({kind}), but tracing it failed ({type(exc).__name__})"
     value = _DECOMP_CACHE[key]
@@ -353,6 +376,12 @@ def _trace_decomposition(site: CallSite, kind: str) -> list[CallSite]:
             return op._op_dk(DispatchKey.CompositeImplicitAutograd, *a, **kwargs)
     else:
         decomposition = _python_decompositions()[op]
+        # Python decompositions take optional arguments by keyword only, where the C++
+        # schema takes them by position too.
+        required = sum(1 for a in op._schema.arguments if not a.kwarg_only and not a.has_default_value())
+        named = [a.name for a in op._schema.arguments if not a.kwarg_only][required:len(args)]
+        kwargs = {**dict(zip(named, args[required:], strict=True)), **kwargs}
+        args = args[:required]
 
         def run(*a):
             return decomposition(*a, **kwargs)

@@ -14,7 +14,9 @@ trace it (see `kb.tracing`).
 
 from __future__ import annotations
 
+import ast
 import io
+import json
 import os
 import pickletools
 import zipfile
@@ -37,6 +39,10 @@ class ModelInputError(KBError):
 
 class UntrustedPickleError(ModelInputError):
     """Reading the file would run code from it and the user did not pass --trust."""
+
+
+class UnsafeContentError(ModelInputError):
+    """The file holds something that would be evaluated as code on loading (refused always)."""
 
 
 class NotTraceableError(ModelInputError):
@@ -345,7 +351,7 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
         from torch._export.serde import schema
         from torch._export.serde.serialize import (
             ExportedProgramDeserializer,
-            _bytes_to_dataclass,
+            _dict_to_dataclass,
         )
         from torch.export.pt2_archive._package import PT2ArchiveReader
     except ImportError as exc:  # private modules: guard against torch moving them
@@ -359,7 +365,9 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
                 raise ModelInputError(f"{path}: an export archive without a model graph (legacy format? re-save with torch.export.save)")
             model_file = "models/model.json" if "models/model.json" in models else models[0]
             model_name = model_file[len("models/"):-len(".json")]
-            serialized = _bytes_to_dataclass(schema.ExportedProgram, reader.read_bytes(model_file))
+            document = json.loads(reader.read_bytes(model_file))
+            check_expressions(document, path)
+            serialized = _dict_to_dataclass(schema.ExportedProgram, document)
             weights, pickled_w = _meta_payload(reader, names, f"data/weights/{model_name}_weights_config.json")
             constants, pickled_c = _meta_payload(reader, names, f"data/constants/{model_name}_constants_config.json")
     except KBError:
@@ -381,6 +389,63 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
         return ExportedProgramDeserializer().deserialize(serialized, weights, constants, b"")
     except Exception as exc:
         raise ModelInputError(f"{path}: cannot rebuild the exported graph ({type(exc).__name__}: {_short(exc)})") from None
+
+
+# Symbolic shapes are stored as formula strings that torch's deserializer hands to
+# sympy.sympify, which evaluates them with Python's eval. Only plain formulas pass.
+_FORMULA_NODES = (
+    ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Name,
+    ast.Constant, ast.keyword, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+    ast.Tuple,
+)
+_LOWERCASE_FUNCTIONS = {"floor", "ceiling", "sqrt", "log", "exp", "sin", "cos", "tan", "tanh", "asin", "acos",
+                        "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sign", "trunc", "erf", "round"}
+_REFUSED_NAMES = {"S", "Lambda", "Function", "Expr", "Basic"}
+
+
+def check_expressions(document: Any, path: str) -> None:
+    """Refuse an exported graph whose shape formulas are anything but formulas."""
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "expr_str" and isinstance(value, str):
+                    if not is_plain_formula(value):
+                        shown = value if len(value) <= 60 else value[:59] + "…"
+                        raise UnsafeContentError(f"{path}: a shape expression in the graph is not a plain formula ({shown!r}) — refusing to evaluate it")
+                else:
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def is_plain_formula(text: str) -> bool:
+    """Numbers, symbol names, arithmetic and comparisons, and calls of sympy-style
+    functions by bare name; `Symbol('s0', ...)` is the only place a string may appear."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    symbol_names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("Symbol", "Dummy"):
+            if node.args and isinstance(node.args[0], ast.Constant):
+                symbol_names.add(id(node.args[0]))
+    for node in ast.walk(tree):
+        if not isinstance(node, _FORMULA_NODES):
+            return False
+        if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in _REFUSED_NAMES):
+            return False
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                return False
+            name = node.func.id
+            if not (name[:1].isupper() or name in _LOWERCASE_FUNCTIONS):
+                return False
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in symbol_names:
+            return False
+    return True
 
 
 def _refuse_dangerous_members(path: str) -> None:

@@ -10,7 +10,8 @@ the module path that made the call. Modules are traced on the meta device, so an
 - `--train`: the forward and backward passes run on meta tensors under a dispatch
   recorder, which sees the ops autograd actually dispatches (backward kernels included);
   `torch.utils.module_tracker.ModuleTracker` names the module in both passes;
-- TorchScript: a static walk of the inlined graph (counts per graph node, no shapes).
+- TorchScript: a static walk of the inlined graph (counts per graph node); with
+  `--input-shape`, TorchScript's own shape propagation gives the arguments' shapes.
 """
 
 from __future__ import annotations
@@ -232,45 +233,127 @@ def sites_from_graph(graph) -> list[CallSite]:
     return sites
 
 
-def sites_from_torchscript(module) -> list[CallSite]:
-    """CallSites of a TorchScript module's inlined graph (static: a loop body counts once)."""
+def sites_from_torchscript(module, inputs: tuple | None = None) -> tuple[list[CallSite], bool]:
+    """CallSites of a TorchScript module's inlined graph (static: a loop body counts once),
+    and whether argument shapes are known.
+
+    With example inputs (meta tensors), the graph's inputs and the module's tensors are
+    typed and TorchScript's symbolic shape propagation fills in the shapes; dtypes that it
+    leaves open are taken from each op's first tensor argument.
+    """
     import torch
 
+    graph = module.inlined_graph
+    shaped = False
+    if inputs:
+        shaped = _type_torchscript_graph(module, graph, inputs, torch)
     sites: list[CallSite] = []
+    dtypes: dict[str, str | None] = {}
 
     def walk(nodes) -> None:
         for node in nodes:
             kind = node.kind()
             if kind.startswith("aten::"):
-                sites.append(_torchscript_site(node, len(sites), torch))
+                site = _torchscript_site(node, len(sites), torch, dtypes)
+                sites.append(site)
+                first = site.primary_dtype()
+                for out in node.outputs():
+                    dtypes.setdefault(out.debugName(), _ts_dtype(_scalar_type(out.type(), torch)) or first)
             for block in node.blocks():
                 walk(block.nodes())
 
-    walk(module.inlined_graph.nodes())
-    return sites
+    walk(graph.nodes())
+    return sites, shaped
 
 
-def _torchscript_site(node, index: int, torch) -> CallSite:
+def overload_for(op: str):
+    """The OpOverload for a canonical name (`aten::add.Tensor`), or None."""
+    import torch
+
+    namespace, _, rest = op.partition("::")
+    base, _, overload = rest.partition(".")
+    try:
+        packet = getattr(getattr(torch.ops, namespace), base)
+        return getattr(packet, overload or "default")
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _by_schema(op: str, values: list) -> tuple[tuple, dict]:
+    """TorchScript passes every argument positionally; keyword-only ones become kwargs."""
+    overload = overload_for(op)
+    if overload is None:
+        return tuple(values), {}
+    args, kwargs = [], {}
+    for argument, value in zip(overload._schema.arguments, values, strict=False):
+        if argument.kwarg_only:
+            kwargs[argument.name] = value
+        else:
+            args.append(value)
+    return tuple(args), kwargs
+
+
+def _scalar_type(vtype, torch) -> str | None:
+    return vtype.scalarType() if isinstance(vtype, torch._C.TensorType) else None
+
+
+def _type_torchscript_graph(module, graph, inputs: tuple, torch) -> bool:
+    """Set tensor types on the graph's inputs and attribute reads, then propagate shapes."""
+    values = list(graph.inputs())
+    if len(values) - 1 != len(inputs):
+        raise mf.ModelInputError(f"the TorchScript model takes {len(values) - 1} inputs; {len(inputs)} --input-shape given")
+    owners = {values[0].debugName(): module}
+    for value, tensor in zip(values[1:], inputs, strict=True):
+        value.setType(torch._C.TensorType.create_from_tensor(tensor))
+
+    def walk(block) -> None:
+        for node in block.nodes():
+            if node.kind() == "prim::GetAttr":
+                owner = owners.get(node.input().debugName())
+                if owner is not None:
+                    attribute = getattr(owner, node.s("name"), None)
+                    owners[node.output().debugName()] = attribute
+                    if isinstance(attribute, torch.Tensor):
+                        node.output().setType(torch._C.TensorType.create_from_tensor(attribute))
+            for inner in node.blocks():
+                walk(inner)
+
+    walk(graph)
+    try:
+        torch._C._jit_pass_propagate_shapes_on_graph(graph)
+    except Exception:
+        return False
+    return True
+
+
+def _ts_value(value, torch, dtypes: dict) -> Any:
+    vtype = value.type()
+    if isinstance(vtype, torch._C.TensorType):
+        sizes = vtype.sizes()
+        shape = tuple(sizes) if sizes is not None and all(d is not None for d in sizes) else None
+        strides = vtype.strides()
+        stride = tuple(strides) if shape is not None and strides and all(d is not None for d in strides) else None
+        dtype = _ts_dtype(vtype.scalarType()) or dtypes.get(value.debugName())
+        return TensorSpec(shape, dtype, stride)
+    producer = value.node()
+    if producer.kind() == "prim::Constant":
+        try:
+            return spec_of(value.toIValue())
+        except Exception:
+            return None
+    if producer.kind() == "prim::ListConstruct":
+        return tuple(_ts_value(v, torch, dtypes) for v in producer.inputs())
+    return None
+
+
+def _torchscript_site(node, index: int, torch, dtypes: dict) -> CallSite:
     schema = node.schema()
     name = schema.split("(", 1)[0] if schema and schema != "(no schema)" else node.kind()
     try:
         name = canonical(name)
     except OpNameError:
         pass
-    args = []
-    for value in node.inputs():
-        vtype = value.type()
-        if isinstance(vtype, torch._C.TensorType):
-            dtype = vtype.scalarType()
-            sizes = vtype.sizes()
-            args.append(TensorSpec(tuple(sizes) if sizes else None, _ts_dtype(dtype)))
-        elif value.node().kind() == "prim::Constant":
-            try:
-                args.append(spec_of(value.toIValue()))
-            except Exception:
-                args.append(None)
-        else:
-            args.append(None)
+    args, kwargs = _by_schema(name, [_ts_value(value, torch, dtypes) for value in node.inputs()])
     hierarchy = node.getModuleHierarchy() if hasattr(node, "getModuleHierarchy") else ""
     parts = [p for p in (hierarchy or "").split(".") if p]
     path = ".".join(re.sub(r"\(.*\)$", "", p) for p in parts)
@@ -278,7 +361,7 @@ def _torchscript_site(node, index: int, torch) -> CallSite:
     if parts:
         match = re.search(r"\(([^()]*)\)$", parts[-1])
         mtype = match.group(1) if match else None
-    return CallSite(index=index, op=name, args=tuple(args), module_path=path, module_type=mtype)
+    return CallSite(index=index, op=name, args=args, kwargs=kwargs, module_path=path, module_type=mtype)
 
 
 _TS_DTYPES = {
@@ -354,10 +437,12 @@ def _trace(source: mf.ModelSource, input_shapes: list[str] | None, *, train: boo
         return TracedModel(source.kind, source.path, sites_from_graph(program.graph))
     if source.kind == mf.TORCHSCRIPT:
         module = mf.load_torchscript(source)
-        notes = ["TorchScript, read statically: counts are per graph node (a loop body counts once); argument shapes are unknown"]
+        sites, shaped = sites_from_torchscript(module, meta_inputs(specs) if specs else None)
+        notes = ["TorchScript, read statically: counts are per graph node (a loop body counts once)"
+                 + ("" if shaped else "; argument shapes unknown (pass --input-shape)")]
         if train:
             notes.append("--train is not available for TorchScript: forward ops only")
-        return TracedModel(source.kind, source.path, sites_from_torchscript(module), notes=notes)
+        return TracedModel(source.kind, source.path, sites, notes=notes)
     if source.kind == mf.PICKLED_MODULE:
         model = mf.load_pickled_module(source)
         return _trace_module(source, model, specs, train)

@@ -147,3 +147,14 @@ def test_warning_hooks_reach_every_format(run_cli, mlp, monkeypatch):
     assert any(r["ruleId"] == "kb/warning" for r in json.loads(out)["runs"][0]["results"])
     _, out, _ = run_cli("check", mlp, "--format", "junit")
     assert "warning: neuron: float64" in out
+
+
+def test_backend_version_per_target(run_cli, mlp):
+    from cli.check import parse_versions
+
+    assert parse_versions(["tpu=0.2.0", "2.33.0"], ["neuron", "tpu"]) == {"tpu": "0.2.0", "neuron": "2.33.0"}
+    code, out, _ = run_cli("check", mlp, "-t", "neuron", "-t", "tpu", "--backend-version", "tpu=0.2.0", "--json")
+    assert code == 0
+    assert [r["backend_version"] for r in json.loads(out)["reports"]] == ["2.33.0", "0.2.0"]
+    code, _out, err = run_cli("check", mlp, "--backend-version", "cuda=12")
+    assert code == 2 and "not a --target" in err

@@ -201,3 +201,44 @@ def test_exported_program_with_a_pickled_payload(saved, workdir, run_cli, trust)
     line = _one_line_error(code, err)
     assert ("system" in line) if trust else ("--trust" in line)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("trust", [False, True], ids=["untrusted", "trusted"])
+def test_shape_formula_that_would_run_code_is_refused(workdir, run_cli, trust):
+    """torch's deserializer evaluates symbolic-shape strings with sympy (eval): a crafted
+    one must never reach it."""
+    import re
+
+    import torch
+
+    from tests.check.model_zoo import MLP
+
+    marker = workdir / "pwned"
+    batch = torch.export.Dim("batch", max=64)
+    program = torch.export.export(MLP(), (torch.zeros(2, 8),), dynamic_shapes=({0: batch},))
+    clean = workdir / "dynamic.pt2"
+    torch.export.save(program, str(clean))
+    code, _out, err = run_cli("check", clean)
+    assert code == 0, err
+    evil = workdir / "evil.pt2"
+    with zipfile.ZipFile(clean) as src, zipfile.ZipFile(evil, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename.endswith("models/model.json"):
+                text, count = re.subn(r'"expr_str": "[^"]*"', f'"expr_str": "__import__(\'os\').system(\'touch {marker}\')"',
+                                      data.decode(), count=1)
+                assert count == 1
+                data = text.encode()
+            dst.writestr(item, data)
+    code, _out, err = run_cli(*(["check", evil] + (["--trust"] if trust else [])))
+    assert "not a plain formula" in _one_line_error(code, err)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("text,plain", [
+    ("Symbol('s0', positive=True, integer=True)", True), ("2*s0 + FloorDiv(s1, 4)", True),
+    ("Max(1, s0) <= 64", True), ("S('x')", False), ("sympify('1')", False), ("s0.__class__", False),
+    ("__import__('os')", False), ("[c for c in ()]", False), ("lambda: 0", False),
+])
+def test_plain_formula_check(text, plain):
+    assert mf.is_plain_formula(text) is plain

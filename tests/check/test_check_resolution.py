@@ -121,3 +121,11 @@ def test_argument_conditions_are_checked_by_schema_name():
     assert per_site[1].status == "unknown" and "ord=3.0" in per_site[1].reason
     assert per_site[2].status == "native"  # the schema default ord=2
     assert ops[0].status == "unknown" and ops[0].count == 3
+
+
+def test_structured_op_resolves_through_its_out_variant(traced):
+    table = {"aten::gelu.out": kc.Verdict("native", source_kind="static_probe")}
+    gelu = _ops(kc.check(traced["mlp"], table.get, target="neuron"))["aten::gelu"]
+    assert gelu.status == "decomposed" and _leaves(gelu) == {"aten::gelu.out": "native"}
+    assert kc.out_variant("aten::max.dim") == "aten::max.dim_max"
+    assert kc.out_variant("aten::pow.Tensor_Scalar") == "aten::pow.Tensor_Scalar_out"

@@ -92,3 +92,17 @@ def test_factory_with_two_inputs_importing_a_neighbour(tmp_path):
     model = tracing.trace(mf.detect(f"{tmp_path / 'net.py'}:make"), ["2x4:bf16", "2x4:bool"])
     assert [(s.op, s.module_path, s.primary_dtype()) for s in model.sites] == [
         ("aten::masked_fill.Scalar", "scale", "bfloat16"), ("aten::mul.Tensor", "scale", "bfloat16")]
+
+
+def test_torchscript_with_input_shapes_gets_shapes_and_decompositions(saved):
+    from kb import check as kc
+    from tests.check.check_fixtures import lookup_for
+
+    model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8"])
+    assert [s.tensor_args()[0].describe() for s in model.sites] == ["float32[2,8]", "float32[2,16]", "float32[2,16]"]
+    ops = {op.op: op for op in kc.check(model, lookup_for("neuron"), target="neuron").ops}
+    assert ops["aten::linear"].status == "decomposed"
+    assert [leaf.op for leaf in ops["aten::linear"].via] == ["aten::t", "aten::addmm"]
+    assert ops["aten::gelu"].status == "fallback"
+    with pytest.raises(mf.ModelInputError, match="takes 1 inputs"):
+        tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8", "2x8"])
