@@ -70,12 +70,18 @@ def bot_command(
     command: Annotated[str, typer.Option("--command", help="Slash command to answer.")] = "/kb",
     rate_limit: Annotated[int, typer.Option("--rate-limit", min=1, help="Questions per user per minute.")] = 10,
     max_chars: Annotated[int, typer.Option("--max-chars", min=10, help="Longest question accepted.")] = 500,
+    print_manifest: Annotated[Optional[str], typer.Option(
+        "--print-manifest", metavar="PUBLIC_URL",
+        help="Print a Slack app manifest for this endpoint at PUBLIC_URL (…/slack/events) and exit.")] = None,
     db: DbOption = None,
 ) -> None:
     """Serve a Slack endpoint: `/kb <question>` slash command, @mentions and direct messages."""
-    from kb.bot import BotConfigError, BotSettings, make_server
+    from kb.bot import BotConfigError, BotSettings, make_server, manifest
     from kb.db import open_kb, resolve_path
 
+    if print_manifest:
+        emit_json(manifest(print_manifest, command))
+        return
     if not signing_secret:
         raise BotConfigError("the bot needs a signing secret (KB_SLACK_SIGNING_SECRET or --signing-secret)")
     open_kb(db).close()

@@ -12,6 +12,7 @@ otherwise. Chat text is untrusted input: it is only ever parsed by kb.intents.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KBError
+
+logger = logging.getLogger("kb.bot")
 
 DEFAULT_COMMAND = "/kb"
 MAX_BODY_BYTES = 16 * 1024  # a slash command or event is a few KiB; anything larger is refused
@@ -137,7 +140,12 @@ def _reply(settings: BotSettings, limiter: RateLimiter, user: str, question: str
     if len(question) > settings.max_question_chars:
         text = f"That question is {len(question)} characters long; the limit is {settings.max_question_chars}."
         return text, notice_blocks(text)
-    result = answer(question, db=settings.db)
+    try:
+        result = answer(question, db=settings.db)
+    except Exception:  # the KB file is busy or broken: say so in chat, keep the details in the log
+        logger.exception("answering %r failed", question[:80])
+        text = "Sorry, the knowledge base could not answer just now; the error is in the bot's log."
+        return text, notice_blocks(text)
     return plain_text(result), answer_blocks(result)
 
 
@@ -222,6 +230,24 @@ def build_asgi_app(settings: BotSettings):
 
     return Starlette(routes=[Route("/slack/events", events, methods=["POST"]),
                              Route("/healthz", health, methods=["GET"])])
+
+
+def manifest(request_url: str, command: str = DEFAULT_COMMAND, name: str = "kb") -> dict[str, Any]:
+    """A Slack app manifest for this endpoint: the slash command, the events it answers and
+    the bot scopes those need (paste it at api.slack.com/apps → Create New App → From a manifest)."""
+    return {
+        "display_information": {"name": name, "description": "PyTorch op support on Trainium and TPU, with sources"},
+        "features": {
+            "bot_user": {"display_name": name, "always_online": False},
+            "slash_commands": [{"command": command, "url": request_url, "usage_hint": "is nonzero native on neuron 2.33?",
+                                "description": "Ask the kb compatibility knowledge base", "should_escape": False}],
+        },
+        "oauth_config": {"scopes": {"bot": ["commands", "chat:write", "app_mentions:read", "im:history"]}},
+        "settings": {
+            "event_subscriptions": {"request_url": request_url, "bot_events": ["app_mention", "message.im"]},
+            "org_deploy_enabled": False, "socket_mode_enabled": False, "token_rotation_enabled": False,
+        },
+    }
 
 
 def make_server(settings: BotSettings, host: str = "127.0.0.1", port: int = 3000):

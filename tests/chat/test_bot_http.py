@@ -204,3 +204,11 @@ def test_rate_limiter_window_slides():
 
 def test_mrkdwn_conversion():
     assert to_mrkdwn("**Yes** see [docs](https://x.test/a)") == "*Yes* see <https://x.test/a|docs>"
+
+
+def test_a_broken_kb_is_a_chat_reply_not_a_crash(tmp_path):
+    from kb.bot import _reply
+
+    settings = BotSettings(signing_secret=SECRET, db=str(tmp_path))  # a folder, not a KB file
+    text, blocks = _reply(settings, RateLimiter(5, 60), "U1", "is nonzero native on neuron?")
+    assert text.startswith("Sorry") and blocks[0]["type"] == "section"

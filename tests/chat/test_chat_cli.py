@@ -80,3 +80,11 @@ def test_mcp_over_streamable_http(chat_env):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_bot_prints_a_slack_manifest(chat_env, capsys):
+    code, out, _ = run(capsys, "bot", "--print-manifest", "https://kb.example.test/slack/events")
+    data = json.loads(out)
+    assert code == 0 and data["features"]["slash_commands"][0]["command"] == "/kb"
+    assert data["settings"]["event_subscriptions"]["request_url"] == "https://kb.example.test/slack/events"
+    assert {"app_mention", "message.im"} <= set(data["settings"]["event_subscriptions"]["bot_events"])
