@@ -95,7 +95,11 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     if conn is None:
         from kb.db import open_kb
 
-        conn = open_kb(db)
+        own = open_kb(db)
+        try:
+            return answer(question, conn=own, allow_files=allow_files)
+        finally:
+            own.close()
     q = intents.read(question or "")
     if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
         handler = _model_checked
@@ -290,10 +294,10 @@ def _compare(conn: sqlite3.Connection, q: Question) -> Answer:
     versions = {}
     for mention in mentions:
         pick = pick_versions(conn, mention)
-        if mention.version and not pick.versions:
-            return Answer(q.text, "compare", f"No verdicts for {mention.target} {pick.label}: versions with data: "
-                          f"{', '.join(pick.with_data) or 'none'}.", [{"target": mention.target, "status": UNKNOWN}])
         with_data = [v for v in pick.versions if v in pick.with_data]
+        if mention.version and not with_data:  # never swap in another version silently
+            return Answer(q.text, "compare", f"**Unknown** — no verdicts for {mention.target} {pick.label}; versions "
+                          f"with data: {', '.join(pick.with_data) or 'none'}.", [{"target": mention.target, "status": UNKNOWN}])
         if with_data:
             versions[mention.target] = with_data[-1]
     targets = q.target_names()
@@ -323,8 +327,8 @@ def _differs(facts: list[dict[str, Any]]) -> bool | None:
     for f in facts:
         if "status" in f and f.get("note") != "other version":
             by_op.setdefault(f["op"], set()).add(f["status"])
-    if not by_op:
-        return None
+    if not by_op or all(s == {UNKNOWN} for s in by_op.values()):
+        return None  # nothing known: neither "same" nor "different"
     return any(len(s) > 1 for s in by_op.values())
 
 

@@ -181,3 +181,10 @@ def test_no_target_named_lists_evidence_and_unknown_devices(chat_conn):
     assert has_fact(a, op="aten::gelu", target="tpu", status="fallback")
     assert has_fact(a, op="aten::gelu", target="neuron", status="unknown")
     assert "unknown** on neuron, neuron-xla" in a.text
+
+
+def test_compare_at_a_version_without_data_says_unknown(chat_conn):
+    a = answer("compare neuron 2.32 and tpu", conn=chat_conn)  # SDK 2.32 has verdicts only for nonzero
+    assert a.intent == "compare" and "2.9.1.0" in a.text
+    b = answer("compare neuron 9.9 and tpu", conn=chat_conn)
+    assert b.text.startswith("**Unknown**") and "versions with data" in b.text
