@@ -376,7 +376,8 @@ def _limitation_hits(conn: sqlite3.Connection, q: Question) -> list[dict[str, An
     for row in rows:
         feature = row["feature"].lower()
         parts = [p for p in feature.replace("(", " ").replace(")", " ").split() if len(p) > 2]
-        if feature in text or any(p in words or difflib.get_close_matches(p, words, n=1, cutoff=0.85) for p in parts):
+        if feature in text or any(p in words or difflib.get_close_matches(p, words, n=1, cutoff=0.85) for p in parts) \
+                or any(len(w) >= 3 and w in feature for w in words):  # fp8 → MXFP8
             hits.append(row)
     targets = q.target_names()
     return [r for r in hits if not targets or r["target"] in targets]

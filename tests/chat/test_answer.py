@@ -57,6 +57,7 @@ CASES = [
     ("any limitations with torch.compile dynamic=True on tpu?", "limitation",
      {"feature": "torch.compile dynamic=True", "target": "tpu"}, "tpu/"),
     ("is flaot64 ok on trainium", "limitation", {"feature": "float64"}, "neuron/"),
+    ("any sparse support on trn2?", "limitation", {"feature": "torch.sparse"}, "neuron/"),
     # end of support
     ("when does PyTorch 2.9 leave support on Neuron?", "eol", {"cycle": "2.9", "eol": "2026-12-15"}, "eos-pytorch"),
     ("end of support for neuron sdk 2.32?", "eol", {"cycle": "2.32", "eol_release": "2.35"}, "eos-pytorch"),
