@@ -206,6 +206,21 @@ def build_server(db: str | None = None):
         and whether it has already ended — with the source of each statement."""
         return run(eol_data, product, version, at)
 
+    @server.tool(name="list_targets", title="Targets and versions", annotations=read_only, structured_output=True)
+    def list_targets() -> dict[str, Any]:
+        """The targets kb knows (neuron, neuron-xla, tpu, cpu, meta, cuda, sim), the backend versions of each
+        that have verdicts, and verdict counts by status at the newest version. Call this first to learn
+        which versions questions can be answered for."""
+        from kb import queries
+
+        def fn(conn):
+            rows = queries.targets_overview(conn)
+            keep = ("name", "label", "product", "device", "dispatch_key", "vendor", "description", "versions",
+                    "latest", "eager_counts")
+            return {"targets": [{k: r.get(k) for k in keep} for r in rows]}
+
+        return run(fn)
+
     @server.tool(name="search", title="Search ops and limitations", annotations=read_only, structured_output=True)
     def search(
         text: Annotated[str, Field(description="Part of an op name (flash_attention), torch function (functional.gelu) "

@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from tests.chat.conftest import REPO  # noqa: E402
 
-EXPECTED_TOOLS = {"op_status", "compare_targets", "end_of_support", "search", "ask", "check_model"}
+EXPECTED_TOOLS = {"op_status", "compare_targets", "end_of_support", "search", "ask", "check_model", "list_targets"}
 
 
 async def _session(env: dict[str, str], models: dict):
@@ -30,6 +30,7 @@ async def _session(env: dict[str, str], models: dict):
             ("op_status_bad_version", "op_status", {"op": "nonzero", "target": "tpu", "version": "0.1.0"}),
             ("compare_targets", "compare_targets", {"targets": ["neuron", "tpu"], "only_differences": True}),
             ("end_of_support", "end_of_support", {"product": "pytorch", "version": "2.9"}),
+            ("list_targets", "list_targets", {}),
             ("search", "search", {"text": "float64"}),
             ("search_ops", "search", {"text": "flash_attention"}),
             ("ask", "ask", {"question": "what's the difference between neuron and tpu for nonzero?"}),
@@ -53,8 +54,8 @@ def test_lists_read_only_tools_with_schemas(session_results):
     assert EXPECTED_TOOLS <= set(tools)
     for tool in tools.values():
         assert tool.description and len(tool.description) > 40
-        assert tool.input_schema["type"] == "object" and tool.input_schema["properties"]
-        for prop in tool.input_schema["properties"].values():
+        assert tool.input_schema["type"] == "object"
+        for prop in tool.input_schema.get("properties", {}).values():
             assert prop.get("description"), (tool.name, prop)
         assert tool.annotations.read_only_hint is True
         assert tool.output_schema is not None
@@ -92,6 +93,8 @@ def test_compare_eol_search_ask(session_results):
     eol = session_results["end_of_support"].structured_content
     assert [w["cycle"] for w in eol["windows"]] == ["2.9"] and eol["windows"][0]["eol_from"] == "2026-12-15"
     assert eol["windows"][0]["source_url"].startswith("https://")
+    targets = {t["name"]: t for t in session_results["list_targets"].structured_content["targets"]}
+    assert targets["neuron"]["versions"] == ["2.9.1.0", "2.13.3.0", "2.14.3.0"] and targets["tpu"]["latest"] == "0.2.0"
     found = session_results["search"].structured_content
     assert found["limitations"][0]["feature"] == "float64"
     ops = session_results["search_ops"].structured_content
