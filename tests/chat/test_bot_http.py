@@ -212,3 +212,14 @@ def test_a_broken_kb_is_a_chat_reply_not_a_crash(tmp_path):
     settings = BotSettings(signing_secret=SECRET, db=str(tmp_path))  # a folder, not a KB file
     text, blocks = _reply(settings, RateLimiter(5, 60), "U1", "is nonzero native on neuron?")
     assert text.startswith("Sorry") and blocks[0]["type"] == "section"
+
+
+def test_slash_commands_need_no_bot_token(chat_env):
+    from slack_bolt import BoltRequest
+
+    from kb.bot import build_bolt_app
+
+    app = build_bolt_app(BotSettings(signing_secret=SECRET, db=chat_env["KB_DB"]))
+    body = command_body("python 3.9 eol")
+    r = app.dispatch(BoltRequest(body=body, headers=signed(body, content_type="application/x-www-form-urlencoded")))
+    assert r.status == 200 and "2025-10-31" in r.body
