@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 # Words that name a target, mapped to kb target names. Hardware and package names count.
 TARGET_ALIASES = {
     "neuron": "neuron", "trainium": "neuron", "trn": "neuron", "trn1": "neuron", "trn2": "neuron",
-    "trn3": "neuron", "torchneuron": "neuron", "torch-neuronx": "neuron", "torch_neuronx": "neuron",
+    "trn3": "neuron", "neuron-sdk": "neuron", "neuron_sdk": "neuron", "torchneuron": "neuron", "torch-neuronx": "neuron", "torch_neuronx": "neuron",
     "neuron-xla": "neuron-xla", "neuronx-xla": "neuron-xla", "torch-xla": "neuron-xla", "xla": "neuron-xla",
     "inferentia": "neuron-xla", "inf1": "neuron-xla", "inf2": "neuron-xla",
     "tpu": "tpu", "tpus": "tpu", "torch_tpu": "tpu", "torch-tpu": "tpu", "torchtpu": "tpu",
@@ -158,7 +158,7 @@ def read(text: str) -> Question:
                 q.products.append((pending_product, None))
             pending_product = PRODUCT_WORDS.get(lower)
             pending_target = TargetMention(TARGET_ALIASES[lower], word=value)
-            sdk_seen = False
+            sdk_seen = "sdk" in lower  # "neuron-sdk 2.33" names the SDK release
             q.targets.append(pending_target)
             continue
         elif _is_op_spelling(value) or value in backticked and not _is_function_spelling(value):
