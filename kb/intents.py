@@ -45,7 +45,7 @@ decompose decomposes kernel kernels backend backends end-of-support end-of-life 
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
-EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life", "eol", "eos",
+EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life",
                 "leave support", "leaves support", "out of support", "supported until", "support until",
                 "deprecat", "sunset", "until when", "how long", "drop support", "dropped", "support end",
                 "support window", "maintenance", "retire")
@@ -181,7 +181,7 @@ def _intent(q: Question, lowered: str) -> str:
     has_op = bool(q.op_words or q.function_words)
     if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
         return "help"
-    if any(p in lowered for p in EOL_PATTERNS) or re.search(
+    if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
     platform_versions = any(v and p in ("pytorch", "python", "ubuntu", "amazon-linux") for p, v in q.products)
