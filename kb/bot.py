@@ -151,9 +151,12 @@ def _reply(settings: BotSettings, limiter: RateLimiter, user: str, question: str
 
 def build_bolt_app(settings: BotSettings):
     """The slack-bolt App: `/kb <question>` slash command, app mentions, direct messages."""
-    from slack_bolt import App, BoltResponse
-    from slack_bolt.authorization import AuthorizeResult
-    from slack_sdk import WebClient
+    try:
+        from slack_bolt import App, BoltResponse
+        from slack_bolt.authorization import AuthorizeResult
+        from slack_sdk import WebClient
+    except ImportError:
+        raise BotConfigError("kb bot needs Slack's SDK: pip install 'kb[chat]' (slack-bolt, slack-sdk)") from None
 
     if not settings.signing_secret:
         raise BotConfigError("the bot needs a signing secret (KB_SLACK_SIGNING_SECRET or --signing-secret)")

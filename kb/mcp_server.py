@@ -139,8 +139,11 @@ def eol_data(conn, product: str | None = None, version: str | None = None, at: s
 
 def build_server(db: str | None = None):
     """The MCPServer with kb's read-only tools registered."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.types import ToolAnnotations
+    except ImportError:  # not installed, or mcp 1.x (FastMCP): this server is written for mcp 2
+        raise KBError("kb mcp needs the MCP SDK 2.x: pip install 'kb[chat]' (mcp>=2.3)") from None
 
     import kb
 

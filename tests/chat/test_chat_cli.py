@@ -55,7 +55,7 @@ def _free_port() -> int:
 
 
 def test_mcp_over_streamable_http(chat_env):
-    from mcp import Client
+    Client = pytest.importorskip("mcp").Client  # noqa: N806
 
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "cli.entry", "mcp", "--http", "--port", str(port)], cwd=str(REPO),
