@@ -12,6 +12,7 @@ otherwise. Chat text is untrusted input: it is only ever parsed by kb.intents.
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 import threading
@@ -126,14 +127,23 @@ def notice_blocks(text: str) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- the Bolt app
 
-_MENTION = re.compile(r"<@[A-Z0-9]+>")
+_MENTION = re.compile(r"<[@#!][^>]*>")  # <@U123>, <#C123|general>, <!here>
+_SLACK_LINK = re.compile(r"<([^<>|]+)(?:\|([^<>]+))?>")
+
+
+def slack_text(text: str) -> str:
+    """A message as the user typed it: Slack wraps mentions and auto-links (`model.pt` becomes
+    `<http://model.pt|model.pt>`: .pt is a country domain) and escapes &, < and >."""
+    text = _MENTION.sub(" ", text or "")
+    text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+    return html.unescape(text).strip()
 
 
 def _reply(settings: BotSettings, limiter: RateLimiter, user: str, question: str) -> tuple[str, list[dict[str, Any]]]:
     """(fallback text, blocks) for one question from one user, after the caps."""
     from kb.answer import answer
 
-    question = _MENTION.sub("", question or "").strip()
+    question = slack_text(question)
     if not limiter.allow(user or "anonymous"):
         text = f"You're asking faster than {settings.rate_limit} questions a minute; try again shortly."
         return text, notice_blocks(text)

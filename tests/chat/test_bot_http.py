@@ -223,3 +223,11 @@ def test_slash_commands_need_no_bot_token(chat_env):
     body = command_body("python 3.9 eol")
     r = app.dispatch(BoltRequest(body=body, headers=signed(body, content_type="application/x-www-form-urlencoded")))
     assert r.status == 200 and "2025-10-31" in r.body
+
+
+def test_slack_markup_is_undone_before_reading():
+    from kb.bot import slack_text
+
+    assert slack_text("<@UBOT> what falls back in <http://net.pt|net.pt> on tpu &amp; neuron?") == \
+        "what falls back in net.pt on tpu & neuron?"
+    assert slack_text("<!here> is x &lt; y <#C1|general>") == "is x < y"
