@@ -112,13 +112,13 @@ def _strip_cpu_destination(text: str) -> str:
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
 
 
-def _is_function_spelling(word: str) -> bool:
+def is_function_spelling(word: str) -> bool:
     lower = word.lower()
     return (lower.startswith(("torch.", "f.", "nn.functional.", "tensor.")) and not lower.startswith("torch.ops.")) \
         or word.endswith("()")
 
 
-def _is_op_spelling(word: str) -> bool:
+def is_op_spelling(word: str) -> bool:
     return word.startswith(("aten::", "aten.", "torch.ops.aten."))
 
 
@@ -161,9 +161,9 @@ def read(text: str) -> Question:
             sdk_seen = "sdk" in lower  # "neuron-sdk 2.33" names the SDK release
             q.targets.append(pending_target)
             continue
-        elif _is_op_spelling(value) or value in backticked and not _is_function_spelling(value):
+        elif is_op_spelling(value) or value in backticked and not is_function_spelling(value):
             q.op_words.append(value)
-        elif _is_function_spelling(value):
+        elif is_function_spelling(value):
             q.function_words.append(value.removesuffix("()"))
         elif lower in STATUS_WORDS:
             q.statuses.append(STATUS_WORDS[lower])

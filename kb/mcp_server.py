@@ -47,7 +47,7 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
 
     word = op.strip()
     q = intents.Question(text=word)
-    if intents._is_function_spelling(word):
+    if intents.is_function_spelling(word):
         q.function_words.append(word.removesuffix("()"))
     else:
         q.op_words.append(word)
