@@ -239,6 +239,10 @@ from cli import serve as _serve  # noqa: E402
 
 app.command("serve")(_serve.serve_command)
 
+from cli import probe as _probe  # noqa: E402
+
+app.command("probe")(_probe.probe_command)
+
 from cli import check as _check  # noqa: E402
 
 app.command("check")(_check.check_command)
