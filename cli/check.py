@@ -55,6 +55,7 @@ def check_command(
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: unsupported, fallback or unknown.")] = None,
     baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
+    save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -91,6 +92,8 @@ def check_command(
             op.allowed = is_allowed(op, allowed)
         reports.append(report)
 
+    if save:
+        save_reports(db, reports)
     gate = evaluate_gate(reports, fail_on, known)
     document = {"model": model, "model_kind": traced.kind, "train": traced.train,
                 "reports": [r.to_dict() for r in reports], "gate": gate}
@@ -126,6 +129,25 @@ def parse_versions(values: list[str], targets: list[str]) -> dict[str, str]:
             raise CheckUsageError(f"--backend-version {value}: {name} is not a --target of this check")
         versions[name] = version
     return versions
+
+
+def save_reports(db: str | None, reports) -> list[int]:
+    """Write the reports into the KB file in one transaction."""
+    import kb
+    from kb import check as kc
+    from kb import db as kbdb
+
+    digest = kc.file_sha256(reports[0].model) if reports else None
+    conn = kbdb.open_for_write(kbdb.resolve_path(db))
+    try:
+        with conn:
+            ids = [kc.save_report(conn, r, model_sha256=digest, tool_version=kb.__version__) for r in reports]
+    finally:
+        conn.close()
+    from cli.render import note
+
+    note(f"saved check report{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} in {kbdb.resolve_path(db)}")
+    return ids
 
 
 # --- gate ------------------------------------------------------------------------------------

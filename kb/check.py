@@ -205,10 +205,13 @@ class Resolver:
                 if SEVERITY[res.status] > SEVERITY[existing.status]:
                     existing.status, existing.reason = res.status, res.reason
         status = worst(leaf.status for leaf in merged.values())
+        reason = f"PyTorch decomposes it ({why})"
         if status in ("native", "decomposed"):
             status = "decomposed"
-        return Resolution(status, via=list(merged.values()), source_kind="inferred",
-                          reason=f"PyTorch decomposes it ({why})")
+        else:
+            culprit = next(leaf for leaf in merged.values() if leaf.status == status)
+            reason += f"; {culprit.op} is {status}" + (f": {culprit.reason}" if culprit.reason else "")
+        return Resolution(status, via=list(merged.values()), source_kind="inferred", reason=reason)
 
 
 def _apply_restriction(verdict: Verdict, site: CallSite) -> Resolution:
@@ -541,3 +544,45 @@ def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: 
     for hook in WARNING_HOOKS if warning_hooks is None else warning_hooks:
         report.warnings.extend(hook(report, traced))
     return report
+
+
+# --- saved reports (`kb check --save`, schema 3) -----------------------------------------------
+
+
+def file_sha256(path: str) -> str | None:
+    """Hash of the model file (streamed: checkpoints can be large); None for folders."""
+    import hashlib
+    import os
+
+    if not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def save_report(conn, report: CheckReport, *, model_sha256: str | None, tool_version: str | None) -> int:
+    """Store one report (checkreport row and one checkop row per op); returns its id.
+    The caller commits."""
+    import json
+
+    from kb.records import utc_now
+
+    body = report.to_dict()
+    cursor = conn.execute(
+        "INSERT INTO checkreport (created_at, model, model_sha256, target, backend_version, mode, verdict,"
+        " report_json, tool_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (utc_now(), report.model, model_sha256, report.target, report.backend_version, report.mode,
+         worst(op.status for op in report.ops) if report.ops else "native",
+         json.dumps(body, default=str), tool_version),
+    )
+    report_id = cursor.lastrowid
+    conn.executemany(
+        "INSERT INTO checkop (report_id, op, count, status, via, source_kind, source_url, module_paths)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(report_id, op.op, op.count, op.status, ", ".join(leaf.op for leaf in op.via) or None,
+          op.source_kind, op.source_url, json.dumps(op.module_paths)) for op in report.ops],
+    )
+    return report_id

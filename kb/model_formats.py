@@ -302,7 +302,10 @@ def _state_dict_source(path: str, found: list[str]) -> ModelSource:
     import torch
 
     try:
-        obj = torch.load(path, map_location="meta", weights_only=True)
+        try:  # memory-mapped: a large checkpoint is recognised without reading it
+            obj = torch.load(path, map_location="meta", weights_only=True, mmap=True)
+        except RuntimeError:  # legacy (non-zip) files cannot be mapped
+            obj = torch.load(path, map_location="meta", weights_only=True)
     except Exception as exc:
         raise ModelInputError(f"{path}: a pickle of data only, but torch cannot read it ({type(exc).__name__})") from None
     tensors = _count_tensors(obj)
