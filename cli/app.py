@@ -246,3 +246,11 @@ app.command("probe")(_probe.probe_command)
 from cli import check as _check  # noqa: E402
 
 app.command("check")(_check.check_command)
+
+
+
+from cli import chat as _chat  # noqa: E402
+
+app.command("ask")(_chat.ask_command)
+app.command("mcp")(_chat.mcp_command)
+app.command("bot")(_chat.bot_command)
