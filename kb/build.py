@@ -55,6 +55,7 @@ def _load_shipped(conn) -> dict[str, int]:
     from kb import support
 
     load_targets(conn, targets_csv())
+    conn.execute(text("DELETE FROM support"))  # derived, rebuilt below; it points at observations
     for table in SHIPPED_TABLES:
         conn.execute(text(f"DELETE FROM {table} WHERE origin = 'shipped'"))  # observations before probe runs
     catalogs = shipped_catalogs()

@@ -4,10 +4,10 @@ rows for each change the page records: an op added (native from that release on)
 added with limits (native, with the stated condition as a note), or removed
 (unsupported from that release on).
 
-Target: `neuron-xla`, as kb's target list files the Inf1 `torch-neuron` path with the
-legacy PyTorch/XLA one (data/targets.csv). Its versions (1.0.552.0 … 2.9.1.0) are
-torch-neuron's, not torch-neuronx's: every row's note and detail say "torch-neuron" so
-the two lines stay apart when read.
+Target: `inf1`, the `torch-neuron` trace compiler for Inferentia 1. Its versions
+(1.0.552.0 … 2.9.1.0) are torch-neuron's, a package of its own: filed under the
+PyTorch/XLA target (`neuron-xla`), they would have mixed with torch-neuronx's versions
+in one release line and made a 2019 Inf1 release look like the newest XLA data.
 Versions are the neuron part of the package version as the page writes it.
 `prim::` entries are TorchScript primitives, not ATen ops, and are skipped.
 """
@@ -24,7 +24,7 @@ from scrapers.dates import DateError, parse_date
 from scrapers.neuron_docs import public_url
 
 NAME = "neuron-inf1-op-history"
-TARGET = "neuron-xla"
+TARGET = "inf1"
 PATH = "release-notes/archive/neuron-cc/neuron-cc-ops/neuron-cc-ops-pytorch.rst"
 
 _RELEASE = re.compile(r"release\s*\[(?P<inside>[^\]]+)\]", re.I)

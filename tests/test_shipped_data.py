@@ -55,3 +55,19 @@ def test_shipped_manual_facts_are_what_the_reference_documents_say(reference):
         assert _facts_without_time(fresh) == _facts_without_time(kept), name
     snapshot = [r for r in records if isinstance(r, rec.OpStatus)]
     assert len(snapshot) == 403
+
+
+def test_changed_shipped_data_refreshes_and_keeps_local_evidence(small_data, isolated_kb, capsys):
+    """A git pull that changes data/ must not lose what this machine probed or ingested."""
+    from kb.ingest import ingest_records
+    from tests.conftest import op_status, write_records
+
+    write_records(small_data / "shipped.jsonl", [op_status("aten::relu", "native", name="shipped-doc")])
+    ingest_records(str(isolated_kb), [op_status("aten::silu", "fallback", name="my-doc")], source_name="mine")
+    write_records(small_data / "shipped.jsonl", [op_status("aten::relu", "fallback", name="shipped-doc", sha="v2"),
+                                                  op_status("aten::nonzero", "native", name="shipped-doc", sha="v2")])
+    assert main(["ops", "--target", "neuron", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "refreshing the shipped data" in captured.err
+    got = {r["op"]: r["status"] for r in json.loads(captured.out)["ops"]}
+    assert got == {"aten::relu": "fallback", "aten::nonzero": "native", "aten::silu": "fallback"}

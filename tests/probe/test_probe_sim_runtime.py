@@ -77,11 +77,23 @@ def test_views_alias_and_inplace_ops_write_through():
 
 
 def test_autograd_and_printing_work():
-    a = torch.randn(2, 3)
-    p = a.to("sim").requires_grad_()
-    (p * p).sum().backward()
-    assert torch.allclose(p.grad.cpu(), 2 * a)
-    assert "device='sim:0'" in repr(a.to("sim"))
+    """In a fresh process: autograd sizes its per-device queues at the first backward of a
+    process, so sim must be loaded before any backward runs (other tests run some)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import torch\n"
+        "from kb import sim\n"
+        "sim.load()\n"
+        "a = torch.randn(2, 3)\n"
+        "p = a.to('sim').requires_grad_()\n"
+        "(p * p).sum().backward()\n"
+        "assert torch.allclose(p.grad.cpu(), 2 * a)\n"
+        "assert \"device='sim:0'\" in repr(a.to('sim'))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 def test_decomposed_ops_resolve_to_correct_results():

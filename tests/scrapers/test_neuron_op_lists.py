@@ -53,7 +53,7 @@ def test_inf1_history(neuron_docs_fixture):
     assert by_op["aten::norm"].conditions == {"p": ["1", "2", "inf"]}
     assert by_op["aten::erf"].status == "unsupported" and "removed in torch-neuron 3.0.0.0" in by_op["aten::erf"].note
     assert by_op["aten::gelu"].detail["release_date"] == "2026-06-01"
-    assert {r.target for r in records} == {"neuron-xla"}
+    assert {r.target for r in records} == {"inf1"}
 
 
 def test_inf1_empty_page_fails():

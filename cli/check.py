@@ -1,0 +1,341 @@
+"""`kb check MODEL --target neuron`: every ATen op a model runs, resolved on a target.
+
+Parses arguments, traces once, resolves per target through `kb.check`, renders
+(table / json / markdown / sarif / junit) and applies the CI gate (`--fail-on`,
+`--baseline`, `--allow`): exit 1 when the gate trips, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from cli.options import DbOption, JsonOption
+from kb.errors import KBError
+from kb.vocab import MODES, SEVERITY, UNKNOWN
+
+FORMATS = ("table", "json", "markdown", "sarif", "junit")
+FAIL_ON = ("unsupported", "fallback", "unknown")
+
+
+class CheckUsageError(KBError):
+    """A bad combination of options for `kb check`."""
+
+
+def make_lookup(db: str | None, target: str, backend_version: str | None, mode: str):
+    """(lookup, version shown) for one target from the KB. Tests replace this function."""
+    from kb.check import lookup_from_rows
+
+    try:
+        from kb import db as kbdb
+        from kb import queries
+    except ImportError:  # the query layer lands separately; say so plainly
+        raise KBError("this kb build has no KB query layer (kb.queries.support_map)") from None
+    conn = kbdb.open_kb(db)
+    try:
+        version = queries.pick_version(conn, target, backend_version) if hasattr(queries, "pick_version") else backend_version
+        rows = queries.support_map(conn, target, backend_version, mode)
+    finally:
+        conn.close()
+    return lookup_from_rows(rows), version
+
+
+def check_command(
+    model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
+    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target (repeat to compare side by side; default neuron).")] = None,
+    backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
+    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
+    train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file (runs code from it).")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: unsupported, fallback or unknown.")] = None,
+    baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
+    allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
+    save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
+    falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
+    from kb import check as kc
+    from kb import model_formats, tracing
+    from kb.opnames import OpNameError, canonical
+
+    target = target or ["neuron"]
+    fmt = "json" if as_json else fmt
+    if fmt not in FORMATS:
+        raise CheckUsageError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
+    if mode not in MODES:
+        raise CheckUsageError(f"--mode {mode}: expected one of {', '.join(MODES)}")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise CheckUsageError(f"--fail-on {fail_on}: expected one of {', '.join(FAIL_ON)}")
+    try:
+        allowed = {canonical(name) for name in allow or []}
+    except OpNameError as exc:
+        raise CheckUsageError(f"--allow: {exc}") from None
+    known = _read_baseline(baseline) if baseline else None
+    versions = parse_versions(backend_version or [], target)
+
+    source = model_formats.detect(model, trust=trust)
+    with _progress(f"tracing {model}"):
+        traced = tracing.trace(source, input_shape, train=train, trust=trust)
+    reports = []
+    for name in dict.fromkeys(target):
+        lookup, version = make_lookup(db, name, versions.get(name), mode)
+        with _progress(f"resolving {len(traced.sites)} calls on {name}"):
+            report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode)
+        for op in report.ops:
+            op.allowed = is_allowed(op, allowed)
+        reports.append(report)
+
+    if save:
+        save_reports(db, reports)
+    gate = evaluate_gate(reports, fail_on, known)
+    document = {"model": model, "model_kind": traced.kind, "train": traced.train,
+                "reports": [r.to_dict() for r in reports], "gate": gate}
+    if fmt == "json":
+        from cli.render import emit_json
+
+        emit_json(document)
+    elif fmt == "markdown":
+        sys.stdout.write(render_markdown(reports, gate))
+    elif fmt == "sarif":
+        from cli.check_formats import sarif
+
+        sys.stdout.write(json.dumps(sarif(reports, fail_on), indent=2) + "\n")
+    elif fmt == "junit":
+        from cli.check_formats import junit
+
+        sys.stdout.write(junit(reports, fail_on))
+    else:
+        render_table(reports, gate)
+    if gate["failed"]:
+        raise typer.Exit(1)
+
+
+def parse_versions(values: list[str], targets: list[str]) -> dict[str, str]:
+    """`--backend-version 2.33.0` (every target) or `--backend-version neuron=2.33.0` (one)."""
+    versions: dict[str, str] = {}
+    for value in values:
+        name, sep, version = value.partition("=")
+        if not sep:
+            versions.update({t: value for t in targets if t not in versions})
+            continue
+        if name not in targets:
+            raise CheckUsageError(f"--backend-version {value}: {name} is not a --target of this check")
+        versions[name] = version
+    return versions
+
+
+def save_reports(db: str | None, reports) -> list[int]:
+    """Write the reports into the KB file in one transaction."""
+    import kb
+    from kb import check as kc
+    from kb import db as kbdb
+
+    digest = kc.file_sha256(reports[0].model) if reports else None
+    conn = kbdb.open_for_write(kbdb.resolve_path(db))
+    try:
+        with conn:
+            ids = [kc.save_report(conn, r, model_sha256=digest, tool_version=kb.__version__) for r in reports]
+    finally:
+        conn.close()
+    from cli.render import note
+
+    note(f"saved check report{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} in {kbdb.resolve_path(db)}")
+    return ids
+
+
+# --- gate ------------------------------------------------------------------------------------
+
+
+def is_allowed(op, allowed: set[str]) -> bool:
+    """Accepted: the op itself, or a decomposed op whose every problem leaf is accepted."""
+    if op.op in allowed:
+        return True
+    problems = [leaf.op for leaf in op.via if SEVERITY[leaf.status] >= SEVERITY["fallback"]]
+    return bool(problems) and all(name in allowed for name in problems)
+
+
+def evaluate_gate(reports, fail_on: str | None, baseline: dict | None) -> dict:
+    """Which ops trip `--fail-on`: bad enough, not allowed, and not already in the baseline
+    with a status at least as bad."""
+    failing = []
+    if fail_on is not None:
+        threshold = SEVERITY[fail_on]
+        for report in reports:
+            for op in report.ops:
+                if SEVERITY[op.status] < threshold or op.allowed:
+                    continue
+                before = (baseline or {}).get((report.target, op.op))
+                if before is not None and SEVERITY.get(before, 0) >= SEVERITY[op.status]:
+                    continue
+                failing.append({"target": report.target, "op": op.op, "status": op.status})
+    return {"fail_on": fail_on, "baseline": baseline is not None, "failing": failing, "failed": bool(failing)}
+
+
+def _read_baseline(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CheckUsageError(f"--baseline {path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError:
+        raise CheckUsageError(f"--baseline {path}: not JSON (expected a previous `kb check --format json` output)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("reports"), list):
+        raise CheckUsageError(f"--baseline {path}: not a `kb check --format json` output")
+    known: dict = {}
+    for report in data["reports"]:
+        for op in report.get("ops", []):
+            known[(report.get("target"), op.get("op"))] = op.get("status")
+    return known
+
+
+# --- table and markdown ------------------------------------------------------------------------
+
+
+def _short(op: str) -> str:
+    return op[len("aten::"):] if op.startswith("aten::") else op
+
+
+def via_text(op, limit: int = 6) -> str:
+    """Leaves, problem ones first and with their status; the rest as a count."""
+    leaves = sorted(op.via, key=lambda leaf: -SEVERITY[leaf.status])
+    parts = [_short(leaf.op) + ("" if leaf.status == "native" else f" ({leaf.status})") for leaf in leaves]
+    more = len(parts) - limit
+    return ", ".join(parts[:limit]) + (f" +{more} more" if more > 0 else "")
+
+
+def _paths_text(paths: list[str], limit: int = 3) -> str:
+    more = len(paths) - limit
+    return ", ".join(paths[:limit]) + (f" +{more} more" if more > 0 else "")
+
+
+def _source_text(op) -> str:
+    if op.source_url:
+        return f"{op.source_kind}: {op.source_url}"
+    return op.source_kind or (op.reason or "")
+
+
+def summary_lines(report) -> list[str]:
+    s = report.summary()
+    version = f" {report.backend_version}" if report.backend_version else ""
+    by_status = ", ".join(f"{k} {v}" for k, v in s["ops_by_status"].items())
+    lines = [
+        f"{report.model} ({report.model_kind}) on {report.target}{version}, {report.mode} mode: "
+        f"{s['distinct_ops']} distinct ops, {s['call_sites']} call sites, "
+        f"{s['native_call_sites_pct']}% of call sites native ({s['on_device_call_sites_pct']}% native or decomposed)",
+        f"  ops by status: {by_status or 'none'}",
+    ]
+    if report.eager is not None:
+        e = report.eager
+        lines.append(
+            f"  CPU fallback: {e['fallback_calls']} calls, {e['transitions']} device↔host transitions "
+            f"in {e['fallback_runs']} stretches, {_bytes(e['bytes_copied'])} copied"
+        )
+    if report.compile is not None:
+        c = report.compile
+        if c["ops"]:
+            listed = ", ".join(f"{_short(o['op'])} ({o['effect']})" for o in c["ops"][:8])
+            verdict = "compilation fails" if c["fails"] else f"{c['graph_breaks']} graph breaks"
+            lines.append(f"  compile: {verdict}; ops: {listed}")
+        else:
+            lines.append("  compile: no op breaks or fails the graph")
+    lines.extend(f"  note: {n}" for n in report.notes)
+    lines.extend(f"  warning: {w}" for w in report.warnings)
+    return lines
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def render_table(reports, gate: dict) -> None:
+    from cli.render import table
+
+    for report in reports:
+        for line in summary_lines(report):
+            sys.stdout.write(line + "\n")
+    if len(reports) == 1:
+        report = reports[0]
+        rows = [[op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), _paths_text(op.module_paths),
+                 _source_text(op) + (" [allowed]" if op.allowed else "")] for op in report.ops]
+        table(["op", "count", "status", "via", "dtypes", "modules", "source"], rows)
+    else:
+        _side_by_side(reports)
+    _gate_lines(gate)
+
+
+def _side_by_side(reports) -> None:
+    from cli.render import status_label, table
+
+    order: dict[str, object] = {}
+    for report in reports:
+        for op in report.ops:
+            order.setdefault(op.op, op)
+    by_target = [{op.op: op for op in r.ops} for r in reports]
+    rows = []
+    for name, first in order.items():
+        cells = [status_label(m[name].status) if name in m else "" for m in by_target]
+        rows.append([name, first.count, *cells, ", ".join(first.dtypes), _paths_text(first.module_paths)])
+    table(["op", "count", *[r.target for r in reports], "dtypes", "modules"], rows, status_column=None)
+
+
+def _gate_lines(gate: dict) -> None:
+    if gate["fail_on"] is None:
+        return
+    if gate["failed"]:
+        listed = ", ".join(f"{f['op']} ({f['status']} on {f['target']})" for f in gate["failing"][:10])
+        sys.stdout.write(f"gate --fail-on {gate['fail_on']}: FAILED — {listed}\n")
+    else:
+        sys.stdout.write(f"gate --fail-on {gate['fail_on']}: passed\n")
+
+
+def render_markdown(reports, gate: dict) -> str:
+    out = []
+    for report in reports:
+        out.append(f"### {report.target}{' ' + report.backend_version if report.backend_version else ''} ({report.mode})\n")
+        out.extend(f"{line.strip()}  " for line in summary_lines(report))
+        out.append("")
+        out.append("| op | count | status | via | dtypes | modules | source |")
+        out.append("|---|---:|---|---|---|---|---|")
+        for op in report.ops:
+            cells = [f"`{op.op}`", str(op.count), op.status, via_text(op), ", ".join(op.dtypes),
+                     _paths_text(op.module_paths), _source_text(op)]
+            out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        out.append("")
+    if gate["fail_on"]:
+        out.append(f"**Gate `--fail-on {gate['fail_on']}`: {'failed' if gate['failed'] else 'passed'}**\n")
+    return "\n".join(out) + "\n"
+
+
+class _progress:
+    """A rich spinner on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.status = None
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            from rich.console import Console
+
+            self.status = Console(stderr=True).status(self.text)
+            self.status.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.status is not None:
+            self.status.__exit__(*exc)
+        return False
+
+
+__all__ = ["check_command", "evaluate_gate", "make_lookup", "UNKNOWN"]

@@ -1,0 +1,59 @@
+"""`kb check` against a real KB file: verdicts ingested as records, read back through
+kb.queries.support_map, and reports saved with --save."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from kb.ingest import ingest_records
+from tests.conftest import op_status, probe_run
+
+FACTORY = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return nn.functional.silu(x.relu() + x)
+
+
+def build():
+    return Net()
+"""
+
+
+def test_check_reads_the_kb_and_saves_its_report(small_data, isolated_kb, tmp_path, capsys):
+    from cli.entry import main
+
+    ingest_records(str(isolated_kb), [
+        probe_run("run-1", kind="static", version="2.14.3.0"),
+        op_status("aten::relu", "native", kind="static_probe", run="run-1", version="2.14.3.0"),
+        op_status("aten::add.Tensor", "native", dtypes=["bfloat16"], version="2.14.3.0"),
+        op_status("aten::silu", "fallback", version="2.14.3.0"),
+    ], source_name="test")
+    model = tmp_path / "net.py"
+    model.write_text(FACTORY)
+    code = main(["check", f"{model}:build", "--input-shape", "2x4", "--json", "--save", "--fail-on", "fallback"])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    report = json.loads(captured.out)["reports"][0]
+    assert report["backend_version"] == "2.14.3.0"
+    statuses = {op["op"]: op["status"] for op in report["ops"]}
+    assert statuses == {"aten::relu": "native", "aten::add.Tensor": "unknown", "aten::silu": "fallback"}
+    assert "saved check report" in captured.err
+    conn = sqlite3.connect(isolated_kb)
+    (row,) = conn.execute("SELECT target, backend_version, verdict, model_sha256 FROM checkreport").fetchall()
+    assert row[:3] == ("neuron", "2.14.3.0", "unknown") and len(row[3]) == 64
+    ops = conn.execute("SELECT op, count, status FROM checkop ORDER BY id").fetchall()
+    assert ops == [("aten::relu", 1, "native"), ("aten::add.Tensor", 1, "unknown"), ("aten::silu", 1, "fallback")]
+
+
+def test_unknown_target_is_a_one_line_error(small_data, isolated_kb, tmp_path, capsys):
+    from cli.entry import main
+
+    model = tmp_path / "net.py"
+    model.write_text(FACTORY)
+    code = main(["check", f"{model}:build", "--input-shape", "2x4", "--target", "cuda-nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown target" in err and "Traceback" not in err
