@@ -160,6 +160,8 @@ def _render(result, json_output: bool) -> None:
     if summary["notable"]:
         table(["op", "dtype", "status", "note"], [[n["op"], n["dtype"], n["status"], n["note"] or ""]
                                                   for n in summary["notable"]], title="worth a look")
+    outcomes = ", ".join(f"{n} {word}" for word, n in run.params.get("outcomes", {}).items())
+    note(f"tasks: {outcomes or 'none'}")
     note(f"run {run.run_id}; report {result.report_path}")
     if result.ingested is not None:
         note(f"ingested into the KB: {result.ingested['added']} new observations, "
