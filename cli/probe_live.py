@@ -29,6 +29,7 @@ IngestOption = Annotated[bool, typer.Option("--ingest", help="With --out: also a
 SetupOption = Annotated[list[str] | None, typer.Option("--setup", hidden=True, help="Module each worker imports first (test kernels).")]
 RunIdOption = Annotated[str | None, typer.Option("--run-id", hidden=True, help="Name the run (default: generated).")]
 CpuFallbackOption = Annotated[bool | None, typer.Option("--cpu-fallback/--no-cpu-fallback", help="tpu only: run with torch_tpu's CPU-fallback switch on or off (default: as the package has it).")]
+PythonPathOption = Annotated[list[str] | None, typer.Option("--python-path", help="Extra import path for the workers (where the backend package is installed); repeatable. Also read from KB_PROBE_PYTHONPATH.")]
 GenericOption = Annotated[bool, typer.Option("--generic-detector", hidden=True, help="Detect fallbacks from the dispatch table only.")]
 
 
@@ -44,6 +45,7 @@ def probe_live_command(
     out: OutOption = None,
     ingest: IngestOption = False,
     cpu_fallback: CpuFallbackOption = None,
+    python_path: PythonPathOption = None,
     setup: SetupOption = None,
     run_id: RunIdOption = None,
     generic_detector: GenericOption = False,
@@ -61,7 +63,7 @@ def probe_live_command(
         result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
                           samples=samples, out=out, ingest=out is None or ingest, setup=setup, run_id=run_id,
                           generic_detector=generic_detector, db=db, json_output=json_output and not compare_static_,
-                          options={"cpu_fallback": cpu_fallback})
+                          options={"cpu_fallback": cpu_fallback}, python_path=python_path)
     elif not compare_static_:
         raise KBError("say what to probe: --device DEV, --resume RUN_ID or --compare-static")
     if compare_static_:
@@ -72,7 +74,7 @@ def probe_live_command(
 
 
 def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ingest, setup, run_id,
-             generic_detector, db, json_output, options=None):
+             generic_detector, db, json_output, options=None, python_path=None):
     """Run (or resume) a live probe with a progress bar, then print its summary."""
     from kb.live.opinfos import parse_patterns
     from kb.live.probe import live_probe
@@ -85,7 +87,8 @@ def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ing
             result = live_probe(device=device, resume=resume, dtypes=dtype_list, patterns=parse_patterns(ops),
                                 samples=samples or None, timeout=timeout, workers=workers, setup=setup,
                                 run_id=run_id, out=out, db=db, ingest=ingest,
-                                generic_detector=generic_detector, options=options, on_start=progress.start,
+                                generic_detector=generic_detector, options=options, python_path=python_path,
+                                on_start=progress.start,
                                 on_task=progress.advance)
         except KeyboardInterrupt:
             progress.stop()

@@ -64,7 +64,7 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
                patterns: list[str] | None = None, samples: int | None = 10, timeout: float | None = None, workers: int = 1,
                setup: list[str] | None = None, run_id: str | None = None, out: str | None = None,
                db: str | None = None, ingest: bool = True, generic_detector: bool = False,
-               options: dict[str, Any] | None = None,
+               options: dict[str, Any] | None = None, python_path: list[str] | None = None,
                on_start: Callable[[int, int], None] | None = None,
                on_task: Callable[[dict[str, Any]], None] | None = None) -> LiveResult:
     if resume:
@@ -79,7 +79,7 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
         plan = Plan(run_id=run_id or new_run_id(check_device(device)), device=device,
                     dtypes=check_dtypes(dtypes or list(DEFAULT_DTYPES)), patterns=patterns, samples=samples,
                     timeout=timeout or DEFAULT_TIMEOUT, setup=list(setup or []), generic_detector=generic_detector,
-                    options=_check_options(device, options))
+                    options=_check_options(device, options), python_path=_python_path(python_path))
     if plan.timeout <= 0:
         raise KBError("--timeout must be positive")
     header, tasks = run(plan, workers=workers, resume=bool(resume), on_start=on_start, on_task=on_task)
@@ -106,6 +106,15 @@ def finish(header: dict[str, Any], tasks: list[dict[str, Any]], *, out: str | No
         ingested = ingest_records(db or default_db_path(), [probe_run, *statuses],
                                   source_name=f"{report.SOURCE_NAME}:{header['run_id']}")
     return LiveResult(probe_run, statuses, path, ingested)
+
+
+def _python_path(given: list[str] | None) -> list[str]:
+    """Extra import paths for the workers: --python-path, then KB_PROBE_PYTHONPATH (as
+    the static probe reads them), made absolute so a resumed run finds them too."""
+    from kb.probe.static import PYTHONPATH_ENV
+
+    paths = [*(given or ()), *os.environ.get(PYTHONPATH_ENV, "").split(os.pathsep)]
+    return [os.path.abspath(p) for p in dict.fromkeys(p for p in paths if p)]
 
 
 def _check_options(device: str, options: dict[str, Any] | None) -> dict[str, Any]:

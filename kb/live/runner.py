@@ -42,6 +42,7 @@ class Plan:
     setup: list[str] = field(default_factory=list)
     generic_detector: bool = False
     options: dict[str, Any] = field(default_factory=dict)  # backend switches, e.g. {"cpu_fallback": True}
+    python_path: list[str] = field(default_factory=list)  # where the backend package is installed, if elsewhere
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Pool:
         return {"device": self.plan.device, "dtypes": self.plan.dtypes, "patterns": self.plan.patterns,
                 "samples": self.plan.samples, "setup": self.plan.setup,
                 "generic_detector": self.plan.generic_detector, "options": self.plan.options,
+                "python_path": self.plan.python_path,
                 "beacon": slot.beacon, "log": slot.log,
                 "list_tasks": list_tasks}
 

@@ -130,7 +130,11 @@ class Device:
             key = "PrivateUse1"
         self.spec = spec
         self.key = key
-        if key == "PrivateUse1" and torch._C._get_privateuse1_backend_name() != name:
+        current = torch._C._get_privateuse1_backend_name()
+        if key == "PrivateUse1" and current != name:
+            if spec is not None:
+                raise KBError(f"{spec.module} was imported but registered no device named {name!r} (PrivateUse1 "
+                              f"is {current!r}): is there a {name} device on this machine?")
             raise KBError(f"no installed backend registers a device named {name!r} "
                           f"(known: {', '.join(DEVICE_BACKENDS)})")
         self.device = torch.device(name)
@@ -421,6 +425,9 @@ def serve(conn, config: dict[str, Any]) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it keeps the journal)
     _redirect_output(config.get("log"))
+    for path in reversed(config.get("python_path") or ()):
+        if path not in sys.path:
+            sys.path.insert(0, path)
     try:
         state = State(config)
         hello: dict[str, Any] = state.device.info()
