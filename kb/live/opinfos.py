@@ -43,9 +43,27 @@ def load_op_db() -> list[Any]:
         raise OpInfoUnavailableError(
             f"torch {version}: PyTorch's OpInfo database ({OPINFO_MODULE}.op_db) is not available: "
             f"{type(exc).__name__}: {first_line(exc)}{hint}") from None
+    _skip_test_lookup()
     if not op_db or not all(hasattr(op, attr) for op in op_db[:5] for attr in ("name", "sample_inputs", "supported_dtypes")):
         raise OpInfoUnavailableError(f"torch {version}: {OPINFO_MODULE}.op_db does not look like a list of OpInfos{hint}")
     return list(op_db)
+
+
+def _skip_test_lookup() -> None:
+    """`OpInfo.sample_inputs` looks for the unittest it runs in by crawling the stack with
+    `inspect.stack()` (which reads the source of every frame): the probe is no unittest,
+    and that crawl cost more than the samples themselves. Where the hook exists, it is
+    told there is no test."""
+    import sys
+
+    for name in ("torch.testing._internal.opinfo.core", "torch.testing._internal.common_utils"):
+        module = sys.modules.get(name)
+        if module is not None and callable(getattr(module, "extract_test_fn", None)):
+            module.extract_test_fn = _no_test
+
+
+def _no_test():
+    return None
 
 
 def first_line(exc: BaseException) -> str:
