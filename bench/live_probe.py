@@ -5,7 +5,8 @@ Both are fresh processes timed end to end (imports included) in the same run.
 
 Target (issue 4): (a) ≤ 1.3 × (b). Run: python bench/live_probe.py
 Environment: BENCH_OPS (OpInfo patterns, default all), BENCH_SAMPLES (default 10),
-BENCH_WORKERS (default 1, like for like).
+BENCH_WORKERS (default 1, like for like), BENCH_RUNS (default 3: the two are run
+alternately that many times and medians compared; the machine is shared).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = os.environ.get("BENCH_OPS") or None
 SAMPLES = int(os.environ.get("BENCH_SAMPLES", "10"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 
 
 def in_process() -> None:
@@ -45,7 +47,7 @@ def isolated() -> None:
 
     started = time.perf_counter()
     result = live_probe(device="cpu", dtypes=["float32"], patterns=parse_patterns(OPS), samples=SAMPLES,
-                        workers=WORKERS, ingest=False, run_id="bench")
+                        workers=WORKERS, ingest=False, run_id=os.environ.get("BENCH_RUN_ID", "bench"))
     print(json.dumps({"seconds": time.perf_counter() - started, "tasks": result.run.params["tasks"],
                       "outcomes": result.run.params["outcomes"], "summary": result.summary()["by_dtype"]}))
 
@@ -58,16 +60,24 @@ def measure(mode: str, env: dict[str, str]) -> dict:
 
 
 def main() -> None:
+    import statistics
+
     workdir = tempfile.mkdtemp(prefix="kb-bench-live-")
     env = {**os.environ, "KB_CACHE_DIR": workdir, "KB_DB": os.path.join(workdir, "kb.sqlite"),
            "PYTHONPATH": os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")])}
-    plain = measure("in-process", env)
-    probe = measure("isolated", env)
+    plain_times, probe_times = [], []
+    for run in range(RUNS):
+        plain = measure("in-process", env)
+        env["BENCH_RUN_ID"] = f"bench-{run}"
+        probe = measure("isolated", env)
+        plain_times.append(plain["seconds"])
+        probe_times.append(probe["seconds"])
+    plain_s, probe_s = statistics.median(plain_times), statistics.median(probe_times)
     print(f"OpInfo × float32 tasks: {probe['tasks']} (outcomes {probe['outcomes']})")
     print(f"overloads by status: {probe['summary']}")
-    print(f"in one process, no isolation: {plain['seconds']:.1f} s")
-    print(f"live probe, {WORKERS} worker(s):  {probe['seconds']:.1f} s")
-    print(f"ratio: {probe['seconds'] / plain['seconds']:.2f}x (target <= 1.3x)")
+    print(f"in one process, no isolation: {plain_s:.1f} s (median of {RUNS}: {', '.join(f'{t:.1f}' for t in plain_times)})")
+    print(f"live probe, {WORKERS} worker(s):  {probe_s:.1f} s (median of {RUNS}: {', '.join(f'{t:.1f}' for t in probe_times)})")
+    print(f"ratio: {probe_s / plain_s:.2f}x (target <= 1.3x)")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from typing import Any
 
 from kb.errors import KBError
 from kb.live import journal as jr
-from kb.live.opinfos import OPINFO_MODULE
 from kb.records import utc_now
 
 STARTUP_SECONDS = 300.0  # importing a device runtime can be slow; a hung import is an error
@@ -63,7 +62,7 @@ def _context():
 
     os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"  # the worker loads exactly one backend
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["kb.live.worker", "torch", OPINFO_MODULE])
+    ctx.set_forkserver_preload(["kb.live._preload"])  # torch, the OpInfo database, then gc.freeze()
     return ctx
 
 
