@@ -254,7 +254,3 @@ from cli import chat as _chat  # noqa: E402
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)
 app.command("bot")(_chat.bot_command)
-
-from cli import probe_live as _probe_live  # noqa: E402
-
-app.command("probe-live")(_probe_live.probe_live_command)

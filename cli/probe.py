@@ -1,7 +1,7 @@
-"""`kb probe`: evidence from an installed backend (`--static --backend NAME`).
-
-A live mode (`--device DEV`: run ops on the device) will share this command; until it
-exists, `--device` is refused with a one-line error.
+"""`kb probe`: evidence from an installed backend (`--static --backend NAME`) or from a
+device (`--device DEV`: the live probe runs every OpInfo op there; `--resume RUN_ID`
+finishes an interrupted run; `--compare-static` lists where the two disagree). The live
+options and their rendering live in cli/probe_live.py.
 """
 
 from __future__ import annotations
@@ -13,6 +13,17 @@ from typing import Annotated
 import typer
 
 from cli.options import DbOption, JsonOption
+from cli.probe_live import (
+    CompareOption,
+    DtypesOption,
+    GenericOption,
+    OpsOption,
+    ResumeOption,
+    RunIdOption,
+    SamplesOption,
+    SetupOption,
+    WorkersOption,
+)
 from kb.errors import KBError
 
 
@@ -23,7 +34,13 @@ class ProbeUsageError(KBError):
 def probe_command(
     static: Annotated[bool, typer.Option("--static", help="Read the installed backend's dispatch table (no device needed).")] = False,
     backend: Annotated[str | None, typer.Option("--backend", help="torch_tpu, torch_neuronx, sim, cpu, meta, cuda, xla.")] = None,
-    device: Annotated[str | None, typer.Option("--device", help="Live probe on a device (not available yet).")] = None,
+    device: Annotated[str | None, typer.Option("--device", help="Live probe: run every OpInfo op on this device (cpu, meta, sim, cuda, neuron, tpu, or another PrivateUse1 name).")] = None,
+    resume: ResumeOption = None,
+    compare_static_: CompareOption = False,
+    dtypes: DtypesOption = None,
+    workers: WorkersOption = 1,
+    ops: OpsOption = None,
+    samples: SamplesOption = 10,
     out: Annotated[str | None, typer.Option("--out", help="Write a portable JSONL report (`kb ingest` reads it).")] = None,
     python_path: Annotated[list[str] | None, typer.Option(
         "--python-path", help="Extra import path for the probe process (e.g. where torch-tpu is installed); repeatable. "
@@ -32,26 +49,42 @@ def probe_command(
         "--cpu-fallback/--no-cpu-fallback", help="torch_tpu only: probe with its CPU-fallback switch on or off "
         "(default: as the package has it).")] = None,
     ingest: Annotated[bool, typer.Option("--ingest", help="With --out: also add the result to the KB.")] = False,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds the probe process may take.")] = 600.0,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="--static: seconds the probe process may take (default 600); "
+                                                      "live: seconds one op may take, all its samples in one dtype (default 60).")] = None,
+    setup: SetupOption = None,
+    run_id: RunIdOption = None,
+    generic_detector: GenericOption = False,
     db: DbOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Probe a backend: what each ATen overload resolves to (native, decomposed, fallback, unsupported) per mode.
 
+    --static --backend NAME reads the installed backend's dispatch table; --device DEV
+    runs every OpInfo op on the device and records what happened per overload × dtype
+    (crash and timeout included; --resume RUN_ID finishes an interrupted run).
     Without --out the result goes into the KB; with --out it is written as JSONL (add
     --ingest to do both). Probing the same install again adds nothing to the KB.
     """
-    if device is not None:
-        raise ProbeUsageError("live probing (--device) is not available yet; use --static --backend NAME")
+    if device is not None or resume is not None or compare_static_:
+        if static or backend:
+            raise ProbeUsageError("--static/--backend read a dispatch table, --device/--resume/--compare-static "
+                                  "use the live probe: choose one")
+        from cli.probe_live import probe_live_command
+
+        probe_live_command(device=device, resume=resume, compare_static_=compare_static_, dtypes=dtypes,
+                           timeout=timeout, workers=workers, ops=ops, samples=samples, out=out, ingest=ingest,
+                           cpu_fallback=cpu_fallback, python_path=python_path, setup=setup, run_id=run_id,
+                           generic_detector=generic_detector, json_output=json_output, db=db)
+        return
     if not static:
-        raise ProbeUsageError("say what to probe: kb probe --static --backend NAME")
+        raise ProbeUsageError("say what to probe: kb probe --static --backend NAME, or kb probe --device DEV")
     if not backend:
         raise ProbeUsageError("--static needs --backend NAME (torch_tpu, torch_neuronx, sim, cpu, meta, cuda, xla)")
     from kb.probe.static import run_static_probe
 
     with _progress(f"probing {backend} (loading it in a separate process)"):
         result = run_static_probe(backend, python_path=python_path or (), options={"cpu_fallback": cpu_fallback},
-                                  timeout=timeout)
+                                  timeout=timeout or 600.0)
     written = _write_report(result, out) if out else None
     ingested = _ingest(result, db) if (out is None or ingest) else None
     _render(result, written, ingested, json_output)

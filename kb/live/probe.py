@@ -80,6 +80,7 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
                     dtypes=check_dtypes(dtypes or list(DEFAULT_DTYPES)), patterns=patterns, samples=samples,
                     timeout=timeout or DEFAULT_TIMEOUT, setup=list(setup or []), generic_detector=generic_detector,
                     options=_check_options(device, options), python_path=_python_path(python_path))
+    _check_installed(plan.device, plan.python_path)
     if plan.timeout <= 0:
         raise KBError("--timeout must be positive")
     header, tasks = run(plan, workers=workers, resume=bool(resume), on_start=on_start, on_task=on_task)
@@ -115,6 +116,23 @@ def _python_path(given: list[str] | None) -> list[str]:
 
     paths = [*(given or ()), *os.environ.get(PYTHONPATH_ENV, "").split(os.pathsep)]
     return [os.path.abspath(p) for p in dict.fromkeys(p for p in paths if p)]
+
+
+def _check_installed(device: str, python_path: list[str]) -> None:
+    """Fail in a second, not after starting workers, when the device's backend package is
+    not there (found, not imported: importing it is the workers' job)."""
+    import importlib.machinery
+    import sys
+
+    from kb.live.worker import DEVICE_BACKENDS
+    from kb.probe.backends import get_backend
+
+    spec = get_backend(DEVICE_BACKENDS[device]) if device in DEVICE_BACKENDS else None
+    if spec is None or spec.module is None or spec.activate is not None:
+        return
+    if importlib.machinery.PathFinder.find_spec(spec.module, [*python_path, *sys.path]) is None:
+        raise LiveProbeError(f"live probing {device} needs {spec.module}, which is not installed here "
+                             "(if it is installed elsewhere, pass --python-path DIR or set KB_PROBE_PYTHONPATH)")
 
 
 def _check_options(device: str, options: dict[str, Any] | None) -> dict[str, Any]:

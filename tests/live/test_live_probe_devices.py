@@ -22,7 +22,7 @@ def _probe(tmp_path: Path, device: str, ops: str) -> dict[str, dict]:
     env = dict(os.environ, KB_CACHE_DIR=str(tmp_path / "cache"), KB_DB=str(tmp_path / "kb.sqlite"),
                PYTHONPATH=str(REPO))
     out = tmp_path / f"{device}.jsonl"
-    done = subprocess.run([sys.executable, "-m", "cli.entry", "probe-live", "--device", device, "--ops", ops,
+    done = subprocess.run([sys.executable, "-m", "cli.entry", "probe", "--device", device, "--ops", ops,
                            "--dtypes", "float32", "--samples", "3", "--out", str(out)],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr

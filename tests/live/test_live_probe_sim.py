@@ -38,7 +38,7 @@ def _env(folder: Path) -> dict[str, str]:
 
 
 def _cli(folder: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.entry", "probe-live", *args], cwd=REPO, env=_env(folder),
+    return subprocess.run([sys.executable, "-m", "cli.entry", "probe", *args], cwd=REPO, env=_env(folder),
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -148,7 +148,7 @@ def test_compare_static_lists_contradictions(full_run, tmp_path):
 def test_sigkill_then_resume_equals_an_uninterrupted_run(full_run, tmp_path):
     env = _env(tmp_path)
     journal = tmp_path / "cache" / "live-probe" / "killed" / "journal.jsonl"
-    command = [sys.executable, "-m", "cli.entry", "probe-live", *ARGS, "--workers", "1", "--run-id", "killed"]
+    command = [sys.executable, "-m", "cli.entry", "probe", *ARGS, "--workers", "1", "--run-id", "killed"]
     child = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     tasks_at_kill = 0
