@@ -2,8 +2,8 @@
 happened per ATen overload × dtype), `--resume RUN_ID` after a kill, and
 `--compare-static` (where the live evidence contradicts the static probe's verdict).
 
-`probe_live_command` is also registered on its own (`kb probe-live`); `run_live` and
-`compare_static` are what `kb probe` calls for its live options.
+`kb probe` (cli/probe.py) hands its live options to `probe_live_command`; the option
+types are declared here once and shared with it.
 """
 
 from __future__ import annotations
