@@ -19,6 +19,7 @@ from typing import Any
 
 from kb.errors import KBError
 from kb.live import journal as jr
+from kb.live.worker import receive
 from kb.records import utc_now
 
 STARTUP_SECONDS = 300.0  # importing a device runtime can be slow; a hung import is an error
@@ -133,7 +134,7 @@ class Pool:
 
     def receive_hello(self, slot: Slot) -> dict[str, Any]:
         try:
-            kind, body = slot.conn.recv()
+            kind, body = receive(slot.conn)
         except (EOFError, OSError):
             log = slot.log
             code = self.stop(slot)
@@ -256,7 +257,7 @@ def _receive(pool: Pool, slot: Slot, record, pending) -> None:
         pool.receive_hello(slot)
         return
     try:
-        kind, body = slot.conn.recv()
+        kind, body = receive(slot.conn)
     except (EOFError, OSError):
         task, op, log = slot.task, _beacon_op(slot), slot.log
         code = pool.stop(slot)

@@ -426,6 +426,22 @@ def _finish(result: dict[str, Any], calls, started: float) -> dict[str, Any]:
 
 # --- the loop --------------------------------------------------------------------------------
 
+def send(conn, kind: str, body: Any) -> None:
+    """Messages to the parent are JSON, not pickles: the parent never imports torch (a
+    `torch.__version__` in a pickle would make it) and never unpickles what a worker,
+    which runs arbitrary backend code, produced."""
+    import json
+
+    conn.send_bytes(json.dumps([kind, body], default=str).encode())
+
+
+def receive(conn) -> tuple[str, Any]:
+    import json
+
+    kind, body = json.loads(conn.recv_bytes())
+    return kind, body
+
+
 def serve(conn, config: dict[str, Any]) -> None:
     """Worker entry point (a multiprocessing target): hello, then tasks until EOF/None."""
     import signal
@@ -450,9 +466,9 @@ def serve(conn, config: dict[str, Any]) -> None:
 
         message = str(exc) if isinstance(exc, KBError) else f"{type(exc).__name__}: {first_line(exc)}"
         traceback.print_exc()
-        conn.send(("fatal", message))
+        send(conn, "fatal", message)
         return
-    conn.send(("hello", hello))
+    send(conn, "hello", hello)
     while True:
         try:
             message = conn.recv()
@@ -469,4 +485,4 @@ def serve(conn, config: dict[str, Any]) -> None:
                        "calls": {}}
         state.beacon.set("")
         sys.stdout.flush()
-        conn.send(("result", outcome))
+        send(conn, "result", outcome)
