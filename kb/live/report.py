@@ -158,7 +158,9 @@ def build_records(header: dict[str, Any], tasks: list[dict[str, Any]], finished_
         finished_at=finished_at, device=info.get("device_description"), fallback_policy=info.get("fallback_policy"),
         params={"dtypes": plan["dtypes"], "ops": plan["patterns"], "samples": plan["samples"],
                 "timeout": plan["timeout"], "detector": info.get("detector"), "opinfos": header.get("opinfos"),
-                "tasks": header.get("tasks"), "outcomes": dict(sorted(outcomes.items()))},
+                "tasks": header.get("tasks"), "outcomes": dict(sorted(outcomes.items())),
+                **({"versions": info["versions"]} if info.get("versions") else {}),
+                "torch_build": info.get("torch_build")},
         tool_version=PROBE_VERSION,
     )
     return run, statuses

@@ -159,12 +159,34 @@ class Device:
         if self.name == "cuda":
             described = torch.cuda.get_device_name(0)
         return {
+            "versions": self.versions(),
             "device": self.name, "device_description": described, "dispatch_key": self.key,
             "backend": self.spec.name if self.spec else self.name, "backend_version": version,
             "torch_version": public_version(torch.__version__), "torch_build": torch.__version__,
             "python_version": platform.python_version(), "host": socket.gethostname(),
             "detector": self.detector.name, "fallback_policy": self.policy,
         }
+
+
+    def versions(self) -> dict[str, str]:
+        """Versions beyond the backend's own that explain a result: companion packages
+        (libtpu...), and for CUDA the toolkit torch was built with and the driver."""
+        import importlib.metadata
+
+        import torch
+
+        found: dict[str, str] = {}
+        for name in (self.spec.companions if self.spec is not None else ()):
+            try:
+                found[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        if self.name == "cuda":
+            found["cuda"] = str(torch.version.cuda)
+            driver = getattr(torch._C, "_cuda_getDriverVersion", None)
+            if driver is not None:
+                found["cuda_driver"] = str(driver())
+        return found
 
 
 def _distribution_version(name: str) -> str:
