@@ -114,6 +114,14 @@ class Pool:
         slot.ready = False
         return code
 
+    def release(self, slot: Slot) -> None:
+        """Tell an idle worker to exit and forget it."""
+        try:
+            slot.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.stop(slot)
+
     def shutdown(self) -> None:
         for slot in self.slots:
             if slot.process is None:
@@ -229,7 +237,9 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
 
         while pending or any(s.task for s in pool.slots):
             for slot in pool.slots:
-                if slot.ready and slot.task is None and pending:
+                if slot.ready and slot.task is None and not pending:
+                    pool.release(slot)  # nothing left for it: let it go now
+                elif slot.ready and slot.task is None:
                     slot.task = pending.pop()
                     slot.conn.send(slot.task)
                     slot.started = time.monotonic()
@@ -237,8 +247,9 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
             live = [s for s in pool.slots if s.process is not None]
             if not live:
                 break
-            soonest = min(s.deadline for s in live)
-            ready = wait([s.conn for s in live], timeout=max(0.0, soonest - time.monotonic()))
+            waiting = [s.deadline for s in live if s.task or not s.ready]  # idle workers have no deadline
+            timeout = max(0.0, min(waiting) - time.monotonic()) if waiting else None
+            ready = wait([s.conn for s in live], timeout=timeout)
             for slot in live:
                 if slot.conn in ready:
                     _receive(pool, slot, record, pending)
