@@ -5,7 +5,8 @@ portable report, the KB's observations) are always rebuilt from the whole journa
 resumed run ends with exactly what an uninterrupted one would.
 
 Layout of `<cache>/live-probe/<run id>/`: `journal.jsonl` (first line the run's header:
-parameters and the device's versions; then tasks), `report.jsonl` (written at the end),
+parameters and the device's versions; then tasks), `report.jsonl` and `opinfo-map.json`
+(OpInfo → the ATen overloads it dispatched; both written at the end),
 `worker-N.log` / `worker-N.beacon` (a worker's output and its call in progress).
 """
 

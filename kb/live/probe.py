@@ -99,6 +99,7 @@ def finish(header: dict[str, Any], tasks: list[dict[str, Any]], *, out: str | No
         os.replace(tmp, path)
     except OSError as exc:
         raise KBError(f"cannot write {path}: {exc.strerror}") from None
+    _write_json(os.path.join(jr.run_dir(header["run_id"]), "opinfo-map.json"), report.opinfo_map(tasks))
     ingested = None
     if ingest:
         from kb.ingest import ingest_records
@@ -147,6 +148,14 @@ def _check_options(device: str, options: dict[str, Any] | None) -> dict[str, Any
         raise KBError(f"device {device} takes no option {', '.join(unknown)}"
                       + (f" (it takes {', '.join(accepted)})" if accepted else ""))
     return options
+
+
+def _write_json(path: str, data: Any) -> None:
+    import json
+
+    with open(path + ".part", "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+    os.replace(path + ".part", path)
 
 
 def contradictions(conn: sqlite3.Connection, target: str | None = None) -> list[dict[str, Any]]:

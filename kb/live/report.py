@@ -177,3 +177,13 @@ def summary(statuses: list[OpStatus]) -> dict[str, Any]:
             notable.append({"op": s.op, "dtype": dtype, "status": s.status, "note": s.note})
     return {"by_dtype": {d: dict(c) for d, c in sorted(by_dtype.items())}, "notable": notable,
             "overloads": len({s.op for s in statuses})}
+
+
+def opinfo_map(tasks: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Which ATen overloads each OpInfo dispatched on the device (any dtype): the probe's
+    by-product mapping from PyTorch functions to the overloads that carry their verdicts."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for task in tasks:
+        ops = [*task.get("calls", {}), *([task["op"]] if task.get("op") else [])]  # crash/timeout: the beacon's op
+        found[task["key"]].update(op for op in ops if op.startswith("aten::"))
+    return {key: sorted(ops) for key, ops in sorted(found.items())}

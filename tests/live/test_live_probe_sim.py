@@ -111,6 +111,12 @@ def test_wrong_kernel_shows_numerics_error(full_run):
     assert {("aten::exp", "native"), ("aten::cos", "crash"), ("aten::tan", "timeout")} <= notable
 
 
+def test_opinfos_are_mapped_to_the_overloads_they_dispatch(full_run):
+    mapping = json.loads((full_run["folder"] / "cache" / "live-probe" / "full" / "opinfo-map.json").read_text())
+    assert "aten::neg" in mapping["neg"] and "aten::sin.out" not in mapping["sin"]  # recorded at the top level
+    assert "aten::sin" in mapping["sin"] and mapping["cos"] == ["aten::cos"]  # the crash's op, from the beacon
+
+
 def test_run_header_and_kb_ingest(full_run, tmp_path):
     run = full_run["run"]
     assert (run.kind, run.target, run.backend, run.backend_version) == ("live", "sim", "sim", "0.1.0")
