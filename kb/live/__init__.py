@@ -6,5 +6,10 @@ Pieces, in the order data flows: `opinfos` (which ops and samples, from PyTorch'
 database), `detect` (who served a call: the backend's own kernel or its CPU fallback),
 `numerics` (device result vs CPU result), `worker` (runs tasks in a child process),
 `journal` (each finished task is one appended line: the commit), `runner` (the pool of
-workers, timeouts, crashes, resume) and `report` (journal → kb.records).
+workers, timeouts, crashes, resume), `report` (journal → kb.records) and `probe` (the
+one call the CLI makes: run, write the report, ingest; and `contradictions` with the
+static probe). `_preload` is what the workers' forkserver imports before forking.
+
+Usage: `kb probe --device sim|meta|cpu|cuda|neuron|tpu [--dtypes ...] [--ops ...]`,
+`kb probe --resume RUN_ID`, `kb probe --compare-static`.
 """
