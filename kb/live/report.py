@@ -5,9 +5,11 @@ is the worst thing that happened to it — a crash, then a timeout, then running
 the CPU fallback (directly, or inside its composite kernel), then decomposing, then
 native — and `unsupported` only when every call raised (an overload that raised for
 some arguments and ran for others keeps the status it ran with, and the errors in
-`detail`). A sample whose device result differs from the CPU's flags the compute
-overloads it dispatched (`detail["wrong_result"]`, with the errors and tolerances; `sole`
-says whether that overload was the sample's only compute op, i.e. certainly the culprit).
+`detail`). A sample whose device result differs from the CPU's is re-run call by call
+against the CPU, and the overloads whose own output was wrong are flagged
+(`detail["wrong_result"]`, with errors and tolerances, `blame: "per-call check"`); where
+that re-run is impossible (no data on `meta`), every compute overload of the sample is
+flagged (`blame: "sample"`, `sole` true when it was the sample's only compute op).
 """
 
 from __future__ import annotations
@@ -93,10 +95,17 @@ def tally(header: dict[str, Any], tasks: list[dict[str, Any]]) -> dict[tuple[str
                 cls, _, line = task.get("outside_error", "").partition(": ")
                 t.error = {"class": cls, "line": line, "opinfo": key, "raised": "outside any ATen call"}
         for wrong in task.get("numerics", {}).get("mismatches", []):
+            culprits = wrong.get("culprits")
+            if culprits:  # the calls whose own output was wrong (see kb.live.worker._blame)
+                for culprit in culprits:
+                    out[(culprit["op"], dtype)].wrong.append(
+                        {"opinfo": key, "sample": wrong.get("sample"), "sole": True, "blame": "per-call check",
+                         **{k: v for k, v in culprit.items() if k != "op"}})
+                continue
             ops = wrong.get("ops") or ([fallback_op] if fallback_op else [])
             for op in ops:
-                out[(op, dtype)].wrong.append({"opinfo": key, "sole": len(ops) == 1,
-                                               **{k: v for k, v in wrong.items() if k not in ("ops", "ok")}})
+                out[(op, dtype)].wrong.append({"opinfo": key, "sole": len(ops) == 1, "blame": "sample",
+                                               **{k: v for k, v in wrong.items() if k not in ("ops", "ok", "culprits")}})
     return out
 
 

@@ -427,7 +427,60 @@ def _check(state, opinfo, sample, expected, actual, ops, index, result) -> None:
             return
     except Exception:
         pass
-    numerics["mismatches"].append({"sample": index, "ops": ops, **verdict})
+    culprits = _blame(state, opinfo, sample) if state.device.has_data else None
+    entry = {"sample": index, "ops": ops, **verdict}
+    if culprits is not None:
+        entry["culprits"] = culprits
+    numerics["mismatches"].append(entry)
+
+
+def _blame(state, opinfo, sample) -> list[dict[str, Any]] | None:
+    """Re-run a sample whose result was wrong, checking every device call against the same
+    call on the CPU, on CPU copies of that call's own device inputs: the calls whose
+    outputs differ are the culprits (a later op fed a wrong input is judged on that input,
+    so it is not blamed). None when the re-run itself fails."""
+    import torch
+    from torch.utils._pytree import tree_map
+
+    from kb.live.numerics import compare
+
+    device_type = state.device.device.type
+    culprits: list[dict[str, Any]] = []
+
+    def host_copy(value):
+        if isinstance(value, torch.Tensor):
+            return value.detach().cpu().clone()
+        if isinstance(value, torch.device) and value.type == device_type:
+            return torch.device("cpu")
+        return value
+
+    class Shadow(torch.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            name = op_name(func)
+            if not _touches(device_type, (args, kwargs)) or name in PLUMBING or _is_view(func):
+                return func(*args, **kwargs)
+            try:
+                host_args, host_kwargs = tree_map(host_copy, (args, kwargs))
+            except Exception:
+                return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            try:
+                verdict = compare(func(*host_args, **host_kwargs), _to_cpu(out))
+            except Exception:
+                return out
+            if not verdict["ok"] and name not in {c["op"] for c in culprits}:
+                culprits.append({"op": name, **{k: v for k, v in verdict.items() if k != "ok"}})
+            return out
+
+    try:
+        moved = _move((sample.input, sample.args, sample.kwargs), state.device.device)
+        _seed(0)
+        with Shadow():
+            opinfo(moved[0], *moved[1], **moved[2])
+    except Exception:
+        return None
+    return culprits
 
 
 def _seed(value: int) -> None:

@@ -25,7 +25,7 @@ from kb import records as rec  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = str(Path(__file__).with_name("sim_kernels.py"))
-OPS = "neg,flip,nonzero,sin,cos,tan,exp"
+OPS = "neg,flip,nonzero,sin,cos,tan,exp,nn.functional.poisson_nll_loss"
 ARGS = ["--device", "sim", "--ops", OPS, "--dtypes", "float32", "--samples", "2", "--timeout", "4",
         "--setup", KERNELS]
 
@@ -90,7 +90,7 @@ def test_crash_is_recorded_and_the_run_completes(full_run):
     assert "SIGABRT" in cos.detail["crash"]["exit"]
     assert cos.detail["crash"]["attributed_by"] == "beacon"
     run = full_run["run"]
-    assert run.finished_at and run.params["outcomes"] == {"crash": 1, "ok": 5, "timeout": 1}
+    assert run.finished_at and run.params["outcomes"] == {"crash": 1, "ok": 6, "timeout": 1}
 
 
 def test_hanging_op_is_a_timeout(full_run):
@@ -104,11 +104,21 @@ def test_wrong_kernel_shows_numerics_error(full_run):
     assert exp.status == "native"
     assert exp.detail["wrong_result"] is True
     numerics = exp.detail["numerics"]
-    assert numerics["max_abs"] > numerics["atol"] and numerics["sole"] is True
+    assert numerics["max_abs"] > numerics["atol"] and numerics["blame"] == "per-call check"
     assert "wrong result vs CPU" in exp.note
     assert not full_run["statuses"][("aten::neg", "float32")].detail.get("wrong_result")
     notable = {(n["op"], n["status"]) for n in full_run["json"]["summary"]["notable"]}
     assert {("aten::exp", "native"), ("aten::cos", "crash"), ("aten::tan", "timeout")} <= notable
+
+
+def test_a_wrong_kernel_inside_a_composite_op_is_blamed_alone(full_run):
+    """poisson_nll_loss computes exp(input) - target * input, then a mean: only exp is wrong."""
+    s = full_run["statuses"]
+    exp = s[("aten::exp", "float32")]
+    assert "nn.functional.poisson_nll_loss" in {w for w in exp.detail["opinfos"]}
+    downstream = [op for op in ("aten::sub.Tensor", "aten::mul.Tensor", "aten::mean") if (op, "float32") in s]
+    assert downstream, "poisson_nll_loss dispatched none of the expected ops"
+    assert not [op for op in downstream if s[(op, "float32")].detail.get("wrong_result")]
 
 
 def test_opinfos_are_mapped_to_the_overloads_they_dispatch(full_run):
@@ -166,12 +176,12 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(full_run, tmp_path):
         time.sleep(0.05)
     child.send_signal(signal.SIGKILL)
     child.wait()
-    assert 1 <= tasks_at_kill < 7, "the probe was not killed mid-run"
+    assert 1 <= tasks_at_kill < 8, "the probe was not killed mid-run"
     done = _cli(tmp_path, "--resume", "killed", "--json", "--out", str(tmp_path / "resumed.jsonl"))
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in journal.read_text().splitlines()]
     keys = [(e["key"], e["dtype"]) for e in lines if e["kind"] == "task"]
-    assert len(keys) == len(set(keys)) == 7  # nothing redone, nothing lost
+    assert len(keys) == len(set(keys)) == 8  # nothing redone, nothing lost
     _, resumed = _report(tmp_path / "resumed.jsonl")
     assert _essence(resumed) == _essence(full_run["statuses"])
 
