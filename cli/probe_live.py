@@ -62,7 +62,8 @@ def probe_live_command(
     if device is not None or resume is not None:
         result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
                           samples=samples, out=out, ingest=out is None or ingest, setup=setup, run_id=run_id,
-                          generic_detector=generic_detector, db=db, json_output=json_output and not compare_static_,
+                          generic_detector=generic_detector, db=db, json_output=json_output,
+                          render=not (json_output and compare_static_),
                           options={"cpu_fallback": cpu_fallback}, python_path=python_path)
     elif not compare_static_:
         raise KBError("say what to probe: --device DEV, --resume RUN_ID or --compare-static")
@@ -74,7 +75,7 @@ def probe_live_command(
 
 
 def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ingest, setup, run_id,
-             generic_detector, db, json_output, options=None, python_path=None):
+             generic_detector, db, json_output, options=None, python_path=None, render=True):
     """Run (or resume) a live probe with a progress bar, then print its summary."""
     from kb.live.opinfos import parse_patterns
     from kb.live.probe import live_probe
@@ -95,7 +96,8 @@ def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ing
             if progress.run_id:
                 sys.stderr.write(f"kb: interrupted; finished ops are kept: kb probe --resume {progress.run_id}\n")
             raise
-    _render(result, json_output)
+    if render:  # with --json --compare-static the run's summary goes into that one JSON document
+        _render(result, json_output)
     return result
 
 
@@ -183,7 +185,8 @@ def compare_static(*, db, target, json_output, live=None) -> None:
     finally:
         conn.close()
     if json_output:
-        emit_json({"contradictions": rows} if live is None else {"run": live.run.run_id, "contradictions": rows})
+        emit_json({"contradictions": rows} if live is None else
+                  {"run": live.run.run_id, "summary": live.summary(), "contradictions": rows})
     elif rows:
         table(["op", "target", "version", "mode", "live", "static", "verdict", "why"],
               [[r["op"], r["target"], r["backend_version"], r["mode"], r["live"], r["static"], r["verdict"], r["why"]]
