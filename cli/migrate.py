@@ -207,5 +207,141 @@ def bench_command(
         note(f"wrote [{label}] to {cost_file} (kb cost --file {cost_file})")
 
 
-def report_command() -> None:
-    """placeholder"""
+
+def _read_text(path: str, what: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise KBError(f"{what} {path}: cannot read ({reason})") from None
+
+
+def _read_parity(path: str) -> dict:
+    import json
+
+    try:
+        data = json.loads(_read_text(path, "--parity"))
+    except json.JSONDecodeError:
+        raise KBError(f"--parity {path}: not JSON (expected the output of kb parity --json)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("points"), list) or "passed" not in data:
+        raise KBError(f"--parity {path}: not a kb parity --json output")
+    return data
+
+
+def _coverage(model: str, input_shape, trust: bool, target: str, backend_version, mode: str, db) -> dict:
+    """kb check on the model, through the same lookup and warning hooks as `kb check`."""
+    from cli import check as cli_check
+    from kb import check as kc
+    from kb import model_formats, tracing
+
+    source = model_formats.detect(model, trust=trust)
+    traced = tracing.trace(source, input_shape, trust=trust)
+    lookup, version = cli_check.make_lookup(db, target, backend_version, mode)
+    hooks = [*kc.WARNING_HOOKS, *cli_check.make_warning_hooks(db)]
+    return kc.check(traced, lookup, target=target, backend_version=version, mode=mode, warning_hooks=hooks).to_dict()
+
+
+def _eol(db, target: str, backend_version, next_cycle: str, stack) -> dict | None:
+    """End-of-support warnings for the target's stack up to the next upgrade cycle."""
+    from kb import eol as keol
+
+    now = keol.today()
+    cycle = keol.user_day(next_cycle, "--next-cycle")
+    if cycle < now:
+        raise KBError(f"--next-cycle {next_cycle}: in the past (today is {now.isoformat()})")
+    extra = {c["key"]: c["version"] for c in keol.parse_stack(stack)} if stack else None
+    from kb.db import open_kb
+
+    conn = open_kb(db)
+    try:
+        if backend_version is None:
+            from kb import queries
+
+            backend_version = queries.latest_release_with_verdicts(conn, target)
+        warnings = keol.warnings_for(conn, target, backend_version, now,
+                                     horizon_days=max(0, (cycle - now).days), extra=extra)
+    finally:
+        conn.close()
+    return {"today": now.isoformat(), "next_cycle": cycle.isoformat(), "backend_version": backend_version,
+            "stack": stack, "warnings": warnings}
+
+
+def report_command(
+    path: Annotated[Optional[str], typer.Argument(  # noqa: UP045
+        help="Code base to audit (folder or file); omit to leave the code items out.")] = None,
+    model: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--model", "-m", help="Model for op coverage (as kb check takes it).")] = None,
+    target: Annotated[str, typer.Option("--target", "-t", help="Migration target: neuron, tpu...")] = "neuron",
+    backend_version: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--backend-version", help="Backend version (default: newest with data).")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
+    input_shape: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+        "--input-shape", help="Model input as 1x128:int64 (factories, pickled modules).")] = None,
+    trust: TrustOpt = False,
+    parity: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--parity", help="Output of kb parity --json.")] = None,
+    cost: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--cost", help="Targets TOML as kb cost --file reads it (kb bench --cost-file writes it).")] = None,
+    next_cycle: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--next-cycle", help="Date of the next upgrade cycle, YYYY-MM-DD (default: 180 days from today).")] = None,
+    stack: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--stack", help="Other parts of the stack for the end-of-support item, e.g. \"python=3.10 ubuntu=22.04\".")] = None,
+    fmt: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--format", "-f", help="markdown or html (default: from --out's suffix, else markdown).")] = None,
+    out: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--out", "-o", help="Write the report to this file instead of stdout.")] = None,
+    fail_on_blocker: Annotated[bool, typer.Option(
+        "--fail-on-blocker", help="Exit 1 when a checklist item fails.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The migration checklist for a code base and a model on a target: device handling
+    centralised? hand-written kernels? CUDA-only dependencies? op coverage and CPU
+    fallbacks, numerical parity (--parity), cost per million tokens (--cost), end of
+    support before --next-cycle. Markdown, or one self-contained HTML file (--out
+    report.html) with inline charts."""
+    from datetime import timedelta
+
+    from kb import report as kreport
+    from kb.audit import audit_path
+    from kb.cost import compare, targets_from_toml
+    from kb.eol import today
+
+    if fmt is None:
+        fmt = "html" if out and out.lower().endswith((".html", ".htm")) else "markdown"
+    fmt = {"md": "markdown"}.get(fmt.lower(), fmt.lower())
+    if fmt not in ("markdown", "html"):
+        raise KBError(f"--format {fmt}: expected markdown or html")
+    if as_json and out:
+        raise KBError("--json prints the report document; drop --out (or --json)")
+    if mode not in ("eager", "compile"):
+        raise KBError(f"--mode {mode}: expected eager or compile")
+    parity_doc = _read_parity(parity) if parity else None
+    costs = None
+    if cost:
+        costs = [p.as_dict() for p in compare(targets_from_toml(_read_text(cost, "--cost"), source=cost))]
+    audit = audit_path(path) if path else None
+    check = _coverage(model, input_shape, trust, target, backend_version, mode, db) if model else None
+    version = check["backend_version"] if check else backend_version
+    cycle = next_cycle or (today() + timedelta(days=180)).isoformat()
+    eol = _eol(db, target, version, cycle, stack)
+    doc = kreport.build_report(target=target, audit=audit, check=check, parity=parity_doc, costs=costs, eol=eol,
+                               generated=today().isoformat())
+    if as_json:
+        emit_json(doc)
+    else:
+        text = kreport.render_html(doc) if fmt == "html" else kreport.render_markdown(doc)
+        if out:
+            try:
+                with open(out, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                raise KBError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+            c = doc["counts"]
+            note(f"{fmt} report written to {out}: {c['pass']} pass, {c['warn']} warn, {c['fail']} fail, "
+                 f"{c['skipped']} skipped")
+        else:
+            sys.stdout.write(text)
+    if fail_on_blocker and not doc["ready"]:
+        raise typer.Exit(1)

@@ -36,7 +36,6 @@ DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
 GROWTH_MIN_SLOPE = 0.25  # error ∝ size^0.25 or faster
 GROWTH_MIN_RANK = 0.8  # and (almost) monotonic
 GROWTH_MIN_RATIO = 2.0  # and the largest size's error at least twice the smallest's
-TINY = 1e-30
 
 
 class ParityError(KBError):
@@ -179,30 +178,35 @@ def trend(sizes: list[int], errors: list[float]) -> dict:
     """Does the error grow with the input size? The log-log slope (error ∝ size^slope),
     Spearman's rank correlation, and the largest / smallest error ratio; `grows` when all
     three say so (see the GROWTH_* thresholds)."""
-    pairs = [(s, e) for s, e in zip(sizes, errors) if math.isfinite(e)]
+    pairs = sorted((s, e) for s, e in zip(sizes, errors) if math.isfinite(e))
     result = {"sizes": sizes, "max_abs": errors, "slope": None, "rank_correlation": None, "ratio": None,
               "grows": False, "reason": ""}
     if len({s for s, _ in pairs}) < 2:
         result["reason"] = "needs two or more finite points of different sizes (--sweep)"
         return result
-    xs = [math.log(s) for s, _ in pairs]
-    ys = [math.log(max(e, TINY)) for _, e in pairs]
-    mx = sum(xs) / len(xs)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    slope = sum((x - mx) * (y - sum(ys) / len(ys)) for x, y in zip(xs, ys)) / sxx
+    positive = [(s, e) for s, e in pairs if e > 0]
+    slope = None
+    if len({s for s, _ in positive}) >= 2:  # log-log fit over the sizes with a nonzero error
+        xs = [math.log(s) for s, _ in positive]
+        ys = [math.log(e) for _, e in positive]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
     rank = _correlation(_ranks([s for s, _ in pairs]), _ranks([e for _, e in pairs]))
     smallest, largest = pairs[0][1], pairs[-1][1]
     ratio = (largest / smallest) if smallest > 0 else (math.inf if largest > 0 else 1.0)
-    grows = (largest > 0 and slope >= GROWTH_MIN_SLOPE and rank >= GROWTH_MIN_RANK and ratio >= GROWTH_MIN_RATIO)
-    result.update(slope=round(slope, 4), rank_correlation=round(rank, 4),
+    steep = slope >= GROWTH_MIN_SLOPE if slope is not None else (smallest == 0 < largest)
+    grows = largest > 0 and steep and rank >= GROWTH_MIN_RANK and ratio >= GROWTH_MIN_RATIO
+    result.update(slope=None if slope is None else round(slope, 4), rank_correlation=round(rank, 4),
                   ratio=None if not math.isfinite(ratio) else round(ratio, 4), grows=grows)
+    span = f"{smallest:.3g} at {pairs[0][0]} elements → {largest:.3g} at {pairs[-1][0]}"
     if grows:
-        result["reason"] = (f"max abs error grows about as size^{slope:.2f} "
-                            f"({smallest:.3g} at {pairs[0][0]} elements → {largest:.3g} at {pairs[-1][0]})")
-    elif largest == 0:
+        rate = f"about as size^{slope:.2f}" if slope is not None else "from zero"
+        result["reason"] = f"max abs error grows {rate} ({span})"
+    elif max(e for _, e in pairs) == 0:
         result["reason"] = "outputs identical at every size"
     else:
-        result["reason"] = f"no steady growth (slope {slope:.2f}, rank correlation {rank:.2f})"
+        shown = "n/a" if slope is None else f"{slope:.2f}"
+        result["reason"] = f"no steady growth (slope {shown}, rank correlation {rank:.2f}; {span})"
     return result
 
 
@@ -228,12 +232,23 @@ class ParityReport:
         return all(p.passed for p in self.points) and not (self.fail_on_growth and self.trend.get("grows"))
 
     def to_dict(self) -> dict:
+        """Plain JSON: non-finite numbers (a shape mismatch is an infinite error) become null."""
         failing = [p.label for p in self.points if not p.passed]
-        return {"model": self.model, "model_kind": self.model_kind, "device": self.device, "ref": self.ref,
+        return _finite({"model": self.model, "model_kind": self.model_kind, "device": self.device, "ref": self.ref,
                 "dtype": self.dtype, "seed": self.seed, "tolerance": self.tolerance,
                 "points": [p.as_dict() for p in self.points], "trend": self.trend,
                 "fail_on_growth": self.fail_on_growth, "failed_points": failing, "passed": self.passed,
-                "notes": self.notes}
+                "notes": self.notes})
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _run(model, inputs):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import itertools
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -248,10 +249,12 @@ class LoadedModel:
         if self.program is not None:
             from torch.export.passes import move_to_device_pass
 
-            program = copy.deepcopy(self.program)
-            if device.type != "cpu":
-                program = move_to_device_pass(program, device)
-            return program.module()
+            with warnings.catch_warnings():  # torch's own pytree deprecations on copying
+                warnings.simplefilter("ignore", FutureWarning)
+                program = copy.deepcopy(self.program)
+                if device.type != "cpu":
+                    program = move_to_device_pass(program, device)
+                return program.module()
         module = copy.deepcopy(self.module)
         if dtype is not None:
             module = module.to(getattr(torch, dtype))
