@@ -343,7 +343,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;border-bot
 table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 2px rgba(0,0,0,.06)}
 th,td{text-align:left;padding:7px 10px;border-bottom:1px solid #eceef2;vertical-align:top}
 th{background:#eef0f4;font-weight:600;font-size:13px;text-transform:uppercase;letter-spacing:.03em;color:#4a5262}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .state{font-weight:700;white-space:nowrap;border-radius:4px;padding:2px 8px;font-size:13px}
 .state.pass{background:#e3f3e6;color:#1b5e20}.state.warn{background:#fff4d6;color:#7a5300}
 .state.fail{background:#fde4e4;color:#8e1c1c}.state.info{background:#e3eefc;color:#134a8e}
@@ -370,7 +370,7 @@ def render_html(doc: dict) -> str:
     body = [f"<h1>{_e(doc['title'])}</h1>",
             f'<p class="sub">Generated {_e(doc["generated"])} by kb · target <code>{_e(doc["target"])}</code> · '
             f"{c['pass']} pass, {c['warn']} warn, {c['fail']} fail, {c['skipped']} skipped · {verdict}</p>",
-            '<h2 id="checklist">Checklist</h2>',
+            '<section id="checklist"><h2>Checklist</h2>',
             '<table class="checklist"><thead><tr><th>state</th><th>item</th><th>summary</th></tr></thead><tbody>']
     for item in doc["checklist"]:
         details = ""
@@ -383,51 +383,51 @@ def render_html(doc: dict) -> str:
         body.append(f'<tr id="item-{_e(item["key"])}" data-state="{_e(item["state"])}">'
                     f'<td><span class="state {_e(item["state"])}">{_e(_SYMBOL[item["state"]])}</span></td>'
                     f"<td>{_e(item['title'])}</td><td>{_e(item['summary'])}{details}</td></tr>")
-    body.append("</tbody></table>")
+    body.append("</tbody></table></section>")
     cov = doc["coverage"]
     if cov:
         version = f" {cov['backend_version']}" if cov.get("backend_version") else ""
-        body.append(f'<h2 id="coverage">Op coverage on {_e(cov["target"])}{_e(version)} '
+        body.append(f'<section id="coverage"><h2>Op coverage on {_e(cov["target"])}{_e(version)} '
                     f'({_e(cov.get("mode") or "eager")})</h2>')
         body.append(f"<p>Model <code>{_e(cov['model'])}</code>: {cov['summary']['distinct_ops']} distinct ops, "
                     f"{cov['summary']['call_sites']} call sites.</p>")
         body.append(coverage_chart(cov["summary"]))
-        body.append('<table class="ops"><thead><tr><th>op</th><th>status</th><th>calls</th><th>via</th></tr></thead><tbody>')
+        body.append('<table class="ops"><thead><tr><th>op</th><th>status</th><th class="num">calls</th><th>via</th></tr></thead><tbody>')
         for op in cov["ops"]:
             body.append(f"<tr><td><code>{_e(op['op'])}</code></td>"
                         f'<td class="status {_e(op["status"])}">{_e(op["status"])}</td>'
                         f'<td class="num">{op["count"]}</td><td>{_e(", ".join(op["via"][:8]))}</td></tr>')
-        body.append("</tbody></table>")
+        body.append("</tbody></table></section>")
     parity = doc["parity"]
     if parity:
-        body.append(f'<h2 id="parity">Parity: {_e(parity.get("device"))} vs {_e(parity.get("ref"))}</h2>')
+        body.append(f'<section id="parity"><h2>Parity: {_e(parity.get("device"))} vs {_e(parity.get("ref"))}</h2>')
         trend = parity.get("trend") or {}
         if trend.get("reason"):
             body.append(f"<p>{'<strong>Error grows with size.</strong> ' if trend.get('grows') else ''}"
                         f"{_e(trend['reason'])}</p>")
         body.append(parity_chart(parity))
-        body.append('<table class="parity"><thead><tr><th>size</th><th>max abs</th><th>max rel</th><th>result</th>'
+        body.append('<table class="parity"><thead><tr><th>size</th><th class="num">max abs</th><th class="num">max rel</th><th>result</th>'
                     "</tr></thead><tbody>")
         for p in parity.get("points", []):
             state = "pass" if p["passed"] else "fail"
             body.append(f"<tr><td>{_e(p['label'])}</td><td class=\"num\">{_num(p['max_abs'])}</td>"
                         f"<td class=\"num\">{_num(p['max_rel'])}</td><td><span class=\"state {state}\">"
                         f"{_e(_SYMBOL[state])}</span> {_e(p.get('error') or '')}</td></tr>")
-        body.append("</tbody></table>")
+        body.append("</tbody></table></section>")
     if doc["costs"]:
-        body.append('<h2 id="cost">Cost per million tokens</h2>')
-        body.append('<table class="cost"><thead><tr><th>target</th><th>per 1M tokens</th><th>× cheapest</th>'
-                    "<th>price/hour</th><th>tokens/s</th><th>note</th></tr></thead><tbody>")
+        body.append('<section id="cost"><h2>Cost per million tokens</h2>')
+        body.append('<table class="cost"><thead><tr><th>target</th><th class="num">per 1M tokens</th><th class="num">× cheapest</th>'
+                    "<th class=\"num\">price/hour</th><th class=\"num\">tokens/s</th><th>note</th></tr></thead><tbody>")
         for cst in doc["costs"]:
             ratio = f"{cst['ratio_to_cheapest']:.2f}" if cst.get("ratio_to_cheapest") else ""
             body.append(f"<tr><td>{_e(cst['target'])}</td><td class=\"num\">{cst['cost_per_million_tokens']:.4g} "
                         f"{_e(cst['currency'])}</td><td class=\"num\">{ratio}</td>"
                         f"<td class=\"num\">{cst['price_per_hour']:g}</td>"
                         f"<td class=\"num\">{cst['tokens_per_second']:,.0f}</td><td>{_e(cst.get('note', ''))}</td></tr>")
-        body.append("</tbody></table>")
+        body.append("</tbody></table></section>")
     eol = doc["eol"]
     if eol and eol["warnings"]:
-        body.append(f'<h2 id="eol">End of support (next cycle {_e(eol["next_cycle"])})</h2>')
+        body.append(f'<section id="eol"><h2>End of support (next cycle {_e(eol["next_cycle"])})</h2>')
         body.append('<table class="eol"><thead><tr><th>severity</th><th>what</th><th>ends</th><th>source</th>'
                     "</tr></thead><tbody>")
         for w in eol["warnings"]:
@@ -435,14 +435,14 @@ def render_html(doc: dict) -> str:
             link = f'<a href="{_e(url)}">{_e(url)}</a>' if url and url.startswith(("http://", "https://")) else _e(url or "")
             body.append(f"<tr><td>{_e(w['severity'])}</td><td>{_e(w['message'])}</td>"
                         f"<td>{_e(w.get('eol_from') or '')}</td><td>{link}</td></tr>")
-        body.append("</tbody></table>")
+        body.append("</tbody></table></section>")
     audit = doc["audit"]
     if audit:
-        body.append('<h2 id="audit">Code audit</h2>')
+        body.append('<section id="audit"><h2>Code audit</h2>')
         rules = ", ".join(f"{rule} {n}" for rule, n in audit["by_rule"].items()) or "no findings"
         body.append(f"<p><code>{_e(audit['root'])}</code>: {audit['files_scanned']} file(s), {audit['findings']} "
                     f"finding(s) — {audit['high']} high, {audit['medium']} medium, {audit['low']} low. "
-                    f"By rule: {_e(rules)}.</p>")
+                    f"By rule: {_e(rules)}.</p></section>")
     body.append("<footer>kb report · sources: kb audit, kb check, kb parity, kb cost, kb eol</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_e(doc['title'])}</title>"
