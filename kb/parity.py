@@ -12,6 +12,10 @@ what this dtype allows" and "will it stay so at production sizes". So:
   is clearly positive with a rank correlation near 1 is flagged as *grows with size*.
   Floating-point sums do drift a little with length on every device (a slope near 0.5
   for a long reduction), so growth is a flag; `--fail-on-growth` makes it a gate.
+
+Both devices run forward only, under `torch.inference_mode`: no autograd queue is
+involved, so the simulator (`--device sim`, loaded when the run starts) works in any
+process. A point that raises on one side (an op the device refuses) fails with the error.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 `build_mlp` matches on every device (ops the simulator runs exactly); `build_running`
 sums along the sequence with `cumsum`, the op the tests give a drifting sim kernel;
-`build_tokens` takes token ids (an embedding) so that --input-shape BxS:int64 is exercised.
+`build_tokens` takes token ids (an embedding) so that --input-shape BxS:int64 is exercised;
+`build_positions` uses an op the simulator refuses.
 """
 
 from __future__ import annotations
@@ -62,3 +63,14 @@ def build_tokens():
 def factory(name: str) -> str:
     """`path/to/models.py:build_NAME`, as the CLI takes it."""
     return f"{__file__}:build_{name}"
+
+
+class Positions(nn.Module):
+    """Uses aten::nonzero, which the simulator refuses (it raises on sim)."""
+
+    def forward(self, x):
+        return (x > 0).nonzero()
+
+
+def build_positions():
+    return Positions()

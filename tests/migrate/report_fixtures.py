@@ -132,6 +132,8 @@ def records() -> list:
         verdict("aten::silu", "fallback"),
         rec.SupportWindow(product="neuron-sdk", cycle="2.33", eol="2027-03-15", eol_kind="announced",
                           provenance=prov("https://docs.example.test/neuron/eos", "s2")),
+        rec.SupportWindow(product="python", cycle="3.9", eol="2027-01-10", eol_kind="announced",
+                          provenance=prov("https://docs.example.test/python/eos", "s3")),
     ]
 
 

@@ -155,3 +155,11 @@ def test_cuda_against_cpu_or_a_clean_refusal(run_cli):
     code, out, err = run_cli(*args, "--rtol", "1e-3", "--atol", "1e-4")  # TF32/cuBLAS differ from the CPU
     assert code == 0, err
     assert json.loads(out)["passed"]
+
+
+def test_an_op_the_device_cannot_run_fails_the_point_with_its_error(run_cli):
+    code, out, err = run_cli("parity", factory("positions"), "--device", "sim", "--input-shape", "2x3", "--json")
+    assert code == 1, err
+    (point,) = json.loads(out)["points"]
+    assert not point["passed"] and point["error"].startswith("on sim: NotImplementedError")
+    assert "aten::nonzero" in point["error"]

@@ -48,8 +48,8 @@ def test_checklist_states_come_from_each_tool(run_cli, inputs):
     assert any("aten::silu — fallback" in d for d in items["coverage"]["details"])
     assert doc["coverage"]["summary"]["ops_by_status"] == {"native": 3, "fallback": 1}
     assert items["cost"]["summary"].startswith("cheapest: trn2-48xlarge")
-    assert any("Neuron SDK 2.33" in d or "2.33" in d for d in items["eol"]["details"])
-    assert "2027-03-15" in " ".join(items["eol"]["details"]) or items["eol"]["summary"].startswith("1 part")
+    assert items["eol"]["summary"] == "1 part(s) out of support by 2027-06-01"
+    assert any("2.33" in d and "2027-03-15" in d and "neuron/eos" in d for d in items["eol"]["details"])
     assert doc["ready"] is False and doc["counts"]["fail"] == 4
 
 
@@ -131,3 +131,14 @@ def test_report_in_a_real_browser(run_cli, inputs, tmp_path):
     shot = browser.screenshot(url, str(tmp_path / "report.png"), 1200, 1600)
     with open(shot, "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stack_parts_join_the_end_of_support_item(run_cli, inputs):
+    code, out, err = run_cli(*full_args(inputs, "--stack", "python=3.9", "--json"))
+    assert code == 0, err
+    (item,) = [i for i in json.loads(out)["checklist"] if i["key"] == "eol"]
+    assert item["state"] == "fail" and item["summary"].startswith("2 part(s)")
+    assert any("3.9" in d and "python/eos" in d for d in item["details"]), item["details"]
+    code, out, _ = run_cli(*full_args(inputs, "--json"))
+    (item,) = [i for i in json.loads(out)["checklist"] if i["key"] == "eol"]
+    assert not any("python/eos" in d for d in item["details"])
