@@ -321,8 +321,15 @@ def report_command(
     costs = None
     if cost:
         costs = [p.as_dict() for p in compare(targets_from_toml(_read_text(cost, "--cost"), source=cost))]
-    audit = audit_path(path) if path else None
-    check = _coverage(model, input_shape, trust, target, backend_version, mode, db) if model else None
+    from cli.check import _progress
+
+    audit = check = None
+    if path:
+        with _progress(f"auditing {path}"):
+            audit = audit_path(path)
+    if model:
+        with _progress(f"tracing {model} and resolving its ops on {target}"):
+            check = _coverage(model, input_shape, trust, target, backend_version, mode, db)
     version = check["backend_version"] if check else backend_version
     cycle = next_cycle or (today() + timedelta(days=180)).isoformat()
     eol = _eol(db, target, version, cycle, stack)

@@ -304,7 +304,11 @@ def load_model(spec: str, input_shapes: list[str] | None, *, seed: int = 0, trus
         return LoadedModel(source.kind, source.path, program=program, templates=templates,
                            notes=["ExportedProgram: weights and dtypes as stored; --dtype casts float inputs only"])
     if source.kind == mf.PICKLED_MODULE:  # detect() only lets this through with --trust
-        module = torch.load(source.path, map_location="cpu", weights_only=False)
+        try:
+            module = torch.load(source.path, map_location="cpu", weights_only=False)
+        except Exception as exc:
+            raise RunInputError(f"{source.path}: loading the pickle failed ({type(exc).__name__}: "
+                                f"{mf._short(exc)})") from None
         if not isinstance(module, torch.nn.Module):
             raise RunInputError(f"{source.path}: the pickle holds a {type(module).__name__}, not an nn.Module")
         return LoadedModel(source.kind, source.path, module=module.eval(), templates=templates)
