@@ -254,3 +254,9 @@ from cli import chat as _chat  # noqa: E402
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)
 app.command("bot")(_chat.bot_command)
+
+from cli import migrate as _migrate  # noqa: E402
+
+app.command("parity")(_migrate.parity_command)
+app.command("bench")(_migrate.bench_command)
+app.command("report")(_migrate.report_command)

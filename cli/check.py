@@ -43,6 +43,14 @@ def make_lookup(db: str | None, target: str, backend_version: str | None, mode: 
     return lookup_from_rows(rows), version
 
 
+def make_warning_hooks(db: str | None) -> list:
+    """Warnings from the KB (known limitations the model hits, end of support). Tests that
+    stand in for the KB replace this function along with make_lookup."""
+    from kb.check_warnings import hooks_for
+
+    return hooks_for(db)
+
+
 def check_command(
     model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
     target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target (repeat to compare side by side; default neuron).")] = None,
@@ -84,10 +92,11 @@ def check_command(
     with _progress(f"tracing {model}"):
         traced = tracing.trace(source, input_shape, train=train, trust=trust)
     reports = []
+    hooks = [*kc.WARNING_HOOKS, *make_warning_hooks(db)]
     for name in dict.fromkeys(target):
         lookup, version = make_lookup(db, name, versions.get(name), mode)
         with _progress(f"resolving {len(traced.sites)} calls on {name}"):
-            report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode)
+            report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode, warning_hooks=hooks)
         for op in report.ops:
             op.allowed = is_allowed(op, allowed)
         reports.append(report)

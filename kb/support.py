@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kb.vocab import SEVERITY, SOURCE_RANK, best
+from kb.vocab import FAMILY_GRANULARITY, SEVERITY, SOURCE_RANK, best
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,26 @@ def choose(verdicts: list[SourceVerdict]) -> SourceVerdict:
     return max(verdicts, key=lambda v: (v.rank, v.retrieved_at, -SEVERITY[v.status]))
 
 
+def expand_families(observations: list[dict[str, Any]], catalog: Iterable[str]) -> list[dict[str, Any]]:
+    """A fact stated for a whole op family (`aten::add` on a docs list) also stands for
+    each overload of that family (`aten::add.Tensor`, `aten::add.out`...) that the same
+    source does not name itself. The family row is kept as stated."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for name in catalog:
+        members[name.partition(".")[0]].append(name)
+    named = {(source_id(o), o["op"], o["target"], o["release_id"], o["mode"]) for o in observations}
+    out = list(observations)
+    for obs in observations:
+        detail = obs.get("detail") or {}
+        if detail.get("granularity") != FAMILY_GRANULARITY or "." in obs["op"]:
+            continue
+        for overload in members.get(obs["op"], ()):
+            if overload != obs["op"] and (source_id(obs), overload, obs["target"], obs["release_id"], obs["mode"]) not in named:
+                note = f"{obs['note'] + '; ' if obs['note'] else ''}stated for the op family {obs['op']}"
+                out.append({**obs, "op": overload, "note": note})
+    return out
+
+
 def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Support rows from current observations (dicts with Observation's columns)."""
     by_key: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
@@ -129,7 +149,7 @@ def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for values in cursor:
         row = dict(zip(names, values))
-        for key in ("dtypes", "conditions"):
+        for key in ("dtypes", "conditions", "detail"):
             if row[key] is not None:
                 row[key] = json.loads(row[key])
         rows.append(row)
@@ -141,7 +161,8 @@ def rebuild(raw: sqlite3.Connection) -> int:
 
     Runs on the DB-API connection inside the caller's transaction: at tens of thousands
     of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
-    rows = derive(current_observations(raw))
+    catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
+    rows = derive(expand_families(current_observations(raw), catalog))
     raw.execute("DELETE FROM support")
     marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
     raw.executemany(

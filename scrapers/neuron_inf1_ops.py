@@ -18,6 +18,7 @@ import re
 
 from kb.opnames import OpNameError, canonical
 from kb.records import OpStatus, Record
+from kb.vocab import FAMILY_GRANULARITY
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, parse_date
@@ -113,7 +114,7 @@ def parse(doc: Document) -> list[Record]:
         note = f"{wording} torch-neuron {event['version']}"
         if event["note"]:
             note += f": {event['note']}"
-        detail = {"listed_as": event["op"], "change": event["kind"], "granularity": "op family (no overload named)"}
+        detail = {"listed_as": event["op"], "change": event["kind"], "granularity": FAMILY_GRANULARITY}
         if event["date"]:
             detail["release_date"] = event["date"]
         if event["sdk"]:

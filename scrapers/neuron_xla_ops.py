@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from kb.opnames import OpNameError, canonical
 from kb.records import OpStatus, Record
+from kb.vocab import FAMILY_GRANULARITY
 from scrapers import neuron_manifest, rst
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.neuron_docs import public_url
@@ -54,7 +55,7 @@ def parse_with_version(doc: Document, version: str, sdk: str | None) -> list[Rec
         records.append(OpStatus(
             op=op, target=TARGET, backend_version=version, status="native", provenance=prov,
             torch_version=".".join(version.split(".")[:3]),
-            note=label, detail={"listed_as": name, "granularity": "op family (no overload named)"},
+            note=label, detail={"listed_as": name, "granularity": FAMILY_GRANULARITY},
         ))
     return records
 

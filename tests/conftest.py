@@ -78,3 +78,12 @@ def probe_run(run_id: str, *, kind: str = "live", target: str = "neuron", versio
     return rec.ProbeRun(run_id=run_id, kind=kind, target=target, backend=target, backend_version=version,
                         torch_version="2.13.0", python_version="3.11.7", host="test-host",
                         started_at="2026-11-01T00:00:00+00:00")
+
+
+def run_kb(capsys, *args):
+    """`kb ARGS` in-process through the console entry point: (exit code, stdout, stderr)."""
+    from cli.entry import main
+
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

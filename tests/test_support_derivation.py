@@ -92,3 +92,24 @@ def test_versions_and_modes_are_separate_verdicts(small_data, isolated_kb):
                    ("2.14.3.0", "compile"): "unsupported"}
     assert queries.latest_release_with_verdicts(conn, "neuron") == "2.14.3.0"
     assert queries.support_map(conn, "neuron", None, "compile")["aten::relu"]["status"] == "unsupported"
+
+
+def test_a_family_level_fact_covers_the_overloads_its_source_does_not_name(small_data, isolated_kb):
+    """Docs lists name `aten::add`; the verdict reaches add.Tensor, add.Scalar, add.out."""
+    import dataclasses
+
+    from kb.vocab import FAMILY_GRANULARITY
+
+    family = dataclasses.replace(op_status("aten::add", "native", target="neuron-xla", version="2.9.0"),
+                                 detail={"granularity": FAMILY_GRANULARITY})
+    own = op_status("aten::add.out", "unsupported", target="neuron-xla", version="2.9.0")
+    plain_bare = op_status("aten::nonzero", "fallback", target="neuron-xla", version="2.9.0")
+    ingest_records(str(isolated_kb), [family, own, plain_bare], source_name="doc")
+    conn = db.open_kb(str(isolated_kb))
+    verdicts = queries.support_map(conn, "neuron-xla")
+    assert {op: v["status"] for op, v in verdicts.items()} == {
+        "aten::add": "native", "aten::add.Tensor": "native", "aten::add.Scalar": "native",
+        "aten::add.out": "unsupported",  # the source's own word for that overload stands
+        "aten::nonzero": "fallback",
+    }
+    assert "stated for the op family aten::add" in verdicts["aten::add.Tensor"]["note"]

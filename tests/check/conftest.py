@@ -57,6 +57,7 @@ def run_cli(monkeypatch, capsys):
     from cli.entry import main
 
     monkeypatch.setattr(cli_check, "make_lookup", lambda db, target, version, mode: (lookup_for(target), version or "2.33.0"))
+    monkeypatch.setattr(cli_check, "make_warning_hooks", lambda db: [])
 
     def run(*args):
         code = main([str(a) for a in args])

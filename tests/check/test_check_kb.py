@@ -57,3 +57,50 @@ def test_unknown_target_is_a_one_line_error(small_data, isolated_kb, tmp_path, c
     code = main(["check", f"{model}:build", "--input-shape", "2x4", "--target", "cuda-nope"])
     err = capsys.readouterr().err
     assert code == 2 and "unknown target" in err and "Traceback" not in err
+
+
+FLOAT64_FFT = """
+import torch
+import torch.nn as nn
+
+
+class Spectral(nn.Module):
+    def forward(self, x):
+        return torch.fft.rfft(x.double()).abs()
+
+
+def build():
+    return Spectral()
+"""
+
+
+def test_limitations_the_model_hits_and_end_of_support_become_warnings(small_data, isolated_kb, tmp_path, capsys,
+                                                                         monkeypatch):
+    from cli.entry import main
+    from kb import records as rec
+    from tests.conftest import prov
+
+    monkeypatch.setenv("KB_TODAY", "2026-11-30")
+    ingest_records(str(isolated_kb), [
+        rec.Release(product="torchneuron", version="2.14.3.0", sdk_version="2.33.0", date="2026-10-19",
+                    provenance=prov()),
+        op_status("aten::relu", "native", version="2.14.3.0"),
+        rec.Limitation(target="neuron", product="neuron-sdk", version="2.33.0", feature="float64",
+                       status="runs as float32", note="with a warning", provenance=prov(url="https://docs.test/lim")),
+        rec.Limitation(target="neuron", product="neuron-sdk", version="2.33.0", feature="torch.fft",
+                       status="partial", provenance=prov(url="https://docs.test/lim")),
+        rec.Limitation(target="neuron", product="neuron-sdk", version="2.33.0", feature="torch.sparse",
+                       status="unsupported", provenance=prov(url="https://docs.test/lim")),
+        rec.SupportWindow(product="neuron-sdk", cycle="2.33", eol="2027-01-15", eol_kind="announced",
+                          provenance=prov(url="https://docs.test/eos")),
+    ], source_name="test")
+    model = tmp_path / "spectral.py"
+    model.write_text(FLOAT64_FFT)
+    code = main(["check", f"{model}:build", "--input-shape", "2x8", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    warnings = json.loads(captured.out)["reports"][0]["warnings"]
+    assert any("float64 — runs as float32" in w and "https://docs.test/lim" in w for w in warnings), warnings
+    assert any("torch.fft — partial" in w for w in warnings), warnings
+    assert not any("torch.sparse" in w for w in warnings)  # the model uses no sparse op
+    assert any(w.startswith("end of support") and "https://docs.test/eos" in w for w in warnings), warnings

@@ -6,8 +6,7 @@ from datetime import date
 
 import pytest
 
-from cli.entry import main
-from tests.conftest import REPO
+from tests.conftest import REPO, run_kb
 from tests.eol.eol_fixtures import base_records, ingest
 
 
@@ -18,14 +17,8 @@ def kb(small_data, isolated_kb, monkeypatch):
     return isolated_kb
 
 
-def run(capsys, *args):
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_table_soonest_first(kb, capsys):
-    code, out, _ = run(capsys, "eol")
+    code, out, _ = run_kb(capsys, "eol")
     assert code == 0
     lines = [line.split()[0:2] for line in out.splitlines()[2:]]
     assert lines == [["python", "3.9"], ["pytorch", "2.8"], ["torch-neuronx-xla", "inference"], ["python", "3.10"],
@@ -34,7 +27,7 @@ def test_table_soonest_first(kb, capsys):
 
 
 def test_json_and_today_option(kb, capsys):
-    code, out, _ = run(capsys, "eol", "python", "--json", "--today", "2026-12-20")
+    code, out, _ = run_kb(capsys, "eol", "python", "--json", "--today", "2026-12-20")
     data = json.loads(out)
     assert code == 0 and data["today"] == "2026-12-20"
     assert [w["cycle"] for w in data["windows"]] == ["3.10", "3.9"]  # pending first, then ended
@@ -44,7 +37,7 @@ def test_json_and_today_option(kb, capsys):
 
 
 def test_at(kb, capsys):
-    code, out, _ = run(capsys, "eol", "--at", "2027-03-01", "--json")
+    code, out, _ = run_kb(capsys, "eol", "--at", "2027-03-01", "--json")
     assert code == 0
     assert {w["cycle"] for w in json.loads(out)["windows"] if w["status"] == "ended"} == {"3.9", "2.8", "20.04"}
 
@@ -57,25 +50,25 @@ def test_history_flag_shows_every_statement(small_data, isolated_kb, capsys, mon
         window("pytorch", "2.7", eol="2026-10-01", eol_kind="announced", statement_date="2026-01-10", sha="a"),
         window("pytorch", "2.7", eol="2027-04-01", eol_kind="announced", statement_date="2026-05-01", sha="b"),
     ])
-    code, out, _ = run(capsys, "eol", "pytorch", "--history")
+    code, out, _ = run_kb(capsys, "eol", "pytorch", "--history")
     assert code == 0 and "2 statement(s)" in out and "2026-10-01" in out and "2027-04-01" in out
 
 
 def test_stack_gate_exit_codes(kb, capsys):
-    code, out, err = run(capsys, "eol", "--stack", "neuron=2.33 torch=2.14 python=3.12 ubuntu=24.04 trn2")
+    code, out, err = run_kb(capsys, "eol", "--stack", "neuron=2.33 torch=2.14 python=3.12 ubuntu=24.04 trn2")
     assert code == 0 and "no conflicts" in err
-    code, out, _ = run(capsys, "eol", "--stack", "neuron=2.33 torch=2.12 ubuntu=22.04")
+    code, out, _ = run_kb(capsys, "eol", "--stack", "neuron=2.33 torch=2.12 ubuntu=22.04")
     assert code == 1 and "incompatible" in out and "Ubuntu 22.04" in out
-    code, out, _ = run(capsys, "eol", "--stack", "torch=2.8 python=3.12", "--within", "30d")
+    code, out, _ = run_kb(capsys, "eol", "--stack", "torch=2.8 python=3.12", "--within", "30d")
     assert code == 0
-    code, out, _ = run(capsys, "eol", "--stack", "torch=2.8 python=3.12", "--within", "90d", "--json")
+    code, out, _ = run_kb(capsys, "eol", "--stack", "torch=2.8 python=3.12", "--within", "90d", "--json")
     assert code == 1 and json.loads(out)["issues"][0]["kind"] == "within"
 
 
 def test_within_without_a_stack_gates_on_the_listing(kb, capsys):
-    code, out, _ = run(capsys, "eol", "--within", "20d", "--json")
+    code, out, _ = run_kb(capsys, "eol", "--within", "20d", "--json")
     assert code == 1 and [w["cycle"] for w in json.loads(out)["windows"]] == ["3.9"]
-    code, _, err = run(capsys, "eol", "ubuntu", "--within", "20d")
+    code, _, err = run_kb(capsys, "eol", "ubuntu", "--within", "20d")
     assert code == 0 and "no support windows match within 20 days" in err
 
 
@@ -83,7 +76,7 @@ def test_ics_is_a_valid_calendar(kb, capsys, tmp_path):
     from icalendar import Calendar
 
     path = tmp_path / "eol.ics"
-    code, _, _ = run(capsys, "eol", "--ics", "--out", str(path))
+    code, _, _ = run_kb(capsys, "eol", "--ics", "--out", str(path))
     assert code == 0
     cal = Calendar.from_ical(path.read_bytes())
     events = {str(e["uid"]): e for e in cal.walk("VEVENT")}
@@ -92,7 +85,7 @@ def test_ics_is_a_valid_calendar(kb, capsys, tmp_path):
     assert python.decoded("dtstart") == date(2026, 12, 15) and "Python 3.9" in str(python["summary"])
     assert str(events["pytorch-2.8-eol@kb"]["status"]) == "TENTATIVE"  # a projected date
     assert str(python["url"]) == "https://example.test/eos"
-    code, out, _ = run(capsys, "eol", "--ics")
+    code, out, _ = run_kb(capsys, "eol", "--ics")
     assert code == 0 and out.startswith("BEGIN:VCALENDAR") and Calendar.from_ical(out)
 
 
@@ -106,7 +99,7 @@ def test_ics_is_a_valid_calendar(kb, capsys, tmp_path):
     (["--out", "x.ics"], "--out goes with --ics"),
 ])
 def test_bad_input_is_one_line_and_exit_2(kb, capsys, args, message):
-    code, out, err = run(capsys, "eol", *args)
+    code, out, err = run_kb(capsys, "eol", *args)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
@@ -114,12 +107,12 @@ def test_shipped_data_answers(isolated_kb, capsys, monkeypatch):
     """The real data/: the two "ends in Neuron 2.34" windows stay pending until 2.34 ships;
     with the scraped Neuron documents (data/scraped), real dates come out."""
     monkeypatch.setenv("KB_TODAY", "2026-11-30")
-    code, out, _ = run(capsys, "eol", "--json")
+    code, out, _ = run_kb(capsys, "eol", "--json")
     assert code == 0
     by = {(w["product"], w["cycle"]): w for w in json.loads(out)["windows"]}
     for key in (("torch-neuronx-xla", "inference on Trn2 and Trn3"), ("nxd-inference", "Trn2 and Trn3")):
         assert by[key]["eol_pending"] and by[key]["eol_release"] == "2.34" and by[key]["status"] == "pending"
-    code, out, _ = run(capsys, "eol", "--stack", "neuron=2.33 torch=2.14 python=3.11 ubuntu=22.04", "--json")
+    code, out, _ = run_kb(capsys, "eol", "--stack", "neuron=2.33 torch=2.14 python=3.11 ubuntu=22.04", "--json")
     issues = {(i["kind"], i["component"]) for i in json.loads(out)["issues"]}
     assert code == 1 and {("incompatible", "python=3.11"), ("incompatible", "ubuntu=22.04")} <= issues
     if not (REPO / "data" / "scraped" / "neuron-eos-announcements.jsonl").exists():
@@ -128,6 +121,6 @@ def test_shipped_data_answers(isolated_kb, capsys, monkeypatch):
                 ("pytorch", "2.8"): ("2026-04-09", "2.29"), ("torch-neuronx-xla", "training"): ("2026-05-21", "2.30")}
     for key, (day, release) in expected.items():
         assert (by[key]["eol_from"], by[key]["eol_release"], by[key]["is_eol"]) == (day, release, True)
-    code, out, _ = run(capsys, "eol", "--stack", "neuron=2.26 torch=2.8 python=3.9", "--json")
+    code, out, _ = run_kb(capsys, "eol", "--stack", "neuron=2.26 torch=2.8 python=3.9", "--json")
     messages = [i["message"] for i in json.loads(out)["issues"]]
     assert code == 1 and "Neuron 2.26: torch-neuronx-xla for PyTorch 2.8 supports Python 3.10, 3.11, not 3.9" in messages

@@ -6,32 +6,26 @@ import json
 import os
 import socket
 
-from cli.entry import main
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.conftest import run_kb
 
 
 def test_get_prints_a_page(kb_file, capsys):
-    code, out, _ = run(capsys, "serve", "--get", "/kb/coverage.json?_shape=array&grep=nonzero")
+    code, out, _ = run_kb(capsys, "serve", "--get", "/kb/coverage.json?_shape=array&grep=nonzero")
     assert code == 0
     assert json.loads(out) == [{"op": "aten::nonzero", "neuron": "fallback", "tpu": "unsupported"}]
 
 
 def test_get_missing_page_exits_1(kb_file, capsys):
-    code, out, _ = run(capsys, "serve", "--get", "/kb/no_such_table.json")
+    code, out, _ = run_kb(capsys, "serve", "--get", "/kb/no_such_table.json")
     assert code == 1 and '"status": 404' in out
 
 
 def test_builds_the_kb_when_missing(small_data, isolated_kb, capsys):
     assert not os.path.exists(isolated_kb)
-    code, out, _ = run(capsys, "serve", "--get", "/kb/target.json?_shape=array")
+    code, out, _ = run_kb(capsys, "serve", "--get", "/kb/target.json?_shape=array")
     assert code == 0 and os.path.exists(isolated_kb)
     assert "neuron" in {row["name"] for row in json.loads(out)}
-    code, out, _ = run(capsys, "serve", "--get", "/kb/coverage.json?_shape=array")
+    code, out, _ = run_kb(capsys, "serve", "--get", "/kb/coverage.json?_shape=array")
     assert code == 0 and json.loads(out) == []  # no verdicts yet: an empty matrix, not an error
 
 
@@ -40,6 +34,6 @@ def test_busy_port_is_one_line_error(kb_file, capsys):
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         port = sock.getsockname()[1]
-        code, _, err = run(capsys, "serve", "--port", str(port))
+        code, _, err = run_kb(capsys, "serve", "--port", str(port))
     assert code == 2
     assert err.strip().splitlines() == [f"kb: error: cannot listen on 127.0.0.1:{port} (Address already in use); pick another --port"]
