@@ -27,15 +27,15 @@ RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 
 def in_process() -> None:
     """(b): the task loop of a worker, in this process, with nothing around it."""
-    from kb.live import worker
+    from kb.live import task
     from kb.live.opinfos import parse_patterns, task_list
 
     started = time.perf_counter()
-    state = worker.State({"device": "cpu", "samples": SAMPLES})
+    state = task.State({"device": "cpu", "samples": SAMPLES})
     tasks = task_list(state.op_db, parse_patterns(OPS), ["float32"])
     outcomes = {"ok": 0}
     for key, dtype in tasks:
-        worker.run_task(state, key, dtype)
+        task.run_task(state, key, dtype)
         outcomes["ok"] += 1
     print(json.dumps({"seconds": time.perf_counter() - started, "tasks": len(tasks), "outcomes": outcomes}))
 

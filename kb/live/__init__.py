@@ -4,7 +4,9 @@ crashed or hung, and whether its results match the CPU's.
 
 Pieces, in the order data flows: `opinfos` (which ops and samples, from PyTorch's OpInfo
 database), `detect` (who served a call: the backend's own kernel or its CPU fallback),
-`numerics` (device result vs CPU result), `worker` (runs tasks in a child process),
+`numerics` (device result vs CPU result), `device` (loads the backend), `task` (one
+OpInfo × dtype: record, compare, blame), `beacon` (the call in progress, readable after
+a crash), `worker` (the child process that runs tasks),
 `journal` (each finished task is one appended line: the commit), `runner` (the pool of
 workers, timeouts, crashes, resume), `report` (journal → kb.records) and `probe` (the
 one call the CLI makes: run, write the report, ingest; and `contradictions` with the

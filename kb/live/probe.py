@@ -125,7 +125,7 @@ def _check_installed(device: str, python_path: list[str]) -> None:
     import importlib.machinery
     import sys
 
-    from kb.live.worker import DEVICE_BACKENDS
+    from kb.live.device import DEVICE_BACKENDS
     from kb.probe.backends import get_backend
 
     spec = get_backend(DEVICE_BACKENDS[device]) if device in DEVICE_BACKENDS else None
@@ -138,7 +138,7 @@ def _check_installed(device: str, python_path: list[str]) -> None:
 
 def _check_options(device: str, options: dict[str, Any] | None) -> dict[str, Any]:
     """Backend switches the device's backend accepts (kb.probe.backends), None values dropped."""
-    from kb.live.worker import DEVICE_BACKENDS
+    from kb.live.device import DEVICE_BACKENDS
     from kb.probe.backends import get_backend
 
     options = {k: v for k, v in (options or {}).items() if v is not None}

@@ -26,7 +26,7 @@ MAX_LISTED = 8
 
 
 def target_for(device: str) -> str:
-    from kb.live.worker import DEVICE_BACKENDS
+    from kb.live.device import DEVICE_BACKENDS
     from kb.probe.backends import get_backend
 
     return get_backend(DEVICE_BACKENDS[device]).target if device in DEVICE_BACKENDS else device
@@ -96,7 +96,7 @@ def tally(header: dict[str, Any], tasks: list[dict[str, Any]]) -> dict[tuple[str
                 t.error = {"class": cls, "line": line, "opinfo": key, "raised": "outside any ATen call"}
         for wrong in task.get("numerics", {}).get("mismatches", []):
             culprits = wrong.get("culprits")
-            if culprits:  # the calls whose own output was wrong (see kb.live.worker._blame)
+            if culprits:  # the calls whose own output was wrong (see kb.live.task._blame)
                 for culprit in culprits:
                     out[(culprit["op"], dtype)].wrong.append(
                         {"opinfo": key, "sample": wrong.get("sample"), "sole": True, "blame": "per-call check",

@@ -84,10 +84,11 @@ class Pool:
 
     def start(self, slot: Slot, list_tasks: bool = False) -> None:
         from kb.live import worker
+        from kb.live.beacon import make_beacon_file
 
         slot.beacon = os.path.join(self.folder, f"worker-{slot.index}.beacon")
         slot.log = os.path.join(self.folder, f"worker-{slot.index}.log")
-        worker.make_beacon_file(slot.beacon)
+        make_beacon_file(slot.beacon)
         parent_conn, child_conn = self.ctx.Pipe()
         slot.process = self.ctx.Process(target=worker.serve, args=(child_conn, self.config(slot, list_tasks)),
                                         daemon=True, name=f"kb-live-{slot.index}")
@@ -185,7 +186,7 @@ def last_words(path: str) -> str:
 
 
 def _beacon_op(slot: Slot) -> str | None:
-    from kb.live.worker import read_beacon
+    from kb.live.beacon import read_beacon
 
     parts = read_beacon(slot.beacon).split("\t")
     if slot.task and len(parts) == 3 and tuple(parts[:2]) == slot.task:

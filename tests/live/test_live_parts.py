@@ -62,7 +62,9 @@ def sim_loaded():
 def _run(detector, device_type, fn):
     from collections import defaultdict
 
-    from kb.live.worker import Beacon, Device, recorder_class
+    from kb.live.beacon import Beacon
+    from kb.live.device import Device
+    from kb.live.task import recorder_class
 
     dev = Device.__new__(Device)
     dev.device, dev.detector = torch.device(device_type), detector
