@@ -191,3 +191,13 @@ def test_bad_input_is_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("kb: error: unknown dtype 'float33'")
     done = _cli(tmp_path, "--resume", "no-such-run")
     assert done.returncode == 2 and "no live-probe run journal" in done.stderr
+
+
+def test_resuming_a_finished_run_redoes_nothing(full_run, tmp_path):
+    journal = full_run["folder"] / "cache" / "live-probe" / "full" / "journal.jsonl"
+    before = journal.read_text()
+    done = _cli(full_run["folder"], "--resume", "full", "--json", "--out", str(tmp_path / "again.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert journal.read_text() == before
+    _, again = _report(tmp_path / "again.jsonl")
+    assert _essence(again) == _essence(full_run["statuses"])
