@@ -214,6 +214,10 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
         pool.start(first, list_tasks=True)
         info = pool.hello(first)
         tasks = [tuple(t) for t in info.pop("tasks")]
+        if not tasks:
+            raise LiveProbeError(f"--ops {','.join(plan.patterns or ['*'])} selects no OpInfo that runs in "
+                                 f"{', '.join(plan.dtypes)} on the CPU (names look like add, nn.functional.relu; "
+                                 "patterns like 'nn.functional.*' work)")
         if header is None:
             header = {"kind": "header", "run_id": plan.run_id, "plan": asdict(plan), "device": info,
                       "started_at": utc_now(), "opinfos": info.pop("opinfos", None), "tasks": len(tasks),
@@ -261,6 +265,10 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
     finally:
         pool.shutdown()
         journal.close()
+        if header is None and not resume:  # it never started: leave no empty run behind
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
     return header, done
 
 

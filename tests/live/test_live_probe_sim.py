@@ -191,6 +191,9 @@ def test_bad_input_is_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("kb: error: unknown dtype 'float33'")
     done = _cli(tmp_path, "--resume", "no-such-run")
     assert done.returncode == 2 and "no live-probe run journal" in done.stderr
+    done = _cli(tmp_path, "--device", "sim", "--ops", "no_such_op*", "--dtypes", "float32")
+    assert done.returncode == 2 and "selects no OpInfo" in done.stderr and "Traceback" not in done.stderr
+    assert not list((tmp_path / "cache" / "live-probe").glob("*"))  # no empty run left behind
 
 
 def test_resuming_a_finished_run_redoes_nothing(full_run, tmp_path):
