@@ -245,8 +245,15 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
                 if slot.ready and slot.task is None and not pending:
                     pool.release(slot)  # nothing left for it: let it go now
                 elif slot.ready and slot.task is None:
-                    slot.task = pending.pop()
-                    slot.conn.send(slot.task)
+                    task = pending.pop()
+                    try:
+                        slot.conn.send(task)
+                    except (OSError, ValueError):  # it died idle: the task was never started
+                        pending.append(task)
+                        pool.stop(slot)
+                        _restart(pool, slot, pending)
+                        continue
+                    slot.task = task
                     slot.started = time.monotonic()
                     slot.deadline = slot.started + plan.timeout
             live = [s for s in pool.slots if s.process is not None]
