@@ -142,4 +142,8 @@ def _render(result, written: str | None, ingested: dict | None, json_output: boo
     if written:
         note(f"wrote {len(result.statuses) + 1} records to {written}")
     if ingested is not None:
-        note(f"ingested into the KB: {ingested}")
+        if ingested.get("unchanged"):
+            note("ingested into the KB: nothing new (the same report was ingested before)")
+        else:
+            note(f"ingested into the KB: {ingested['added']} new observations, "
+                 f"{len(ingested['changes'])} verdicts changed (kb probe ... --json lists them)")
