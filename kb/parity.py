@@ -26,17 +26,8 @@ from typing import Any
 
 from kb import runmodel
 from kb.errors import KBError
+from kb.tolerances import tolerance
 
-# torch.testing.assert_close defaults per dtype (rtol, atol): documented in its docstring.
-DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
-    "float16": (1e-3, 1e-5),
-    "bfloat16": (1.6e-2, 1e-5),
-    "float32": (1.3e-6, 1e-5),
-    "float64": (1e-7, 1e-7),
-    "complex32": (1e-3, 1e-5),
-    "complex64": (1.3e-6, 1e-5),
-    "complex128": (1e-7, 1e-7),
-}
 GROWTH_MIN_SLOPE = 0.25  # error ∝ size^0.25 or faster
 GROWTH_MIN_RANK = 0.8  # and (almost) monotonic
 GROWTH_MIN_RATIO = 2.0  # and the largest size's error at least twice the smallest's
@@ -91,7 +82,7 @@ class PointResult:
 def tolerances_for(dtype_name: str, atol: float | None, rtol: float | None) -> tuple[float, float]:
     """(atol, rtol) for one output: the user's values, else torch.testing's for its dtype;
     integer and bool outputs must match exactly."""
-    default_rtol, default_atol = DEFAULT_TOLERANCES.get(dtype_name, (0.0, 0.0))
+    default_rtol, default_atol = tolerance(dtype_name)
     return (default_atol if atol is None else atol), (default_rtol if rtol is None else rtol)
 
 

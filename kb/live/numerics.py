@@ -11,25 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-# torch.testing.assert_close defaults (rtol, atol) per dtype name.
-TOLERANCES = {
-    "float16": (1e-3, 1e-5),
-    "bfloat16": (1.6e-2, 1e-5),
-    "float32": (1.3e-6, 1e-5),
-    "float64": (1e-7, 1e-7),
-    "complex32": (1e-3, 1e-5),
-    "complex64": (1.3e-6, 1e-5),
-    "complex128": (1e-7, 1e-7),
-}
-EXACT = (0.0, 0.0)
-
-
-def dtype_name(dtype) -> str:
-    return str(dtype).removeprefix("torch.")
-
-
-def tolerance(dtype) -> tuple[float, float]:
-    return TOLERANCES.get(dtype_name(dtype), EXACT)
+from kb.tolerances import EXACT, TOLERANCES, dtype_name, tolerance  # noqa: F401  (re-exported)
 
 
 def _leaves(value) -> tuple[list, Any]:
