@@ -219,44 +219,27 @@ def data_export_command(
         note("nothing to export: this KB holds only shipped data")
 
 
-from cli import ingest as _ingest  # noqa: E402
-
-app.command("ingest")(_ingest.ingest_command)
-
-from cli import eol as _eol  # noqa: E402
-
-app.command("eol")(_eol.eol_command)
-
+# Commands that live in modules of their own (imported here, after `app` exists).
 from cli import audit as _audit  # noqa: E402
-
-app.command("audit")(_audit.audit_command)
-
+from cli import chat as _chat  # noqa: E402
+from cli import check as _check  # noqa: E402
 from cli import cost as _cost  # noqa: E402
-
-app.command("cost")(_cost.cost_command)
-
+from cli import eol as _eol  # noqa: E402
+from cli import ingest as _ingest  # noqa: E402
+from cli import migrate as _migrate  # noqa: E402
+from cli import probe as _probe  # noqa: E402
 from cli import serve as _serve  # noqa: E402
 
+app.command("ingest")(_ingest.ingest_command)
+app.command("eol")(_eol.eol_command)
+app.command("audit")(_audit.audit_command)
+app.command("cost")(_cost.cost_command)
 app.command("serve")(_serve.serve_command)
-
-from cli import probe as _probe  # noqa: E402
-
 app.command("probe")(_probe.probe_command)
-
-from cli import check as _check  # noqa: E402
-
 app.command("check")(_check.check_command)
-
-
-
-from cli import chat as _chat  # noqa: E402
-
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)
 app.command("bot")(_chat.bot_command)
-
-from cli import migrate as _migrate  # noqa: E402
-
 app.command("parity")(_migrate.parity_command)
 app.command("bench")(_migrate.bench_command)
 app.command("report")(_migrate.report_command)

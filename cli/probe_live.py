@@ -2,8 +2,8 @@
 happened per ATen overload × dtype), `--resume RUN_ID` after a kill, and
 `--compare-static` (where the live evidence contradicts the static probe's verdict).
 
-`kb probe` (cli/probe.py) hands its live options to `probe_live_command`; the option
-types are declared here once and shared with it.
+`kb probe` (cli/probe.py) declares the command's options and hands the live ones to
+`probe_live_command`; the live-only option types are declared here and shared with it.
 """
 
 from __future__ import annotations
@@ -16,36 +16,30 @@ import typer
 from cli.options import DbOption, JsonOption
 from kb.errors import KBError
 
-DeviceOption = Annotated[str | None, typer.Option("--device", help="cpu, meta, sim, cuda, neuron, tpu, or another PrivateUse1 device name.")]
 ResumeOption = Annotated[str | None, typer.Option("--resume", help="Continue run RUN_ID after an interruption (redoes nothing finished).")]
 CompareOption = Annotated[bool, typer.Option("--compare-static", help="List ops where live evidence contradicts the static probe (exit 1 if any).")]
 DtypesOption = Annotated[str | None, typer.Option("--dtypes", help="Comma-separated dtypes (default float32,bfloat16,float16,int64,bool).")]
-TimeoutOption = Annotated[float | None, typer.Option("--timeout", help="Seconds one op (all its samples, one dtype) may take (default 60; a resumed run keeps its own).")]
 WorkersOption = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
 OpsOption = Annotated[str | None, typer.Option("--ops", help="Comma-separated OpInfo name patterns, e.g. 'add,nn.functional.*'.")]
 SamplesOption = Annotated[int, typer.Option("--samples", min=0, help="Samples per op and dtype (0: all).")]
-OutOption = Annotated[str | None, typer.Option("--out", help="Write the portable JSONL report here (`kb ingest` reads it) instead of adding it to the KB.")]
-IngestOption = Annotated[bool, typer.Option("--ingest", help="With --out: also add the results to the KB.")]
 SetupOption = Annotated[list[str] | None, typer.Option("--setup", hidden=True, help="Module each worker imports first (test kernels).")]
 RunIdOption = Annotated[str | None, typer.Option("--run-id", hidden=True, help="Name the run (default: generated).")]
-CpuFallbackOption = Annotated[bool | None, typer.Option("--cpu-fallback/--no-cpu-fallback", help="tpu only: run with torch_tpu's CPU-fallback switch on or off (default: as the package has it).")]
-PythonPathOption = Annotated[list[str] | None, typer.Option("--python-path", help="Extra import path for the workers (where the backend package is installed); repeatable. Also read from KB_PROBE_PYTHONPATH.")]
 GenericOption = Annotated[bool, typer.Option("--generic-detector", hidden=True, help="Detect fallbacks from the dispatch table only.")]
 
 
 def probe_live_command(
-    device: DeviceOption = None,
+    device: str | None = None,
     resume: ResumeOption = None,
     compare_static_: CompareOption = False,
     dtypes: DtypesOption = None,
-    timeout: TimeoutOption = None,
+    timeout: float | None = None,
     workers: WorkersOption = 1,
     ops: OpsOption = None,
     samples: SamplesOption = 10,
-    out: OutOption = None,
-    ingest: IngestOption = False,
-    cpu_fallback: CpuFallbackOption = None,
-    python_path: PythonPathOption = None,
+    out: str | None = None,
+    ingest: bool = False,
+    cpu_fallback: bool | None = None,
+    python_path: list[str] | None = None,
     setup: SetupOption = None,
     run_id: RunIdOption = None,
     generic_detector: GenericOption = False,
