@@ -71,8 +71,10 @@ def parse_manual_facts(text: str, *, source_file_url: str, retrieved_at: str, sh
         elif kind in ("limitation", "platform", "policy", "coverage-claim"):
             if not target:
                 raise FactsError(f"{source_file_url}: no kb target for product {row['product']!r}")
-            if version:  # "... 2.33": an SDK release
+            if version and target == "neuron":  # "... 2.33": an SDK release
                 rel_product, rel_version = "neuron-sdk", _sdk_version(version)
+            elif version:  # "torch_tpu 0.1.1": that package's own release
+                rel_product, rel_version = product, version
             elif target == "neuron":
                 rel_product, rel_version = "neuron-sdk", "2.33.0"
             else:
