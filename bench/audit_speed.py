@@ -6,7 +6,7 @@ a virtualenv to skip), then times:
 
 * baseline: a regex search for `cuda` / `triton` over every .py file (what the migration
   guides suggest; it also matches comments, strings and docstrings);
-* kb audit: `kb.audit.audit_path` (parsing, aliases, context, dependency files).
+* kb audit: `kb.migrate.audit.audit_path` (parsing, aliases, context, dependency files).
 
 Prints the ratio kb/baseline. Usage: `python bench/audit_speed.py [FILES]` (default 2000).
 """
@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kb.audit import audit_path  # noqa: E402
+from kb.migrate.audit import audit_path  # noqa: E402
 
 CUDA_FILE = '''"""Model code. Mentions x.cuda() in a docstring."""
 import torch

@@ -1,8 +1,8 @@
 """What reading a chat question costs over a plain `kb op` query, on the same KB in the
 same run.
 
-* baseline: `kb.queries.op_report(conn, "nonzero")` (what `kb op nonzero` computes);
-* chat: `kb.answer.answer(question, conn=conn)` over a mix of phrasings (op status, typo,
+* baseline: `kb.store.queries.op_report(conn, "nonzero")` (what `kb op nonzero` computes);
+* chat: `kb.chat.answer.answer(question, conn=conn)` over a mix of phrasings (op status, typo,
   torch function, comparison, limitation, end of support).
 
 Prints milliseconds per call and the ratio chat/baseline. A chat front end answers one
@@ -19,9 +19,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kb import queries  # noqa: E402
-from kb.answer import answer  # noqa: E402
-from kb.db import open_kb  # noqa: E402
+from kb.chat.answer import answer  # noqa: E402
+from kb.store import queries  # noqa: E402
+from kb.store.db import open_kb  # noqa: E402
 
 QUESTIONS = [
     "is aten::_scaled_dot_product_flash_attention native on neuron 2.33?",

@@ -35,9 +35,10 @@ def _peak_kib():
 _CHILD = _PEAK + r"""
 import sys
 sys.path.insert(0, {repo!r})
-from kb import model_formats, tracing
-from kb import check as kc
-from kb.check import Verdict
+from kb.check import model_formats
+from kb.check import tracing
+from kb.check import resolve as kc
+from kb.check.resolve import Verdict
 import torch
 def lookup(op):
     try:
@@ -56,7 +57,7 @@ def full_kb_lookup():
     have no verdict of their own, so their decompositions are traced and resolved."""
     import torch
 
-    from kb.check import Verdict
+    from kb.check.resolve import Verdict
 
     def lookup(op):
         try:
@@ -71,7 +72,7 @@ def full_kb_lookup():
 def export_model(path: str) -> float:
     import torch
 
-    from kb import tracing
+    from kb.check import tracing
 
     sys.path.insert(0, os.path.join(REPO, "bench"))
     import llama_like
@@ -96,8 +97,8 @@ def baseline(path: str) -> int:
 
 
 def kb_check(path: str, lookup) -> int:
-    from kb import check as kc
-    from kb import model_formats, tracing
+    from kb.check import model_formats, tracing
+    from kb.check import resolve as kc
 
     kc._DECOMP_CACHE.clear()  # no help from an earlier round
     traced = tracing.trace(model_formats.detect(path))

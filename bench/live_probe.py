@@ -27,8 +27,8 @@ RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 
 def in_process() -> None:
     """(b): the task loop of a worker, in this process, with nothing around it."""
-    from kb.live import task
-    from kb.live.opinfos import parse_patterns, task_list
+    from kb.probe.live import task
+    from kb.probe.live.opinfos import parse_patterns, task_list
 
     started = time.perf_counter()
     state = task.State({"device": "cpu", "samples": SAMPLES})
@@ -42,8 +42,8 @@ def in_process() -> None:
 
 def isolated() -> None:
     """(a): the live probe as `kb probe --device cpu` runs it (report written, no KB)."""
-    from kb.live.opinfos import parse_patterns
-    from kb.live.probe import live_probe
+    from kb.probe.live.opinfos import parse_patterns
+    from kb.probe.live.probe import live_probe
 
     started = time.perf_counter()
     result = live_probe(device="cpu", dtypes=["float32"], patterns=parse_patterns(OPS), samples=SAMPLES,

@@ -42,7 +42,7 @@ def catalog_ops() -> list[str]:
 
 def build_kb(path: str) -> int:
     """A KB of this kb's schema filled with synthetic verdicts; returns the verdict count."""
-    from kb.db import data_fingerprint, open_for_write
+    from kb.store.dbfile import data_fingerprint, open_for_write
 
     conn = open_for_write(path)
     rng = random.Random(8)
@@ -113,7 +113,7 @@ MEASURED = ("kb serve /kb/coverage (1,000 rows)", "kb serve /kb/support (5 facet
 async def measure(path: str) -> dict[str, float]:
     from datasette.app import Datasette
 
-    from kb.serve import make_datasette
+    from kb.serve.launch import make_datasette
 
     plain = Datasette(immutables=[path])
     plain_name = next(name for name, db in plain.databases.items() if db.path)

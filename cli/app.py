@@ -33,7 +33,7 @@ ModeOption = Annotated[str, typer.Option("--mode", help="eager or compile.")]
 
 
 def _open(db: Optional[str]):
-    from kb.db import open_kb
+    from kb.store.db import open_kb
 
     return open_kb(db)
 
@@ -65,7 +65,7 @@ def op_command(
     db: DbOption = None,
 ) -> None:
     """One op across targets, versions and modes, each verdict with its source."""
-    from kb import queries
+    from kb.store import queries
 
     views.op_report(queries.op_report(_open(db), name, target), json_out)
 
@@ -81,8 +81,8 @@ def ops_command(
     db: DbOption = None,
 ) -> None:
     """The ops of one target with a given status."""
-    from kb import queries
     from kb.errors import KBError
+    from kb.store import queries
     from kb.vocab import STATUSES, UNKNOWN
 
     _check_mode(mode)
@@ -103,7 +103,7 @@ def compare_command(
     db: DbOption = None,
 ) -> None:
     """A caniuse-style matrix of ops × targets (each at its newest version with data)."""
-    from kb import queries
+    from kb.store import queries
 
     _check_mode(mode)
     conn = _open(db)
@@ -115,7 +115,7 @@ def compare_command(
 @app.command("targets")
 def targets_command(json_out: JsonOption = False, db: DbOption = None) -> None:
     """The targets kb knows, their versions with data and verdict counts."""
-    from kb import queries
+    from kb.store import queries
 
     views.targets_view(queries.targets_overview(_open(db)), json_out)
 
@@ -127,7 +127,7 @@ def disagreements_command(
     db: DbOption = None,
 ) -> None:
     """Verdicts whose sources say different things (doc vs probe, say)."""
-    from kb import queries
+    from kb.store import queries
 
     views.disagreements_view(queries.disagreements(_open(db), target), json_out)
 
@@ -135,7 +135,7 @@ def disagreements_command(
 @db_app.command("path")
 def db_path_command(db: DbOption = None) -> None:
     """Print where the KB file is (KB_DB / --db override the user cache folder)."""
-    from kb.db import resolve_path
+    from kb.store.db import resolve_path
 
     typer.echo(resolve_path(db))
 
@@ -149,8 +149,8 @@ def db_build_command(
     """Build the KB from the shipped data/ (or refresh its shipped part, keeping local data)."""
     import os
 
-    from kb import build
-    from kb.db import resolve_path
+    from kb.store import build
+    from kb.store.db import resolve_path
 
     path = resolve_path(db)
     result = build.build(path) if clean or not os.path.exists(path) else build.refresh(path)
@@ -163,7 +163,7 @@ def db_build_command(
 @db_app.command("stats")
 def db_stats_command(json_out: JsonOption = False, db: DbOption = None) -> None:
     """Row counts, schema version, build facts."""
-    from kb import queries
+    from kb.store import queries
 
     result = queries.stats(_open(db))
     if json_out:
@@ -179,14 +179,14 @@ def db_stats_command(json_out: JsonOption = False, db: DbOption = None) -> None:
 @db_app.command("catalog")
 def db_catalog_command(json_out: JsonOption = False, db: DbOption = None) -> None:
     """Load the op catalog of the installed torch into the KB (built once per torch version, cached)."""
-    from kb import catalog
-    from kb import db as kbdb
-    from kb.build import load_ops
+    from kb.store import catalog, dbfile
+    from kb.store import db as kbdb
+    from kb.store.build import load_ops
 
     path = kbdb.resolve_path(db)
     kbdb.open_kb(path).close()
     version, rows = catalog.local_catalog()
-    eng = kbdb.engine(path)
+    eng = dbfile.engine(path)
     try:
         with eng.begin() as conn:
             load_ops(conn, rows)
@@ -206,7 +206,8 @@ def data_export_command(
     db: DbOption = None,
 ) -> None:
     """Write this KB's local evidence (ingests, probes) to data/ as sorted JSONL, for review."""
-    from kb import export, paths
+    from kb import paths
+    from kb.store import export
 
     target_dir = out or paths.data_dir()
     written = export.export(_open(db), target_dir)

@@ -1,5 +1,5 @@
 """`kb audit PATH`: what ties a code base to CUDA, graded, with a portable alternative
-for each finding. Rendering only; the work is in `kb.audit`."""
+for each finding. Rendering only; the work is in `kb.migrate.audit`."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import typer
 import kb
 from cli.options import JsonOption
 from cli.render import table
-from kb.audit import RULES, SEVERITY_RULES, AuditReport, Severity, audit_path, sort_findings
 from kb.errors import KBError
+from kb.migrate.audit import audit_path, sort_findings
+from kb.migrate.audit_findings import RULES, SEVERITY_RULES, AuditReport, Severity
 
 
 class OutputFormat(enum.StrEnum):
@@ -125,7 +126,7 @@ def audit_command(
     with _progress() as on_file:
         report = audit_path(path, on_file=on_file, excludes=exclude or ())
     if installed:
-        from kb.audit_deps import audit_installed
+        from kb.migrate.audit_deps import audit_installed
 
         report.findings.extend(audit_installed())
         sort_findings(report.findings)
@@ -138,7 +139,7 @@ def audit_command(
         if output_format is OutputFormat.json:
             document = json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
         elif output_format is OutputFormat.sarif:
-            from kb.sarif import to_sarif
+            from kb.migrate.sarif import to_sarif
 
             document = json.dumps(to_sarif(report, kb.__version__), indent=2, ensure_ascii=False) + "\n"
         else:

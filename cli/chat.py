@@ -1,5 +1,5 @@
 """`kb ask`, `kb mcp`, `kb bot`: the chat front ends. Each parses its options and hands
-over to kb.answer / kb.mcp_server / kb.bot; nothing here knows how questions are read."""
+over to kb.chat.answer / kb.chat.mcp_server / kb.chat.bot; nothing here knows how questions are read."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def ask_command(
     db: DbOption = None,
 ) -> None:
     """Answer a question in plain words, with sources (op status, compare, end of support, limitations)."""
-    from kb.answer import answer
-    from kb.db import open_kb
+    from kb.chat.answer import answer
+    from kb.store.db import open_kb
 
     result = answer(" ".join(question), conn=open_kb(db), allow_files=True)
     if json_out:
@@ -43,14 +43,14 @@ def mcp_command(
     db: DbOption = None,
 ) -> None:
     """Run a Model Context Protocol server exposing the KB's read-only tools (stdio by default)."""
-    from kb.db import open_kb
-    from kb.mcp_server import check_available, serve
+    from kb.chat.mcp_server import check_available, serve
+    from kb.store.db import open_kb
 
     open_kb(db).close()  # build or refresh now, not inside the first tool call
     if http:
         note(f"MCP server on http://{host}:{port}/mcp")
     if not check_available():
-        note("check_model tool not offered: this kb has no `kb check` (kb.check)")
+        note("check_model tool not offered: this kb has no `kb check` (kb.check.resolve)")
     serve(db, http=http, host=host, port=port)
 
 
@@ -76,8 +76,8 @@ def bot_command(
     db: DbOption = None,
 ) -> None:
     """Serve a Slack endpoint: `/kb <question>` slash command, @mentions and direct messages."""
-    from kb.bot import BotConfigError, BotSettings, make_server, manifest
-    from kb.db import open_kb, resolve_path
+    from kb.chat.bot import BotConfigError, BotSettings, make_server, manifest
+    from kb.store.db import open_kb, resolve_path
 
     if print_manifest:
         emit_json(manifest(print_manifest, command))

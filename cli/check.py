@@ -1,6 +1,6 @@
 """`kb check MODEL --target neuron`: every ATen op a model runs, resolved on a target.
 
-Parses arguments, traces once, resolves per target through `kb.check`, renders
+Parses arguments, traces once, resolves per target through `kb.check.resolve`, renders
 (table / json / markdown / sarif / junit) and applies the CI gate (`--fail-on`,
 `--baseline`, `--allow`): exit 1 when the gate trips, 2 on bad input.
 """
@@ -27,13 +27,13 @@ class CheckUsageError(KBError):
 
 def make_lookup(db: str | None, target: str, backend_version: str | None, mode: str):
     """(lookup, version shown) for one target from the KB. Tests replace this function."""
-    from kb.check import lookup_from_rows
+    from kb.check.resolve import lookup_from_rows
 
     try:
-        from kb import db as kbdb
-        from kb import queries
+        from kb.store import db as kbdb
+        from kb.store import queries
     except ImportError:  # the query layer lands separately; say so plainly
-        raise KBError("this kb build has no KB query layer (kb.queries.support_map)") from None
+        raise KBError("this kb build has no KB query layer (kb.store.queries.support_map)") from None
     conn = kbdb.open_kb(db)
     try:
         version = queries.pick_version(conn, target, backend_version) if hasattr(queries, "pick_version") else backend_version
@@ -46,7 +46,7 @@ def make_lookup(db: str | None, target: str, backend_version: str | None, mode: 
 def make_warning_hooks(db: str | None) -> list:
     """Warnings from the KB (known limitations the model hits, end of support). Tests that
     stand in for the KB replace this function along with make_lookup."""
-    from kb.check_warnings import hooks_for
+    from kb.check.warnings import hooks_for
 
     return hooks_for(db)
 
@@ -69,8 +69,8 @@ def check_command(
 ) -> None:
     """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
     falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
-    from kb import check as kc
-    from kb import model_formats, tracing
+    from kb.check import model_formats, tracing
+    from kb.check import resolve as kc
     from kb.opnames import OpNameError, canonical
 
     target = target or ["neuron"]
@@ -143,11 +143,11 @@ def parse_versions(values: list[str], targets: list[str]) -> dict[str, str]:
 def save_reports(db: str | None, reports) -> list[int]:
     """Write the reports into the KB file in one transaction."""
     import kb
-    from kb import check as kc
-    from kb import db as kbdb
+    from kb.check import resolve as kc
+    from kb.store import dbfile
 
     digest = kc.file_sha256(reports[0].model) if reports else None
-    conn = kbdb.open_for_write(kbdb.resolve_path(db))
+    conn = dbfile.open_for_write(dbfile.resolve_path(db))
     try:
         with conn:
             ids = [kc.save_report(conn, r, model_sha256=digest, tool_version=kb.__version__) for r in reports]
@@ -155,7 +155,7 @@ def save_reports(db: str | None, reports) -> list[int]:
         conn.close()
     from cli.render import note
 
-    note(f"saved check report{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} in {kbdb.resolve_path(db)}")
+    note(f"saved check report{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} in {dbfile.resolve_path(db)}")
     return ids
 
 

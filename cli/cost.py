@@ -1,5 +1,5 @@
 """`kb cost`: cost per million tokens for one machine, or several side by side from a
-TOML file. Rendering only; the arithmetic and its rounding rules are in `kb.cost`."""
+TOML file. Rendering only; the arithmetic and its rounding rules are in `kb.migrate.cost`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import typer
 
 from cli.options import JsonOption
 from cli.render import emit_json, note, table
-from kb.cost import Priced, compare, format_money, format_ratio, make_target, targets_from_toml
 from kb.errors import KBError
+from kb.migrate.cost import Priced, compare, format_money, format_ratio, make_target, targets_from_toml
 
 
 def _read(path: str) -> str:

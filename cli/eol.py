@@ -1,5 +1,5 @@
 """`kb eol`: when the parts of a Neuron / TorchTPU / PyTorch / Python / Ubuntu stack reach
-end of support. Parses arguments, asks kb.eol, renders; exit 1 when a gate trips."""
+end of support. Parses arguments, asks kb.eol.windows, renders; exit 1 when a gate trips."""
 
 from __future__ import annotations
 
@@ -70,9 +70,9 @@ def eol_command(
     db: DbOption = None,
 ) -> None:
     """Support windows: when versions reach end of support, soonest first."""
-    from kb import eol
-    from kb.db import open_kb
+    from kb.eol import windows as eol
     from kb.errors import KBError
+    from kb.store.db import open_kb
 
     now = eol.today(today)
     at_day = eol.user_day(at, "--at") if at else None
@@ -93,7 +93,7 @@ def eol_command(
         return
     result = eol.listing(conn, product=product, at=at_day, within=horizon, today_=now)
     if ics:
-        from kb.ics import calendar
+        from kb.eol.ics import calendar
 
         data = calendar(result["windows"], now)
         if out:

@@ -41,8 +41,8 @@ def try_run(argv: list[str]) -> int | None:
     if opts is None:
         return None
     from cli import views
-    from kb import queries
-    from kb.db import open_kb
+    from kb.store import queries
+    from kb.store.db import open_kb
 
     views.op_report(queries.op_report(open_kb(opts["db"]), opts["name"], opts["target"]), opts["json"])
     return 0

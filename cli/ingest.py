@@ -8,7 +8,7 @@ probe reports, and say what changed.
     kb ingest --all --from-file DIR --dry-run # parse only: counts, nothing written
     kb ingest --all --from-file DIR --out data/scraped   # write sorted JSONL per source
 
-Scraping is `scrapers` (fetch, parse → records); storing is `kb.ingest` (one
+Scraping is `scrapers` (fetch, parse → records); storing is `kb.store.ingest` (one
 transaction per source, provenance kept). A failing source is reported and the others
 still run; the command then exits 2.
 """
@@ -29,9 +29,9 @@ from kb.errors import KBError
 
 def _ingest_module():
     try:
-        from kb import ingest
+        from kb.store import ingest
     except ImportError:
-        raise KBError("this build of kb has no kb.ingest module (storage not available)") from None
+        raise KBError("this build of kb has no kb.store.ingest module (storage not available)") from None
     return ingest
 
 
@@ -53,7 +53,7 @@ def write_sorted_jsonl(records: list, path: str) -> int:
     changed (retrieval times aside)."""
     import io
 
-    from kb.records import write_jsonl
+    from kb.store.records import write_jsonl
 
     buffer = io.StringIO()
     write_jsonl(records, buffer)
@@ -65,7 +65,7 @@ def write_sorted_jsonl(records: list, path: str) -> int:
 
 
 def _counts(records: list) -> dict[str, int]:
-    from kb.records import to_dict
+    from kb.store.records import to_dict
 
     return dict(sorted(Counter(to_dict(r)["record"] for r in records).items()))
 
@@ -145,7 +145,7 @@ def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
         raise KBError(f"{path}: no such file")
     if writing:
         return _ingest_module().ingest_jsonl(db_path, path)
-    from kb.records import RecordError, read_jsonl
+    from kb.store.records import RecordError, read_jsonl
 
     try:
         with open(path, encoding="utf-8") as handle:

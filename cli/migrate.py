@@ -1,6 +1,6 @@
 """`kb parity`, `kb bench`, `kb report`: the migration guides' parity test, throughput
 measurement and checklist, as commands. Parsing and rendering only; the work is in
-`kb.parity`, `kb.throughput` and `kb.report`."""
+`kb.migrate.parity`, `kb.migrate.throughput` and `kb.migrate.report`."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def _sim_drift(device: str, values: list[str]) -> None:
         return
     if device.split(":")[0] != "sim":
         raise KBError("--sim-drift needs --device sim")
-    from kb import sim
     from kb.opnames import OpNameError, canonical
+    from kb.probe import sim
 
     for value in values:
         name, sep, rel = value.partition("=")
@@ -82,7 +82,7 @@ def parity_command(
     the outputs: max abs / rel difference, pass/fail at dtype-aware tolerances, and over a
     --sweep whether the error grows with size. Exit 1 when a point fails (or, with
     --fail-on-growth, when the error grows); 2 on bad input or a missing device."""
-    from kb.parity import run_parity
+    from kb.migrate.parity import run_parity
 
     progress = _Progress(as_json)
     _sim_drift(device, sim_drift or [])
@@ -162,8 +162,8 @@ def bench_command(
     """Tokens per second of MODEL on --device: the first call (compile, lazy init) timed
     apart from the steady state (median of --iters calls after --warmup calls). With
     --price-per-hour, the cost per million tokens through kb cost."""
-    from kb.cost import format_money, make_target
-    from kb.throughput import run_bench, write_cost_entry
+    from kb.migrate.cost import format_money, make_target
+    from kb.migrate.throughput import run_bench, write_cost_entry
 
     if cost_file and price_per_hour is None:
         raise KBError("--cost-file needs --price-per-hour")
@@ -232,8 +232,8 @@ def _read_parity(path: str) -> dict:
 def _coverage(model: str, input_shape, trust: bool, target: str, backend_version, mode: str, db) -> dict:
     """kb check on the model, through the same lookup and warning hooks as `kb check`."""
     from cli import check as cli_check
-    from kb import check as kc
-    from kb import model_formats, tracing
+    from kb.check import model_formats, tracing
+    from kb.check import resolve as kc
 
     source = model_formats.detect(model, trust=trust)
     traced = tracing.trace(source, input_shape, trust=trust)
@@ -244,19 +244,19 @@ def _coverage(model: str, input_shape, trust: bool, target: str, backend_version
 
 def _eol(db, target: str, backend_version, next_cycle: str, stack) -> dict | None:
     """End-of-support warnings for the target's stack up to the next upgrade cycle."""
-    from kb import eol as keol
+    from kb.eol import windows as keol
 
     now = keol.today()
     cycle = keol.user_day(next_cycle, "--next-cycle")
     if cycle < now:
         raise KBError(f"--next-cycle {next_cycle}: in the past (today is {now.isoformat()})")
     extra = {c["key"]: c["version"] for c in keol.parse_stack(stack)} if stack else None
-    from kb.db import open_kb
+    from kb.store.db import open_kb
 
     conn = open_kb(db)
     try:
         if backend_version is None:
-            from kb import queries
+            from kb.store import queries
 
             backend_version = queries.latest_release_with_verdicts(conn, target)
         warnings = keol.warnings_for(conn, target, backend_version, now,
@@ -303,10 +303,10 @@ def report_command(
     report.html) with inline charts."""
     from datetime import timedelta
 
-    from kb import report as kreport
-    from kb.audit import audit_path
-    from kb.cost import compare, targets_from_toml
-    from kb.eol import today
+    from kb.eol.windows import today
+    from kb.migrate import report as kreport
+    from kb.migrate.audit import audit_path
+    from kb.migrate.cost import compare, targets_from_toml
 
     if fmt is None:
         fmt = "html" if out and out.lower().endswith((".html", ".htm")) else "markdown"

@@ -102,7 +102,7 @@ def _progress(message: str):
 
 
 def _write_report(result, path: str) -> str:
-    from kb.records import write_jsonl
+    from kb.store.records import write_jsonl
 
     try:
         directory = os.path.dirname(os.path.abspath(path))
@@ -116,9 +116,9 @@ def _write_report(result, path: str) -> str:
 
 def _ingest(result, db: str | None) -> dict:
     try:
-        from kb.ingest import ingest_records
+        from kb.store.ingest import ingest_records
     except ImportError:
-        raise ProbeUsageError("this kb cannot ingest yet (kb.ingest missing); use --out report.jsonl") from None
+        raise ProbeUsageError("this kb cannot ingest yet (kb.store.ingest missing); use --out report.jsonl") from None
     from kb.paths import default_db_path
     from kb.probe.static import SOURCE_NAME
 
@@ -127,7 +127,7 @@ def _ingest(result, db: str | None) -> dict:
 
 def _render(result, written: str | None, ingested: dict | None, json_output: bool) -> None:
     from cli.render import emit_json, note, table
-    from kb.records import to_dict
+    from kb.store.records import to_dict
 
     counts = result.counts()
     if json_output:

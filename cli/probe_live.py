@@ -71,8 +71,8 @@ def probe_live_command(
 def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ingest, setup, run_id,
              generic_detector, db, json_output, options=None, python_path=None, render=True):
     """Run (or resume) a live probe with a progress bar, then print its summary."""
-    from kb.live.opinfos import parse_patterns
-    from kb.live.probe import live_probe
+    from kb.probe.live.opinfos import parse_patterns
+    from kb.probe.live.probe import live_probe
 
     dtype_list = [d.strip() for d in dtypes.split(",") if d.strip()] if dtypes else None
     if device is not None and resume is not None:
@@ -143,7 +143,7 @@ class _Progress:
 
 def _render(result, json_output: bool) -> None:
     from cli.render import emit_json, note, table
-    from kb.records import to_dict
+    from kb.store.records import to_dict
 
     summary = result.summary()
     if json_output:
@@ -170,8 +170,8 @@ def _render(result, json_output: bool) -> None:
 def compare_static(*, db, target, json_output, live=None) -> None:
     """Print the contradictions between live and static probes; exit 1 when there are some."""
     from cli.render import emit_json, note, table
-    from kb.db import open_kb
-    from kb.live.probe import contradictions
+    from kb.probe.live.probe import contradictions
+    from kb.store.db import open_kb
 
     conn = open_kb(db)
     try:

@@ -40,8 +40,8 @@ def serve_command(
 
     The KB is opened read-only and immutable: restart to see data ingested after the start.
     """
-    from kb import db as kbdb
-    from kb import serve
+    from kb.serve import launch as serve
+    from kb.store import db as kbdb
 
     path = kbdb.resolve_path(db)
     kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server opens it immutable

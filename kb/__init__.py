@@ -1,7 +1,7 @@
 """kb: which ATen operators run natively, decompose, fall back to the CPU or fail on
 Trainium (TorchNeuron) and TPU (TorchTPU), with the evidence behind every verdict.
 
-Import submodules directly (`kb.queries`, `kb.ingest`...): this package imports nothing
+Import submodules directly (`kb.store.queries`, `kb.store.ingest`...): this package imports nothing
 heavy so that plain queries start fast.
 """
 

@@ -38,7 +38,7 @@ MODES = ("eager", "compile")
 
 # `OpStatus.detail["granularity"]` of a fact a source states for a whole op family
 # ("aten::add", no overload named): the verdict then covers every overload of the family
-# that the same source does not name itself (see kb.support.expand_families).
+# that the same source does not name itself (see kb.store.support.expand_families).
 FAMILY_GRANULARITY = "op family (no overload named)"
 
 # Date qualities for support windows (endoflife.date style).

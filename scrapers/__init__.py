@@ -1,1 +1,1 @@
-"""One module per public source: fetch, parse, and return `kb.records` (no SQL here)."""
+"""One module per public source: fetch, parse, and return `kb.store.records` (no SQL here)."""

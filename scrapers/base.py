@@ -1,8 +1,8 @@
 """What every scraper shares: the fetched `Document`, the `Source` description, the
 `ScrapeError` that names source and file, and the guard that fails an empty scrape.
 
-A scraper module is a parse function from documents to `kb.records`; fetching lives in
-`scrapers.http` and `scrapers.registry`, storing in `kb.ingest`. Keeping parse pure makes
+A scraper module is a parse function from documents to `kb.store.records`; fetching lives in
+`scrapers.http` and `scrapers.registry`, storing in `kb.store.ingest`. Keeping parse pure makes
 every scraper testable from a string.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import kb
 from kb.errors import KBError
-from kb.records import Provenance, Record, sha256_text, utc_now
+from kb.store.records import Provenance, Record, sha256_text, utc_now
 
 TOOL_VERSION = f"kb-scrapers/{kb.__version__}"
 

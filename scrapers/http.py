@@ -28,7 +28,7 @@ from hishel.httpx import CacheTransport
 import kb
 from kb.errors import KBError
 from kb.paths import cache_dir
-from kb.records import utc_now
+from kb.store.records import utc_now
 
 USER_AGENT = f"kb/{kb.__version__} (compatibility knowledge base scraper; +https://github.com/aws-neuron)"
 RETRY_STATUSES = frozenset({500, 502, 503, 504})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from kb.records import Record
+from kb.store.records import Record
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, parse_date

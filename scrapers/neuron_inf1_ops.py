@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from kb.opnames import OpNameError, canonical
-from kb.records import OpStatus, Record
+from kb.store.records import OpStatus, Record
 from kb.vocab import FAMILY_GRANULARITY
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kb.records import Record, Release
+from kb.store.records import Record, Release
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, parse_date
 from scrapers.neuron_docs import public_url

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kb.records import Limitation, Record, Release, dumps
+from kb.store.records import Limitation, Record, Release, dumps
 from scrapers import rst
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, parse_date

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from kb.opnames import OpNameError, canonical
-from kb.records import OpStatus, Record
+from kb.store.records import OpStatus, Record
 from kb.vocab import FAMILY_GRANULARITY
 from scrapers import neuron_manifest, rst
 from scrapers.base import Document, ScrapeError, Source, provenance

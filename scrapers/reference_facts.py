@@ -15,8 +15,8 @@ import csv
 import io
 import re
 
-from kb import records as rec
 from kb.opnames import OpNameError, canonical
+from kb.store import records as rec
 
 TOOL_VERSION = "reference_facts/1"
 SNAPSHOT_VERSION = "0.1.0.dev0+g98154b8"

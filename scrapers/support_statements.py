@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb.records import Provenance, SupportWindow
+from kb.store.records import Provenance, SupportWindow
 
 _VERSION = r"(\d+\.\d+(?:\.\d+)?)"
 _NEURON_RELEASE = (r"Neuron\s+(?:SDK\s+)?(?:[Rr]elease\s+|[Vv]ersion\s+)?" + _VERSION)

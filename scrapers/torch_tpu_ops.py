@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from kb.opnames import OpNameError, canonical
-from kb.records import OpStatus, Record
+from kb.store.records import OpStatus, Record
 from scrapers.base import Document, ScrapeError, Source, provenance
 
 NAME = "torch-tpu-op-names"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from kb.records import Record, Release
+from kb.store.records import Record, Release
 from scrapers.base import Document, ScrapeError, Source, provenance
 from scrapers.dates import DateError, from_timestamp
 

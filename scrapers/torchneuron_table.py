@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from kb.opnames import OpNameError, canonical
-from kb.records import OpStatus, Record
+from kb.store.records import OpStatus, Record
 from scrapers.base import Document, ScrapeError, Source, provenance
 
 NAME = "torchneuron-op-table"

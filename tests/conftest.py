@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb import records as rec
+from kb.store import records as rec
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,5 @@
-"""Probes: evidence read from an installed backend (static) or a live device (later).
+"""Probes: evidence read from an installed backend (static), from a live device
+(`live/`), and the simulated PrivateUse1 backend both are tested on (`sim`).
 
 `kb.probe.static` asks PyTorch's dispatcher, in a child process that loads exactly one
 backend, what each ATen overload resolves to on that backend's dispatch key; the result

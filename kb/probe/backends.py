@@ -94,19 +94,19 @@ def _neuron_policy(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sim_load() -> None:
-    from kb import sim
+    from kb.probe import sim
 
     sim.load()
 
 
 def _sim_policy(options: dict[str, Any]) -> dict[str, Any]:
-    from kb import sim
+    from kb.probe import sim
 
-    return {"eager": "per-op", "compile": "raise", "note": sim.POLICY["note"], "source": "kb.sim"}
+    return {"eager": "per-op", "compile": "raise", "note": sim.POLICY["note"], "source": "kb.probe.sim"}
 
 
 def _sim_action(op: str) -> str:
-    from kb import sim
+    from kb.probe import sim
 
     return sim.fallback_action(op)
 
@@ -130,7 +130,7 @@ BACKENDS: dict[str, Backend] = {
                 _tpu_policy, options=("cpu_fallback",), companions=("libtpu",)),
         Backend("torch_neuronx", "neuron", "PrivateUse1", "torch_neuronx", "torch-neuronx", ("eager", "compile"),
                 _neuron_policy, companions=("neuronx-cc", "libneuronxla")),
-        Backend("sim", "sim", "PrivateUse1", "kb.sim", None, ("eager", "compile"), _sim_policy, _sim_action,
+        Backend("sim", "sim", "PrivateUse1", "kb.probe.sim", None, ("eager", "compile"), _sim_policy, _sim_action,
                 activate=_sim_load),
         Backend("cpu", "cpu", "CPU", read_policy=_builtin_policy),
         Backend("meta", "meta", "Meta", read_policy=_builtin_policy),

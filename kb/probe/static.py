@@ -34,7 +34,7 @@ from kb.probe.backends import (
     get_backend,
     status_for,
 )
-from kb.records import OpStatus, ProbeRun, Provenance, utc_now
+from kb.store.records import OpStatus, ProbeRun, Provenance, utc_now
 from kb.vocab import STATUSES
 
 PROBE_VERSION = "1"

@@ -1,9 +1,9 @@
 """A chat-test KB, built once per session: a 30-op catalog copied from the shipped one,
-and facts ingested through kb.ingest.ingest_records (two Neuron SDK 2.33 releases, an
+and facts ingested through kb.store.ingest.ingest_records (two Neuron SDK 2.33 releases, an
 older SDK 2.32 one, torch_tpu 0.2.0, a doc/probe disagreement, limitations, windows).
 
 Tests that start a process or open the KB by path point KB_DB / KB_DATA_DIR at it
-(`chat_env`); tests of the core pass its connection straight to kb.answer."""
+(`chat_env`); tests of the core pass its connection straight to kb.chat.answer."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kb import records as rec
+from kb.store import records as rec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -102,7 +102,7 @@ def make_data_dir(root: Path) -> Path:
 @pytest.fixture(scope="session")
 def chat_kb_paths(tmp_path_factory):
     """(db path, data dir) of the session's chat KB, built and ingested once."""
-    from kb.ingest import ingest_records
+    from kb.store.ingest import ingest_records
 
     root = tmp_path_factory.mktemp("chatkb")
     data = make_data_dir(root)
@@ -125,7 +125,7 @@ def chat_env(chat_kb_paths, monkeypatch):
 
 @pytest.fixture
 def chat_conn(chat_kb_paths):
-    from kb.db import connect
+    from kb.store.db import connect
 
     conn = connect(str(chat_kb_paths[0]))
     yield conn

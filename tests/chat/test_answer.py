@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb import intents
-from kb.answer import answer, find_ops, pick_versions
+from kb.chat import intents
+from kb.chat.answer import answer, find_ops, pick_versions
 
 
 def has_fact(a, **want) -> bool:

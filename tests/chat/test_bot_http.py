@@ -17,7 +17,7 @@ pytest.importorskip("slack_bolt")
 
 from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
-from kb.bot import BotSettings, RateLimiter, make_server, to_mrkdwn  # noqa: E402
+from kb.chat.bot import BotSettings, RateLimiter, make_server, to_mrkdwn  # noqa: E402
 
 SECRET = "test-signing-secret"
 
@@ -207,7 +207,7 @@ def test_mrkdwn_conversion():
 
 
 def test_a_broken_kb_is_a_chat_reply_not_a_crash(tmp_path):
-    from kb.bot import _reply
+    from kb.chat.bot import _reply
 
     settings = BotSettings(signing_secret=SECRET, db=str(tmp_path))  # a folder, not a KB file
     text, blocks = _reply(settings, RateLimiter(5, 60), "U1", "is nonzero native on neuron?")
@@ -217,7 +217,7 @@ def test_a_broken_kb_is_a_chat_reply_not_a_crash(tmp_path):
 def test_slash_commands_need_no_bot_token(chat_env):
     from slack_bolt import BoltRequest
 
-    from kb.bot import build_bolt_app
+    from kb.chat.bot import build_bolt_app
 
     app = build_bolt_app(BotSettings(signing_secret=SECRET, db=chat_env["KB_DB"]))
     body = command_body("python 3.9 eol")
@@ -226,7 +226,7 @@ def test_slash_commands_need_no_bot_token(chat_env):
 
 
 def test_slack_markup_is_undone_before_reading():
-    from kb.bot import slack_text
+    from kb.chat.bot import slack_text
 
     assert slack_text("<@UBOT> what falls back in <http://net.pt|net.pt> on tpu &amp; neuron?") == \
         "what falls back in net.pt on tpu & neuron?"

@@ -1,5 +1,5 @@
 """The shipped torch-function → ATen map: well-formed, consistent with the op catalog, and
-reproducible by its generator (kb.torch_function_map) for a few functions."""
+reproducible by its generator (kb.chat.function_map) for a few functions."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_map_is_well_formed_and_names_catalog_ops(shipped):
 
 def test_generator_reproduces_entries(shipped):
     torch = pytest.importorskip("torch")
-    from kb.torch_function_map import _samples, trace
+    from kb.chat.function_map import _samples, trace
 
     samples = _samples(torch)
     for name, fn in (("torch.nn.functional.gelu", torch.nn.functional.gelu), ("torch.nonzero", torch.nonzero),

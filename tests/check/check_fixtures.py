@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.check import Verdict
+from kb.check.resolve import Verdict
 from tests.check import model_zoo
 
 ZOO = model_zoo.__file__

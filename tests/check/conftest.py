@@ -16,7 +16,7 @@ def saved(tmp_path_factory):
     """{model name: {format: path}} plus the exported programs kept in memory."""
     import torch
 
-    from kb import tracing
+    from kb.check import tracing
 
     root = tmp_path_factory.mktemp("models")
     out: dict[str, dict] = {}
@@ -45,7 +45,7 @@ def saved(tmp_path_factory):
 @pytest.fixture(scope="session")
 def traced(saved):
     """Each model traced from its ExportedProgram file once: {name: TracedModel}."""
-    from kb import model_formats, tracing
+    from kb.check import model_formats, tracing
 
     return {name: tracing.trace(model_formats.detect(entry["exported_program"])) for name, entry in saved.items()}
 

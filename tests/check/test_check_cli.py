@@ -132,7 +132,7 @@ def test_allowing_the_problem_leaf_accepts_the_composite(run_cli, saved):
 
 
 def test_warning_hooks_reach_every_format(run_cli, mlp, monkeypatch):
-    from kb import check as kc
+    from kb.check import resolve as kc
 
     def float64_hook(report, traced):
         if report.target == "neuron":

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from kb import model_formats as mf
+from kb.check import model_formats as mf
 from tests.check.check_fixtures import ZOO
 
 

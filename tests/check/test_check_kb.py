@@ -1,12 +1,12 @@
 """`kb check` against a real KB file: verdicts ingested as records, read back through
-kb.queries.support_map, and reports saved with --save."""
+kb.store.queries.support_map, and reports saved with --save."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 
-from kb.ingest import ingest_records
+from kb.store.ingest import ingest_records
 from tests.conftest import op_status, probe_run
 
 FACTORY = """
@@ -77,7 +77,7 @@ def build():
 def test_limitations_the_model_hits_and_end_of_support_become_warnings(small_data, isolated_kb, tmp_path, capsys,
                                                                          monkeypatch):
     from cli.entry import main
-    from kb import records as rec
+    from kb.store import records as rec
     from tests.conftest import prov
 
     monkeypatch.setenv("KB_TODAY", "2026-11-30")

@@ -3,7 +3,7 @@ restrictions, eager transitions and compile effects."""
 
 from __future__ import annotations
 
-from kb import check as kc
+from kb.check import resolve as kc
 from tests.check.check_fixtures import lookup_for
 
 
@@ -62,7 +62,7 @@ def test_eager_transitions_follow_the_fallbacks(traced):
 
 
 def test_fallback_leaves_count_as_transitions():
-    from kb.tracing import CallSite, TensorSpec
+    from kb.check.tracing import CallSite, TensorSpec
 
     x = TensorSpec((4, 8), "float32", (8, 1))
     w = TensorSpec((16, 8), "float32", (8, 1))
@@ -100,7 +100,7 @@ def test_summary_counts(traced):
 
 
 def test_primary_dtype_skips_boolean_masks():
-    from kb.tracing import CallSite, TensorSpec
+    from kb.check.tracing import CallSite, TensorSpec
 
     site = CallSite(0, "aten::where.self", (TensorSpec((4,), "bool"), TensorSpec((4,), "bfloat16"), TensorSpec((4,), "bfloat16")))
     assert site.primary_dtype() == "bfloat16"
@@ -109,7 +109,7 @@ def test_primary_dtype_skips_boolean_masks():
 
 
 def test_argument_conditions_are_checked_by_schema_name():
-    from kb.tracing import CallSite, TensorSpec
+    from kb.check.tracing import CallSite, TensorSpec
 
     x = TensorSpec((4, 8), "float32", (8, 1))
     two = CallSite(0, "aten::linalg_vector_norm", (x, 2.0))

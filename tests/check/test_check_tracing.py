@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from kb import check as kc
-from kb import model_formats as mf
-from kb import tracing
+from kb.check import model_formats as mf
+from kb.check import resolve as kc
+from kb.check import tracing
 from tests.check.check_fixtures import lookup_for
 
 
@@ -95,7 +95,7 @@ def test_factory_with_two_inputs_importing_a_neighbour(tmp_path):
 
 
 def test_torchscript_with_input_shapes_gets_shapes_and_decompositions(saved):
-    from kb import check as kc
+    from kb.check import resolve as kc
     from tests.check.check_fixtures import lookup_for
 
     model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8"])

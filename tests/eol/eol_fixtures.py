@@ -3,8 +3,8 @@ shaped like Neuron's: SDK releases, "ends with Neuron 2.34", platform facts)."""
 
 from __future__ import annotations
 
-from kb import records as rec
-from kb.ingest import ingest_records
+from kb.store import records as rec
+from kb.store.ingest import ingest_records
 from tests.conftest import prov
 
 

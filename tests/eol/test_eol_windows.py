@@ -5,7 +5,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from kb import db, eol
+from kb.eol import windows as eol
+from kb.store import db
 from tests.eol.eol_fixtures import base_records, ingest, release, window
 
 TODAY = date(2026, 11, 30)

@@ -1,5 +1,5 @@
 """Helpers for the migration-toolkit tests: the CLI in-process, and in a fresh process
-(where kb.sim drifting kernels can be installed without leaking into other tests)."""
+(where kb.probe.sim drifting kernels can be installed without leaking into other tests)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from kb import records as rec
+from kb.store import records as rec
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TODAY = "2026-11-30"
@@ -138,7 +138,7 @@ def records() -> list:
 
 
 def ingest(db_path: str) -> None:
-    from kb.ingest import ingest_records
+    from kb.store.ingest import ingest_records
 
     ingest_records(str(db_path), records(), source_name="report-test")
 

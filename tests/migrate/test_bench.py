@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from kb import throughput  # noqa: E402
+from kb.migrate import throughput  # noqa: E402
 from tests.migrate.models import factory  # noqa: E402
 
 
@@ -57,7 +57,7 @@ def test_token_ids_count_batch_times_seq_and_override(run_cli):
 def test_price_gives_cost_per_million_tokens_through_kb_cost(run_cli):
     from decimal import Decimal
 
-    from kb.cost import cost_per_million_tokens
+    from kb.migrate.cost import cost_per_million_tokens
 
     code, out, err = run_cli("bench", factory("mlp"), "--device", "cpu", "--input-shape", "2x16x8", "--iters", "3",
                              "--price-per-hour", "4", "--currency", "eur", "--json")

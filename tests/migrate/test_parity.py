@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from kb import parity  # noqa: E402
+from kb.migrate import parity  # noqa: E402
 from tests.migrate.conftest import run_fresh  # noqa: E402
 from tests.migrate.models import factory  # noqa: E402
 

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from cli.entry import main
-from kb.records import OpStatus, ProbeRun, read_jsonl, write_jsonl
+from kb.store.records import OpStatus, ProbeRun, read_jsonl, write_jsonl
 
 FAKE_NEURON = textwrap.dedent('''
     """Stand-in for torch_neuronx, written by kb's tests: renames PrivateUse1 to neuron,
@@ -144,14 +144,14 @@ def test_report_loads_with_kb_ingest_on_another_machine(capsys, tmp_path, isolat
 
 
 def test_probe_straight_into_the_kb_twice_adds_nothing_new(capsys, monkeypatch, isolated_kb, small_data):
-    pytest.importorskip("kb.ingest")
+    pytest.importorskip("kb.store.ingest")
     from kb.probe import backends, static
 
     raw = {"backend": "sim", "backend_version": "0.1.0", "torch_version": "2.13.0", "torch_build": "2.13.0+cpu",
            "python_version": "3.11.7", "host": "h", "dispatch_key": "PrivateUse1", "privateuse1_name": "sim",
            "policy": {"eager": "per-op", "compile": "raise"},
-           "entries": [["aten::add.Tensor", "kernel", "kb/sim.py:1", None],
-                       ["aten::nonzero", "backend fallback", "kb/sim.py:2", "raise"]]}
+           "entries": [["aten::add.Tensor", "kernel", "kb/probe/sim.py:1", None],
+                       ["aten::nonzero", "backend fallback", "kb/probe/sim.py:2", "raise"]]}
     monkeypatch.setattr(static, "run_static_probe", lambda backend, **kw: static.build_probe(
         backends.get_backend(backend), raw, started_at=static.utc_now()))
     added = []

@@ -10,7 +10,7 @@ import pytest
 from kb import opnames
 from kb.probe.backends import get_backend
 from kb.probe.static import table_digest
-from kb.records import OpStatus, ProbeRun, read_jsonl
+from kb.store.records import OpStatus, ProbeRun, read_jsonl
 
 PROBES = Path(__file__).resolve().parents[2] / "data" / "probes"
 SHIPPED = {

@@ -1,4 +1,4 @@
-"""kb.sim against PyTorch's OpInfo samples (a private test database: skipped where it is
+"""kb.probe.sim against PyTorch's OpInfo samples (a private test database: skipped where it is
 missing): on a spread of ~100 ops, every sample either matches the CPU result, or is an op
 the simulator refuses, or reads uninitialized memory (empty*) / raw storage (as_strided)."""
 
@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from kb import sim  # noqa: E402
+from kb.probe import sim  # noqa: E402
 
 UNDEFINED_VALUES = {"empty", "empty_like", "empty_permuted", "new_empty", "new_empty_strided", "empty_strided",
                     "as_strided", "as_strided_copy", "as_strided_scatter", "tensor_split"}

@@ -1,4 +1,4 @@
-"""kb.sim as a device: tensors really live on "sim", results match the CPU, the tables
+"""kb.probe.sim as a device: tensors really live on "sim", results match the CPU, the tables
 say what happens, and the drifting kernel drifts. Runs in the test process (sim.load()
 is idempotent and claims PrivateUse1 only as "sim")."""
 
@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from kb import sim  # noqa: E402
+from kb.probe import sim  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -84,7 +84,7 @@ def test_autograd_and_printing_work():
 
     code = (
         "import torch\n"
-        "from kb import sim\n"
+        "from kb.probe import sim\n"
         "sim.load()\n"
         "a = torch.randn(2, 3)\n"
         "p = a.to('sim').requires_grad_()\n"

@@ -1,4 +1,4 @@
-"""The static probe against two backends whose truth we know: kb.sim (every verdict must
+"""The static probe against two backends whose truth we know: kb.probe.sim (every verdict must
 equal what the simulator registered) and meta (native exactly where PyTorch says the
 Meta key has a kernel). Each probe runs once, in its own child process, as in real use."""
 
@@ -10,10 +10,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from kb import opnames, sim  # noqa: E402
-from kb.probe import backends, dispatch  # noqa: E402
+from kb import opnames  # noqa: E402
+from kb.probe import (  # noqa: E402
+    backends,
+    dispatch,
+    sim,  # noqa: E402
+)
 from kb.probe.static import build_probe, run_static_probe  # noqa: E402
-from kb.records import OpStatus, ProbeRun, dumps, read_jsonl  # noqa: E402
+from kb.store.records import OpStatus, ProbeRun, dumps, read_jsonl  # noqa: E402
 
 COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
@@ -71,7 +75,7 @@ def test_sim_run_header(sim_probe):
 
 def test_sim_native_detail_points_at_the_simulator(sim_probe):
     add = next(s for s in sim_probe.statuses if s.op == "aten::add.Tensor")
-    assert add.detail["entry"] == "kernel" and add.detail["registered_at"].startswith("kb/sim.py:")
+    assert add.detail["entry"] == "kernel" and add.detail["registered_at"].startswith("kb/probe/sim.py:")
     refused = next(s for s in sim_probe.statuses if s.op == "aten::nonzero" and s.mode == "eager")
     assert refused.detail == {"dispatch_key": "PrivateUse1", "entry": "backend fallback",
                               "registered_at": refused.detail["registered_at"], "fallback_action": "raise"}
@@ -116,13 +120,13 @@ def test_same_install_same_run_id_and_observations():
 
 
 def test_reprobing_adds_nothing_to_the_kb(isolated_kb, small_data):
-    ingest = pytest.importorskip("kb.ingest")
+    ingest = pytest.importorskip("kb.store.ingest")
     raw = {"backend": "sim", "backend_version": "0.1.0", "torch_version": "2.13.0", "torch_build": "2.13.0+cpu",
            "python_version": "3.11.7", "host": "h", "dispatch_key": "PrivateUse1", "privateuse1_name": "sim",
            "policy": {"eager": "per-op", "compile": "raise"},
-           "entries": [["aten::add.Tensor", "kernel", "kb/sim.py:1", None],
-                       ["aten::nonzero", "backend fallback", "kb/sim.py:2", "raise"],
-                       ["aten::relu", "backend fallback", "kb/sim.py:2", "cpu"]]}
+           "entries": [["aten::add.Tensor", "kernel", "kb/probe/sim.py:1", None],
+                       ["aten::nonzero", "backend fallback", "kb/probe/sim.py:2", "raise"],
+                       ["aten::relu", "backend fallback", "kb/probe/sim.py:2", "cpu"]]}
     spec = backends.get_backend("sim")
     first = build_probe(spec, raw, started_at="2026-01-01T00:00:00+00:00")
     report = ingest.ingest_records(str(isolated_kb), first.records(), source_name="static_probe")

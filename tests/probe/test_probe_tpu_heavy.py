@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kb.probe.static import run_static_probe
-from kb.records import read_jsonl
+from kb.store.records import read_jsonl
 
 pytestmark = pytest.mark.heavy
 REPO = Path(__file__).resolve().parents[2]

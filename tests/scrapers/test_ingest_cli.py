@@ -1,12 +1,12 @@
 """`kb ingest` at the parse level: argument checks, --from-file folders and files,
---dry-run, --out (sorted JSONL), --list, and storage through kb.ingest when present."""
+--dry-run, --out (sorted JSONL), --list, and storage through kb.store.ingest when present."""
 
 import json
 
 import pytest
 
 from cli.entry import main
-from kb.records import read_jsonl
+from kb.store.records import read_jsonl
 
 FOLDER_SOURCES = {"neuron-xla-op-list", "neuron-inf1-op-history", "neuron-release-notes", "neuron-sdk-manifest",
                   "neuron-eos-announcements"}
@@ -75,7 +75,7 @@ def test_missing_report_file(capsys, tmp_path):
 
 
 def test_ingest_into_kb_when_storage_exists(capsys, neuron_docs_fixture, tmp_path):
-    pytest.importorskip("kb.ingest")
+    pytest.importorskip("kb.store.ingest")
     db = str(tmp_path / "kb.sqlite")
     args = ("ingest", "--source", "neuron-xla-op-list", "--from-file", str(neuron_docs_fixture), "--db", db, "--json")
     code, out, err = run(capsys, *args)
@@ -95,7 +95,7 @@ def test_offline_without_cache_fails_clearly(capsys, tmp_path, monkeypatch):
 
 def test_refetch_of_unchanged_pages_is_a_no_op(capsys, tmp_path, monkeypatch, server, neuron_docs_fixture):
     """Online path end to end: the second run revalidates (304) and ingest reports no change."""
-    pytest.importorskip("kb.ingest")
+    pytest.importorskip("kb.store.ingest")
     import dataclasses
 
     from scrapers import registry
@@ -121,7 +121,7 @@ def test_refetch_of_unchanged_pages_is_a_no_op(capsys, tmp_path, monkeypatch, se
 
 
 def test_dry_run_reads_report_files_without_storing(capsys, tmp_path):
-    from kb.records import OpStatus, Provenance, write_jsonl
+    from kb.store.records import OpStatus, Provenance, write_jsonl
 
     report = tmp_path / "report.jsonl"
     prov = Provenance(source_kind="static_probe", source_name="static_probe", probe_run_id="run-1")

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from kb.records import Limitation, Release, SupportWindow
+from kb.store.records import Limitation, Release, SupportWindow
 from scrapers import neuron_announcements, neuron_manifest, neuron_release_notes
 from scrapers.base import Document, ScrapeError
 from scrapers.registry import fetch_documents, local_documents

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from kb.records import OpStatus, Provenance
+from kb.store.records import OpStatus, Provenance
 from scrapers import torchneuron_table
 from scrapers.base import Document, ScrapeError
 from scrapers.registry import fetch_documents

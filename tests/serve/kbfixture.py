@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from kb import records as rec
-from kb.ingest import ingest_records
+from kb.store import records as rec
+from kb.store.ingest import ingest_records
 from tests.conftest import REPO, op_status, probe_run, prov
 
 NEURON = "2.14.3.0"

@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import sqlite3
 
-from kb import serve
+from kb.serve import launch as serve
 from tests.serve import kbfixture
 
 # The tables `kb check --save` should write (asked of the lead as a migration step); used

@@ -1,11 +1,11 @@
-"""The shipped Datasette metadata describes exactly the tables and columns of kb.schema."""
+"""The shipped Datasette metadata describes exactly the tables and columns of kb.store.schema."""
 
 from __future__ import annotations
 
 from sqlmodel import SQLModel
 
-import kb.schema  # noqa: F401  (registers the tables)
-from kb import serve
+import kb.store.schema  # noqa: F401  (registers the tables)
+from kb.serve import launch as serve
 
 
 def test_every_schema_table_and_column_described():
@@ -15,7 +15,7 @@ def test_every_schema_table_and_column_described():
         described = tables[name].get("columns", {})
         columns = {c.name for c in table.columns}
         assert columns <= set(described), f"{name}: undescribed columns {sorted(columns - set(described))}"
-        assert set(described) <= columns, f"{name}: described columns not in kb.schema {sorted(set(described) - columns)}"
+        assert set(described) <= columns, f"{name}: described columns not in kb.store.schema {sorted(set(described) - columns)}"
 
 
 def test_only_proposed_tables_are_extra():

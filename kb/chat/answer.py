@@ -1,0 +1,383 @@
+"""Answers to chat questions: `answer("is nonzero native on neuron 2.33?") -> Answer`.
+
+One core for every chat front end (`kb ask`, the MCP server, the chat bot). The reading
+of the question is deterministic (kb.chat.intents); every fact in an answer comes from the
+KB with its source, and where the KB has no evidence the answer says "unknown" rather
+than guessing. Op names are matched forgivingly: ATen spellings, a torch function name
+(through the shipped map data/functions/torch-*.json, traced from torch once), or a
+typo close to a catalog name (difflib), and the answer says which match it made.
+
+Layout: kb.chat.intents reads the question; kb.chat.oplookup finds ops and versions; this module
+answers op, compare, status-list, limitation and help questions; kb.chat.answer_eol answers
+end-of-support questions (through kb.eol.windows) and kb.chat.answer_model model-file questions
+(through kb.check.resolve).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sqlite3
+from typing import Any
+
+from kb import opnames
+from kb.chat import intents
+from kb.chat.answer_eol import eol_answer
+from kb.chat.answer_model import model_answer, model_checked_answer
+from kb.chat.intents import Question, TargetMention
+from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
+    OpMatch,
+    VersionPick,
+    find_ops,
+    function_map,
+    pick_versions,
+    same_line,
+)
+from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.errors import KBError
+from kb.store import queries
+from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
+
+MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
+WORKS = ("native", "decomposed", "fallback")
+
+
+def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | None = None,
+           allow_files: bool = False) -> Answer:
+    """Answer one chat question from the KB (opened with kb.store.db.open_kb unless given).
+
+    `allow_files`: a model path in the question may be read and checked (kb.check.resolve). Only
+    for a local user (`kb ask`); a chat platform's messages must never make the server
+    open files."""
+    if conn is None:
+        from kb.store.db import open_kb
+
+        own = open_kb(db)
+        try:
+            return answer(question, conn=own, allow_files=allow_files)
+        finally:
+            own.close()
+    q = intents.read(question or "")
+    if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
+        handler = model_checked_answer
+    else:
+        handler = _HANDLERS.get(q.intent, _unknown)
+    try:
+        return handler(conn, q)
+    except KBError as exc:  # bad target, bad version...: a reply, not a crash
+        return Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+
+
+# ---------------------------------------------------------------- intents
+
+
+def _help(conn: sqlite3.Connection, q: Question) -> Answer:
+    targets = ", ".join(f"`{t}`" for t in queries.target_names(conn))
+    text = "\n".join([
+        "I answer from the kb knowledge base (every answer cites its sources). Ask me:",
+        "- **op status**: `is aten::_scaled_dot_product_flash_attention native on neuron 2.33?`, "
+        "`does torch.nn.functional.silu run on tpu?`",
+        "- **compare targets**: `what's the difference between neuron and tpu for nonzero?`",
+        "- **what falls back**: `what falls back to CPU on tpu?`; for a model, run "
+        "`kb check model.pt2 --target tpu`",
+        "- **end of support**: `when does PyTorch 2.9 leave support on Neuron?`",
+        "- **known limitations**: `does neuron support float64?`, `known limitations of neuron 2.33`",
+        f"Targets: {targets}. Versions: `neuron 2.33` is a Neuron SDK release, `tpu 0.2.0` a torch_tpu version.",
+    ])
+    return Answer(q.text, "help", text, facts=[{"targets": queries.target_names(conn)}])
+
+
+def _unknown(conn: sqlite3.Connection, q: Question) -> Answer:
+    text = ("I could not tell which op, target or product you are asking about. "
+            "Try `help`, or name an op like `aten::nonzero` and a target like `neuron` or `tpu`.")
+    return Answer(q.text, "unknown", text)
+
+
+def _verdict_line(v: dict[str, Any], src: Sources) -> str:
+    restrict = []
+    if v.get("dtypes"):
+        restrict.append("dtypes " + ", ".join(v["dtypes"]))
+    for key, value in (v.get("conditions") or {}).items():
+        restrict.append(f"{key}: {value}")
+    extra = f" ({'; '.join(restrict)})" if restrict else ""
+    dis = " — sources disagree: " + ", ".join(f"{k} says {s}" for k, s in (v.get("sources") or {}).items()) \
+        if v.get("disagreement") else ""
+    note = f" — {v['note']}" if v.get("note") else ""
+    return (f"{SYMBOLS.get(v['status'], '?')} **{v['status']}** on {v['target']} {v['product']} "
+            f"{v['backend_version']} ({v['mode']}){extra}{note}{dis} {src.cite(v)}")
+
+
+DEVICE_TARGETS = ("neuron", "neuron-xla", "tpu")  # what "everywhere" means when no target is named
+
+
+def _mentions_for(q: Question, rows: list[dict[str, Any]]) -> tuple[list[TargetMention], list[str]]:
+    """Targets to answer for: those named; else those with a verdict for the op, and the
+    device targets without one (listed once as unknown)."""
+    if q.targets:
+        return q.targets, []
+    with_rows = list(dict.fromkeys(r["target"] for r in rows))
+    return [TargetMention(t) for t in with_rows], [t for t in DEVICE_TARGETS if t not in with_rows]
+
+
+def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    matches, missing, suggestions = find_ops(conn, q)
+    if not matches:
+        limitation = _limitation_hits(conn, q)
+        if limitation:
+            return _limitation_answer(conn, q, limitation)
+        return _unknown_op(conn, q, missing, suggestions)
+    src = Sources()
+    lines: list[str] = []
+    facts: list[dict[str, Any]] = []
+    mode = "compile" if "compile" in q.text.lower() else "eager"
+    verdict_for_yes_no: list[str] = []
+    for match in matches:
+        if match.note:
+            lines.append(f"_{match.note}._")
+        ops = _focus(conn, match.ops)
+        for op in ops:
+            lines.append(f"**`{op}`**")
+            rows = queries.op_verdicts(conn, [op], mode=mode)
+            mentions, silent = _mentions_for(q, rows)
+            for mention in mentions:
+                pick = pick_versions(conn, mention)
+                mine = [r for r in rows if r["target"] == mention.target]
+                chosen = [r for r in mine if r["backend_version"] in pick.versions] if pick.versions else []
+                if mention.version is None and mine and not chosen:  # newest version with a verdict for this op
+                    newest = max((r["backend_version"] for r in mine), key=queries.version_key)
+                    chosen = [r for r in mine if r["backend_version"] == newest]
+                if chosen:
+                    for v in chosen:
+                        lines.append("- " + _verdict_line(v, src))
+                        facts.append(_fact(v))
+                        verdict_for_yes_no.append(v["status"])
+                    continue
+                facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
+                              "status": UNKNOWN})
+                verdict_for_yes_no.append(UNKNOWN)
+                lines.append("- " + _no_verdict_line(mention, pick, mine, src, facts))
+            if silent:
+                lines.append(f"- ? **unknown** on {', '.join(silent)}: the KB has no evidence for this op there")
+                facts += [{"op": op, "target": t, "mode": mode, "status": UNKNOWN} for t in silent]
+            catalog = queries.op_catalog_entry(conn, op)
+            if catalog and catalog.get("composite_implicit"):
+                lines.append(f"- PyTorch decomposes `{op}` on every backend (CompositeImplicitAutograd in torch "
+                             f"{catalog['torch_version']}'s op catalog): it runs wherever the ops it decomposes into run.")
+                facts.append({"op": op, "catalog": "composite_implicit", "torch_version": catalog["torch_version"]})
+        hidden = len(match.ops) - len(ops)
+        if hidden > 0:
+            lines.append(f"_…and {hidden} more overloads of `{opnames.base_name(match.ops[0])}`: "
+                         f"ask for one by name, e.g. `{match.ops[-1]}`._")
+    if missing:
+        lines.append(_missing_line(missing, suggestions))
+    head = _yes_no(q, verdict_for_yes_no)
+    text = "\n".join(([head, ""] if head else []) + lines) + src.markdown()
+    return Answer(q.text, "op", text, facts, src.items)
+
+
+def _focus(conn: sqlite3.Connection, ops: list[str]) -> list[str]:
+    """The overloads worth showing first: the default one, then those with verdicts."""
+    if len(ops) <= MAX_OPS_PER_ANSWER:
+        return ops
+    with_data = {r["op"] for r in queries.op_verdicts(conn, ops)}
+    ranked = sorted(ops, key=lambda o: (0 if "." not in o[6:] else 1, 0 if o in with_data else 1, o))
+    return ranked[:MAX_OPS_PER_ANSWER]
+
+
+def _no_verdict_line(mention: TargetMention, pick: VersionPick, mine: list[dict[str, Any]], src: Sources,
+                     facts: list[dict[str, Any]]) -> str:
+    if pick.asked and not pick.versions:
+        known = ", ".join(pick.with_data) or "none"
+        return (f"? **unknown** on {mention.target} {pick.label}: the KB has no release {pick.asked} for "
+                f"{mention.target} (versions with data: {known})")
+    if mine:
+        others = sorted({r["backend_version"] for r in mine}, key=queries.version_key)
+        newest = [r for r in mine if r["backend_version"] == others[-1]]
+        for r in newest:
+            facts.append({**_fact(r), "note": "other version"})
+        shown = "; ".join(f"{r['status']} at {r['backend_version']} ({r['mode']}) {src.cite(r)}" for r in newest)
+        return (f"? **unknown** on {mention.target} {pick.label}: no evidence for that version. "
+                f"Other versions: {shown}")
+    return f"? **unknown** on {mention.target} {pick.label}: the KB has no evidence for this op there"
+
+
+def _fact(v: dict[str, Any]) -> dict[str, Any]:
+    keys = ("op", "target", "product", "backend_version", "mode", "status", "dtypes", "conditions", "note",
+            "source_kind", "source_name", "source_url", "probe_run_id", "disagreement")
+    return {k: v.get(k) for k in keys}
+
+
+def _yes_no(q: Question, statuses: list[str]) -> str | None:
+    """A direct first line when the question asks about one status ("is X native on Y?")."""
+    asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
+    if not asked or not statuses or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ")):
+        return None
+    want = asked[0]
+    if all(s == UNKNOWN for s in statuses):
+        return "**Unknown** — the KB has no evidence for that (details below)."
+    known = [s for s in statuses if s != UNKNOWN]
+    hit = (lambda s: s in WORKS) if want == "supported" else (lambda s: s == want)
+    if all(hit(s) for s in known):
+        return "**Yes**" + (" (where the KB has evidence)." if UNKNOWN in statuses else ".")
+    if not any(hit(s) for s in known):
+        worst = max(known, key=lambda s: SEVERITY[s])
+        return f"**No** — the KB says {worst}."
+    return "**It depends** — on the version, mode or overload (details below)."
+
+
+def _missing_line(missing: list[str], suggestions: list[str]) -> str:
+    hint = f" Did you mean {', '.join(f'`{s}`' for s in suggestions[:5])}?" if suggestions else ""
+    names = ", ".join(f"`{m}`" for m in missing)
+    return f"I don't know an operator {names} (not in the op catalog or any evidence).{hint}"
+
+
+def _unknown_op(conn: sqlite3.Connection, q: Question, missing: list[str], suggestions: list[str]) -> Answer:
+    if not missing and not q.op_words and not q.function_words:  # plain words, none of them an op
+        return _unknown(conn, q)
+    text = _missing_line(missing, suggestions) if missing else ""
+    text = (text + " " if text else "") + "Status is **unknown**: the KB has no evidence for it. Ask `help` for examples."
+    return Answer(q.text, "op", text, facts=[{"op": m, "status": UNKNOWN, "suggestions": suggestions} for m in missing])
+
+
+def _compare(conn: sqlite3.Connection, q: Question) -> Answer:
+    matches, missing, suggestions = find_ops(conn, q)
+    mentions = q.targets
+    if matches:  # the op answer already lists every target the question names
+        result = _op_answer(conn, q)
+        differ = _differs(result.facts)
+        head = ("**They differ.**" if differ else "**Same status on all of them.**") if differ is not None else None
+        text = (head + "\n\n" if head else "") + result.text
+        return Answer(q.text, "compare", text, result.facts, result.sources)
+    versions = {}
+    for mention in mentions:
+        pick = pick_versions(conn, mention)
+        with_data = [v for v in pick.versions if v in pick.with_data]
+        if mention.version and not with_data:  # never swap in another version silently
+            return Answer(q.text, "compare", f"**Unknown** — no verdicts for {mention.target} {pick.label}; versions "
+                          f"with data: {', '.join(pick.with_data) or 'none'}.", [{"target": mention.target, "status": UNKNOWN}])
+        if with_data:
+            versions[mention.target] = with_data[-1]
+    targets = q.target_names()
+    matrix = queries.compare(conn, targets, only_differences=True, versions=versions)
+    rows = matrix["rows"]
+    versions_text = ", ".join(f"{t} {v or '(no data)'}" for t, v in matrix["versions"].items())
+    lines = [f"{len(rows)} ops have a different status between {' and '.join(targets)} "
+             f"({versions_text}, eager; a missing verdict counts as unknown)."]
+    for row in rows[:MAX_LIST]:
+        lines.append(f"- `{row['op']}`: " + ", ".join(f"{t} {row[t]}" for t in targets))
+    if len(rows) > MAX_LIST:
+        lines.append(f"_…{len(rows) - MAX_LIST} more: `kb compare {' '.join(targets)} --diff`._")
+    src = Sources()
+    for target in targets:
+        for r in conn.execute("SELECT DISTINCT s.source_kind, s.source_name, s.source_url, s.probe_run_id, s.retrieved_at "
+                              "FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ? AND r.version = ?",
+                              (target, matrix["versions"].get(target))):
+            src.cite(dict(r))
+    if missing:
+        lines.append(_missing_line(missing, suggestions))
+    facts = [{"op": r["op"], **{t: r[t] for t in targets}} for r in rows]
+    return Answer(q.text, "compare", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+def _differs(facts: list[dict[str, Any]]) -> bool | None:
+    by_op: dict[str, set[str]] = {}
+    for f in facts:
+        if "status" in f and f.get("note") != "other version":
+            by_op.setdefault(f["op"], set()).add(f["status"])
+    if not by_op or all(s == {UNKNOWN} for s in by_op.values()):
+        return None  # nothing known: neither "same" nor "different"
+    return any(len(s) > 1 for s in by_op.values())
+
+
+def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
+    status = next((s for s in q.statuses if s in ("fallback", "native", "unsupported", "decomposed")), "fallback")
+    src = Sources()
+    lines, facts = [], []
+    for mention in q.targets:
+        pick = pick_versions(conn, mention)
+        versions = [v for v in pick.versions if v in pick.with_data]
+        if not versions:
+            lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version "
+                         f"(versions with data: {', '.join(pick.with_data) or 'none'}).")
+            continue
+        listing = queries.list_ops(conn, mention.target, status, versions[-1])
+        ops = listing["ops"]
+        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops)} ops with status **{status}** "
+                     "in the KB (ops it has no evidence for are unknown, not counted).")
+        for row in ops[:MAX_LIST]:
+            lines.append(f"- `{row['op']}` {src.cite(row)}")
+            facts.append(_fact(row))
+        if len(ops) > MAX_LIST:
+            lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target} --status {status}`._")
+    lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
+    return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+# ---------------------------------------------------------------- limitations
+
+
+def limitation_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT l.target, r.product, r.version, l.feature, l.status, l.note, l.source_kind, l.source_name, "
+        "l.source_url, l.retrieved_at FROM limitation l JOIN release r ON r.id = l.release_id "
+        "ORDER BY l.target, l.feature")
+    return [dict(r) for r in rows]
+
+
+def _limitation_hits(conn: sqlite3.Connection, q: Question) -> list[dict[str, Any]]:
+    """Limitations whose feature the question names (case-insensitive, typo-tolerant)."""
+    rows = limitation_rows(conn)
+    words = [w.lower() for w in (*q.plain_words, *q.function_words, *q.op_words)]
+    text = q.text.lower()
+    hits = []
+    for row in rows:
+        feature = row["feature"].lower()
+        parts = [p for p in feature.replace("(", " ").replace(")", " ").split() if len(p) > 2]
+        if feature in text or any(p in words or difflib.get_close_matches(p, words, n=1, cutoff=0.85) for p in parts) \
+                or any(len(w) >= 3 and w in feature for w in words):  # fp8 → MXFP8
+            hits.append(row)
+    targets = q.target_names()
+    return [r for r in hits if not targets or r["target"] in targets]
+
+
+def _limitation_matches_version(row: dict[str, Any], q: Question) -> bool:
+    versions = [m.version for m in q.targets if m.version]
+    return not versions or any(same_line(v, row["version"]) for v in versions)
+
+
+def _limitation(conn: sqlite3.Connection, q: Question) -> Answer:
+    hits = _limitation_hits(conn, q)
+    if not hits:
+        targets = q.target_names()
+        hits = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
+    return _limitation_answer(conn, q, hits)
+
+
+def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]]) -> Answer:
+    wanted = [r for r in rows if _limitation_matches_version(r, q)]
+    src = Sources()
+    if not wanted:
+        seen = sorted({f"{r['product']} {r['version']}" for r in rows})
+        text = ("**Unknown** — the KB has no limitation recorded for that version"
+                + (f" (it has limitations stated for {', '.join(seen)})." if seen else "."))
+        return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
+    lines = [f"Known limitations ({len(wanted)}):"]
+    for r in wanted[:MAX_LIST]:
+        note = f" — {r['note']}" if r.get("note") else ""
+        lines.append(f"- **{r['feature']}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
+    if len(wanted) > MAX_LIST:
+        lines.append(f"_…{len(wanted) - MAX_LIST} more._")
+    facts = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")} for r in wanted]
+    return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+_HANDLERS = {
+    "help": _help,
+    "unknown": _unknown,
+    "op": _op_answer,
+    "compare": _compare,
+    "ops_by_status": _ops_by_status,
+    "model": model_answer,
+    "limitation": _limitation,
+    "eol": eol_answer,
+}

@@ -1,0 +1,272 @@
+"""`kb bot`: answer chat questions posted by Slack (slash commands and the Events API).
+
+Built on Slack's own SDK (slack-bolt, slack-sdk) rather than hand-written protocol code:
+Bolt verifies every request's signature with the signing secret and rejects timestamps
+more than five minutes old (HTTP 401), answers the Events API URL check, and posts
+replies through slack-sdk's WebClient (whose base URL is configurable, so tests point it
+at a local fake). Around it, kb adds what a public endpoint needs: a request-body size
+cap checked before anything is parsed (HTTP 413), a question-length cap, a per-user rate
+limit, and Slack retry de-duplication. Served by uvicorn on 127.0.0.1 unless told
+otherwise. Chat text is untrusted input: it is only ever parsed by kb.chat.intents.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from kb.errors import KBError
+
+logger = logging.getLogger("kb.chat.bot")
+
+DEFAULT_COMMAND = "/kb"
+MAX_BODY_BYTES = 16 * 1024  # a slash command or event is a few KiB; anything larger is refused
+MAX_QUESTION_CHARS = 500
+SECTION_CHARS = 2900  # Slack caps a section's text at 3000 characters
+MAX_BLOCKS = 40
+
+
+class BotConfigError(KBError):
+    """The bot cannot start as configured (no signing secret...)."""
+
+
+@dataclass
+class BotSettings:
+    signing_secret: str
+    bot_token: str | None = None
+    bot_user_id: str | None = None
+    api_base_url: str | None = None  # Slack Web API base, e.g. https://slack.com/api/ (tests: a local fake)
+    db: str | None = None
+    command: str = DEFAULT_COMMAND
+    rate_limit: int = 10  # questions per user per window
+    rate_window_s: float = 60.0
+    max_question_chars: int = MAX_QUESTION_CHARS
+    max_body_bytes: int = MAX_BODY_BYTES
+
+
+class RateLimiter:
+    """At most `limit` events per key in any `window_s` seconds (sliding window, thread-safe)."""
+
+    def __init__(self, limit: int, window_s: float, clock=time.monotonic):
+        self.limit = limit
+        self.window_s = window_s
+        self.clock = clock
+        self._seen: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        now = self.clock()
+        with self._lock:
+            stamps = self._seen.setdefault(key, deque())
+            while stamps and now - stamps[0] >= self.window_s:
+                stamps.popleft()
+            if len(stamps) >= self.limit:
+                return False
+            stamps.append(now)
+            return True
+
+
+# ---------------------------------------------------------------- Slack formatting
+
+_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def to_mrkdwn(markdown: str) -> str:
+    """kb's markdown → Slack mrkdwn: **bold** → *bold*, [t](u) → <u|t>; the rest carries over."""
+    text = _LINK.sub(lambda m: f"<{m.group(2)}|{m.group(1)}>", markdown)
+    return _BOLD.sub(lambda m: f"*{m.group(1)}*", text)
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    """Split at line ends into pieces of at most `size` characters (long lines are cut)."""
+    pieces: list[str] = []
+    for line in text.split("\n"):
+        pieces += [line[i:i + size] for i in range(0, len(line), size)] or [""]
+    out, current = [], ""
+    for piece in pieces:
+        if current and len(current) + 1 + len(piece) > size:
+            out.append(current)
+            current = piece
+        else:
+            current = f"{current}\n{piece}" if current else piece
+    if current.strip():
+        out.append(current)
+    return out
+
+
+def answer_blocks(result: Any) -> list[dict[str, Any]]:
+    """An Answer as Block Kit blocks: sections of mrkdwn, sources in a context block."""
+    body, _, sources = result.text.partition("\n\n**Sources**")
+    blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}}
+                                    for chunk in _chunks(to_mrkdwn(body), SECTION_CHARS)]
+    if result.sources:
+        elements = []
+        for number, src in enumerate(result.sources[:10], 1):
+            where = f"<{src['url']}|{src['name']}>" if src.get("url") else f"probe run `{src.get('probe_run_id')}`"
+            elements.append({"type": "mrkdwn", "text": f"[{number}] {src['kind']} · {where}"[:2000]})
+        blocks.append({"type": "context", "elements": elements})
+    return blocks[:MAX_BLOCKS]
+
+
+def plain_text(result: Any) -> str:
+    """The notification / fallback text Slack shows where blocks are not rendered."""
+    first = result.text.strip().split("\n", 1)[0]
+    return to_mrkdwn(first)[:300]
+
+
+def notice_blocks(text: str) -> list[dict[str, Any]]:
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]
+
+
+# ---------------------------------------------------------------- the Bolt app
+
+_MENTION = re.compile(r"<[@#!][^>]*>")  # <@U123>, <#C123|general>, <!here>
+_SLACK_LINK = re.compile(r"<([^<>|]+)(?:\|([^<>]+))?>")
+
+
+def slack_text(text: str) -> str:
+    """A message as the user typed it: Slack wraps mentions and auto-links (`model.pt` becomes
+    `<http://model.pt|model.pt>`: .pt is a country domain) and escapes &, < and >."""
+    text = _MENTION.sub(" ", text or "")
+    text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+    return html.unescape(text).strip()
+
+
+def _reply(settings: BotSettings, limiter: RateLimiter, user: str, question: str) -> tuple[str, list[dict[str, Any]]]:
+    """(fallback text, blocks) for one question from one user, after the caps."""
+    from kb.chat.answer import answer
+
+    question = slack_text(question)
+    if not limiter.allow(user or "anonymous"):
+        text = f"You're asking faster than {settings.rate_limit} questions a minute; try again shortly."
+        return text, notice_blocks(text)
+    if len(question) > settings.max_question_chars:
+        text = f"That question is {len(question)} characters long; the limit is {settings.max_question_chars}."
+        return text, notice_blocks(text)
+    try:
+        result = answer(question, db=settings.db)
+    except Exception:  # the KB file is busy or broken: say so in chat, keep the details in the log
+        logger.exception("answering %r failed", question[:80])
+        text = "Sorry, the knowledge base could not answer just now; the error is in the bot's log."
+        return text, notice_blocks(text)
+    return plain_text(result), answer_blocks(result)
+
+
+def build_bolt_app(settings: BotSettings):
+    """The slack-bolt App: `/kb <question>` slash command, app mentions, direct messages."""
+    try:
+        from slack_bolt import App, BoltResponse
+        from slack_bolt.authorization import AuthorizeResult
+        from slack_sdk import WebClient
+    except ImportError:
+        raise BotConfigError("kb bot needs Slack's SDK: pip install 'kb[chat]' (slack-bolt, slack-sdk)") from None
+
+    if not settings.signing_secret:
+        raise BotConfigError("the bot needs a signing secret (KB_SLACK_SIGNING_SECRET or --signing-secret)")
+    limiter = RateLimiter(settings.rate_limit, settings.rate_window_s)
+    client = WebClient(token=settings.bot_token, base_url=settings.api_base_url or WebClient.BASE_URL)
+
+    def authorize(enterprise_id, team_id, logger):
+        # one workspace, one bot token: no OAuth install flow, no auth.test call at start-up
+        return AuthorizeResult(enterprise_id=enterprise_id, team_id=team_id, bot_token=settings.bot_token,
+                               bot_user_id=settings.bot_user_id)
+
+    app = App(signing_secret=settings.signing_secret, client=client, authorize=authorize,
+              token_verification_enabled=False, request_verification_enabled=True)
+
+    @app.middleware
+    def skip_slack_retries(req, resp, next):
+        """Slack re-sends an event it thinks was not acknowledged; the first delivery already answered."""
+        if req.headers.get("x-slack-retry-num"):
+            return BoltResponse(status=200, body="")
+        return next()
+
+    @app.command(settings.command)
+    def on_command(ack, command):
+        text, blocks = _reply(settings, limiter, command.get("user_id", ""), command.get("text", ""))
+        ack(response_type="ephemeral", text=text, blocks=blocks)
+
+    @app.event("app_mention")
+    def on_mention(event, say):
+        if event.get("bot_id"):
+            return
+        text, blocks = _reply(settings, limiter, event.get("user", ""), event.get("text", ""))
+        say(text=text, blocks=blocks, thread_ts=event.get("thread_ts") or event.get("ts"))
+
+    @app.event("message")
+    def on_message(event, say):
+        if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
+            return  # only plain direct messages from people
+        text, blocks = _reply(settings, limiter, event.get("user", ""), event.get("text", ""))
+        say(text=text, blocks=blocks)
+
+    return app
+
+
+def build_asgi_app(settings: BotSettings):
+    """Starlette app: POST /slack/events (commands and events), GET /healthz."""
+    from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    bolt = build_bolt_app(settings)
+
+    async def events(request: Request):
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > settings.max_body_bytes:
+            return PlainTextResponse("request too large", status_code=413)
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > settings.max_body_bytes:
+                return PlainTextResponse("request too large", status_code=413)
+        try:
+            bolt_request = to_bolt_request(request, body)
+        except UnicodeDecodeError:
+            return PlainTextResponse("bad request", status_code=400)
+        # Bolt's dispatch is synchronous (it may call Slack): keep it off the event loop
+        response = await run_in_threadpool(bolt.dispatch, bolt_request)
+        return to_starlette_response(response)
+
+    async def health(_request: Request):
+        return PlainTextResponse("ok")
+
+    return Starlette(routes=[Route("/slack/events", events, methods=["POST"]),
+                             Route("/healthz", health, methods=["GET"])])
+
+
+def manifest(request_url: str, command: str = DEFAULT_COMMAND, name: str = "kb") -> dict[str, Any]:
+    """A Slack app manifest for this endpoint: the slash command, the events it answers and
+    the bot scopes those need (paste it at api.slack.com/apps → Create New App → From a manifest)."""
+    return {
+        "display_information": {"name": name, "description": "PyTorch op support on Trainium and TPU, with sources"},
+        "features": {
+            "bot_user": {"display_name": name, "always_online": False},
+            "slash_commands": [{"command": command, "url": request_url, "usage_hint": "is nonzero native on neuron 2.33?",
+                                "description": "Ask the kb compatibility knowledge base", "should_escape": False}],
+        },
+        "oauth_config": {"scopes": {"bot": ["commands", "chat:write", "app_mentions:read", "im:history"]}},
+        "settings": {
+            "event_subscriptions": {"request_url": request_url, "bot_events": ["app_mention", "message.im"]},
+            "org_deploy_enabled": False, "socket_mode_enabled": False, "token_rotation_enabled": False,
+        },
+    }
+
+
+def make_server(settings: BotSettings, host: str = "127.0.0.1", port: int = 3000):
+    """A uvicorn Server for the bot (call .run(), or .run(sockets=[...]) with a bound socket)."""
+    import uvicorn
+
+    config = uvicorn.Config(build_asgi_app(settings), host=host, port=port, log_level="warning",
+                            access_log=False, lifespan="off")
+    return uvicorn.Server(config)

@@ -1,0 +1,203 @@
+"""Reading a chat question: which intent, which ops, targets, versions, products.
+
+Deterministic on purpose (no language model): the same question always gets the same
+reading, a test can pin it, and a wrong reading is a bug someone can fix here. The
+reader only extracts; `kb.chat.answer` looks things up and words the reply.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Words that name a target, mapped to kb target names. Hardware and package names count.
+TARGET_ALIASES = {
+    "neuron": "neuron", "trainium": "neuron", "trn": "neuron", "trn1": "neuron", "trn2": "neuron",
+    "trn3": "neuron", "neuron-sdk": "neuron", "neuron_sdk": "neuron", "torchneuron": "neuron", "torch-neuronx": "neuron", "torch_neuronx": "neuron",
+    "neuron-xla": "neuron-xla", "neuronx-xla": "neuron-xla", "torch-xla": "neuron-xla", "xla": "neuron-xla",
+    "inferentia": "neuron-xla", "inf1": "neuron-xla", "inf2": "neuron-xla",
+    "tpu": "tpu", "tpus": "tpu", "torch_tpu": "tpu", "torch-tpu": "tpu", "torchtpu": "tpu",
+    "cpu": "cpu", "cuda": "cuda", "gpu": "cuda", "meta": "meta", "sim": "sim",
+}
+
+STATUS_WORDS = {
+    "native": "native", "natively": "native", "kernel": "native",
+    "decomposed": "decomposed", "decompose": "decomposed", "decomposes": "decomposed",
+    "fallback": "fallback", "fall": "fallback", "falls": "fallback", "fallbacks": "fallback",
+    "unsupported": "unsupported", "supported": "supported", "support": "supported", "work": "supported",
+    "works": "supported", "run": "supported", "runs": "supported",
+}
+
+# Question words that must never be read as op names, even when an op has that name
+# (`where`, `all`, `any`, `view`...: write `aten::where` or `torch.where` for those).
+STOPWORDS = frozenset("""
+a about after all also an and any anything are as ask at available back be been before between by
+can cases check compare comparison could current day device diff difference differences do does doing
+done during each else end ending ends eol every expected fact facts falls fall fallback for from get
+give go goes going has have help here how i if in info into is it its know known kb latest leave
+leaves life limitation limitations list long me model models my native natively need new newest no
+not now of off on one op ops operator operators or other our out please question questions release
+released releases run runs say see show sdk should so some status still support supported supports
+sure tell than that the their them then there these they this those through to today under unsupported
+until up us use used uses using version versions vs want was we what when where which while who why
+will with work works would yes you your versus against between copy cpu host decomposed
+decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
+""".split())
+
+HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
+EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life",
+                "leave support", "leaves support", "out of support", "supported until", "support until",
+                "deprecat", "sunset", "until when", "how long", "drop support", "dropped", "support end",
+                "support window", "maintenance", "retire")
+COMPARE_PATTERNS = ("difference", "differ", "compare", "comparison", " vs ", " vs. ", " versus ", "both")
+MODEL_PATTERNS = ("this model", "my model", "a model", "the model", "for model", "model file", "checkpoint")
+LIMITATION_PATTERNS = ("limitation", "known issue", "caveat", "restriction", "not supported features", "gotcha")
+
+_TOKEN = re.compile(
+    r"(?P<path>(?:\.{0,2}/)?[\w\-.]+(?:/[\w\-.]+)*\.(?:pt2|pt|pth|ts|py|bin|safetensors|ckpt)(?::\w+)?)(?![\w/])"
+    r"|(?P<version>v?\d+(?:\.\d+)+(?:[a-z]+\d*)?(?:\+[\w.]+)?|\b\d+\b)"
+    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.|-)[A-Za-z0-9_]+)*(?:\(\))?)"
+)
+
+PRODUCT_WORDS = {
+    "pytorch": "pytorch", "torch": "pytorch", "python": "python", "ubuntu": "ubuntu", "al2": "amazon-linux",
+    "al2023": "amazon-linux", "amazon": "amazon-linux", "sdk": "neuron-sdk", "nxd": "nxd", "nxdi": "nxd",
+    "xla": "xla", "torch-neuronx": "torch-neuronx", "torch_tpu": "torch_tpu", "libtpu": "libtpu",
+    "inf1": "inf1", "inf2": "inf2", "trn1": "trn1", "trn2": "trn2", "trn3": "trn3", "neuron": "neuron",
+    "tpu": "tpu", "jax": "jax", "transformers": "transformers",
+}
+
+
+@dataclass
+class TargetMention:
+    target: str
+    version: str | None = None  # as typed ("2.33", "0.2.0")
+    word: str = ""  # the word used ("trainium", "neuron")
+    sdk: bool = False  # the version was called an SDK version ("Neuron SDK 2.33")
+
+
+@dataclass
+class Question:
+    """What the reader understood; `kb.chat.answer` turns it into an Answer."""
+
+    text: str
+    intent: str = "unknown"
+    targets: list[TargetMention] = field(default_factory=list)
+    op_words: list[str] = field(default_factory=list)  # explicit op spellings: aten::x, torch.ops.aten.x, `x`
+    function_words: list[str] = field(default_factory=list)  # torch.x, F.x, Tensor.x, x.y()
+    plain_words: list[str] = field(default_factory=list)  # other words that may be op names
+    versions: list[str] = field(default_factory=list)  # every version-looking token, in order
+    products: list[tuple[str, str | None]] = field(default_factory=list)  # (product word, version) for eol
+    statuses: list[str] = field(default_factory=list)  # status words asked about
+    model_path: str | None = None
+
+    def target_names(self) -> list[str]:
+        out: list[str] = []
+        for mention in self.targets:
+            if mention.target not in out:
+                out.append(mention.target)
+        return out
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "word"
+        out.append((kind, match.group(kind)))
+    return out
+
+
+def _strip_cpu_destination(text: str) -> str:
+    """"falls back to CPU" names where fallbacks go, not a target asked about."""
+    return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
+
+
+def is_function_spelling(word: str) -> bool:
+    lower = word.lower()
+    return (lower.startswith(("torch.", "f.", "nn.functional.", "tensor.")) and not lower.startswith("torch.ops.")) \
+        or word.endswith("()")
+
+
+def is_op_spelling(word: str) -> bool:
+    return word.startswith(("aten::", "aten.", "torch.ops.aten."))
+
+
+def read(text: str) -> Question:
+    """Parse a question into a Question (intent + entities)."""
+    q = Question(text=text.strip())
+    lowered = " " + re.sub(r"\s+", " ", q.text.lower()) + " "
+    backticked = set(re.findall(r"`([^`]+)`", q.text))
+    tokens = _tokens(_strip_cpu_destination(q.text))
+    pending_target: TargetMention | None = None
+    pending_product: str | None = None
+    sdk_seen = False
+    for kind, value in tokens:
+        lower = value.lower().rstrip(".")
+        if kind == "path":
+            q.model_path = value
+            continue
+        if kind == "version":
+            version = value[1:] if value.startswith("v") else value
+            q.versions.append(version)
+            if pending_target is not None and pending_target.version is None:
+                pending_target.version = version
+                pending_target.sdk = pending_target.sdk or sdk_seen
+            if pending_product is not None:
+                q.products.append((pending_product, version))
+                pending_product = None
+            continue
+        if lower in ("sdk", "version", "release", "v", "nightly"):
+            sdk_seen = sdk_seen or lower == "sdk"
+            continue  # "Neuron SDK 2.33": keep waiting for the version
+        if lower in PRODUCT_WORDS and lower not in TARGET_ALIASES:
+            if pending_product is not None:
+                q.products.append((pending_product, None))
+            pending_product = PRODUCT_WORDS[lower]
+        elif lower in TARGET_ALIASES:
+            if pending_product is not None:
+                q.products.append((pending_product, None))
+            pending_product = PRODUCT_WORDS.get(lower)
+            pending_target = TargetMention(TARGET_ALIASES[lower], word=value)
+            sdk_seen = "sdk" in lower  # "neuron-sdk 2.33" names the SDK release
+            q.targets.append(pending_target)
+            continue
+        elif is_op_spelling(value) or value in backticked and not is_function_spelling(value):
+            q.op_words.append(value)
+        elif is_function_spelling(value):
+            q.function_words.append(value.removesuffix("()"))
+        elif lower in STATUS_WORDS:
+            q.statuses.append(STATUS_WORDS[lower])
+        elif lower not in STOPWORDS and len(lower) > 1 and "-" not in lower:
+            q.plain_words.append(value)
+        pending_target = None
+        sdk_seen = False
+    if pending_product is not None:
+        q.products.append((pending_product, None))
+    q.intent = _intent(q, lowered)
+    return q
+
+
+def _intent(q: Question, lowered: str) -> str:
+    has_op = bool(q.op_words or q.function_words)
+    if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
+        return "help"
+    if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
+            r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
+        return "eol"
+    platform_versions = any(v and p in ("pytorch", "python", "ubuntu", "amazon-linux") for p, v in q.products)
+    if platform_versions and not has_op and any(w in lowered for w in ("support", "eol", "end", "compatible", "work")):
+        return "eol"  # "is python 3.10 supported on neuron 2.33?": a stack question
+    if q.model_path or any(p in lowered for p in MODEL_PATTERNS):
+        return "model"
+    if any(p in lowered for p in LIMITATION_PATTERNS):
+        return "limitation"
+    if len(q.target_names()) >= 2:  # two targets named: a comparison, unless it asks for lists
+        listing = not (has_op or q.plain_words) and any(s in q.statuses for s in ("fallback", "native", "unsupported"))
+        if any(p in lowered for p in COMPARE_PATTERNS) or not listing:
+            return "compare"
+        return "ops_by_status"
+    if has_op or q.plain_words:
+        return "op"  # kb.chat.answer may still turn a non-op word into a limitation question
+    if q.targets and ("fallback" in q.statuses or "native" in q.statuses or "unsupported" in q.statuses):
+        return "ops_by_status"
+    return "unknown"

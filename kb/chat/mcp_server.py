@@ -1,0 +1,306 @@
+"""`kb mcp`: the KB as a Model Context Protocol server, so LLM chat clients can ask it.
+
+Read-only tools with schemas and descriptions an LLM can use unaided: op status, target
+comparison, end of support, search, and a free-form `ask` that runs the same answering
+core as `kb ask` and the chat bot. Built on the official `mcp` SDK (2.x: `MCPServer`,
+formerly FastMCP); stdio by default, streamable HTTP on 127.0.0.1 as an option.
+Each call opens the KB afresh (cheap; picks up a rebuilt KB without a restart).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from kb.errors import KBError
+
+INSTRUCTIONS = """\
+kb knows which PyTorch ATen operators run natively, decompose into other ops, fall back to
+the CPU, or fail on AWS Trainium (target `neuron`: TorchNeuron; `neuron-xla`: the legacy
+PyTorch/XLA path) and Google TPU (target `tpu`: TorchTPU), with the source of every fact.
+Statuses: native, decomposed, fallback (works via host copies), unsupported, unknown (no
+evidence: never read it as supported). Op names: aten::add.Tensor, aten.add.Tensor,
+add.Tensor, or a bare name for every overload (add); torch functions such as
+torch.nn.functional.silu are mapped to the ATen ops they dispatch to. Versions: for neuron,
+`version` may be a Neuron SDK release (2.33) or a torch-neuronx/TorchNeuron version
+(2.14.3.0); for tpu, a torch_tpu version (0.2.0). Cite the sources the tools return.
+"""
+
+
+def _conn(db: str | None):
+    from kb.store.db import open_kb
+
+    return open_kb(db)
+
+
+def _tool_error(exc: Exception):
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError(str(exc))
+
+
+def op_status_data(conn, op: str, target: str | None = None, version: str | None = None) -> dict[str, Any]:
+    """Verdicts for an op (any spelling, torch function or close typo) on one or all targets."""
+    from kb.chat import answer as core
+    from kb.chat import intents
+    from kb.store import queries
+
+    word = op.strip()
+    q = intents.Question(text=word)
+    if intents.is_function_spelling(word):
+        q.function_words.append(word.removesuffix("()"))
+    else:
+        q.op_words.append(word)
+    matches, missing, suggestions = core.find_ops(conn, q)
+    if not matches:
+        raise KBError(f"unknown operator {op!r}" + (f"; close names: {', '.join(suggestions[:5])}" if suggestions else ""))
+    picked = None
+    versions: list[str] | None = None
+    if target:
+        queries.check_target(conn, target)
+        if version:
+            picked = core.pick_versions(conn, intents.TargetMention(target, version))
+            versions = picked.versions
+            if not versions:
+                raise KBError(f"no release {version!r} for {target} (versions with data: "
+                              f"{', '.join(picked.with_data) or 'none'})")
+    ops = [o for m in matches for o in m.ops]
+    rows = queries.op_verdicts(conn, ops, target)
+    if versions is not None:
+        rows = [r for r in rows if r["backend_version"] in versions]
+    keep = ("target", "product", "backend_version", "mode", "status", "dtypes", "conditions", "note",
+            "source_kind", "source_name", "source_url", "probe_run_id", "retrieved_at", "disagreement", "sources")
+    result = []
+    for name in ops:
+        catalog = queries.op_catalog_entry(conn, name) or {}
+        verdicts = [{k: r.get(k) for k in keep} for r in rows if r["op"] == name]
+        result.append({
+            "op": name,
+            "schema": catalog.get("schema"),
+            "decomposes_everywhere": bool(catalog.get("composite_implicit")),
+            "verdicts": verdicts,
+            "status_if_no_verdict": "unknown",
+        })
+    return {
+        "query": op,
+        "matched_as": [{"asked": m.asked, "how": m.how, "note": m.note, "ops": m.ops} for m in matches],
+        "target": target,
+        "version": version,
+        "backend_versions": versions,
+        "ops": result,
+    }
+
+
+def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
+    """Ops, torch functions and limitations whose names or notes contain `text` (or are close to it)."""
+    import difflib
+
+    from kb.chat import answer as core
+
+    needle = text.strip().lower()
+    if not needle:
+        raise KBError("empty search text")
+    names = sorted(r[0] for r in conn.execute("SELECT name FROM op"))
+    ops = [n for n in names if needle in n.lower()]
+    if not ops:
+        bases = sorted({n[6:].split(".")[0] for n in names})
+        close = difflib.get_close_matches(needle.removeprefix("aten::"), bases, n=5, cutoff=0.6)
+        ops = [n for n in names if n[6:].split(".")[0] in close]
+    fmap, _ = core.function_map()
+    functions = [{"function": f, "ops": fmap[f]} for f in sorted(fmap) if needle in f.lower()]
+    limitations = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")}
+                   for r in core.limitation_rows(conn)
+                   if needle in r["feature"].lower() or needle in (r["note"] or "").lower()]
+    return {"query": text, "ops": ops[:limit], "ops_total": len(ops), "functions": functions[:limit],
+            "limitations": limitations[:limit]}
+
+
+def eol_data(conn, product: str | None = None, version: str | None = None, at: str | None = None) -> dict[str, Any]:
+    """End-of-support windows (kb.eol.windows), optionally one product and one cycle/version line."""
+    from kb.chat.oplookup import same_line
+    from kb.eol import products
+    from kb.eol import windows as eol
+
+    day = eol.user_day(at, "at") if at else None
+    listing = eol.listing(conn, at=day)
+    windows = listing["windows"]
+    if product:  # kb.eol.windows's product match, or the words of a title ("pytorch" finds "PyTorch 2.9 on Neuron")
+        word = product.lower()
+        windows = [w for w in windows if products.matches(product, w["product"])
+                   or word in " ".join(str(w.get(k) or "") for k in ("product", "product_label", "title")).lower()]
+    if version:
+        windows = [w for w in windows if same_line(version, str(w["cycle"])) or same_line(str(w["cycle"]), version)]
+    keep = ("product", "product_label", "cycle", "title", "release_date", "support_end", "eol_from", "eol_kind",
+            "eol_release", "eol_pending", "is_eol", "in_maintenance", "status", "days_left", "state", "note",
+            "source_kind", "source_name", "source_url", "retrieved_at")
+    return {"today": listing["today"], "at": listing["at"], "product": product, "version": version,
+            "windows": [{k: w.get(k) for k in keep} for w in windows],
+            "note": None if windows else "no support window matches: end of support is unknown for it"}
+
+
+def build_server(db: str | None = None):
+    """The MCPServer with kb's read-only tools registered."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.types import ToolAnnotations
+    except ImportError:  # not installed, or mcp 1.x (FastMCP): this server is written for mcp 2
+        raise KBError("kb mcp needs the MCP SDK 2.x: pip install 'kb[chat]' (mcp>=2.3)") from None
+
+    import kb
+
+    server = MCPServer(name="kb", version=kb.__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                       description="PyTorch operator support on Trainium (neuron) and TPU, with sources")
+    read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+    def run(fn, *args, **kwargs) -> dict[str, Any]:
+        conn = _conn(db)
+        try:
+            return fn(conn, *args, **kwargs)
+        except KBError as exc:
+            raise _tool_error(exc) from None
+        finally:
+            conn.close()
+
+    @server.tool(name="op_status", title="Operator status", annotations=read_only, structured_output=True)
+    def op_status(
+        op: Annotated[str, Field(description="ATen op (aten::nonzero, aten.add.Tensor, add) or torch function "
+                                             "(torch.nn.functional.silu, torch.Tensor.view); close typos are corrected")],
+        target: Annotated[str | None, Field(description="neuron, neuron-xla, tpu, cpu, meta, cuda or sim; omit for all")] = None,
+        version: Annotated[str | None, Field(description="With target: Neuron SDK release (2.33) or backend version "
+                                                         "(2.14.3.0, tpu 0.2.0); omit for every version")] = None,
+    ) -> dict[str, Any]:
+        """Is this PyTorch operator native, decomposed, CPU-fallback or unsupported on a target?
+        Returns every verdict the KB holds per overload, target, backend version and mode (eager/compile),
+        each with its source (document URL or probe run). An overload with no verdict is unknown."""
+        return run(op_status_data, op, target, version)
+
+    @server.tool(name="compare_targets", title="Compare targets", annotations=read_only, structured_output=True)
+    def compare_targets(
+        targets: Annotated[list[str], Field(description="Two or more targets, e.g. [\"neuron\", \"tpu\"]",
+                                            min_length=2, max_length=6)],
+        op: Annotated[str | None, Field(description="Only ops whose name contains this (e.g. nonzero)")] = None,
+        only_differences: Annotated[bool, Field(description="Only ops whose status differs between targets")] = True,
+        mode: Annotated[str, Field(description="eager or compile")] = "eager",
+        limit: Annotated[int, Field(description="Most rows to return", ge=1, le=500)] = 100,
+    ) -> dict[str, Any]:
+        """A caniuse-style matrix: op × target status, each target at its newest version with data.
+        A missing verdict is reported as unknown."""
+        from kb.store import queries
+
+        def fn(conn):
+            for t in targets:
+                queries.check_target(conn, t)
+            if mode not in ("eager", "compile"):
+                raise KBError(f"unknown mode {mode!r} (eager or compile)")
+            matrix = queries.compare(conn, targets, mode, op, only_differences)
+            total = len(matrix["rows"])
+            return {**matrix, "rows": matrix["rows"][:limit], "rows_total": total}
+
+        return run(fn)
+
+    @server.tool(name="end_of_support", title="End of support", annotations=read_only, structured_output=True)
+    def end_of_support(
+        product: Annotated[str | None, Field(description="Product, loosely matched: neuron, neuron-sdk, torch-neuronx, "
+                                                         "torch_tpu, pytorch, python, ubuntu, nxd, inf1...; omit for all")] = None,
+        version: Annotated[str | None, Field(description="Release cycle or version line, e.g. 2.9 or 3.10")] = None,
+        at: Annotated[str | None, Field(description="YYYY-MM-DD: only what is out of support (or pending) that day")] = None,
+    ) -> dict[str, Any]:
+        """When a product cycle (Neuron SDK release, torch-neuronx, TorchTPU, PyTorch, Python, OS) leaves
+        support: end of active support, end of life, whether announced, projected or 'ends with release X',
+        and whether it has already ended — with the source of each statement."""
+        return run(eol_data, product, version, at)
+
+    @server.tool(name="list_targets", title="Targets and versions", annotations=read_only, structured_output=True)
+    def list_targets() -> dict[str, Any]:
+        """The targets kb knows (neuron, neuron-xla, tpu, cpu, meta, cuda, sim), the backend versions of each
+        that have verdicts, and verdict counts by status at the newest version. Call this first to learn
+        which versions questions can be answered for."""
+        from kb.store import queries
+
+        def fn(conn):
+            rows = queries.targets_overview(conn)
+            keep = ("name", "label", "product", "device", "dispatch_key", "vendor", "description", "versions",
+                    "latest", "eager_counts")
+            return {"targets": [{k: r.get(k) for k in keep} for r in rows]}
+
+        return run(fn)
+
+    @server.tool(name="search", title="Search ops and limitations", annotations=read_only, structured_output=True)
+    def search(
+        text: Annotated[str, Field(description="Part of an op name (flash_attention), torch function (functional.gelu) "
+                                               "or feature (float64, sparse)", min_length=1, max_length=200)],
+        limit: Annotated[int, Field(ge=1, le=200, description="Most results per kind")] = 20,
+    ) -> dict[str, Any]:
+        """Find operator names (ATen catalog), torch functions and known feature limitations by text."""
+        return run(search_data, text, limit)
+
+    @server.tool(name="ask", title="Ask a question", annotations=read_only, structured_output=True)
+    def ask(
+        question: Annotated[str, Field(description="A question in plain words, e.g. 'is nonzero native on neuron "
+                                                   "2.33?', 'when does PyTorch 2.9 leave support on Neuron?'",
+                                       min_length=1, max_length=1000)],
+    ) -> dict[str, Any]:
+        """Answer a free question about op status, target differences, end of support or known limitations.
+        Returns markdown text, structured facts and sources; says 'unknown' where the KB has no evidence."""
+        from kb.chat.answer import answer
+
+        return run(lambda conn: answer(question, conn=conn).to_dict())
+
+    if check_available():
+        register_check_tool(server, db, read_only)
+    return server
+
+
+def check_available() -> bool:
+    from kb.chat.answer_model import check_available as available
+
+    return available()
+
+
+def check_model_data(conn, path: str, targets: list[str], version: str | None, mode: str) -> dict[str, Any]:
+    from kb.chat.answer_model import check_model_file
+
+    reports = check_model_file(conn, path, targets, version, mode)
+    out = []
+    for report in reports:
+        body = report.to_dict()
+        out.append({k: body[k] for k in ("model", "model_kind", "target", "backend_version", "mode", "summary",
+                                          "warnings", "eager", "compile", "notes")}
+                   | {"ops": [{k: op[k] for k in ("op", "count", "status", "module_paths", "dtypes", "source_kind",
+                                                  "source_url", "reason", "fallback_calls")} for op in body["ops"]]})
+    return {"model": path, "reports": out}
+
+
+def register_check_tool(server, db: str | None, annotations) -> None:
+    """check_model: what a model file runs on a target (ExportedProgram / TorchScript only)."""
+
+    @server.tool(name="check_model", title="Check a model file", annotations=annotations, structured_output=True)
+    def check_model(
+        path: Annotated[str, Field(description="Local path of an ExportedProgram (torch.export.save) or TorchScript "
+                                               "(torch.jit.save) file; formats that run code are refused")],
+        targets: Annotated[list[str], Field(description="Targets, e.g. [\"neuron\"] or [\"neuron\", \"tpu\"]",
+                                            min_length=1, max_length=4)] = ["neuron"],  # noqa: B006
+        version: Annotated[str | None, Field(description="Neuron SDK release (2.33) or backend version; default newest with data")] = None,
+        mode: Annotated[str, Field(description="eager or compile")] = "eager",
+    ) -> dict[str, Any]:
+        """Trace a model file (no weights loaded, no code from the file run) and resolve every ATen op it
+        runs on each target: native, decomposed, CPU fallback, unsupported or unknown, with call counts,
+        module paths, sources, and the device-host round trips fallbacks cause."""
+        if mode not in ("eager", "compile"):
+            raise _tool_error(KBError(f"unknown mode {mode!r} (eager or compile)"))
+        conn = _conn(db)
+        try:
+            return check_model_data(conn, path, targets, version, mode)
+        except KBError as exc:
+            raise _tool_error(exc) from None
+        finally:
+            conn.close()
+
+
+def serve(db: str | None = None, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
+    server = build_server(db)
+    if http:
+        server.run("streamable-http", host=host, port=port)
+    else:
+        server.run("stdio")

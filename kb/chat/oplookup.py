@@ -1,0 +1,220 @@
+"""Finding what a chat question names: ATen ops (any spelling, a torch function through
+the shipped traced map, or a close typo) and target versions (a Neuron SDK release or a
+backend version). Shared by kb.chat.answer and the MCP server; no torch import.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kb import opnames, paths
+from kb.chat.intents import Question, TargetMention
+from kb.errors import KBError, UnknownOpError
+from kb.store import queries
+
+
+@lru_cache(maxsize=4)
+def _function_map(path: str) -> dict[str, list[str]]:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh).get("functions", {})
+
+
+def function_map() -> tuple[dict[str, list[str]], str | None]:
+    """torch function → ATen ops it dispatches to, from the newest shipped map (no torch import)."""
+    for root in (paths.data_dir(), os.path.join(paths.PACKAGE_ROOT, "data")):
+        folder = os.path.join(root, "functions")
+        if os.path.isdir(folder):
+            files = sorted((f for f in os.listdir(folder) if f.startswith("torch-") and f.endswith(".json")),
+                           key=lambda f: queries.version_key(f[len("torch-"):-len(".json")]))
+            if files:
+                path = os.path.join(folder, files[-1])
+                return _function_map(path), os.path.relpath(path, root)
+    return {}, None
+
+
+def _function_key(word: str) -> str:
+    """F.silu / nn.functional.silu / Tensor.view / x.view → the map's spelling."""
+    if word.startswith("F."):
+        return "torch.nn.functional." + word[2:]
+    if word.startswith("nn."):
+        return "torch." + word
+    if word.startswith("Tensor."):
+        return "torch." + word
+    if not word.startswith("torch.") and "." in word:  # x.view() → a Tensor method
+        return "torch.Tensor." + word.rsplit(".", 1)[1]
+    return word
+
+
+@dataclass
+class OpMatch:
+    asked: str  # what the user wrote
+    ops: list[str]  # canonical overloads it stands for
+    how: str  # exact | typo | function-map | function-name
+    note: str = ""
+
+
+def _bases(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name in queries.known_op_names(conn):
+        try:
+            out.setdefault(opnames.base_name(name), []).append(name)
+        except opnames.OpNameError:
+            continue
+    return out
+
+
+def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list[str], list[str]]:
+    """(matches, words that look like op names but match nothing, suggestions for them)."""
+    matches: list[OpMatch] = []
+    missing: list[str] = []
+    suggestions: list[str] = []
+    bases = None
+    for word in q.op_words:
+        try:
+            matches.append(OpMatch(word, queries.resolve_op(conn, word), "exact"))
+        except UnknownOpError as exc:
+            bases = bases or _bases(conn)
+            fixed = _fuzzy(opnames.base_name(word) if _op_like(word) else word, bases, 0.6)
+            if fixed:
+                matches.append(OpMatch(word, _family(conn, fixed, word), "typo", f"`{word}` is not in the op catalog; read as `{fixed}`"))
+            else:
+                missing.append(word)
+                suggestions += exc.suggestions
+        except KBError:
+            missing.append(word)
+    if q.function_words:
+        fmap, where = function_map()
+        bases = bases or _bases(conn)
+        for word in q.function_words:
+            key = _function_key(word)
+            if key in fmap and fmap[key]:
+                known = [op for op in fmap[key] if op in queries.known_op_names(conn)] or fmap[key]
+                matches.append(OpMatch(word, known, "function-map", f"`{key}` dispatches to these ATen ops (traced, {where})"))
+                continue
+            base = key.rsplit(".", 1)[-1]
+            if base in bases:
+                matches.append(OpMatch(word, _family(conn, base, base), "function-name",
+                                       f"`{key}` is not in the traced function map; matched by name to `aten::{base}`"))
+            else:
+                missing.append(word)
+                suggestions += difflib.get_close_matches(base, list(bases), n=3, cutoff=0.6)
+    if not matches and q.plain_words:
+        bases = bases or _bases(conn)
+        for word in q.plain_words:
+            if "." in word and _op_like(word):  # add.Tensor, relu.default
+                try:
+                    matches.append(OpMatch(word, queries.resolve_op(conn, word), "exact"))
+                    continue
+                except KBError:
+                    pass
+            base = word.lower() if word.lower() in bases else word
+            if base in bases:
+                matches.append(OpMatch(word, _family(conn, base, base), "exact"))
+                continue
+            fixed = _typo(word, bases) if len(word) >= 4 else None
+            if fixed:
+                matches.append(OpMatch(word, _family(conn, fixed, fixed), "typo", f"no op `{word}`; read as `{fixed}`"))
+            elif "_" in word:
+                missing.append(word)
+                suggestions += difflib.get_close_matches(word, list(bases), n=3, cutoff=0.5)
+    return _dedupe(matches), missing, list(dict.fromkeys(suggestions))
+
+
+def _op_like(word: str) -> bool:
+    try:
+        opnames.split(word)
+        return True
+    except opnames.OpNameError:
+        return False
+
+
+def _typo(word: str, bases: dict[str, list[str]]) -> str | None:
+    """A plain chat word read as a misspelt op only when it is very close (nonzeroo →
+    nonzero), so English words (inference) are not turned into ops (is_inference)."""
+    if "_" in word:
+        return _fuzzy(word, bases, 0.75)
+    fixed = _fuzzy(word, bases, 0.85)
+    return fixed if fixed and abs(len(fixed) - len(word)) <= 2 else None
+
+
+def _fuzzy(word: str, bases: dict[str, list[str]], cutoff: float) -> str | None:
+    close = difflib.get_close_matches(word.lower(), list(bases), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def _family(conn: sqlite3.Connection, base: str, asked: str) -> list[str]:
+    """Overloads for a corrected base name, keeping the overload the user typed if it exists."""
+    if opnames.names_one_overload(asked) and _op_like(asked):
+        _, overload = opnames.split(asked)
+        exact = f"aten::{base}.{overload}" if overload else f"aten::{base}"
+        if exact in queries.known_op_names(conn):
+            return [exact]
+    return queries.resolve_op(conn, base)
+
+
+def _dedupe(matches: list[OpMatch]) -> list[OpMatch]:
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for m in matches:
+        key = tuple(m.ops)
+        if key not in seen:
+            seen.add(key)
+            out.append(m)
+    return out
+
+
+# ---------------------------------------------------------------- versions
+
+
+def _product_of(conn: sqlite3.Connection, target: str) -> str:
+    row = conn.execute("SELECT product FROM target WHERE name = ?", (target,)).fetchone()
+    if row is None:
+        queries.check_target(conn, target)
+    return row[0]
+
+
+def same_line(short: str, full: str) -> bool:
+    """2.33 ~ 2.33.0 and 2.14 ~ 2.14.3.0: every component the shorter has agrees."""
+    a, b = short.split("."), full.split(".")
+    return len(a) <= len(b) and a == b[:len(a)]
+
+
+@dataclass
+class VersionPick:
+    target: str
+    asked: str | None
+    versions: list[str]  # backend versions to read (empty: the asked one has no release)
+    label: str  # how to say it: "Neuron SDK 2.33 (torchneuron 2.13.3.0, 2.14.3.0)"
+    with_data: list[str]  # backend versions that have any verdict for this target
+
+
+def pick_versions(conn: sqlite3.Connection, mention: TargetMention) -> VersionPick:
+    """A target mention's version phrase → backend versions. "neuron 2.33" is Neuron SDK
+    2.33 (through release.sdk_version); "tpu 0.2.0" is the backend version itself."""
+    target = mention.target
+    product = _product_of(conn, target)
+    with_data = sorted(queries._release_versions(conn, target), key=queries.version_key)
+    if mention.version is None:
+        latest = with_data[-1:] if with_data else []
+        return VersionPick(target, None, latest, f"{product} {latest[0]}" if latest else product, with_data)
+    asked = mention.version
+    releases = [dict(r) for r in conn.execute("SELECT version, sdk_version FROM release WHERE product = ?", (product,))]
+    direct = [r["version"] for r in releases if r["version"] == asked]
+    by_sdk = [r["version"] for r in releases if r["sdk_version"] and same_line(asked, r["sdk_version"])]
+    by_line = [r["version"] for r in releases if same_line(asked, r["version"])]
+    if direct and not mention.sdk:
+        chosen, label = direct, f"{product} {asked}"
+    elif by_sdk:
+        chosen = sorted(by_sdk, key=queries.version_key)
+        label = f"Neuron SDK {asked} ({product} {', '.join(chosen)})"
+    elif by_line and not mention.sdk:
+        chosen = sorted(by_line, key=queries.version_key)
+        label = f"{product} {', '.join(chosen)}"
+    else:
+        chosen, label = [], f"{'SDK ' if mention.sdk else product + ' '}{asked}"
+    return VersionPick(target, asked, chosen, label, with_data)

@@ -1,0 +1,58 @@
+"""What every chat answer is: markdown for people, facts and numbered sources for programs.
+
+Below `answer`, `answer_eol` and `answer_model` so that each of them builds answers of the
+same shape without importing the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MAX_LIST = 15  # rows an answer lists before it says "and N more"
+
+
+@dataclass
+class Answer:
+    """Markdown for people, facts and sources for programs (MCP clients, tests)."""
+
+    question: str
+    intent: str
+    text: str
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Sources:
+    """Numbered, de-duplicated sources for one answer: `[1]` in the text, listed at the end."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def cite(self, row: dict[str, Any]) -> str:
+        item = {
+            "kind": row.get("source_kind"),
+            "name": row.get("source_name"),
+            "url": row.get("source_url"),
+            "probe_run_id": row.get("probe_run_id"),
+            "retrieved_at": row.get("retrieved_at"),
+        }
+        key = (item["kind"], item["name"], item["url"], item["probe_run_id"])
+        for number, known in enumerate(self.items, 1):
+            if (known["kind"], known["name"], known["url"], known["probe_run_id"]) == key:
+                return f"[{number}]"
+        self.items.append(item)
+        return f"[{len(self.items)}]"
+
+    def markdown(self) -> str:
+        if not self.items:
+            return ""
+        lines = ["", "", "**Sources**"]
+        for number, item in enumerate(self.items, 1):
+            where = item["url"] or f"probe run `{item['probe_run_id']}`"
+            when = f", retrieved {item['retrieved_at'][:10]}" if item.get("retrieved_at") else ""
+            lines.append(f"[{number}] {item['kind']} · {item['name']} · {where}{when}")
+        return "\n".join(lines)

@@ -1,0 +1,576 @@
+"""Recognise a model file by its content and open it without running code from it.
+
+Model files are untrusted input. A `torch.save` file is a pickle, and unpickling runs
+whatever callables the pickle names, so this module never unpickles one unless the user
+passed `--trust`: it reads the pickle's opcodes with `pickletools` and lists the globals it
+would import. An ExportedProgram archive is read from its JSON graph with meta tensors in
+place of the weights (`torch.export.load` would unpickle parts of the archive and read
+every weight). TorchScript is loaded with `torch.jit.load` on the meta device: its archive
+holds TorchScript, which cannot name arbitrary Python callables.
+
+What comes out is a `ModelSource`: what the thing is and, for traceable kinds, enough to
+trace it (see `kb.check.tracing`).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import os
+import pickletools
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.errors import KBError
+
+# Kinds of model input.
+EXPORTED_PROGRAM = "exported_program"
+TORCHSCRIPT = "torchscript"
+PICKLED_MODULE = "pickled_module"
+STATE_DICT = "state_dict"
+FACTORY = "factory"
+
+
+class ModelInputError(KBError):
+    """The model input cannot be read or is not a model (exit 2, one line)."""
+
+
+class UntrustedPickleError(ModelInputError):
+    """Reading the file would run code from it and the user did not pass --trust."""
+
+
+class UnsafeContentError(ModelInputError):
+    """The file holds something that would be evaluated as code on loading (refused always)."""
+
+
+class NotTraceableError(ModelInputError):
+    """The file is readable but holds no code to trace (a state_dict)."""
+
+
+@dataclass
+class ModelSource:
+    """A recognised model input. `path` is the file; `attribute` names a factory function."""
+
+    kind: str
+    path: str
+    attribute: str | None = None
+    globals: list[str] = field(default_factory=list)  # what a pickle would import
+    detail: str = ""
+
+
+# Globals a plain tensor checkpoint may name: the same spirit as torch's weights_only
+# allowlist. A pickle naming only these is data.
+_DATA_GLOBAL_PREFIXES = (
+    "collections.OrderedDict",
+    "torch._utils._rebuild_",
+    "torch._tensor._rebuild_",
+    "torch.serialization._get_layout",
+    "torch.Size",
+    "torch.device",
+    "torch.nn.parameter.Parameter",
+    "torch._utils._rebuild_parameter",
+    "builtins.set",
+    "__builtin__.set",
+    "builtins.frozenset",
+    "builtins.slice",
+    "builtins.complex",
+    "builtins.bytearray",
+    "_codecs.encode",
+    "numpy.core.multiarray._reconstruct",
+    "numpy._core.multiarray._reconstruct",
+    "numpy.dtype",
+    "numpy.ndarray",
+)
+_DATA_GLOBAL_SUFFIXES = ("Storage",)  # torch.FloatStorage, torch.BFloat16Storage...
+_DATA_DTYPE_MODULE = "torch"  # torch.float32 etc. appear as globals in some checkpoints
+
+# Globals that no model pickle needs and every exploit uses: refused even with --trust.
+_DANGEROUS_MODULES = {
+    "os", "posix", "nt", "subprocess", "sys", "shutil", "socket", "importlib", "runpy",
+    "pty", "code", "codeop", "ctypes", "webbrowser", "marshal", "pickle", "_pickle",
+    "dill", "types", "multiprocessing", "signal", "tempfile", "pathlib", "io", "_io",
+    "urllib", "http", "requests", "asyncio", "threading",
+}
+_DANGEROUS_BUILTINS = {
+    "eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
+    "globals", "locals", "vars", "input", "breakpoint", "memoryview", "apply",
+}
+
+
+def _is_data_global(name: str) -> bool:
+    if any(name.startswith(p) for p in _DATA_GLOBAL_PREFIXES):
+        return True
+    module, _, attr = name.rpartition(".")
+    if module == "torch" and attr.endswith(_DATA_GLOBAL_SUFFIXES):
+        return True
+    if module == _DATA_DTYPE_MODULE and attr in _TORCH_DTYPE_NAMES:
+        return True
+    return False
+
+
+_TORCH_DTYPE_NAMES = {
+    "float16", "float32", "float64", "bfloat16", "half", "float", "double", "int8", "int16",
+    "int32", "int64", "uint8", "bool", "complex64", "complex128", "long", "int", "short",
+    "float8_e4m3fn", "float8_e5m2",
+}
+
+
+def _is_dangerous_global(name: str) -> bool:
+    module, _, attr = name.rpartition(".")
+    top = module.split(".")[0]
+    if top in _DANGEROUS_MODULES:
+        return True
+    if module in ("builtins", "__builtin__") and attr in _DANGEROUS_BUILTINS:
+        return True
+    return False
+
+
+def pickle_globals(data: bytes, max_pickles: int = 4) -> list[str]:
+    """Every `module.name` the pickle would import, in order, without unpickling it.
+
+    Follows GLOBAL/INST (names inline) and STACK_GLOBAL (names pushed as strings, possibly
+    through the memo). Legacy `torch.save` files are several pickles in a row (magic
+    number, protocol, system info, the object) followed by raw storage bytes, so up to
+    `max_pickles` consecutive pickles are read. Raises ModelInputError when the bytes do
+    not start with a readable pickle.
+    """
+    stream = io.BytesIO(data)
+    found: list[str] = []
+    for number in range(max_pickles):
+        if stream.tell() >= len(data):
+            break
+        start = stream.tell()
+        try:
+            found.extend(_one_pickle_globals(stream))
+        except Exception as exc:  # pickletools raises ValueError and friends on garbage
+            if number == 0:
+                raise ModelInputError(f"not a readable pickle ({type(exc).__name__}: {exc})") from None
+            stream.seek(start)
+            break
+    return found
+
+
+def _one_pickle_globals(stream: io.BytesIO) -> list[str]:
+    found: list[str] = []
+    recent: list[Any] = []  # recently pushed values, enough for STACK_GLOBAL
+    memo: dict[int, Any] = {}
+    for opcode, arg, _pos in pickletools.genops(stream):
+        name = opcode.name
+        if name in ("GLOBAL", "INST"):
+            module, _, attr = str(arg).partition(" ")
+            found.append(f"{module}.{attr}")
+            recent.append(None)
+        elif name == "STACK_GLOBAL":
+            attr = recent[-1] if recent else None
+            module = recent[-2] if len(recent) > 1 else None
+            found.append(f"{module}.{attr}" if isinstance(module, str) and isinstance(attr, str) else "?.?")
+            recent.append(None)
+        elif name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE",
+                      "SHORT_BINSTRING", "BINSTRING", "STRING"):
+            recent.append(arg)
+        elif name == "MEMOIZE":
+            memo[len(memo)] = recent[-1] if recent else None
+        elif name in ("BINPUT", "LONG_BINPUT", "PUT"):
+            memo[int(arg)] = recent[-1] if recent else None
+        elif name in ("BINGET", "LONG_BINGET", "GET"):
+            recent.append(memo.get(int(arg)))
+        elif name == "STOP":
+            break
+        else:
+            recent.append(None)
+        if len(recent) > 64:
+            del recent[:-8]
+    return found
+
+
+def _looks_like_pickle(head: bytes) -> bool:
+    # Protocol 2+ starts with PROTO (0x80) and the protocol number.
+    return len(head) >= 2 and head[0] == 0x80 and 1 < head[1] <= 5
+
+
+def _zip_names(path: str) -> list[str] | None:
+    if not zipfile.is_zipfile(path):
+        return None
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return zf.namelist()
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ModelInputError(f"{path}: damaged zip archive ({exc})") from None
+
+
+def _strip_root(names: list[str]) -> tuple[str, set[str]]:
+    """torch archives put everything under one top folder; return it and the inner names."""
+    roots = {n.split("/", 1)[0] for n in names if "/" in n}
+    root = roots.pop() if len(roots) == 1 else ""
+    inner = {n.split("/", 1)[1] if root and n.startswith(root + "/") else n for n in names}
+    return root, inner
+
+
+def parse_factory_spec(spec: str) -> tuple[str, str] | None:
+    """`path/to/model.py:build` → (path, "build") when the file exists; else None."""
+    path, sep, attr = spec.rpartition(":")
+    if not sep or not attr.isidentifier() or not path:
+        return None
+    if not os.path.isfile(path):
+        return None
+    return path, attr
+
+
+def detect(spec: str, *, trust: bool = False) -> ModelSource:
+    """Say what `spec` is (by content), refusing what cannot be opened safely."""
+    factory = parse_factory_spec(spec)
+    if factory is not None and not os.path.exists(spec):
+        path, attr = factory
+        _check_python_source(path)
+        return ModelSource(FACTORY, path, attribute=attr)
+    if not os.path.exists(spec):
+        raise ModelInputError(f"{spec}: no such file (a factory is written path/to/model.py:function)")
+    if os.path.isdir(spec):
+        raise ModelInputError(f"{spec}: is a directory, not a model file")
+    if os.path.getsize(spec) == 0:
+        raise ModelInputError(f"{spec}: empty file")
+    try:
+        with open(spec, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise ModelInputError(f"{spec}: cannot read ({exc.strerror})") from None
+    names = _zip_names(spec)
+    if names is not None:
+        return _detect_zip(spec, names, trust)
+    if head.startswith(b"PK"):
+        raise ModelInputError(f"{spec}: truncated or damaged zip archive")
+    if _looks_like_pickle(head):
+        with open(spec, "rb") as fh:
+            data = fh.read()
+        return _classify_pickle(spec, data, trust, legacy=True)
+    if spec.endswith(".py"):
+        raise ModelInputError(f"{spec}: a Python file; name the factory function too: {spec}:build")
+    raise ModelInputError(f"{spec}: not a model file kb knows (ExportedProgram, TorchScript, torch.save pickle or model.py:factory)")
+
+
+def _check_python_source(path: str) -> None:
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+        compile(source, path, "exec")
+    except SyntaxError as exc:
+        raise ModelInputError(f"{path}:{exc.lineno}: not valid Python ({exc.msg})") from None
+    except (OSError, ValueError) as exc:
+        raise ModelInputError(f"{path}: not a readable Python file ({exc})") from None
+
+
+def _detect_zip(path: str, names: list[str], trust: bool) -> ModelSource:
+    root, inner = _strip_root(names)
+    if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner:
+        return ModelSource(EXPORTED_PROGRAM, path, detail=root)
+    if any(n.startswith("code/") for n in inner) and "constants.pkl" in inner:
+        return ModelSource(TORCHSCRIPT, path, detail=root)
+    if "data.pkl" in inner:
+        member = f"{root}/data.pkl" if root else "data.pkl"
+        try:
+            with zipfile.ZipFile(path) as zf:
+                data = zf.read(member)
+        except (zipfile.BadZipFile, OSError, EOFError, KeyError) as exc:
+            raise ModelInputError(f"{path}: damaged zip archive ({exc})") from None
+        return _classify_pickle(path, data, trust, legacy=False)
+    raise ModelInputError(f"{path}: a zip archive but not a PyTorch model (no model graph, TorchScript code or data.pkl)")
+
+
+def _classify_pickle(path: str, data: bytes, trust: bool, *, legacy: bool) -> ModelSource:
+    found = pickle_globals(data)
+    dangerous = sorted({g for g in found if _is_dangerous_global(g)})
+    if dangerous:
+        raise UntrustedPickleError(
+            f"{path}: the pickle would call {', '.join(dangerous[:3])} when loaded — refusing to load it, even with --trust"
+        )
+    code_globals = [g for g in dict.fromkeys(found) if not _is_data_global(g)]
+    if not code_globals:
+        return _state_dict_source(path, found)
+    if not trust:
+        shown = ", ".join(code_globals[:3]) + (" …" if len(code_globals) > 3 else "")
+        raise UntrustedPickleError(
+            f"{path}: a pickled Python object ({shown}); loading it runs code from the file — "
+            "pass --trust if you trust its source, or save the model with torch.export.save"
+        )
+    return ModelSource(PICKLED_MODULE, path, globals=code_globals, detail="legacy" if legacy else "zip")
+
+
+def _state_dict_source(path: str, found: list[str]) -> ModelSource:
+    """Confirm a data-only pickle with torch's weights-only loader, then say it cannot be traced."""
+    import torch
+
+    try:
+        try:  # memory-mapped: a large checkpoint is recognised without reading it
+            obj = torch.load(path, map_location="meta", weights_only=True, mmap=True)
+        except RuntimeError:  # legacy (non-zip) files cannot be mapped
+            obj = torch.load(path, map_location="meta", weights_only=True)
+    except Exception as exc:
+        raise ModelInputError(f"{path}: a pickle of data only, but torch cannot read it ({type(exc).__name__})") from None
+    tensors = _count_tensors(obj)
+    example = _first_key(obj)
+    what = f"{tensors} tensors" + (f", e.g. {example}" if example else "")
+    raise NotTraceableError(
+        f"{path}: a state_dict ({what}) — weights without the model's code cannot be traced; "
+        "check the factory that builds it instead (kb check model.py:build --input-shape 1x128:int64), "
+        "or save the model with torch.export.save or torch.jit.save"
+    )
+
+
+def _count_tensors(obj: Any) -> int:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return 1
+    if isinstance(obj, dict):
+        return sum(_count_tensors(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_count_tensors(v) for v in obj)
+    return 0
+
+
+def _first_key(obj: Any) -> str | None:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            inner = _first_key(value)
+            return f"{key}.{inner}" if inner and isinstance(value, dict) else str(key)
+    return None
+
+
+# --- opening what `detect` recognised -------------------------------------------------
+
+
+def load_exported_program(source: ModelSource, *, trust: bool = False):
+    """The ExportedProgram's graph with meta tensors standing in for weights and constants.
+
+    Reads `models/<name>.json` through torch's own deserializer and never unpickles: the
+    archive's pickled members (tensor subclasses, custom objects, sample inputs) are only
+    loaded with `--trust`, through `torch.export.load`.
+    """
+    import torch
+
+    try:
+        from torch._export.serde import schema
+        from torch._export.serde.serialize import (
+            ExportedProgramDeserializer,
+            _dict_to_dataclass,
+        )
+        from torch.export.pt2_archive._package import PT2ArchiveReader
+    except ImportError as exc:  # private modules: guard against torch moving them
+        raise ModelInputError(f"this torch ({torch.__version__}) cannot read ExportedProgram archives here ({exc})") from None
+    path = source.path
+    try:
+        with PT2ArchiveReader(path) as reader:
+            names = reader.get_file_names()
+            models = sorted(n for n in names if n.startswith("models/") and n.endswith(".json"))
+            if not models:
+                raise ModelInputError(f"{path}: an export archive without a model graph (legacy format? re-save with torch.export.save)")
+            model_file = "models/model.json" if "models/model.json" in models else models[0]
+            model_name = model_file[len("models/"):-len(".json")]
+            document = json.loads(reader.read_bytes(model_file))
+            check_expressions(document, path)
+            serialized = _dict_to_dataclass(schema.ExportedProgram, document)
+            weights, pickled_w = _meta_payload(reader, names, f"data/weights/{model_name}_weights_config.json")
+            constants, pickled_c = _meta_payload(reader, names, f"data/constants/{model_name}_constants_config.json")
+    except KBError:
+        raise
+    except Exception as exc:
+        raise ModelInputError(f"{path}: unreadable ExportedProgram archive ({type(exc).__name__}: {_short(exc)})") from None
+    pickled = pickled_w + pickled_c
+    if pickled:
+        if not trust:
+            raise UntrustedPickleError(
+                f"{path}: the archive holds pickled objects ({', '.join(pickled[:3])}); loading them runs code — pass --trust if you trust its source"
+            )
+        _refuse_dangerous_members(path)
+        try:
+            return torch.export.load(path)
+        except Exception as exc:
+            raise ModelInputError(f"{path}: torch.export.load failed ({type(exc).__name__}: {_short(exc)})") from None
+    try:
+        return ExportedProgramDeserializer().deserialize(serialized, weights, constants, b"")
+    except Exception as exc:
+        raise ModelInputError(f"{path}: cannot rebuild the exported graph ({type(exc).__name__}: {_short(exc)})") from None
+
+
+# Symbolic shapes are stored as formula strings that torch's deserializer hands to
+# sympy.sympify, which evaluates them with Python's eval. Only plain formulas pass.
+_FORMULA_NODES = (
+    ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Name,
+    ast.Constant, ast.keyword, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+    ast.Tuple,
+)
+_LOWERCASE_FUNCTIONS = {"floor", "ceiling", "sqrt", "log", "exp", "sin", "cos", "tan", "tanh", "asin", "acos",
+                        "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sign", "trunc", "erf", "round"}
+_REFUSED_NAMES = {"S", "Lambda", "Function", "Expr", "Basic"}
+
+
+def check_expressions(document: Any, path: str) -> None:
+    """Refuse an exported graph whose shape formulas are anything but formulas."""
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "expr_str" and isinstance(value, str):
+                    if not is_plain_formula(value):
+                        shown = value if len(value) <= 60 else value[:59] + "…"
+                        raise UnsafeContentError(f"{path}: a shape expression in the graph is not a plain formula ({shown!r}) — refusing to evaluate it")
+                else:
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def is_plain_formula(text: str) -> bool:
+    """Numbers, symbol names, arithmetic and comparisons, and calls of sympy-style
+    functions by bare name; `Symbol('s0', ...)` is the only place a string may appear."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    symbol_names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("Symbol", "Dummy"):
+            if node.args and isinstance(node.args[0], ast.Constant):
+                symbol_names.add(id(node.args[0]))
+    for node in ast.walk(tree):
+        if not isinstance(node, _FORMULA_NODES):
+            return False
+        if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in _REFUSED_NAMES):
+            return False
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                return False
+            name = node.func.id
+            if not (name[:1].isupper() or name in _LOWERCASE_FUNCTIONS):
+                return False
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in symbol_names:
+            return False
+    return True
+
+
+def _refuse_dangerous_members(path: str) -> None:
+    """Even with --trust, refuse an archive whose pickled members name exploit callables."""
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if "/data/" not in f"/{name}" or name.endswith(".json"):
+                continue
+            payload = archive.read(name)
+            if payload[:2] == b"PK":
+                try:
+                    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
+                        pickles = [inner.read(n) for n in inner.namelist() if n.endswith(".pkl")]
+                except zipfile.BadZipFile:
+                    continue
+            elif _looks_like_pickle(payload[:2]):
+                pickles = [payload]
+            else:
+                continue
+            for data in pickles:
+                dangerous = sorted({g for g in pickle_globals(data) if _is_dangerous_global(g)})
+                if dangerous:
+                    raise UntrustedPickleError(
+                        f"{path}: {name} would call {', '.join(dangerous[:3])} when loaded — refusing to load it, even with --trust"
+                    )
+
+
+def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:
+    """Meta tensors shaped like the archive's weights or constants, and the pickled ones' names."""
+    import json
+
+    import torch
+    from torch._export.serde.serialize import (
+        _SERIALIZE_TO_TORCH_DTYPE,
+        deserialize_size,
+        deserialize_stride,
+    )
+
+    if config_file not in names:
+        return {}, []
+    config = json.loads(reader.read_string(config_file)).get("config", {})
+    out: dict[str, Any] = {}
+    pickled: list[str] = []
+    for fqn, payload in config.items():
+        meta = payload.get("tensor_meta")
+        if payload.get("use_pickle") or meta is None:
+            pickled.append(fqn)
+            continue
+        from torch._export.serde.schema import TensorMeta
+        from torch._export.serde.serialize import _dict_to_dataclass
+
+        tm = _dict_to_dataclass(TensorMeta, meta)
+        tensor = torch.empty_strided(
+            deserialize_size(tm.sizes), deserialize_stride(tm.strides),
+            dtype=_SERIALIZE_TO_TORCH_DTYPE[tm.dtype], device="meta",
+        )
+        out[fqn] = torch.nn.Parameter(tensor, requires_grad=tm.requires_grad) if payload.get("is_param") else tensor
+    return out, pickled
+
+
+def load_torchscript(source: ModelSource):
+    """A TorchScript module with its tensors on the meta device (no weight memory)."""
+    import torch
+
+    try:
+        return torch.jit.load(source.path, map_location="meta")
+    except Exception as exc:
+        raise ModelInputError(f"{source.path}: unreadable TorchScript archive ({type(exc).__name__}: {_short(exc)})") from None
+
+
+def load_pickled_module(source: ModelSource):
+    """Unpickle an nn.Module. Only called when the user passed --trust."""
+    import torch
+
+    try:
+        obj = torch.load(source.path, map_location="meta", weights_only=False)
+    except Exception as exc:
+        obj = _plain_pickle(source.path, exc)
+    if not isinstance(obj, torch.nn.Module):
+        raise ModelInputError(f"{source.path}: the pickle holds a {type(obj).__name__}, not an nn.Module")
+    return obj
+
+
+def _plain_pickle(path: str, torch_error: Exception):
+    """A pickle written by `pickle.dump` rather than `torch.save` (still only with --trust)."""
+    import pickle
+
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except Exception:
+        raise ModelInputError(f"{path}: loading the pickle failed ({type(torch_error).__name__}: {_short(torch_error)})") from None
+
+
+def load_factory(source: ModelSource):
+    """Import the factory's file and return its function (running the user's own code)."""
+    import importlib.util
+    import sys
+
+    path, attr = source.path, source.attribute or "build"
+    module_name = "_kb_factory_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ModelInputError(f"{path}: cannot import")
+    module = importlib.util.module_from_spec(spec)
+    folder = os.path.dirname(os.path.abspath(path))
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)  # let the factory import its neighbours
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise ModelInputError(f"{path}: importing it raised {type(exc).__name__}: {_short(exc)}") from None
+    finally:
+        if added:
+            sys.path.remove(folder)
+    function = getattr(module, attr, None)
+    if not callable(function):
+        raise ModelInputError(f"{path}: has no function {attr!r}")
+    return function
+
+
+def _short(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,568 @@
+"""Turn a recognised model into the list of ATen calls it makes, in order.
+
+Every input ends as `CallSite`s: the canonical op name, its argument template (tensors
+as `TensorSpec` shape/dtype/stride, other arguments as values), its output specs and
+the module path that made the call. Modules are traced on the meta device, so an
+8-billion-parameter model needs no weight memory:
+
+- inference: `torch.export.export` (the graph users and compilers see; composite ops
+  such as `aten::linear` stay whole and `kb.check.resolve` expands them per target);
+- `--train`: the forward and backward passes run on meta tensors under a dispatch
+  recorder, which sees the ops autograd actually dispatches (backward kernels included);
+  `torch.utils.module_tracker.ModuleTracker` names the module in both passes;
+- TorchScript: a static walk of the inlined graph (counts per graph node); with
+  `--input-shape`, TorchScript's own shape propagation gives the arguments' shapes.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.check import model_formats as mf
+from kb.errors import KBError
+from kb.opnames import OpNameError, canonical
+
+
+class TracingError(mf.ModelInputError):
+    """The model could not be traced (exit 2, one line)."""
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """What kb keeps of a tensor argument: enough to rebuild it on the meta device."""
+
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    stride: tuple[int, ...] | None = None
+
+    @property
+    def nbytes(self) -> int:
+        if self.shape is None or self.dtype is None:
+            return 0
+        import torch
+
+        size = 1
+        for dim in self.shape:
+            size *= dim
+        return size * getattr(torch, self.dtype).itemsize
+
+    def describe(self) -> str:
+        dims = "?" if self.shape is None else ",".join(str(d) for d in self.shape)
+        return f"{self.dtype or '?'}[{dims}]"
+
+
+@dataclass
+class CallSite:
+    """One call of one op at one place in the model."""
+
+    index: int
+    op: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    outputs: tuple = ()
+    module_path: str | None = None  # "" is the root module, None when unknown
+    module_type: str | None = None
+    phase: str = "forward"
+
+    def tensor_args(self) -> list[TensorSpec]:
+        return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]
+
+    def primary_dtype(self) -> str | None:
+        """The dtype an op's support is usually stated for: its first tensor argument's,
+        skipping boolean masks (`aten::where.self` is stated for its values, not its
+        condition), or its output's when it takes none (`aten::arange`)."""
+        tensors = [spec for spec in self.tensor_args() if spec.dtype]
+        for spec in tensors:
+            if spec.dtype != "bool":
+                return spec.dtype
+        if tensors:
+            return tensors[0].dtype
+        for spec in _flatten(self.outputs):
+            if isinstance(spec, TensorSpec) and spec.dtype:
+                return spec.dtype
+        return None
+
+    def has_shapes(self) -> bool:
+        return all(t.shape is not None for t in self.tensor_args())
+
+    def signature(self) -> str:
+        """A key equal for calls that decompose the same way."""
+        return repr((self.op, self.args, sorted(self.kwargs.items(), key=lambda kv: kv[0])))
+
+
+@dataclass
+class TracedModel:
+    kind: str
+    path: str
+    sites: list[CallSite]
+    notes: list[str] = field(default_factory=list)
+    train: bool = False
+
+
+def _flatten(value: Any) -> Iterable[Any]:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _flatten(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _flatten(item)
+    else:
+        yield value
+
+
+# --- names and argument templates ----------------------------------------------------
+
+
+def op_name(target: Any) -> str | None:
+    """Canonical name of a dispatched op (`aten::add.Tensor`); None for Python callables
+    such as `operator.getitem`, which never reach a backend."""
+    import torch
+
+    if isinstance(target, torch._ops.OpOverload):
+        name = target.name()
+        if target.namespace == "aten":
+            try:
+                return canonical(name)
+            except OpNameError:
+                return name
+        return name
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return f"higher_order::{target.name()}"
+    return None
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _concrete(value: Any) -> Any:
+    """A plain int/float for a symbolic one (its hint), so templates stay hashable."""
+    import torch
+
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        hint = getattr(value.node, "hint", None)
+        if hint is not None:
+            return hint
+        try:
+            return value.node.require_hint()
+        except Exception:
+            return 1
+    return value
+
+
+def spec_of(value: Any) -> Any:
+    """Template of a runtime value: tensors become TensorSpec, the rest stays as is."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        try:
+            shape = tuple(int(_concrete(d)) for d in value.shape)
+            stride = tuple(int(_concrete(s)) for s in value.stride()) if value.layout == torch.strided else None
+        except Exception:
+            shape, stride = None, None
+        return TensorSpec(shape, _dtype_name(value.dtype), stride)
+    if isinstance(value, (list, tuple)):
+        return tuple(spec_of(v) for v in value)
+    if isinstance(value, dict):
+        return {k: spec_of(v) for k, v in value.items()}
+    if isinstance(value, (torch.dtype, torch.layout, torch.memory_format)):
+        return value
+    if isinstance(value, torch.device):
+        return value
+    value = _concrete(value)
+    if isinstance(value, (int, float, bool, str, complex)) or value is None:
+        return value
+    return repr(value)
+
+
+def _node_template(value: Any) -> Any:
+    import torch.fx
+
+    if isinstance(value, torch.fx.Node):
+        return spec_of(value.meta.get("val")) if "val" in value.meta else TensorSpec(None, None)
+    if isinstance(value, (list, tuple)):
+        return tuple(_node_template(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _node_template(v) for k, v in value.items()}
+    return spec_of(value)
+
+
+def _short_type(type_name: Any) -> str | None:
+    if type_name is None:
+        return None
+    text = type_name if isinstance(type_name, str) else getattr(type_name, "__qualname__", str(type_name))
+    return text.rsplit(".", 1)[-1]
+
+
+_EXPORT_PATH_NOISE = re.compile(r"^L\['self'\]\.?|^L__self__\.?")
+
+
+def _module_from_stack(stack: dict | None) -> tuple[str | None, str | None]:
+    if not stack:
+        return ("", None) if stack is not None else (None, None)
+    path, type_name = list(stack.values())[-1]
+    path = _EXPORT_PATH_NOISE.sub("", str(path))
+    path = re.sub(r"\[(\d+)\]", r".\1", path).replace("._modules['", ".").replace("']", "")
+    return path, _short_type(type_name)
+
+
+# --- graphs ----------------------------------------------------------------------------
+
+
+def sites_from_graph(graph) -> list[CallSite]:
+    """CallSites of an FX graph (ExportedProgram), in graph order; Python callables skipped."""
+    sites: list[CallSite] = []
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        name = op_name(node.target)
+        if name is None:
+            continue
+        path, mtype = _module_from_stack(node.meta.get("nn_module_stack"))
+        val = node.meta.get("val")
+        sites.append(CallSite(
+            index=len(sites), op=name,
+            args=_node_template(tuple(node.args)), kwargs=_node_template(dict(node.kwargs)),
+            outputs=(spec_of(val),) if val is not None else (),
+            module_path=path, module_type=mtype,
+        ))
+    return sites
+
+
+def sites_from_torchscript(module, inputs: tuple | None = None) -> tuple[list[CallSite], bool]:
+    """CallSites of a TorchScript module's inlined graph (static: a loop body counts once),
+    and whether argument shapes are known.
+
+    With example inputs (meta tensors), the graph's inputs and the module's tensors are
+    typed and TorchScript's symbolic shape propagation fills in the shapes; dtypes that it
+    leaves open are taken from each op's first tensor argument.
+    """
+    import torch
+
+    graph = module.inlined_graph
+    shaped = False
+    if inputs:
+        shaped = _type_torchscript_graph(module, graph, inputs, torch)
+    sites: list[CallSite] = []
+    dtypes: dict[str, str | None] = {}
+
+    def walk(nodes) -> None:
+        for node in nodes:
+            kind = node.kind()
+            if kind.startswith("aten::"):
+                site = _torchscript_site(node, len(sites), torch, dtypes)
+                sites.append(site)
+                first = site.primary_dtype()
+                for out in node.outputs():
+                    dtypes.setdefault(out.debugName(), _ts_dtype(_scalar_type(out.type(), torch)) or first)
+            for block in node.blocks():
+                walk(block.nodes())
+
+    walk(graph.nodes())
+    return sites, shaped
+
+
+def overload_for(op: str):
+    """The OpOverload for a canonical name (`aten::add.Tensor`), or None."""
+    import torch
+
+    namespace, _, rest = op.partition("::")
+    base, _, overload = rest.partition(".")
+    try:
+        packet = getattr(getattr(torch.ops, namespace), base)
+        return getattr(packet, overload or "default")
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _by_schema(op: str, values: list) -> tuple[tuple, dict]:
+    """TorchScript passes every argument positionally; keyword-only ones become kwargs."""
+    overload = overload_for(op)
+    if overload is None:
+        return tuple(values), {}
+    args, kwargs = [], {}
+    for argument, value in zip(overload._schema.arguments, values, strict=False):
+        if argument.kwarg_only:
+            kwargs[argument.name] = value
+        else:
+            args.append(value)
+    return tuple(args), kwargs
+
+
+def _scalar_type(vtype, torch) -> str | None:
+    return vtype.scalarType() if isinstance(vtype, torch._C.TensorType) else None
+
+
+def _type_torchscript_graph(module, graph, inputs: tuple, torch) -> bool:
+    """Set tensor types on the graph's inputs and attribute reads, then propagate shapes."""
+    values = list(graph.inputs())
+    if len(values) - 1 != len(inputs):
+        raise mf.ModelInputError(f"the TorchScript model takes {len(values) - 1} inputs; {len(inputs)} --input-shape given")
+    owners = {values[0].debugName(): module}
+    for value, tensor in zip(values[1:], inputs, strict=True):
+        value.setType(torch._C.TensorType.create_from_tensor(tensor))
+
+    def walk(block) -> None:
+        for node in block.nodes():
+            if node.kind() == "prim::GetAttr":
+                owner = owners.get(node.input().debugName())
+                if owner is not None:
+                    attribute = getattr(owner, node.s("name"), None)
+                    owners[node.output().debugName()] = attribute
+                    if isinstance(attribute, torch.Tensor):
+                        node.output().setType(torch._C.TensorType.create_from_tensor(attribute))
+            for inner in node.blocks():
+                walk(inner)
+
+    walk(graph)
+    try:
+        torch._C._jit_pass_propagate_shapes_on_graph(graph)
+    except Exception:
+        return False
+    return True
+
+
+def _ts_value(value, torch, dtypes: dict) -> Any:
+    vtype = value.type()
+    if isinstance(vtype, torch._C.TensorType):
+        sizes = vtype.sizes()
+        shape = tuple(sizes) if sizes is not None and all(d is not None for d in sizes) else None
+        strides = vtype.strides()
+        stride = tuple(strides) if shape is not None and strides and all(d is not None for d in strides) else None
+        dtype = _ts_dtype(vtype.scalarType()) or dtypes.get(value.debugName())
+        return TensorSpec(shape, dtype, stride)
+    producer = value.node()
+    if producer.kind() == "prim::Constant":
+        try:
+            return spec_of(value.toIValue())
+        except Exception:
+            return None
+    if producer.kind() == "prim::ListConstruct":
+        return tuple(_ts_value(v, torch, dtypes) for v in producer.inputs())
+    return None
+
+
+def _torchscript_site(node, index: int, torch, dtypes: dict) -> CallSite:
+    schema = node.schema()
+    name = schema.split("(", 1)[0] if schema and schema != "(no schema)" else node.kind()
+    try:
+        name = canonical(name)
+    except OpNameError:
+        pass
+    args, kwargs = _by_schema(name, [_ts_value(value, torch, dtypes) for value in node.inputs()])
+    hierarchy = node.getModuleHierarchy() if hasattr(node, "getModuleHierarchy") else ""
+    parts = [p for p in (hierarchy or "").split(".") if p]
+    path = ".".join(re.sub(r"\(.*\)$", "", p) for p in parts)
+    mtype = None
+    if parts:
+        match = re.search(r"\(([^()]*)\)$", parts[-1])
+        mtype = match.group(1) if match else None
+    return CallSite(index=index, op=name, args=args, kwargs=kwargs, module_path=path, module_type=mtype)
+
+
+_TS_DTYPES = {
+    "Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
+    "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
+    "Bool": "bool", "ComplexFloat": "complex64", "ComplexDouble": "complex128",
+}
+
+
+def _ts_dtype(dtype: str | None) -> str | None:
+    return _TS_DTYPES.get(dtype, dtype.lower()) if dtype else None
+
+
+# --- input shapes ------------------------------------------------------------------------
+
+_DTYPE_ALIASES = {
+    "fp32": "float32", "f32": "float32", "float": "float32", "fp16": "float16", "f16": "float16",
+    "half": "float16", "bf16": "bfloat16", "fp64": "float64", "f64": "float64", "double": "float64",
+    "i64": "int64", "long": "int64", "i32": "int32", "int": "int32", "i8": "int8", "u8": "uint8",
+    "i16": "int16",
+}
+
+
+def parse_input_shape(text: str) -> TensorSpec:
+    """`1x128:int64` → TensorSpec((1, 128), "int64"); the dtype defaults to float32."""
+    import torch
+
+    dims_text, _, dtype_text = text.strip().partition(":")
+    dtype_text = _DTYPE_ALIASES.get(dtype_text.strip().lower(), dtype_text.strip().lower()) or "float32"
+    if not isinstance(getattr(torch, dtype_text, None), torch.dtype):
+        raise mf.ModelInputError(f"--input-shape {text}: unknown dtype {dtype_text!r} (e.g. float32, bfloat16, int64)")
+    dims: tuple[int, ...] = ()
+    if dims_text.strip() not in ("", "scalar"):
+        try:
+            dims = tuple(int(d) for d in dims_text.lower().split("x"))
+        except ValueError:
+            raise mf.ModelInputError(f"--input-shape {text}: expected dimensions like 1x128 or 2x3x224x224") from None
+        if any(d < 0 for d in dims):
+            raise mf.ModelInputError(f"--input-shape {text}: negative dimension")
+    return TensorSpec(dims, dtype_text)
+
+
+def meta_inputs(specs: list[TensorSpec]) -> tuple:
+    import torch
+
+    return tuple(torch.empty(spec.shape, dtype=getattr(torch, spec.dtype), device="meta") for spec in specs)
+
+
+# --- tracing ------------------------------------------------------------------------------
+
+
+def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, train: bool = False,
+          trust: bool = False) -> TracedModel:
+    """Trace any recognised model input into CallSites (any failure is one TracingError)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _trace(source, input_shapes, train=train, trust=trust)
+    except KBError:
+        raise
+    except Exception as exc:  # a model can fail in any way; the user gets one line
+        raise TracingError(f"{source.path}: tracing failed ({type(exc).__name__}: {mf._short(exc)})") from None
+
+
+def _trace(source: mf.ModelSource, input_shapes: list[str] | None, *, train: bool, trust: bool) -> TracedModel:
+    specs = [parse_input_shape(s) for s in input_shapes or []]
+    if source.kind == mf.EXPORTED_PROGRAM:
+        program = mf.load_exported_program(source, trust=trust)
+        if train:
+            return TracedModel(source.kind, source.path, trace_training(_unflattened(program), _program_inputs(program, specs)),
+                               notes=["--train: forward and backward replayed from the exported graph on meta tensors"],
+                               train=True)
+        return TracedModel(source.kind, source.path, sites_from_graph(program.graph))
+    if source.kind == mf.TORCHSCRIPT:
+        module = mf.load_torchscript(source)
+        sites, shaped = sites_from_torchscript(module, meta_inputs(specs) if specs else None)
+        notes = ["TorchScript, read statically: counts are per graph node (a loop body counts once)"
+                 + ("" if shaped else "; argument shapes unknown (pass --input-shape)")]
+        if train:
+            notes.append("--train is not available for TorchScript: forward ops only")
+        return TracedModel(source.kind, source.path, sites, notes=notes)
+    if source.kind == mf.PICKLED_MODULE:
+        model = mf.load_pickled_module(source)
+        return _trace_module(source, model, specs, train)
+    if source.kind == mf.FACTORY:
+        build = mf.load_factory(source)
+        model = _build_on_meta(build, source)
+        return _trace_module(source, model, specs, train)
+    raise mf.ModelInputError(f"{source.path}: cannot trace a {source.kind}")
+
+
+def _unflattened(program):
+    """The exported graph as nested modules again, so module paths survive the replay."""
+    import torch
+
+    try:
+        return torch.export.unflatten(program)
+    except Exception:
+        return program.module()
+
+
+def _program_inputs(program, specs: list[TensorSpec]) -> tuple:
+    if specs:
+        return meta_inputs(specs)
+    user_inputs = [n for n in program.graph.nodes if n.op == "placeholder" and n.name in program.graph_signature.user_inputs]
+    return meta_inputs([spec_of(n.meta["val"]) for n in user_inputs])
+
+
+def _build_on_meta(build, source: mf.ModelSource):
+    import torch
+
+    try:
+        with torch.device("meta"):
+            model = build()
+    except KBError:
+        raise
+    except Exception as exc:
+        raise TracingError(f"{source.path}:{source.attribute}() raised {type(exc).__name__}: {mf._short(exc)}") from None
+    if isinstance(model, tuple) and model and isinstance(model[0], torch.nn.Module):
+        model = model[0]
+    if not isinstance(model, torch.nn.Module):
+        raise TracingError(f"{source.path}:{source.attribute}() returned a {type(model).__name__}, not an nn.Module")
+    return model
+
+
+def _trace_module(source: mf.ModelSource, model, specs: list[TensorSpec], train: bool) -> TracedModel:
+    if not specs:
+        raise mf.ModelInputError(f"{source.path}: give the model's inputs to trace it, e.g. --input-shape 1x128:int64")
+    inputs = meta_inputs(specs)
+    if train:
+        return TracedModel(source.kind, source.path, trace_training(model, inputs), train=True)
+    return TracedModel(source.kind, source.path, sites_from_graph(export_on_meta(model, inputs).graph))
+
+
+def export_on_meta(model, inputs: tuple):
+    """torch.export of a meta-device module on meta inputs (no weight memory)."""
+    import torch
+
+    model = model.to("meta") if any(p.device.type != "meta" for p in model.parameters()) else model
+    model.eval()
+    try:
+        with warnings.catch_warnings():  # export's advice to model authors is noise here
+            warnings.simplefilter("ignore")
+            return torch.export.export(model, inputs, strict=False)
+    except Exception as exc:
+        raise TracingError(f"torch.export could not trace the model ({type(exc).__name__}: {mf._short(exc)})") from None
+
+
+def trace_training(model, inputs: tuple) -> list[CallSite]:
+    """Forward and backward on meta tensors under a dispatch recorder.
+
+    The loss (a sum of the outputs) is ours, not the model's: calls made outside every
+    module of the model are left out.
+    """
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.module_tracker import ModuleTracker
+
+    model = model.to("meta") if any(p.device.type != "meta" for p in model.parameters()) else model
+    try:
+        model.train()
+    except NotImplementedError:  # exported modules refuse mode switches; they keep their own
+        pass
+    sites: list[CallSite] = []
+    tracker = ModuleTracker()
+    root = type(model).__name__
+    phase = ["forward"]
+
+    class Recorder(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            name = op_name(func)
+            parents = [p for p in tracker.parents if p != "Global"]
+            if name is not None and parents:
+                deepest = max(parents, key=len)
+                path = deepest[len(root) + 1:] if deepest.startswith(root + ".") else ("" if deepest == root else deepest)
+                sites.append(CallSite(index=len(sites), op=name, args=spec_of(tuple(args)), kwargs=spec_of(dict(kwargs)),
+                                      outputs=(spec_of(out),), module_path=path, module_type=_type_at(model, path),
+                                      phase=phase[0]))
+            return out
+
+    try:
+        with tracker, Recorder():
+            out = model(*inputs)
+            tensors = [t for t in _flatten(out if isinstance(out, (tuple, list, dict)) else (out,))
+                       if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not tensors:
+                raise TracingError("--train: the model's outputs do not require grad (no parameters reached them)")
+            loss = sum(t.float().sum() for t in tensors)
+            phase[0] = "backward"
+            loss.backward()
+    except KBError:
+        raise
+    except Exception as exc:
+        raise TracingError(f"tracing the training step failed ({type(exc).__name__}: {mf._short(exc)})") from None
+    return sites
+
+
+def _type_at(model, path: str) -> str | None:
+    try:
+        return type(model.get_submodule(path)).__name__ if path else type(model).__name__
+    except Exception:
+        return None

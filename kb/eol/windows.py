@@ -1,0 +1,599 @@
+"""End of support: support windows per product cycle, and the questions asked of them.
+
+Pure logic over KB rows (plain sqlite3, no SQLModel): `kb eol`, `kb check`'s warnings and
+the iCalendar feed all start from `current_windows`.
+
+- Statements are append-only (`supportwindow` rows); per product × cycle the newest
+  statement wins (statement_date, then retrieved_at), field by field: an end-of-life
+  statement does not erase an earlier end-of-active-support date, and vice versa. Every
+  statement stays visible in `history`.
+- "Ends with release X" (`eol_kind = with_release`) becomes a date when a `Release` row
+  for X with a date exists (the first dated X.y), and is *pending* until then.
+- `is_eol` (a bool, at a given day) and `eol_from` (a date or None) are separate fields:
+  a pending window is `is_eol = False, eol_from = None, eol_pending = True`.
+- Today is injectable (`today=`; the CLI reads `--today` / `KB_TODAY`) so answers are
+  testable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from datetime import date, timedelta
+from typing import Any
+
+from kb.eol import products
+from kb.errors import KBError
+from kb.store.queries import version_key
+
+
+class EolError(KBError):
+    """Bad input to an end-of-support question (a date, a horizon, a stack)."""
+
+
+# ---------------------------------------------------------------- dates and horizons
+
+def parse_day(text: str | None) -> tuple[date | None, bool]:
+    """ISO day → (date, approximate). `YYYY-MM` (a month, as some sources give) is read as
+    its first day and flagged approximate; anything else is no date."""
+    if not text:
+        return None, False
+    text = text.strip()[:10]
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return date.fromisoformat(text), False
+        if re.fullmatch(r"\d{4}-\d{2}", text):
+            return date.fromisoformat(text + "-01"), True
+    except ValueError:
+        return None, False
+    return None, False
+
+
+def user_day(text: str, what: str = "date") -> date:
+    """A date the user typed (YYYY-MM-DD), or a one-line error."""
+    try:
+        return date.fromisoformat(text.strip())
+    except (ValueError, AttributeError):
+        raise EolError(f"{what}: {text!r} is not a date (expected YYYY-MM-DD)") from None
+
+
+def today(value: str | None = None) -> date:
+    """The day answers are computed for: the argument, else KB_TODAY, else the clock."""
+    value = value or os.environ.get("KB_TODAY")
+    return user_day(value, "today") if value else date.today()
+
+
+_UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
+
+
+def parse_horizon(text: str) -> timedelta:
+    """`90d`, `12w`, `6m` (30-day months), `1y` (365 days), or a bare number of days."""
+    m = re.fullmatch(r"\s*(\d+)\s*([dwmy]?)\s*", text.lower())
+    if not m:
+        raise EolError(f"horizon {text!r}: expected a number of days like 90d (or 12w, 6m, 1y)")
+    return timedelta(days=int(m[1]) * _UNITS[m[2] or "d"])
+
+
+def same_line(a: str, b: str) -> bool:
+    """True when two versions agree on every component both have: 2.14 ~ 2.14.0, 3.1 ≁ 3.12."""
+    pa, pb = str(a).strip().lower().split("."), str(b).strip().lower().split(".")
+    n = min(len(pa), len(pb))
+    return n > 0 and pa[:n] == pb[:n]
+
+
+# ---------------------------------------------------------------- loading rows
+
+def _json_list(value: Any) -> list:
+    if isinstance(value, str):
+        value = json.loads(value)
+    return list(value or [])
+
+
+def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every support-window statement, with its product name made canonical."""
+    rows = [dict(r) for r in conn.execute("SELECT * FROM supportwindow ORDER BY id")]
+    for row in rows:
+        row["source_product"] = row["product"]
+        product, cycle = row["product"], (row["cycle"] or "").strip()
+        family = products.slug(product)
+        if family in products.INSTANCE_FAMILIES:  # a window stated for "Inf1" is instance Inf1
+            cycle = family if cycle.lower() in ("", family) else f"{family} {cycle}"
+        row["product"], row["cycle"] = products.canonical(product), cycle
+        if row["product"] == "neuron-feature":
+            row["product"] = products.feature_product(cycle) or "neuron-feature"
+    return rows
+
+
+def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = []
+    for r in conn.execute("SELECT product, version, date, sdk_version, torch_versions, python_versions, os, "
+                          "instance_families, source_url, retrieved_at FROM release"):
+        row = dict(r)
+        for key in ("torch_versions", "python_versions", "os", "instance_families"):
+            row[key] = _json_list(row[key])
+        row["canonical"] = products.canonical(row["product"])
+        rows.append(row)
+    return rows
+
+
+def load_platform_facts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """`Limitation` rows about platforms ("platform: Ubuntu 22.04" → "end of support")."""
+    sql = ("SELECT l.target, l.feature, l.status, l.note, l.source_url, l.retrieved_at, r.product, r.version "
+           "FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.feature LIKE 'platform:%'")
+    out = []
+    for r in conn.execute(sql):
+        row = dict(r)
+        row["platform"] = row["feature"].split(":", 1)[1].strip()
+        row["canonical"] = products.canonical(row["product"])
+        out.append(row)
+    return out
+
+
+# ---------------------------------------------------------------- windows
+
+def _statement_order(row: dict[str, Any]) -> tuple:
+    return (row.get("statement_date") or "", row.get("retrieved_at") or "", row.get("id") or 0)
+
+
+def _source(row: dict[str, Any]) -> dict[str, Any]:
+    return {"source_kind": row["source_kind"], "source_name": row["source_name"], "source_url": row["source_url"],
+            "retrieved_at": row["retrieved_at"], "statement_date": row.get("statement_date")}
+
+
+def release_date_of(releases: list[dict[str, Any]], product: str, version: str) -> tuple[str | None, str | None]:
+    """(date, version) of the first dated release of `product` in line `version` (2.34 → 2.34.0)."""
+    dated = [r for r in releases if r["canonical"] == product and r["date"]
+             and (r["version"] == version or r["version"].startswith(version + "."))]
+    if not dated:
+        return None, None
+    first = min(dated, key=lambda r: version_key(r["version"]))
+    return first["date"], first["version"]
+
+
+def _release_product(window_product: str, eol_release: str) -> tuple[str, str]:
+    """"torch_tpu 0.3" names its product; a bare "2.34" is a release of the product's
+    usual release train (Neuron SDK for everything Neuron)."""
+    parts = eol_release.strip().rsplit(" ", 1)
+    if len(parts) == 2 and re.match(r"^v?\d", parts[1]):
+        return products.canonical(parts[0]), parts[1].lstrip("v")
+    return products.info(window_product).releases_with, eol_release.strip().lstrip("v")
+
+
+def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]], as_of: date) -> dict[str, Any]:
+    """One product cycle's current answer from its statements (any order)."""
+    ordered = sorted(statements, key=_statement_order)
+    newest = ordered[-1]
+
+    def latest(*fields: str) -> dict[str, Any] | None:
+        stating = [s for s in ordered if any(s.get(f) is not None for f in fields)]
+        return stating[-1] if stating else None
+
+    eol_stmt = latest("eol", "eol_kind", "eol_release")
+    end_stmt = latest("support_end")
+    rel_stmt = latest("release_date")
+    product = newest["product"]
+    window: dict[str, Any] = {
+        "product": product,
+        "product_label": products.info(product).label,
+        "cycle": newest["cycle"],
+        "title": (eol_stmt or newest).get("title") or newest.get("title"),
+        "release_date": rel_stmt["release_date"] if rel_stmt else None,
+        "support_end": end_stmt["support_end"] if end_stmt else None,
+        "support_end_source": _source(end_stmt) if end_stmt else None,
+        "eol_kind": None, "eol_release": None, "eol_release_product": None, "eol_release_version": None,
+        "eol_pending": False, "eol_approximate": False, "eol_from": None, "eol_stated": None,
+        "eol_source": _source(eol_stmt) if eol_stmt else None,
+        "note": (eol_stmt or newest).get("note"),
+        "statement_date": (eol_stmt or newest).get("statement_date"),
+        **{k: (eol_stmt or newest)[k] for k in ("source_kind", "source_name", "source_url", "retrieved_at")},
+    }
+    if eol_stmt:
+        kind = eol_stmt.get("eol_kind") or ("announced" if eol_stmt.get("eol") else None)
+        window["eol_kind"] = kind
+        window["eol_stated"] = eol_stmt.get("eol")
+        eol_day, approx = parse_day(eol_stmt.get("eol"))
+        if eol_stmt.get("eol_release"):
+            rel_product, rel_version = _release_product(product, eol_stmt["eol_release"])
+            window.update(eol_release=rel_version, eol_release_product=rel_product)
+            if eol_day is None and kind == "with_release":
+                shipped, shipped_version = release_date_of(releases, rel_product, rel_version)
+                eol_day, approx = parse_day(shipped)
+                window["eol_release_version"] = shipped_version
+                window["eol_pending"] = eol_day is None
+        window["eol_from"] = eol_day.isoformat() if eol_day else None
+        window["eol_approximate"] = approx
+    current = {id(s) for s in (eol_stmt, end_stmt, rel_stmt) if s is not None} or {id(newest)}
+    window["history"] = [{**{k: s.get(k) for k in ("statement_date", "release_date", "support_end", "eol",
+                                                  "eol_kind", "eol_release", "title", "note")},
+                          "source_product": s["source_product"], **_source(s), "current": id(s) in current}
+                         for s in reversed(ordered)]
+    window["superseded"] = len(ordered) - len(current)
+    return evaluate(window, as_of)
+
+
+def evaluate(window: dict[str, Any], as_of: date) -> dict[str, Any]:
+    """Set the day-dependent fields: is_eol, in_maintenance, days_left, status."""
+    eol_day, _ = parse_day(window["eol_from"])
+    end_day, _ = parse_day(window["support_end"])
+    is_eol = eol_day is not None and eol_day <= as_of
+    in_maintenance = not is_eol and end_day is not None and end_day <= as_of
+    if is_eol:
+        status = "ended"
+    elif in_maintenance:
+        status = "maintenance"
+    elif window["eol_pending"]:
+        status = "pending"
+    elif eol_day or end_day:
+        status = "supported"
+    else:
+        status = "no date"
+    window.update(as_of=as_of.isoformat(), is_eol=is_eol, in_maintenance=in_maintenance, status=status,
+                  days_left=(eol_day - as_of).days if eol_day else None,
+                  state=describe_date(window))
+    return window
+
+
+def describe_date(window: dict[str, Any]) -> str:
+    """How the end-of-life date is known, in words: announced / projected / release X."""
+    kind = window["eol_kind"]
+    release = window["eol_release"]
+    train = "Neuron" if window["eol_release_product"] == "neuron-sdk" else (window["eol_release_product"] or "")
+    if kind == "with_release" and release:
+        if window["eol_pending"]:
+            return f"pending: ends with {train} {release}"
+        shipped = window["eol_release_version"] or release
+        return f"ends with {train} {release} (shipped {shipped} on {window['eol_from']})"
+    if kind and window["eol_from"]:
+        return kind + (" (month only)" if window["eol_approximate"] else "")
+    if kind == "projected":
+        return "projected, no date"
+    if window["support_end"] and not window["eol_from"]:
+        return "end of active support only"
+    if (window["note"] or "").lower().startswith("maintenance"):
+        return "maintenance mode stated, no date"
+    return kind or "no statement of a date"
+
+
+def current_windows(conn: sqlite3.Connection, as_of: date) -> list[dict[str, Any]]:
+    """Every product cycle's current window, evaluated at `as_of`, soonest first."""
+    releases = load_releases(conn)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in load_statements(conn):
+        groups.setdefault((row["product"], row["cycle"].lower()), []).append(row)
+    windows = [build_window(stmts, releases, as_of) for stmts in groups.values()]
+    return sort_windows(windows)
+
+
+def sort_windows(windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Soonest first: coming ends by date, then pending "ends with release X", then
+    undated, then ended ones (most recent first)."""
+
+    def key(w: dict[str, Any]) -> tuple:
+        eol_day, _ = parse_day(w["eol_from"])
+        end_day, _ = parse_day(w["support_end"])
+        as_of = date.fromisoformat(w["as_of"])
+        name = (w["product"], w["cycle"])
+        if w["is_eol"]:
+            return (3, -eol_day.toordinal(), *name)
+        if eol_day:
+            return (0, eol_day.toordinal(), *name)
+        if w["eol_pending"]:
+            return (1, version_key(w["eol_release"] or ""), *name)
+        if end_day and end_day > as_of:
+            return (0, end_day.toordinal(), *name)
+        return (2, 0, *name)
+
+    return sorted(windows, key=key)
+
+
+# ---------------------------------------------------------------- the listing
+
+def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | None = None,
+            within: timedelta | None = None, today_: date | None = None) -> dict[str, Any]:
+    """`kb eol`: windows (optionally one product, loosely matched), soonest first.
+    `at`: only what is out of (active) support on that day, or may be (pending).
+    `within`: only what reaches end of life between today and today + within."""
+    now = today_ or today()
+    as_of = at or now
+    windows = current_windows(conn, as_of)
+    if product:
+        windows = [w for w in windows if products.matches(product, w["product"])]
+        if not windows:
+            known = sorted({w["product"] for w in current_windows(conn, as_of)})
+            raise EolError(f"no support windows for {product!r} (products with windows: {', '.join(known) or 'none'})")
+    if at:
+        windows = [w for w in windows if w["status"] in ("ended", "maintenance", "pending")]
+    if within is not None:
+        end = now + within
+        windows = [w for w in windows if w["eol_from"] and now <= parse_day(w["eol_from"])[0] <= end]
+    return {"today": now.isoformat(), "at": at.isoformat() if at else None,
+            "within_days": within.days if within is not None else None, "product": product,
+            "windows": windows}
+
+
+# ---------------------------------------------------------------- stacks
+
+def parse_stack(text: str) -> list[dict[str, str]]:
+    """"neuron=2.33 torch=2.14 python=3.12 ubuntu=22.04 trn2" → components.
+    A bare instance family (trn2) means instance=trn2."""
+    components = []
+    for token in re.split(r"[\s,;]+", text.strip()):
+        if not token:
+            continue
+        if "=" in token:
+            key, _, value = token.partition("=")
+        elif products.slug(token) in products.INSTANCE_FAMILIES:
+            key, value = "instance", token
+        else:
+            m = re.fullmatch(r"([A-Za-z_\-]+?)[-@]?(\d[\w.]*)", token)
+            if not m:
+                raise EolError(f"stack item {token!r}: expected NAME=VERSION (e.g. neuron=2.33 torch=2.14)")
+            key, value = m[1], m[2]
+        if not key or not value:
+            raise EolError(f"stack item {token!r}: expected NAME=VERSION (e.g. neuron=2.33 torch=2.14)")
+        product = products.canonical(key)
+        if products.slug(key) in products.INSTANCE_FAMILIES:
+            key, value, product = "instance", key, "instance"
+        components.append({"key": key, "product": product, "version": value.strip()})
+    if not components:
+        raise EolError("empty stack: give NAME=VERSION pairs, e.g. \"neuron=2.33 torch=2.14 python=3.12\"")
+    return components
+
+
+def cycle_matches(window: dict[str, Any], version: str) -> bool:
+    """Does a window's cycle cover the version the stack names? Versions match by line
+    (torch 2.14.0 is cycle 2.14); cycles that name a use (XLA "inference") match any
+    version, or the words given (xla=inference)."""
+    cycle = window["cycle"]
+    if version in ("*", "any", "all"):
+        return True
+    if same_line(cycle, version) and re.match(r"^v?\d", cycle):
+        return True
+    if products.info(window["product"]).cycles == "feature":
+        if re.match(r"^v?\d", version):
+            return True
+        return version.lower() in cycle.lower()
+    return cycle.lower() == version.lower()
+
+
+def _sdk_version(components: list[dict[str, str]]) -> str | None:
+    for c in components:
+        if c["product"] == "neuron-sdk":
+            return c["version"]
+    return None
+
+
+def _ubuntu_versions(entries: list[str]) -> list[str]:
+    found = []
+    for entry in entries:
+        m = re.search(r"ubuntu\s*(\d{2}\.\d{2})", entry, re.I)
+        if m:
+            found.append(m[1])
+    return found
+
+
+def _inferred_torch(release: dict[str, Any]) -> list[str]:
+    """torch versions a release supports; legacy torch-neuronx versions start with the
+    torch version they build on (2.8.0.2.10.x → 2.8.0)."""
+    if release["torch_versions"]:
+        return release["torch_versions"]
+    parts = release["version"].split(".")
+    if release["canonical"] in ("torch-neuronx", "torch-neuronx-xla") and len(parts) >= 5:
+        return [".".join(parts[:3])]
+    return []
+
+
+_FAMILY_PRODUCTS = {"torch-neuronx": ("torch-neuronx", "torchneuron", "torch-neuronx-xla")}
+
+
+def _matrix_sets(components: list[dict[str, str]], releases: list[dict[str, Any]]) -> list[tuple[str, list[dict]]]:
+    """Support matrices the stack is checked against: the Neuron SDK release's packages
+    (union), and each named package release on its own."""
+    sets = []
+    sdk = _sdk_version(components)
+    if sdk:
+        members = [r for r in releases if (r["canonical"] == "neuron-sdk" and same_line(r["version"], sdk))
+                   or (r["sdk_version"] and same_line(r["sdk_version"], sdk))]
+        if members:
+            sets.append((f"Neuron {sdk}", members))
+    for c in components:
+        if c["product"] in ("neuron-sdk", "pytorch", "python", "ubuntu", "instance"):
+            continue
+        wanted = _FAMILY_PRODUCTS.get(c["product"], (c["product"],))
+        found = [r for r in releases if r["canonical"] in wanted and same_line(r["version"], c["version"])]
+        if found:
+            best = max(found, key=lambda r: len(r["version"]))  # the most specific match
+            sets.append((f"{best['product']} {best['version']}", [best]))
+    return sets
+
+
+def _issue(kind: str, component: dict | None, message: str, source_url: str | None = None,
+           eol_from: str | None = None, gate: bool = True) -> dict[str, Any]:
+    return {"kind": kind, "component": f"{component['key']}={component['version']}" if component else None,
+            "message": message, "source_url": source_url, "eol_from": eol_from, "gate": gate}
+
+
+def _pair_issues(label: str, members: list[dict[str, Any]], by_product: dict[str, dict],
+                 found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Python × PyTorch within one SDK: the packages built for the stack's PyTorch must
+    support its Python (torch-neuronx for 2.8 may drop a Python its siblings keep)."""
+    torch, python = by_product.get("pytorch"), by_product.get("python")
+    if not torch or not python or any(i["component"] in (f"{c['key']}={c['version']}" for c in (torch, python))
+                                      for i in found if i["kind"] == "incompatible"):
+        return []
+    builds = [r for r in members if r["canonical"] != "neuron-sdk" and r["python_versions"]
+              and any(same_line(v, torch["version"]) for v in _inferred_torch(r))]
+    if not builds or any(same_line(v, python["version"]) for r in builds for v in r["python_versions"]):
+        return []
+    names = ", ".join(sorted({r["product"] for r in builds}))
+    pythons = ", ".join(sorted({v for r in builds for v in r["python_versions"]}, key=version_key))
+    return [_issue("incompatible", python, f"{label}: {names} for PyTorch {torch['version']} supports Python "
+                   f"{pythons}, not {python['version']}", builds[0]["source_url"])]
+
+
+def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any]],
+                  platform_facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Incompatible combinations per the release support matrices and platform facts."""
+    issues = []
+    by_product = {c["product"]: c for c in components}
+    sdk = _sdk_version(components)
+    checks = (("pytorch", "PyTorch", lambda rs: [v for r in rs for v in _inferred_torch(r)]),
+              ("python", "Python", lambda rs: [v for r in rs for v in r["python_versions"]]),
+              ("instance", "instance family", lambda rs: [v for r in rs for v in r["instance_families"]]),
+              ("ubuntu", "Ubuntu", lambda rs: _ubuntu_versions([v for r in rs for v in r["os"]])))
+    for label, members in _matrix_sets(components, releases):
+        for product, name, collect in checks:
+            comp = by_product.get(product)
+            supported = sorted(set(collect(members)), key=version_key)
+            if not comp or not supported:
+                continue
+            if not any(same_line(v, comp["version"]) or v.lower() == comp["version"].lower() for v in supported):
+                source = next((r["source_url"] for r in members if r["source_url"]), None)
+                issues.append(_issue("incompatible", comp, f"{label} supports {name} {', '.join(supported)}, "
+                                                         f"not {comp['version']}", source))
+        issues += _pair_issues(label, members, by_product, issues)
+        if sdk and label != f"Neuron {sdk}":
+            for r in members:
+                if r["sdk_version"] and not same_line(r["sdk_version"], sdk):
+                    issues.append(_issue("incompatible", by_product.get("neuron-sdk"),
+                                         f"{label} ships with Neuron {r['sdk_version']}, not {sdk}", r["source_url"]))
+    if sdk:
+        listed: dict[str, list[str]] = {}
+        for fact in platform_facts:
+            if fact["canonical"] != "neuron-sdk" or not same_line(fact["version"], sdk):
+                continue
+            platform = fact["platform"]
+            m = re.match(r"ubuntu\s*(\d{2}\.\d{2})", platform, re.I)
+            product, version = ("ubuntu", m[1]) if m else ("instance", platform.lower())
+            comp = by_product.get(product)
+            ok = fact["status"].strip().lower() in ("supported", "yes", "ga")
+            if ok:
+                listed.setdefault(product, []).append(version)
+            if comp and (comp["version"].lower() == version.lower() or same_line(comp["version"], version)) and not ok:
+                issues.append(_issue("incompatible", comp, f"Neuron {sdk}: {platform} — {fact['status']}"
+                                     + (f" ({fact['note']})" if fact["note"] else ""), fact["source_url"]))
+        for product, versions in listed.items():
+            comp = by_product.get(product)
+            named = [i for i in issues if i["component"] == (f"{comp['key']}={comp['version']}" if comp else None)]
+            if comp and not named and not any(v.lower() == comp["version"].lower() for v in versions):
+                issues.append(_issue("unlisted", comp, f"Neuron {sdk} lists {', '.join(sorted(versions))} as supported; "
+                                     f"{comp['version']} is not listed", gate=False))
+    return issues
+
+
+def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, within: timedelta | None = None,
+                today_: date | None = None) -> dict[str, Any]:
+    """`kb eol --stack`: every window that covers a part of the stack, the first day any
+    part leaves support, and incompatible combinations. `failed` is the CI gate: something
+    is already out of support, incompatible, or (with `within`) ends within the horizon."""
+    now = today_ or today()
+    components = parse_stack(stack) if isinstance(stack, str) else stack
+    windows = current_windows(conn, now)
+    releases = load_releases(conn)
+    known = {w["product"] for w in windows} | {r["canonical"] for r in releases} | set(products.known_names())
+    for c in components:
+        if c["product"] not in known:
+            raise EolError(f"stack item {c['key']}={c['version']}: unknown product {c['key']!r} "
+                           f"(known: {', '.join(sorted(known))})")
+    sdk = _sdk_version(components)
+    matched, issues = [], []
+    for c in components:
+        for w in windows:
+            if w["product"] != c["product"] or not cycle_matches(w, c["version"]):
+                continue
+            matched.append({**w, "component": f"{c['key']}={c['version']}"})
+            if w["is_eol"]:
+                issues.append(_issue("ended", c, f"{w['product_label']} {w['cycle']}: out of support since "
+                                     f"{w['eol_from']}", w["source_url"], w["eol_from"]))
+            elif (w["eol_release_product"] == "neuron-sdk" and sdk and w["eol_release"]
+                  and version_key(sdk) >= version_key(w["eol_release"])):
+                issues.append(_issue("incompatible", c, f"{w['product_label']} {w['cycle']}: ends with Neuron "
+                                     f"{w['eol_release']}, and the stack has Neuron {sdk}", w["source_url"], w["eol_from"]))
+            elif w["eol_pending"]:
+                issues.append(_issue("pending", c, f"{w['product_label']} {w['cycle']}: {w['state']} (not yet released)",
+                                     w["source_url"], gate=False))
+            elif w["in_maintenance"]:
+                issues.append(_issue("maintenance", c, f"{w['product_label']} {w['cycle']}: active support ended "
+                                     f"{w['support_end']}", w["source_url"], gate=False))
+    issues += matrix_issues(components, releases, load_platform_facts(conn))
+    matrices = [label for label, _ in _matrix_sets(components, releases)]
+    dated = [w for w in matched if w["eol_from"]]
+    first = min(dated, key=lambda w: w["eol_from"]) if dated else None
+    horizon_end = now + within if within is not None else None
+    if horizon_end is not None:
+        for w in dated:
+            day, _ = parse_day(w["eol_from"])
+            if now <= day <= horizon_end:
+                issues.append(_issue("within", None, f"{w['product_label']} {w['cycle']}: ends {w['eol_from']} "
+                                     f"({w['days_left']} days), within {within.days} days", w["source_url"], w["eol_from"]))
+    return {
+        "today": now.isoformat(), "stack": components, "within_days": within.days if within is not None else None,
+        "first_eol": {k: first[k] for k in ("product", "cycle", "eol_from", "state", "source_url")} if first else None,
+        "windows": sort_windows(matched), "issues": issues, "matrices_checked": matrices,
+        "failed": any(i["gate"] for i in issues),
+    }
+
+
+# ---------------------------------------------------------------- kb check
+
+_TARGET_PRODUCTS = {"neuron": ("torchneuron",), "neuron-xla": ("torch-neuronx-xla", "torch-neuronx"),
+                    "tpu": ("torch_tpu",)}
+
+
+def warnings_for(conn: sqlite3.Connection, target: str, backend_version: str | None, today_: date | None = None,
+                 *, horizon_days: int = 180, extra: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """End-of-support warnings for `kb check --target T` at a backend version: the
+    backend's own windows, its Neuron SDK's, its PyTorch's (from the release registry),
+    and incompatible combinations. Each: severity (error = already out of support or
+    incompatible, warning = ends within `horizon_days` or pending, info = later),
+    kind, message, product, cycle, eol_from, is_eol, source_url."""
+    now = today_ or today()
+    row = conn.execute("SELECT product FROM target WHERE name = ?", (target,)).fetchone()
+    product = row[0] if row else products.canonical(target)
+    components = []
+    release = None
+    if backend_version:
+        release = conn.execute("SELECT sdk_version, torch_versions FROM release WHERE product = ? AND version = ?",
+                               (product, backend_version)).fetchone()
+        components.append({"key": product, "product": products.canonical(product), "version": backend_version})
+    for extra_product in _TARGET_PRODUCTS.get(target, ()):
+        if not any(c["product"] == extra_product for c in components):
+            components.append({"key": extra_product, "product": extra_product, "version": "*"})
+    if release is not None:
+        if release["sdk_version"]:
+            components.append({"key": "neuron", "product": "neuron-sdk", "version": release["sdk_version"]})
+        torch_versions = _json_list(release["torch_versions"])
+        if len(torch_versions) == 1:
+            components.append({"key": "torch", "product": "pytorch", "version": torch_versions[0]})
+    for key, value in (extra or {}).items():
+        components.append({"key": key, "product": products.canonical(key), "version": value})
+    if not components:
+        return []
+    result = check_stack(conn, components, within=timedelta(days=horizon_days), today_=now)
+    out = []
+    for w in result["windows"]:
+        if w["is_eol"]:
+            severity, kind, message = "error", "ended", f"{w['product_label']} {w['cycle']}: out of support since {w['eol_from']}"
+        elif w["eol_pending"]:
+            severity, kind, message = "warning", "pending", f"{w['product_label']} {w['cycle']}: {w['state']}"
+        elif w["days_left"] is not None and w["days_left"] <= horizon_days:
+            severity, kind, message = "warning", "ends soon", (f"{w['product_label']} {w['cycle']}: ends {w['eol_from']} "
+                                                               f"({w['days_left']} days)")
+        elif w["in_maintenance"]:
+            severity, kind, message = "warning", "maintenance", (f"{w['product_label']} {w['cycle']}: active support "
+                                                                 f"ended {w['support_end']}")
+        else:
+            severity, kind, message = "info", "dated", f"{w['product_label']} {w['cycle']}: {w['state']}"
+        out.append({"severity": severity, "kind": kind, "message": message, "product": w["product"],
+                    "cycle": w["cycle"], "eol_from": w["eol_from"], "is_eol": w["is_eol"],
+                    "eol_pending": w["eol_pending"], "source_url": w["source_url"],
+                    "retrieved_at": w["retrieved_at"]})
+    for issue in result["issues"]:
+        if issue["kind"] in ("incompatible", "unlisted"):
+            out.append({"severity": "error" if issue["gate"] else "info", "kind": issue["kind"],
+                        "message": issue["message"], "product": None, "cycle": None, "eol_from": None,
+                        "is_eol": False, "eol_pending": False, "source_url": issue["source_url"], "retrieved_at": None})
+    rank = {"error": 0, "warning": 1, "info": 2}
+    return sorted(out, key=lambda w: (rank[w["severity"]], w["eol_from"] or "9999"))

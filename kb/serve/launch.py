@@ -1,0 +1,167 @@
+"""Browsing the KB in Datasette: its metadata, canned queries and app, built from a KB file.
+
+The metadata ships in `data/datasette/metadata.yaml` (descriptions, facets, labels, canned
+queries); what depends on the KB's content is filled in here when the server starts:
+
+- the coverage matrix query gets one column per target that has verdicts, each at its
+  newest version (the version order is kb.store.queries.version_key, which SQL lacks);
+- canned queries that name tables this KB does not have (`requires:`) are left out, so a
+  KB written before `kb check --save` existed still serves every other page.
+
+The KB is opened immutable (read-only, no locks): Datasette refuses every write. The
+database is always named `kb` so URLs and metadata do not depend on the file's name.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sqlite3
+from typing import Any
+
+from kb import paths
+
+DB_NAME = "kb"
+METADATA_DIR = os.path.join(paths.PACKAGE_ROOT, "data", "datasette")
+METADATA_FILE = os.path.join(METADATA_DIR, "metadata.yaml")
+STATIC_MOUNT = "kb-static"
+# Targets shown first in the coverage matrix; the others follow by name.
+TARGET_ORDER = ("neuron", "tpu", "neuron-xla")
+# Facets are chosen in the metadata; Datasette's suggestions would scan every column of a
+# table on every page (about 0.5 s on the support table of a full KB: bench/serve_pages.py).
+DEFAULT_SETTINGS = {"suggest_facets": False}
+# Tables described in the metadata that the KB gets with `kb check --save` (not yet in kb.store.schema).
+PROPOSED_TABLES = ("checkreport", "checkop")
+
+
+def load_metadata(path: str = METADATA_FILE) -> dict[str, Any]:
+    """The shipped metadata, as written (kb.serve.launch.build_metadata completes it for a KB)."""
+    import yaml
+
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def latest_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Each target with verdicts and its newest version with verdicts, in matrix order."""
+    from kb.store.queries import version_key
+
+    newest: dict[str, dict[str, Any]] = {}
+    rows = conn.execute("SELECT DISTINCT s.target, s.release_id, r.version "
+                        "FROM support s JOIN release r ON r.id = s.release_id")
+    for target, release_id, version in rows:
+        if target not in newest or version_key(version) > version_key(newest[target]["version"]):
+            newest[target] = {"target": target, "release_id": release_id, "version": version}
+    return sorted(newest.values(), key=_target_rank)
+
+
+def _target_rank(row: dict[str, Any]) -> tuple:
+    name = row["target"]
+    return (TARGET_ORDER.index(name), "") if name in TARGET_ORDER else (len(TARGET_ORDER), name)
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _sql_name(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def coverage_sql(targets: list[str]) -> str:
+    """ops × targets by conditional aggregation over each target's newest version.
+
+    Joins the `latest_release` temp table (kb.serve.plugin); `:mode` defaults to eager,
+    `:grep` filters op names, `:after` pages past an op name (Datasette shows 1,000 rows).
+    """
+    columns = "".join(
+        f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN s.status END) AS {_sql_name(t)}"
+        for t in targets
+    )
+    return (
+        f"SELECT s.op{columns}\n"
+        "FROM support s\n"
+        "JOIN latest_release l ON l.target = s.target AND l.release_id = s.release_id\n"
+        "WHERE s.mode = coalesce(nullif(:mode, ''), 'eager')\n"
+        "  AND (:grep = '' OR instr(s.op, :grep) > 0)\n"
+        "  AND s.op > :after\n"
+        "GROUP BY s.op\n"
+        "ORDER BY s.op"
+    )
+
+
+def kb_tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def build_metadata(kb_path: str, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The shipped metadata completed for this KB file (coverage columns, available queries)."""
+    metadata = copy.deepcopy(base if base is not None else load_metadata())
+    conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
+    try:
+        latest = latest_releases(conn)
+        tables = kb_tables(conn)
+    finally:
+        conn.close()
+    database = metadata["databases"][DB_NAME]
+    queries = database.get("queries", {})
+    for name in list(queries):
+        missing = [t for t in queries[name].pop("requires", []) if t not in tables]
+        if missing:
+            del queries[name]
+    targets = [row["target"] for row in latest]
+    if "coverage" in queries:
+        queries["coverage"]["sql"] = coverage_sql(targets)
+        at = ", ".join(f"{row['target']} {row['version']}" for row in latest) or "no target has verdicts yet"
+        queries["coverage"]["description"] = queries["coverage"].get("description", "").rstrip() + f" Versions: {at}."
+    database["tables"] = {name: table for name, table in database.get("tables", {}).items() if name in tables}
+    metadata.setdefault("plugins", {})["kb"] = {
+        "latest": latest,
+        "matrix_columns": targets,
+        "release_ids": {row["target"]: row["release_id"] for row in latest},
+        "css_url": f"/{STATIC_MOUNT}/kb.css",
+    }
+    return metadata
+
+
+def register_plugin() -> None:
+    """Put kb's plugin on Datasette's plugin manager (once per process)."""
+    from datasette.plugins import pm
+
+    from kb.serve import plugin as datasette_plugin
+
+    if not pm.is_registered(datasette_plugin):
+        pm.register(datasette_plugin, name="kb")
+
+
+def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
+                   settings: dict[str, Any] | None = None):
+    """A Datasette app on the KB file, immutable, named `kb`, with kb's metadata and plugin."""
+    from datasette.app import Datasette
+
+    register_plugin()
+    ds = Datasette(
+        immutables=[kb_path],
+        metadata=metadata if metadata is not None else build_metadata(kb_path),
+        static_mounts=[(STATIC_MOUNT, os.path.join(METADATA_DIR, "static"))],
+        settings={**DEFAULT_SETTINGS, **(settings or {})},
+    )
+    db = next(iter(d for d in ds.databases.values() if d.path and os.path.samefile(d.path, kb_path)))
+    if db.name != DB_NAME:
+        ds.remove_database(db.name)
+        ds.add_database(db, name=DB_NAME)
+    return ds
+
+
+def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001) -> None:
+    """Serve the KB until interrupted (uvicorn, one worker)."""
+    import uvicorn
+
+    ds = make_datasette(kb_path)  # imports Datasette's plugins first (they import each other)
+    import datasette.handle_exception
+
+    # With rich installed, Datasette prints every 4xx (a mistyped URL, a refused write) as a
+    # traceback with locals; without it, its handler prints tracebacks for real errors only.
+    # There is no setting for this, and every handle_exception hook runs, so no plugin can.
+    datasette.handle_exception.rich = None
+    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1)

@@ -1,0 +1,157 @@
+"""kb's Datasette plugin: what metadata alone cannot say.
+
+- every read connection to the KB gets a temporary `latest_release` table (each target's
+  newest version with verdicts, computed once when `kb serve` starts) that the canned
+  queries join on;
+- statuses are shown with their symbol and colour, and each verdict links to its source
+  (the source URL, or the probe run that produced it);
+- op names link to every verdict of that op; the coverage matrix's cells link to the
+  verdicts behind them.
+
+It is registered by kb.serve.launch on Datasette's plugin manager and acts only on instances
+whose metadata carries a `plugins: kb:` block (the ones kb.serve.launch builds).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import weakref
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from datasette import hookimpl
+from datasette.utils import tilde_encode
+from markupsafe import Markup, escape
+
+from kb.vocab import STATUSES, SYMBOLS, UNKNOWN
+
+PLUGIN_NAME = "kb"
+DB_NAME = "kb"
+STATUS_WORDS = frozenset((*STATUSES, UNKNOWN))
+STATUS_COLUMNS = frozenset(("status", "other_status", "verdict"))
+# Tables whose rows are verdicts or evidence with their own source columns.
+SOURCED_TABLES = frozenset(("support", "observation", "checkop"))
+
+_configs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _config(datasette) -> dict[str, Any] | None:
+    """The `plugins: kb:` block of this instance, read once (render_cell runs per cell)."""
+    try:
+        return _configs[datasette]
+    except KeyError:
+        config = datasette.plugin_config(PLUGIN_NAME) or None
+        if config is not None:
+            config = {**config, "matrix_columns": frozenset(config.get("matrix_columns", ()))}
+            config["matrix_filters"] = {column: _matrix_filters(config, column) for column in config["matrix_columns"]}
+        _configs[datasette] = config
+        return config
+
+
+@hookimpl
+def prepare_connection(conn, database, datasette):
+    """Each connection to the KB gets the `latest_release` temp table the queries join on."""
+    if database != DB_NAME:
+        return
+    config = _config(datasette)
+    if config is None:
+        return
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS latest_release "
+                 "(target TEXT PRIMARY KEY, release_id INTEGER, version TEXT)")
+    conn.execute("DELETE FROM temp.latest_release")
+    conn.executemany("INSERT INTO temp.latest_release VALUES (?, ?, ?)",
+                     [(r["target"], r["release_id"], r["version"]) for r in config.get("latest", [])])
+
+
+@hookimpl
+def extra_css_urls(datasette):
+    config = _config(datasette)
+    if config is None or not config.get("css_url"):
+        return []
+    return [config["css_url"]]
+
+
+def _get(row, key: str):
+    try:
+        return row[key]
+    except (IndexError, KeyError, TypeError):
+        return None
+
+
+# Built once: render_cell runs for every cell of a 1,000-row page (see bench/serve_pages.py).
+_SPANS = {word: f'<span class="kb-status kb-{word}">{SYMBOLS[word]} {word}</span>' for word in STATUS_WORDS}
+
+
+def status_html(status: str | None, href: str | None = None, title: str | None = None) -> Markup:
+    """A status as symbol + word with a CSS class per status; a link when href is given."""
+    span = _SPANS.get(status or UNKNOWN) or f'<span class="kb-status kb-other">· {escape(status)}</span>'
+    if href:
+        title_attr = f' title="{escape(title)}"' if title else ""
+        return Markup(f'<a href="{escape(href)}"{title_attr}>{span}</a>')
+    return Markup(span)
+
+
+@functools.lru_cache(maxsize=8192)
+def _op_query(op: str) -> str:
+    return "?op=" + quote(op, safe="")
+
+
+def _support_url(datasette, op: str, extra: str = "") -> str:
+    config = _config(datasette)
+    base = config.get("support_url") if config else None
+    if base is None:
+        base = str(datasette.urls.table(DB_NAME, "support"))
+        if config is not None:
+            config["support_url"] = base
+    return base + _op_query(op) + extra
+
+
+def _source_link(datasette, row) -> tuple[str | None, str | None]:
+    """Where a verdict came from: its source URL, else the probe run's row page."""
+    url = _get(row, "source_url")
+    if url:
+        return str(url), f"source: {url}"
+    run = _get(row, "probe_run_id")
+    if run:
+        return datasette.urls.row(DB_NAME, "proberun", tilde_encode(str(run))), f"probe run {run}"
+    return None, None
+
+
+def _matrix_filters(config: dict[str, Any], column: str) -> str:
+    """`&target=..&release_id=..` for a matrix column: the verdicts behind its cells."""
+    release_id = config["release_ids"].get(column)
+    extra = {"target": column} if release_id is None else {"target": column, "release_id": release_id}
+    return "&" + urlencode(extra)
+
+
+@hookimpl
+def render_cell(row, value, column, table, database, datasette):
+    if database != DB_NAME:
+        return None
+    config = _config(datasette)
+    if config is None:
+        return None
+    if table is None and column in config["matrix_columns"]:
+        op = _get(row, "op")
+        if not op:
+            return None
+        return status_html(value or UNKNOWN, _support_url(datasette, op, config["matrix_filters"][column]))
+    if column in STATUS_COLUMNS and isinstance(value, str):
+        if table in SOURCED_TABLES or table is None:
+            href, title = _source_link(datasette, row)
+            return status_html(value, href, title)
+        return status_html(value)
+    if column == "op" and isinstance(value, str) and value.startswith("aten::"):
+        return Markup(f'<a href="{escape(_support_url(datasette, value))}">{escape(value)}</a>')
+    if column == "sources" and isinstance(value, str) and value.startswith("{"):
+        try:
+            sources = json.loads(value)
+        except ValueError:
+            return None
+        if isinstance(sources, dict):
+            return Markup("<br>").join(
+                Markup(f"{escape(name)}: {status_html(str(status))}")
+                for name, status in sorted(sources.items()))
+    return None
+

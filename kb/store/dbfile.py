@@ -1,0 +1,117 @@
+"""The KB's SQLite file: find it, check it is ours, read it, migrate it, write to it.
+
+Two ways in. Reads use a plain `sqlite3` connection (`connect`), which plain queries can
+afford on every start. Writes (`engine`) go through SQLModel/SQLAlchemy (kb.store.writer).
+Building the file on first use is one layer up (`kb.store.db.open_kb`, through
+`kb.store.build`), so that the build can use everything here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+
+from kb import paths
+from kb.errors import CorruptKBError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+DATA_SUFFIXES = (".jsonl", ".csv")
+# kb.store.schema.SCHEMA_VERSION, mirrored because kb.store.schema imports SQLModel, which plain
+# queries cannot afford; a test keeps the two equal.
+SCHEMA_VERSION = 3
+
+
+def resolve_path(db: str | None = None) -> str:
+    return os.path.abspath(os.path.expanduser(db or paths.default_db_path()))
+
+
+def data_fingerprint(data_dir: str | None = None) -> str:
+    """Names, sizes and mtimes of the shipped data files: cheap to compute on every start."""
+    root = data_dir or paths.data_dir()
+    entries = []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(DATA_SUFFIXES):
+                full = os.path.join(folder, name)
+                st = os.stat(full)
+                entries.append(f"{os.path.relpath(full, root)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(entries).encode()).hexdigest()
+
+
+def check_file(path: str) -> None:
+    """Refuse anything that is not an SQLite file before SQLite gets to misread it."""
+    if os.path.isdir(path):
+        raise CorruptKBError(f"{path} is a directory, not a KB file")
+    with open(path, "rb") as fh:
+        head = fh.read(len(SQLITE_MAGIC))
+    if head and head != SQLITE_MAGIC:
+        raise CorruptKBError(f"{path} is not a kb database (not an SQLite file); remove it or pass another --db")
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A read connection to an existing KB (no build, no migration)."""
+    check_file(path)
+    try:
+        conn = sqlite3.connect(path)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("SELECT 1 FROM kbmeta LIMIT 1")
+    except sqlite3.DatabaseError as exc:
+        raise CorruptKBError(f"{path} is not a readable kb database ({exc})") from None
+    return conn
+
+
+def meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM kbmeta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def is_current(path: str) -> bool:
+    """True when the KB exists, has this kb's schema and was built from the current data/."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return False
+    check_file(path)
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            fingerprint = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_fingerprint'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise CorruptKBError(f"{path} is not a readable kb database ({exc})") from None
+    return version == SCHEMA_VERSION and fingerprint is not None and fingerprint[0] == data_fingerprint()
+
+
+def open_for_write(path: str) -> sqlite3.Connection:
+    """An sqlite3 connection after migrating the file to this kb's schema (WAL mode)."""
+    from kb.store.migrations import migrate
+
+    if os.path.exists(path):
+        check_file(path)
+    else:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    try:
+        conn = sqlite3.connect(path, timeout=30)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        raise CorruptKBError(f"{path} is not a readable kb database ({exc})") from None
+    return conn
+
+
+def engine(path: str):
+    """A SQLAlchemy engine on a migrated KB file, foreign keys on (for kb.store.ingest)."""
+    from sqlalchemy import create_engine, event
+
+    open_for_write(path).close()
+    eng = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
+
+    @event.listens_for(eng, "connect")
+    def _pragmas(dbapi_conn, _record):  # pragma: no cover - exercised by every write
+        dbapi_conn.execute("PRAGMA foreign_keys = ON")
+
+    return eng

@@ -1,0 +1,102 @@
+"""Writing the KB's local knowledge back to `data/` as sorted JSONL records.
+
+Refreshing the shipped data is: `kb ingest --all`, `kb data export`, review the diff,
+commit. Only rows this machine added (origin `local`) are exported, and of each source
+only its current word (its newest ingest), so the files say what the sources say now.
+One file per source (`data/scraped/<source>.jsonl`) and per probe run
+(`data/probes/<target>-<version>-<kind>.jsonl`); lines are sorted so diffs are small.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from collections import defaultdict
+
+from kb.store import records as rec
+from kb.store.support import CURRENT_OBSERVATIONS_SQL
+
+_CURRENT_OBSERVATIONS = CURRENT_OBSERVATIONS_SQL + " WHERE o.origin = 'local'"
+
+
+def _j(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _prov(row: sqlite3.Row, **extra) -> rec.Provenance:
+    keys = row.keys()
+    return rec.Provenance(
+        source_kind=row["source_kind"], source_name=row["source_name"], source_url=row["source_url"],
+        retrieved_at=row["retrieved_at"],
+        content_sha256=row["content_sha256"] if "content_sha256" in keys else None,
+        tool_version=row["tool_version"] if "tool_version" in keys else None,
+        probe_run_id=row["probe_run_id"] if "probe_run_id" in keys else None, **extra,
+    )
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+
+
+def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
+    """Relative file path → records, for every local source in the KB."""
+    conn.row_factory = sqlite3.Row
+    files: dict[str, list[rec.Record]] = defaultdict(list)
+    runs = {r["run_id"]: r for r in conn.execute(
+        "SELECT p.*, r.version AS backend_version FROM proberun p JOIN release r ON r.id = p.release_id")}
+
+    def run_file(run_id: str) -> str:
+        run = runs[run_id]
+        return f"probes/{_slug(run['target'])}-{_slug(run['backend_version'])}-{run['kind']}.jsonl"
+
+    for row in conn.execute(_CURRENT_OBSERVATIONS):
+        where = run_file(row["probe_run_id"]) if row["probe_run_id"] else f"scraped/{_slug(row['source_name'])}.jsonl"
+        files[where].append(rec.OpStatus(
+            op=row["op"], target=row["target"], backend_version=row["backend_version"], status=row["status"],
+            mode=row["mode"], torch_version=row["torch_version"], dtypes=_j(row["dtypes"]),
+            conditions=_j(row["conditions"]), note=row["note"], detail=_j(row["detail"]), provenance=_prov(row)))
+    for run_id, run in runs.items():
+        if run["origin"] == "local":
+            files[run_file(run_id)].append(rec.ProbeRun(
+                run_id=run_id, kind=run["kind"], target=run["target"], backend=run["backend"],
+                backend_version=run["backend_version"], torch_version=run["torch_version"],
+                python_version=run["python_version"], host=run["host"], started_at=run["started_at"],
+                finished_at=run["finished_at"], device=run["device"], fallback_policy=_j(run["fallback_policy"]),
+                params=_j(run["params"]), tool_version=run["tool_version"]))
+    for row in conn.execute("SELECT l.*, r.product, r.version FROM limitation l JOIN release r ON r.id = l.release_id "
+                            "WHERE l.origin = 'local'"):
+        files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(rec.Limitation(
+            target=row["target"], product=row["product"], version=row["version"], feature=row["feature"],
+            status=row["status"], note=row["note"], provenance=_prov(row)))
+    window_fields = ("product", "cycle", "release_date", "support_end", "eol", "eol_kind", "eol_release",
+                     "statement_date", "title", "note")
+    for row in conn.execute("SELECT * FROM supportwindow WHERE origin = 'local'"):
+        files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(
+            rec.SupportWindow(provenance=_prov(row), **{k: row[k] for k in window_fields}))
+    sources = {key.split("/", 1)[1].rsplit(".", 1)[0] for key in files if key.startswith("scraped/")}
+    for row in conn.execute("SELECT * FROM release"):
+        if _slug(row["source_name"]) in sources and row["source_kind"] not in ("live_probe", "static_probe"):
+            files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(rec.Release(
+                product=row["product"], version=row["version"], date=row["date"], sdk_version=row["sdk_version"],
+                torch_versions=tuple(_j(row["torch_versions"]) or ()),
+                python_versions=tuple(_j(row["python_versions"]) or ()), os=tuple(_j(row["os"]) or ()),
+                instance_families=tuple(_j(row["instance_families"]) or ()), channel=row["channel"],
+                components=_j(row["components"]), note=row["note"], provenance=_prov(row)))
+    return files
+
+
+def export(conn: sqlite3.Connection, out_dir: str) -> dict[str, int]:
+    """Write every local source's records under out_dir; returns path → record count."""
+    written = {}
+    for relative, records in sorted(collect(conn).items()):
+        path = os.path.join(out_dir, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        lines = sorted(rec.dumps(r) for r in records)
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+        written[relative] = len(lines)
+    return written

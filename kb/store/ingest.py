@@ -1,0 +1,98 @@
+"""Writing records into the KB: one transaction per source, provenance on every row.
+
+A failing ingest leaves the KB exactly as it was and names the source. Evidence is
+append-only: the same fact from the same document is stored once (its fingerprint), a
+re-confirmation only refreshes `ingested_at`, and content identical to the source's last
+ingest is a no-op. Verdicts (`Support`) are re-derived after every write, and the
+change in verdicts is returned as a report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from kb.errors import KBError
+from kb.store import db, dbfile, support
+from kb.store import records as rec
+from kb.store.records import RecordError, utc_now
+from kb.store.writer import IngestError, file_sha256, read_report, write_records
+
+__all__ = ["IngestError", "ingest_jsonl", "ingest_records", "read_report"]
+
+
+def _support_snapshot(conn) -> dict[tuple, str]:
+    raw = conn.connection.driver_connection
+    return {tuple(row[:4]): row[4] for row in raw.execute("SELECT op, target, release_id, mode, status FROM support")}
+
+
+def _changes(conn, before: dict[tuple, str], after: dict[tuple, str]) -> list[dict[str, Any]]:
+    from kb.store.schema import Release
+
+    versions = {r.id: r.version for r in conn.execute(Release.__table__.select())}
+    out = []
+    for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1], str(k[2]), k[3])):
+        old, new = before.get(key), after.get(key)
+        if old != new:
+            op, target, release_id, mode = key
+            out.append({"op": op, "target": target, "backend_version": versions.get(release_id),
+                        "mode": mode, "old": old or "unknown", "new": new or "unknown"})
+    return out
+
+
+def ingest_records(
+    db_path: str,
+    records: Iterable[rec.Record],
+    *,
+    source_name: str,
+    content_sha256: str | None = None,
+    origin: str = "local",
+) -> dict[str, Any]:
+    """Ingest one source's records in one transaction; returns the change report."""
+    from sqlalchemy import select
+
+    from kb.store.schema import IngestRun
+
+    report: dict[str, Any] = {"source": source_name, "added": 0, "unchanged": False, "changes": [],
+                              "new_releases": [], "new_support_windows": []}
+    db.open_kb(db_path).close()  # built from data/ (or migrated, refreshed) before we add to it
+    eng = dbfile.engine(db_path)
+    try:
+        with eng.begin() as conn:
+            if content_sha256 is not None:
+                last = conn.execute(
+                    select(IngestRun.content_sha256).where(IngestRun.source_name == source_name)
+                    .order_by(IngestRun.id.desc()).limit(1)
+                ).scalar()
+                if last == content_sha256:
+                    report["unchanged"] = True
+                    return report
+            started = utc_now()
+            before = _support_snapshot(conn)
+            writer = write_records(conn, records, ingested_at=started, origin=origin)
+            support.rebuild(conn.connection.driver_connection)
+            report["changes"] = _changes(conn, before, _support_snapshot(conn))
+            conn.execute(IngestRun.__table__.insert().values(
+                source_name=source_name, content_sha256=content_sha256, started_at=started,
+                finished_at=utc_now(), added=writer.added, origin=origin))
+            report.update(added=writer.added, new_releases=writer.new_releases,
+                          new_support_windows=writer.new_windows)
+    except RecordError as exc:
+        raise IngestError(f"{source_name}: {exc} (KB unchanged)") from None
+    except KBError:
+        raise
+    except Exception as exc:  # any database failure: the transaction was rolled back
+        raise IngestError(f"{source_name}: ingest failed, KB unchanged: {type(exc).__name__}: {exc}") from None
+    finally:
+        eng.dispose()
+    return report
+
+
+def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str, Any]:
+    """Load a portable JSONL report (e.g. `kb probe --out`) from another machine."""
+    records = read_report(path)
+    if not records:
+        raise IngestError(f"{path}: no records (an empty report is not evidence)")
+    return ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
+                          content_sha256=file_sha256(path), origin=origin)

@@ -1,0 +1,267 @@
+"""Numbered schema migrations: a KB written by an older kb opens with a newer one.
+
+Every KB file, new or old, is brought to `kb.store.schema.SCHEMA_VERSION` by running the steps
+above its `PRAGMA user_version` in order, each in one transaction. Step 1 is the schema as
+kb 0.1 first shipped it, frozen as SQL; later steps are the changes since. A test checks
+that running every step gives exactly the tables `kb.store.schema` declares.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from kb.errors import SchemaTooNewError
+from kb.store.schema import SCHEMA_VERSION
+
+STEP_1_INITIAL = """
+CREATE TABLE kbmeta (
+	"key" VARCHAR NOT NULL,
+	value VARCHAR NOT NULL,
+	PRIMARY KEY ("key")
+);
+CREATE TABLE op (
+	name VARCHAR NOT NULL,
+	base VARCHAR NOT NULL,
+	overload VARCHAR NOT NULL,
+	schema VARCHAR NOT NULL,
+	composite_implicit BOOLEAN NOT NULL,
+	composite_explicit BOOLEAN NOT NULL,
+	backend_kernels JSON,
+	tags JSON,
+	torch_version VARCHAR NOT NULL,
+	PRIMARY KEY (name)
+);
+CREATE INDEX ix_op_base ON op (base);
+CREATE TABLE release (
+	id INTEGER NOT NULL,
+	product VARCHAR NOT NULL,
+	version VARCHAR NOT NULL,
+	date VARCHAR,
+	sdk_version VARCHAR,
+	torch_versions JSON,
+	python_versions JSON,
+	os JSON,
+	instance_families JSON,
+	channel VARCHAR,
+	components JSON,
+	note VARCHAR,
+	source_kind VARCHAR NOT NULL,
+	source_name VARCHAR NOT NULL,
+	source_url VARCHAR,
+	retrieved_at VARCHAR NOT NULL,
+	conflicts JSON,
+	PRIMARY KEY (id),
+	UNIQUE (product, version)
+);
+CREATE INDEX ix_release_product ON release (product);
+CREATE TABLE supportwindow (
+	id INTEGER NOT NULL,
+	product VARCHAR NOT NULL,
+	cycle VARCHAR NOT NULL,
+	release_date VARCHAR,
+	support_end VARCHAR,
+	eol VARCHAR,
+	eol_kind VARCHAR,
+	eol_release VARCHAR,
+	statement_date VARCHAR,
+	title VARCHAR,
+	note VARCHAR,
+	source_kind VARCHAR NOT NULL,
+	source_name VARCHAR NOT NULL,
+	source_url VARCHAR,
+	retrieved_at VARCHAR NOT NULL,
+	content_sha256 VARCHAR,
+	ingested_at VARCHAR NOT NULL,
+	origin VARCHAR NOT NULL,
+	fingerprint VARCHAR NOT NULL,
+	PRIMARY KEY (id),
+	UNIQUE (fingerprint)
+);
+CREATE INDEX ix_supportwindow_product ON supportwindow (product);
+CREATE TABLE target (
+	name VARCHAR NOT NULL,
+	label VARCHAR NOT NULL,
+	product VARCHAR NOT NULL,
+	device VARCHAR,
+	dispatch_key VARCHAR NOT NULL,
+	vendor VARCHAR,
+	description VARCHAR,
+	PRIMARY KEY (name)
+);
+CREATE TABLE limitation (
+	id INTEGER NOT NULL,
+	target VARCHAR NOT NULL,
+	release_id INTEGER NOT NULL,
+	feature VARCHAR NOT NULL,
+	status VARCHAR NOT NULL,
+	note VARCHAR,
+	source_kind VARCHAR NOT NULL,
+	source_name VARCHAR NOT NULL,
+	source_url VARCHAR,
+	retrieved_at VARCHAR NOT NULL,
+	content_sha256 VARCHAR,
+	ingested_at VARCHAR NOT NULL,
+	origin VARCHAR NOT NULL,
+	fingerprint VARCHAR NOT NULL,
+	PRIMARY KEY (id),
+	FOREIGN KEY(target) REFERENCES target (name),
+	FOREIGN KEY(release_id) REFERENCES release (id),
+	UNIQUE (fingerprint)
+);
+CREATE TABLE proberun (
+	run_id VARCHAR NOT NULL,
+	kind VARCHAR NOT NULL,
+	target VARCHAR NOT NULL,
+	release_id INTEGER NOT NULL,
+	backend VARCHAR NOT NULL,
+	torch_version VARCHAR NOT NULL,
+	python_version VARCHAR NOT NULL,
+	host VARCHAR NOT NULL,
+	device VARCHAR,
+	started_at VARCHAR NOT NULL,
+	finished_at VARCHAR,
+	fallback_policy JSON,
+	params JSON,
+	tool_version VARCHAR,
+	origin VARCHAR NOT NULL,
+	PRIMARY KEY (run_id),
+	FOREIGN KEY(target) REFERENCES target (name),
+	FOREIGN KEY(release_id) REFERENCES release (id)
+);
+CREATE TABLE observation (
+	id INTEGER NOT NULL,
+	op VARCHAR NOT NULL,
+	target VARCHAR NOT NULL,
+	release_id INTEGER NOT NULL,
+	mode VARCHAR NOT NULL,
+	status VARCHAR NOT NULL,
+	torch_version VARCHAR,
+	dtypes JSON,
+	conditions JSON,
+	note VARCHAR,
+	detail JSON,
+	source_kind VARCHAR NOT NULL,
+	source_name VARCHAR NOT NULL,
+	source_url VARCHAR,
+	probe_run_id VARCHAR,
+	retrieved_at VARCHAR NOT NULL,
+	content_sha256 VARCHAR,
+	tool_version VARCHAR,
+	ingested_at VARCHAR NOT NULL,
+	origin VARCHAR NOT NULL,
+	fingerprint VARCHAR NOT NULL,
+	PRIMARY KEY (id),
+	FOREIGN KEY(target) REFERENCES target (name),
+	FOREIGN KEY(release_id) REFERENCES release (id),
+	FOREIGN KEY(probe_run_id) REFERENCES proberun (run_id),
+	UNIQUE (fingerprint)
+);
+CREATE INDEX ix_observation_release_id ON observation (release_id);
+CREATE INDEX ix_observation_op ON observation (op);
+CREATE TABLE support (
+	id INTEGER NOT NULL,
+	op VARCHAR NOT NULL,
+	target VARCHAR NOT NULL,
+	release_id INTEGER NOT NULL,
+	mode VARCHAR NOT NULL,
+	status VARCHAR NOT NULL,
+	dtypes JSON,
+	conditions JSON,
+	note VARCHAR,
+	source_kind VARCHAR NOT NULL,
+	source_name VARCHAR NOT NULL,
+	source_url VARCHAR,
+	probe_run_id VARCHAR,
+	retrieved_at VARCHAR NOT NULL,
+	observation_id INTEGER NOT NULL,
+	PRIMARY KEY (id),
+	UNIQUE (op, target, release_id, mode),
+	FOREIGN KEY(target) REFERENCES target (name),
+	FOREIGN KEY(release_id) REFERENCES release (id),
+	FOREIGN KEY(observation_id) REFERENCES observation (id)
+);
+CREATE INDEX ix_support_op ON support (op);
+"""
+
+# Schema 2: ingest runs (so unchanged content is a no-op) and, on derived verdicts, each
+# current source's own status plus a disagreement flag.
+STEP_2_INGEST_RUNS_AND_DISAGREEMENT = """
+CREATE TABLE ingestrun (
+	id INTEGER NOT NULL,
+	source_name VARCHAR NOT NULL,
+	content_sha256 VARCHAR,
+	started_at VARCHAR NOT NULL,
+	finished_at VARCHAR,
+	added INTEGER NOT NULL,
+	origin VARCHAR NOT NULL,
+	PRIMARY KEY (id)
+);
+CREATE INDEX ix_ingestrun_source_name ON ingestrun (source_name);
+ALTER TABLE support ADD COLUMN sources JSON;
+ALTER TABLE support ADD COLUMN disagreement BOOLEAN NOT NULL DEFAULT 0;
+"""
+
+# Schema 3: saved `kb check` reports (browsable in kb serve), and indexes on the
+# derived verdicts' facet columns (kb serve's faceted pages at full size).
+STEP_3_CHECK_REPORTS_AND_FACET_INDEXES = """
+CREATE TABLE checkreport (
+\tid INTEGER NOT NULL,
+\tcreated_at VARCHAR NOT NULL,
+\tmodel VARCHAR NOT NULL,
+\tmodel_sha256 VARCHAR,
+\ttarget VARCHAR NOT NULL,
+\tbackend_version VARCHAR,
+\tmode VARCHAR NOT NULL,
+\tverdict VARCHAR NOT NULL,
+\treport_json JSON NOT NULL,
+\ttool_version VARCHAR,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(target) REFERENCES target (name)
+);
+CREATE TABLE checkop (
+\tid INTEGER NOT NULL,
+\treport_id INTEGER NOT NULL,
+\top VARCHAR NOT NULL,
+\tcount INTEGER NOT NULL,
+\tstatus VARCHAR NOT NULL,
+\tvia VARCHAR,
+\tsource_kind VARCHAR,
+\tsource_url VARCHAR,
+\tmodule_paths JSON,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(report_id) REFERENCES checkreport (id)
+);
+CREATE INDEX ix_checkop_report_id ON checkop (report_id);
+CREATE INDEX ix_support_target ON support (target);
+CREATE INDEX ix_support_release_id ON support (release_id);
+CREATE INDEX ix_support_mode ON support (mode);
+CREATE INDEX ix_support_status ON support (status);
+CREATE INDEX ix_support_source_kind ON support (source_kind);
+"""
+
+STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES}
+assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
+    """Apply the missing steps up to `upto`; returns the steps applied."""
+    current = schema_version(conn)
+    if current > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"this KB has schema {current}, newer than this kb understands ({SCHEMA_VERSION}): upgrade kb"
+        )
+    applied = []
+    for step in range(current + 1, upto + 1):
+        # executescript commits first; run the step and its version bump as one transaction
+        try:
+            conn.executescript(f"BEGIN;\n{STEPS[step]}\nPRAGMA user_version = {step};\nCOMMIT;")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        applied.append(step)
+    return applied

@@ -1,0 +1,230 @@
+"""Typed records: the contract between the producers of facts and the KB.
+
+Scrapers and probes produce these records and nothing else; `kb.store.ingest` is the only
+code that turns them into rows. The same records are the portable JSONL format
+(`kb probe --out report.jsonl`, `kb ingest report.jsonl`, the files in `data/`), one
+JSON object a line with a `record` field naming its type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from kb.vocab import DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
+
+
+class RecordError(ValueError):
+    """A record that does not satisfy the contract (bad status, missing field...)."""
+
+
+def utc_now() -> str:
+    """Current time as an ISO-8601 UTC string, second precision (used for retrieved_at)."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def sha256_text(text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a fact came from. Every record carries one."""
+
+    source_kind: str  # one of vocab.SOURCE_KINDS
+    source_name: str  # stable id of the source, e.g. "neuron-xla-op-list", "static_probe"
+    source_url: str | None = None  # document URL, or None for probes (see probe_run_id)
+    retrieved_at: str = field(default_factory=utc_now)
+    content_sha256: str | None = None  # of the document / report the fact was read from
+    tool_version: str | None = None  # scraper or probe version
+    probe_run_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.source_kind not in SOURCE_KINDS:
+            raise RecordError(f"unknown source kind {self.source_kind!r} (expected one of {', '.join(SOURCE_KINDS)})")
+        if not self.source_url and not self.probe_run_id:
+            raise RecordError(f"source {self.source_name!r}: a source URL or a probe run id is required")
+
+
+@dataclass(frozen=True)
+class OpStatus:
+    """One piece of evidence: op × target × backend version × mode → status."""
+
+    op: str  # canonical ATen overload name, "aten::add.Tensor" (see kb.opnames.canonical)
+    target: str  # kb target name: neuron, neuron-xla, tpu, cpu, meta, cuda, sim
+    backend_version: str  # version of the target's product (torch-neuronx, torch_tpu, torch...)
+    status: str  # one of vocab.STATUSES
+    provenance: Provenance
+    mode: str = "eager"
+    torch_version: str | None = None
+    dtypes: tuple[str, ...] | None = None  # the status holds for these dtypes only; None = not dtype specific
+    conditions: dict[str, Any] | None = None  # structured argument conditions, e.g. {"p": [1, 2, "inf"]}
+    note: str | None = None
+    detail: dict[str, Any] | None = None  # evidence detail: error class/line, numerics, dispatch entry
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise RecordError(f"{self.op}: unknown status {self.status!r} (expected one of {', '.join(STATUSES)})")
+        if self.mode not in MODES:
+            raise RecordError(f"{self.op}: unknown mode {self.mode!r}")
+        if not self.op.startswith("aten::"):
+            raise RecordError(f"{self.op!r}: op names must be canonical ATen names (aten::name.overload)")
+        if not self.backend_version:
+            raise RecordError(f"{self.op}: a backend version is required (a missing version is not a fact)")
+        if self.dtypes is not None:
+            object.__setattr__(self, "dtypes", tuple(sorted(self.dtypes)))
+
+
+@dataclass(frozen=True)
+class Release:
+    """One version of a product (SDK, backend package, PyTorch...) in the release registry."""
+
+    product: str  # e.g. "neuron-sdk", "torchneuron", "torch-neuronx-xla", "torch_tpu", "torch"
+    version: str
+    provenance: Provenance
+    date: str | None = None  # ISO date (YYYY-MM-DD, or YYYY-MM when the source says only that)
+    sdk_version: str | None = None  # Neuron SDK release that ships this version
+    torch_versions: tuple[str, ...] = ()
+    python_versions: tuple[str, ...] = ()
+    os: tuple[str, ...] = ()
+    instance_families: tuple[str, ...] = ()
+    channel: str | None = None  # "beta", "ga", "maintenance"...
+    components: dict[str, str] | None = None  # for SDK releases: package -> version
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Limitation:
+    """A feature-level limitation, e.g. torch.sparse unsupported on neuron with SDK 2.33."""
+
+    target: str
+    product: str
+    version: str  # release of `product` the limitation is stated for
+    feature: str  # "torch.sparse", "float64", "torch.compile dynamic=True"
+    status: str  # free word from the source: unsupported, partial, "runs as float32"
+    provenance: Provenance
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class SupportWindow:
+    """An end-of-support statement for one product cycle (endoflife.date style)."""
+
+    product: str  # "neuron-sdk", "torch-neuronx-xla", "pytorch", "python", "ubuntu", "inf1"...
+    cycle: str  # "2.7", "3.8", "22.04"
+    provenance: Provenance
+    release_date: str | None = None
+    support_end: str | None = None  # end of active support (ISO date)
+    eol: str | None = None  # end of life (ISO date), when known as a date
+    eol_kind: str | None = None  # announced | projected | with_release
+    eol_release: str | None = None  # "ends with release X": the release that ends it
+    statement_date: str | None = None  # when the vendor made the statement (newer wins)
+    title: str | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.eol_kind is not None and self.eol_kind not in DATE_KINDS:
+            raise RecordError(f"{self.product} {self.cycle}: unknown eol kind {self.eol_kind!r}")
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    """A probe run's header: what was probed, where, under which versions and policy."""
+
+    run_id: str
+    kind: str  # "static" | "live"
+    target: str
+    backend: str  # backend package or device name
+    backend_version: str
+    torch_version: str
+    python_version: str
+    host: str
+    started_at: str
+    finished_at: str | None = None
+    device: str | None = None
+    fallback_policy: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    tool_version: str | None = None
+
+
+RECORD_TYPES: dict[str, type] = {
+    "op_status": OpStatus,
+    "release": Release,
+    "limitation": Limitation,
+    "support_window": SupportWindow,
+    "probe_run": ProbeRun,
+}
+_TYPE_NAMES = {cls: name for name, cls in RECORD_TYPES.items()}
+Record = OpStatus | Release | Limitation | SupportWindow | ProbeRun
+
+
+def to_dict(record: Record) -> dict[str, Any]:
+    """A record as a JSON-ready dict with its `record` type name first."""
+    body = dataclasses.asdict(record)
+    return {"record": _TYPE_NAMES[type(record)], **{k: v for k, v in body.items() if v not in (None, (), [])}}
+
+
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def from_dict(data: dict[str, Any]) -> Record:
+    """Rebuild a record from `to_dict` output; raises RecordError on anything malformed."""
+    data = dict(data)
+    kind = data.pop("record", None)
+    cls = RECORD_TYPES.get(kind)
+    if cls is None:
+        raise RecordError(f"unknown record type {kind!r}")
+    unknown = set(data) - _field_names(cls)
+    if unknown:
+        raise RecordError(f"{kind}: unknown fields {sorted(unknown)}")
+    if "provenance" in data:
+        if not isinstance(data["provenance"], dict):
+            raise RecordError(f"{kind}: provenance must be an object")
+        data["provenance"] = Provenance(**data["provenance"])
+    for name, value in data.items():
+        if isinstance(value, list):
+            data[name] = tuple(value)
+    try:
+        return cls(**data)
+    except TypeError as exc:
+        raise RecordError(f"{kind}: {exc}") from None
+
+
+def dumps(record: Record) -> str:
+    return json.dumps(to_dict(record), sort_keys=False, ensure_ascii=False)
+
+
+def write_jsonl(records: Iterable[Record], out: IO[str]) -> int:
+    """Write records one a line; returns how many."""
+    n = 0
+    for record in records:
+        out.write(dumps(record) + "\n")
+        n += 1
+    return n
+
+
+def read_jsonl(lines: Iterable[str], where: str = "<input>") -> Iterator[Record]:
+    """Parse JSONL records, naming the file and line of the first bad one."""
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{where}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"{where}:{number}: expected a JSON object")
+        try:
+            yield from_dict(data)
+        except RecordError as exc:
+            raise RecordError(f"{where}:{number}: {exc}") from None

@@ -1,0 +1,234 @@
+"""The KB's tables (SQLModel on SQLite): evidence first, verdicts derived from it.
+
+`Observation` is append-only evidence with full provenance; `Support` is rebuilt from
+observations at any time (see kb.store.support). Versions are foreign keys into the `Release`
+registry: a fact about "torch_tpu 0.2.0" points at that release row, never at a free
+string. A missing `Support` row means *unknown*.
+
+JSON columns hold structured values (dtypes, conditions, version lists), never prose.
+Bump `SCHEMA_VERSION` and add a numbered step to kb.store.migrations with every change here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 3
+
+
+def _json(**kw: Any) -> Any:
+    return Field(default=None, sa_column=Column(JSON(none_as_null=True), **kw))
+
+
+class Target(SQLModel, table=True):
+    """A place ops run: a device backend (neuron, tpu...) or a reference (cpu, meta)."""
+
+    name: str = Field(primary_key=True)
+    label: str
+    product: str = Field(description="release-registry product whose versions this target's facts use")
+    device: Optional[str] = Field(default=None, description="torch device type")
+    dispatch_key: str
+    vendor: Optional[str] = None
+    description: Optional[str] = None
+
+
+class Release(SQLModel, table=True):
+    """One version of a product: Neuron SDK, torchneuron, torch-neuronx-xla, torch_tpu, torch..."""
+
+    __table_args__ = (UniqueConstraint("product", "version"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    product: str = Field(index=True)
+    version: str
+    date: Optional[str] = None
+    sdk_version: Optional[str] = None
+    torch_versions: Optional[list] = _json()
+    python_versions: Optional[list] = _json()
+    os: Optional[list] = _json()
+    instance_families: Optional[list] = _json()
+    channel: Optional[str] = None
+    components: Optional[dict] = _json()
+    note: Optional[str] = None
+    source_kind: str
+    source_name: str
+    source_url: Optional[str] = None
+    retrieved_at: str
+    conflicts: Optional[list] = _json()  # later sources that disagreed on a field, kept visible
+
+
+class Op(SQLModel, table=True):
+    """An ATen overload as the local torch's dispatcher knows it (the op catalog)."""
+
+    name: str = Field(primary_key=True)  # aten::add.Tensor
+    base: str = Field(index=True)  # add
+    overload: str  # Tensor ("" for the default overload)
+    schema_: str = Field(sa_column_kwargs={"name": "schema"})
+    composite_implicit: bool  # CompositeImplicitAutograd: decomposes everywhere
+    composite_explicit: bool  # CompositeExplicitAutograd: a default kernel calling other ops
+    backend_kernels: Optional[list] = _json()  # dispatch keys with a kernel of their own (CPU, CUDA, Meta...)
+    tags: Optional[list] = _json()  # core, inplace, out, view, pointwise...
+    torch_version: str
+
+
+class ProbeRun(SQLModel, table=True):
+    """One run of the static or live probe: what, where, under which versions and policy."""
+
+    run_id: str = Field(primary_key=True)
+    kind: str  # static | live
+    target: str = Field(foreign_key="target.name")
+    release_id: int = Field(foreign_key="release.id")
+    backend: str
+    torch_version: str
+    python_version: str
+    host: str
+    device: Optional[str] = None
+    started_at: str
+    finished_at: Optional[str] = None
+    fallback_policy: Optional[dict] = _json()
+    params: Optional[dict] = _json()
+    tool_version: Optional[str] = None
+    origin: str = "local"  # shipped (from data/) | local (ingested on this machine)
+
+
+class Observation(SQLModel, table=True):
+    """Append-only evidence: one source's statement of op × target × version × mode → status."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    op: str = Field(index=True)  # not a foreign key: sources name ops this torch may not have
+    target: str = Field(foreign_key="target.name")
+    release_id: int = Field(foreign_key="release.id", index=True)
+    mode: str
+    status: str
+    torch_version: Optional[str] = None
+    dtypes: Optional[list] = _json()
+    conditions: Optional[dict] = _json()
+    note: Optional[str] = None
+    detail: Optional[dict] = _json()
+    source_kind: str
+    source_name: str
+    source_url: Optional[str] = None
+    probe_run_id: Optional[str] = Field(default=None, foreign_key="proberun.run_id")
+    retrieved_at: str
+    content_sha256: Optional[str] = None
+    tool_version: Optional[str] = None
+    ingested_at: str  # one value per ingest call: the newest batch of a source is its current word
+    origin: str = "local"
+    fingerprint: str = Field(unique=True)  # the fact + its document's hash: re-ingesting adds nothing
+
+
+class Support(SQLModel, table=True):
+    """Derived verdict per op × target × version × mode (rebuilt by kb.store.support.rebuild)."""
+
+    __table_args__ = (UniqueConstraint("op", "target", "release_id", "mode"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    op: str = Field(index=True)
+    target: str = Field(foreign_key="target.name", index=True)
+    release_id: int = Field(foreign_key="release.id", index=True)
+    mode: str = Field(index=True)
+    status: str = Field(index=True)
+    dtypes: Optional[list] = _json()
+    conditions: Optional[dict] = _json()
+    note: Optional[str] = None
+    source_kind: str = Field(index=True)
+    source_name: str
+    source_url: Optional[str] = None
+    probe_run_id: Optional[str] = None
+    retrieved_at: str
+    observation_id: int = Field(foreign_key="observation.id")
+    sources: Optional[dict] = _json()  # every current source's own status: {source: status}
+    disagreement: bool = False
+
+
+class SupportWindow(SQLModel, table=True):
+    """An end-of-support statement for a product cycle; newer statements win, history stays."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    product: str = Field(index=True)
+    cycle: str
+    release_date: Optional[str] = None
+    support_end: Optional[str] = None
+    eol: Optional[str] = None
+    eol_kind: Optional[str] = None  # announced | projected | with_release
+    eol_release: Optional[str] = None
+    statement_date: Optional[str] = None
+    title: Optional[str] = None
+    note: Optional[str] = None
+    source_kind: str
+    source_name: str
+    source_url: Optional[str] = None
+    retrieved_at: str
+    content_sha256: Optional[str] = None
+    ingested_at: str
+    origin: str = "local"
+    fingerprint: str = Field(unique=True)
+
+
+class Limitation(SQLModel, table=True):
+    """A feature-level limitation of a target at a release (torch.sparse, float64...)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    target: str = Field(foreign_key="target.name")
+    release_id: int = Field(foreign_key="release.id")
+    feature: str
+    status: str
+    note: Optional[str] = None
+    source_kind: str
+    source_name: str
+    source_url: Optional[str] = None
+    retrieved_at: str
+    content_sha256: Optional[str] = None
+    ingested_at: str
+    origin: str = "local"
+    fingerprint: str = Field(unique=True)
+
+
+class IngestRun(SQLModel, table=True):
+    """One ingest of one source (added in schema 2): makes unchanged content a no-op."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    source_name: str = Field(index=True)
+    content_sha256: Optional[str] = None
+    started_at: str
+    finished_at: Optional[str] = None
+    added: int = 0
+    origin: str = "local"
+
+
+class CheckReport(SQLModel, table=True):
+    """A `kb check --save` result (added in schema 3): one model against one target."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    created_at: str
+    model: str
+    model_sha256: Optional[str] = None
+    target: str = Field(foreign_key="target.name")
+    backend_version: Optional[str] = None
+    mode: str
+    verdict: str  # the worst status over the model's ops
+    report_json: dict = Field(sa_column=Column(JSON, nullable=False))
+    tool_version: Optional[str] = None
+
+
+class CheckOp(SQLModel, table=True):
+    """One op of a saved check report, for browsing and querying (schema 3)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    report_id: int = Field(foreign_key="checkreport.id", index=True)
+    op: str
+    count: int
+    status: str
+    via: Optional[str] = None
+    source_kind: Optional[str] = None
+    source_url: Optional[str] = None
+    module_paths: Optional[list] = _json()
+
+
+class KbMeta(SQLModel, table=True):
+    """Key/value facts about the KB file itself (data fingerprint, catalog torch version...)."""
+
+    key: str = Field(primary_key=True)
+    value: str

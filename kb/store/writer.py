@@ -1,0 +1,265 @@
+"""Records into tables, on a connection inside the caller's transaction.
+
+The lowest layer of writing: `build` (the shipped KB) and `ingest` (one source at a time,
+with a change report) both go through `write_records`. Provenance is kept on every row,
+and the same fact from the same document is stored once (its fingerprint).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from kb.errors import KBError
+from kb.store import records as rec
+from kb.store.records import RecordError
+
+
+class IngestError(KBError):
+    """An ingest that failed; the KB was left untouched."""
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def fingerprint(record: rec.Record) -> str:
+    """Identity of a fact: everything it says plus the document it came from, not when."""
+    names = _FIELDS.get(type(record))
+    if names is None:
+        names = _FIELDS[type(record)] = tuple(f.name for f in dataclasses.fields(record) if f.name != "provenance")
+    prov = getattr(record, "provenance", None)
+    key = [type(record).__name__, {name: getattr(record, name) for name in names}]
+    if prov is not None:
+        key.append([prov.source_kind, prov.source_name, prov.source_url, prov.content_sha256, prov.probe_run_id])
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _provenance_columns(prov: rec.Provenance) -> dict[str, Any]:
+    return {
+        "source_kind": prov.source_kind,
+        "source_name": prov.source_name,
+        "source_url": prov.source_url,
+        "retrieved_at": prov.retrieved_at,
+    }
+
+
+def load_targets(conn, csv_path: str) -> None:
+    """Upsert the target list from data/targets.csv."""
+    import csv
+
+    from sqlalchemy.dialects.sqlite import insert
+
+    from kb.store.schema import Target
+
+    with open(csv_path, newline="", encoding="utf-8") as fh:
+        rows = [{k: (v or None) for k, v in row.items()} for row in csv.DictReader(fh)]
+    for row in rows:
+        stmt = insert(Target).values(**row)
+        conn.execute(stmt.on_conflict_do_update(index_elements=["name"], set_=row))
+
+
+class _Writer:
+    """Turns records into rows on one open SQLAlchemy connection (inside a transaction)."""
+
+    def __init__(self, conn, *, ingested_at: str, origin: str):
+        from kb.store.schema import Target
+
+        self.conn = conn
+        self.ingested_at = ingested_at
+        self.origin = origin
+        self.products = {row.name: row.product for row in conn.execute(Target.__table__.select())}
+        self.new_releases: list[str] = []
+        self.new_windows: list[dict[str, Any]] = []
+        self.release_ids: dict[tuple[str, str], int] = {}
+        self.added = 0
+
+    def release_id(self, product: str, version: str, prov: rec.Provenance) -> int:
+        """The registry row for product/version, created (minimal) when first mentioned."""
+        from sqlalchemy import select
+
+        from kb.store.schema import Release
+
+        key = (product, version)
+        if key not in self.release_ids:
+            found = self.conn.execute(
+                select(Release.id).where(Release.product == product, Release.version == version)
+            ).scalar()
+            if found is None:
+                found = self.conn.execute(
+                    Release.__table__.insert().values(product=product, version=version, **_provenance_columns(prov))
+                ).inserted_primary_key[0]
+                self.new_releases.append(f"{product} {version}")
+            self.release_ids[key] = found
+        return self.release_ids[key]
+
+    def target_product(self, target: str) -> str:
+        try:
+            return self.products[target]
+        except KeyError:
+            raise RecordError(f"unknown target {target!r} (known: {', '.join(sorted(self.products))})") from None
+
+    def write(self, records: Iterable[rec.Record]) -> None:
+        items = list(records)
+        # probe runs and releases first: other records point at them
+        order = {rec.ProbeRun: 0, rec.Release: 1}
+        items.sort(key=lambda r: order.get(type(r), 2))
+        observations = []
+        for record in items:
+            if isinstance(record, rec.OpStatus):
+                observations.append(self._observation(record))
+            elif isinstance(record, rec.Release):
+                self._release(record)
+            elif isinstance(record, rec.ProbeRun):
+                self._probe_run(record)
+            elif isinstance(record, rec.Limitation):
+                self._upsert_fact("limitation", self._limitation(record))
+            elif isinstance(record, rec.SupportWindow):
+                row = self._window(record)
+                if self._upsert_fact("supportwindow", row):
+                    self.new_windows.append({k: row[k] for k in ("product", "cycle", "eol", "eol_kind", "eol_release")})
+        self._upsert_many(observations)
+
+    def _upsert_fact(self, table: str, row: dict[str, Any]) -> bool:
+        """Insert a limitation or window once; seen again, only its ingested_at moves. True when new."""
+        from sqlalchemy import func, select
+        from sqlalchemy.dialects.sqlite import insert
+
+        from kb.store.schema import Limitation, SupportWindow
+
+        tbl = {"limitation": Limitation, "supportwindow": SupportWindow}[table].__table__
+        exists = self.conn.execute(select(func.count()).select_from(tbl).where(tbl.c.fingerprint == row["fingerprint"])).scalar()
+        stmt = insert(tbl).values(**row)
+        self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"], set_={"ingested_at": self.ingested_at}))
+        if not exists:
+            self.added += 1
+        return not exists
+
+    def _upsert_many(self, rows: list[dict[str, Any]]) -> None:
+        """Observations in bulk (probe reports carry thousands): one executemany on the
+        DB-API connection of this transaction; the ORM's per-row cost would dominate a build."""
+        if not rows:
+            return
+        raw = self.conn.connection.driver_connection
+        columns = list(rows[0])
+        before = raw.execute("SELECT count(*) FROM observation").fetchone()[0]
+        raw.executemany(
+            f"INSERT INTO observation ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at",
+            ([json.dumps(row[c]) if c in ("dtypes", "conditions", "detail") and row[c] is not None else row[c]
+              for c in columns] for row in rows),
+        )
+        self.added += raw.execute("SELECT count(*) FROM observation").fetchone()[0] - before
+
+    def _common(self, record, prov: rec.Provenance) -> dict[str, Any]:
+        return {
+            **_provenance_columns(prov),
+            "content_sha256": prov.content_sha256,
+            "ingested_at": self.ingested_at,
+            "origin": self.origin,
+            "fingerprint": fingerprint(record),
+        }
+
+    def _observation(self, r: rec.OpStatus) -> dict[str, Any]:
+        prov = r.provenance
+        return {
+            "op": r.op,
+            "target": r.target,
+            "release_id": self.release_id(self.target_product(r.target), r.backend_version, prov),
+            "mode": r.mode,
+            "status": r.status,
+            "torch_version": r.torch_version,
+            "dtypes": list(r.dtypes) if r.dtypes is not None else None,
+            "conditions": r.conditions,
+            "note": r.note,
+            "detail": r.detail,
+            "probe_run_id": prov.probe_run_id,
+            "tool_version": prov.tool_version,
+            **self._common(r, prov),
+        }
+
+    def _limitation(self, r: rec.Limitation) -> dict[str, Any]:
+        self.target_product(r.target)
+        return {
+            "target": r.target,
+            "release_id": self.release_id(r.product, r.version, r.provenance),
+            "feature": r.feature,
+            "status": r.status,
+            "note": r.note,
+            **self._common(r, r.provenance),
+        }
+
+    def _window(self, r: rec.SupportWindow) -> dict[str, Any]:
+        fields = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "provenance"}
+        return {**fields, **self._common(r, r.provenance)}
+
+    def _release(self, r: rec.Release) -> None:
+        """Upsert into the registry: fill what is missing; a differing value is kept as a conflict."""
+        from sqlalchemy import select
+
+        from kb.store.schema import Release
+
+        rid = self.release_id(r.product, r.version, r.provenance)
+        current = dict(self.conn.execute(select(Release).where(Release.id == rid)).mappings().one())
+        fields = {
+            "date": r.date, "sdk_version": r.sdk_version, "channel": r.channel, "note": r.note,
+            "torch_versions": list(r.torch_versions) or None, "python_versions": list(r.python_versions) or None,
+            "os": list(r.os) or None, "instance_families": list(r.instance_families) or None,
+            "components": r.components,
+        }
+        updates: dict[str, Any] = {}
+        conflicts = list(current["conflicts"] or [])
+        for name, value in fields.items():
+            if value is None:
+                continue
+            if current[name] is None:
+                updates[name] = value
+            elif current[name] != value:
+                conflict = {"field": name, "value": value, "source_url": r.provenance.source_url}
+                if conflict not in conflicts:
+                    conflicts.append(conflict)
+        if conflicts != (current["conflicts"] or []):
+            updates["conflicts"] = conflicts
+        if updates:
+            self.conn.execute(Release.__table__.update().where(Release.id == rid).values(**updates))
+
+    def _probe_run(self, r: rec.ProbeRun) -> None:
+        from sqlalchemy.dialects.sqlite import insert
+
+        from kb.store.schema import ProbeRun
+
+        prov = rec.Provenance(source_kind="static_probe" if r.kind == "static" else "live_probe",
+                              source_name="probe", probe_run_id=r.run_id)
+        row = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "backend_version"}
+        row["release_id"] = self.release_id(self.target_product(r.target), r.backend_version, prov)
+        row["origin"] = self.origin
+        stmt = insert(ProbeRun).values(**row)
+        self.conn.execute(stmt.on_conflict_do_update(index_elements=["run_id"], set_={"finished_at": r.finished_at}))
+
+
+def write_records(conn, records: Iterable[rec.Record], *, ingested_at: str, origin: str) -> _Writer:
+    """Write records on an open connection inside the caller's transaction (used by build)."""
+    writer = _Writer(conn, ingested_at=ingested_at, origin=origin)
+    writer.write(records)
+    return writer
+
+
+def read_report(path: str) -> list[rec.Record]:
+    """Records from a JSONL file, with file:line in any error."""
+    if not os.path.isfile(path):
+        raise IngestError(f"{path}: no such file")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return list(rec.read_jsonl(fh, where=path))
+    except UnicodeDecodeError:
+        raise IngestError(f"{path}: not a text file") from None
+    except RecordError as exc:
+        raise IngestError(str(exc)) from None
+
+
+def file_sha256(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
