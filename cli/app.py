@@ -229,6 +229,7 @@ from cli import eol as _eol  # noqa: E402
 from cli import ingest as _ingest  # noqa: E402
 from cli import migrate as _migrate  # noqa: E402
 from cli import probe as _probe  # noqa: E402
+from cli import replay as _replay  # noqa: E402
 from cli import serve as _serve  # noqa: E402
 
 app.command("ingest")(_ingest.ingest_command)
@@ -237,6 +238,7 @@ app.command("audit")(_audit.audit_command)
 app.command("cost")(_cost.cost_command)
 app.command("serve")(_serve.serve_command)
 app.command("probe")(_probe.probe_command)
+app.command("replay")(_replay.replay_command)
 app.command("check")(_check.check_command)
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)

@@ -36,6 +36,14 @@ SOURCE_RANK = {
 
 MODES = ("eager", "compile")
 
+# What a verdict rests on. `evidence`: a probe or a document named the op for that
+# version. `inferred`: the dispatcher replay of a known kernel list under a documented
+# fallback policy (kb.probe.replay). `presumed`: carried forward from an older version of
+# the same product line, for a version with no word of its own on the op.
+BASES = ("evidence", "inferred", "presumed")
+BASIS_MARKS = {"evidence": "", "inferred": "ⁱ", "presumed": "ᵖ"}
+BASIS_LEGEND = "ⁱ inferred (dispatcher replay of a kernel list) · ᵖ presumed (carried from an older version)"
+
 # `OpStatus.detail["granularity"]` of a fact a source states for a whole op family
 # ("aten::add", no overload named): the verdict then covers every overload of the family
 # that the same source does not name itself (see kb.store.support.expand_families).

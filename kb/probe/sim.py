@@ -108,14 +108,50 @@ def op_name(op) -> str:
     return name if overload in ("default", "") else f"{name}.{overload}"
 
 
+# Replaying another backend (kb.probe.replay): a JSON file named by this variable gives
+# the kernel list to register instead of COMPUTE, and what the boxed fallback does with
+# every other op: {"kernels": ["aten::add.Tensor", ...], "fallback": "cpu" | "raise"}.
+CONFIG_ENV = "KB_SIM_KERNELS"
+
+
+def replay_config() -> dict[str, Any] | None:
+    """The kernel list and fallback this process's sim imitates, or None (sim's own)."""
+    import json
+    import os
+
+    path = os.environ.get(CONFIG_ENV)
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as fh:
+        config = json.load(fh)
+    return {"kernels": frozenset(config.get("kernels") or ()), "fallback": config.get("fallback", "cpu")}
+
+
 def fallback_action(name: str) -> str:
     """What the boxed fallback does with op `name`: "cpu" (runs it on the host) or "raise"."""
+    config = _config()
+    if config is not None:
+        return config["fallback"]
     return "raise" if name in RAISES else "cpu"
 
 
 def native_ops() -> frozenset[str]:
-    """The ops with a sim kernel now: NATIVE plus any drifting kernels installed since."""
-    return NATIVE | frozenset(_drifting)
+    """The ops with a sim kernel now: NATIVE (or the replayed kernel list) plus any
+    drifting kernels installed since."""
+    config = _config()
+    own = NATIVE if config is None else frozenset(PLUMBING) | config["kernels"]
+    return own | frozenset(_drifting)
+
+
+_UNREAD = object()
+_config_cache: Any = _UNREAD
+
+
+def _config() -> dict[str, Any] | None:
+    global _config_cache
+    if _config_cache is _UNREAD:
+        _config_cache = replay_config()
+    return _config_cache
 
 
 def is_loaded() -> bool:
@@ -289,6 +325,15 @@ def _compute_kernel(name: str):
     return kernel
 
 
+def _compute_kernel_or_none(torch, name: str):
+    """A host-computing kernel for `name`, or None when this torch has no such overload
+    (a replayed kernel list may name ops of another torch version)."""
+    try:
+        return _compute_kernel(name)
+    except (AttributeError, RuntimeError):
+        return None
+
+
 def _host_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     torch = _torch()
     return torch.ops.aten.convolution.default(input, weight, bias, stride, padding, dilation, transposed,
@@ -393,6 +438,15 @@ def _boxed_fallback(keyset, op, *args, **kwargs):
     return run_on_host(op, args, kwargs)
 
 
+def _give_rng_state(torch) -> None:
+    """sim draws random numbers with the CPU's generator; `torch.random.fork_rng` (used by
+    some OpInfos, SDPA's among them) asks every device module for its RNG state."""
+    module = getattr(torch, DEVICE)
+    if not hasattr(module, "get_rng_state"):
+        module.get_rng_state = lambda device=None: torch.get_rng_state()
+        module.set_rng_state = lambda state, device=None: None
+
+
 def load() -> None:
     """Register the sim device in this process (idempotent)."""
     global _loaded
@@ -408,11 +462,19 @@ def load() -> None:
         if current == DEVICE and not _libraries:
             raise SimUnavailableError("PrivateUse1 is already named 'sim' by code other than kb.probe.sim")
         _setup_privateuseone_for_python_backend(DEVICE)
+        _give_rng_state(torch)
         aten = torch.library.Library("aten", "IMPL")
         for name in PLUMBING:
             aten.impl(name.removeprefix("aten::"), _PLUMBING_KERNELS[name], "PrivateUse1")
-        for name in COMPUTE:
-            aten.impl(name.removeprefix("aten::"), _compute_kernel(name), "PrivateUse1")
+        config = _config()
+        for name in (COMPUTE if config is None else sorted(config["kernels"] - set(PLUMBING))):
+            kernel = _compute_kernel_or_none(torch, name)
+            if kernel is None:
+                continue
+            try:
+                aten.impl(name.removeprefix("aten::"), kernel, "PrivateUse1")
+            except RuntimeError:  # an overload this torch cannot take a Python kernel for
+                continue
         catch_all = torch.library.Library("_", "IMPL")
         catch_all.fallback(_boxed_fallback, "PrivateUse1", with_keyset=True)
         _libraries.extend([aten, catch_all])

@@ -239,7 +239,18 @@ CREATE INDEX ix_support_status ON support (status);
 CREATE INDEX ix_support_source_kind ON support (source_kind);
 """
 
-STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES}
+# Schema 4: every verdict says what it rests on (evidence, inferred, presumed) and where a
+# decomposed op really runs (its worst leaf, and which leaf that is).
+STEP_4_BASIS_AND_EFFECTIVE_STATUS = """
+ALTER TABLE support ADD COLUMN basis VARCHAR NOT NULL DEFAULT 'evidence';
+ALTER TABLE support ADD COLUMN effective_status VARCHAR;
+ALTER TABLE support ADD COLUMN effective_via JSON;
+CREATE INDEX ix_support_basis ON support (basis);
+CREATE INDEX ix_support_effective_status ON support (effective_status);
+"""
+
+STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
+         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 

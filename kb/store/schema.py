@@ -16,7 +16,7 @@ from typing import Any, Optional
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _json(**kw: Any) -> Any:
@@ -141,6 +141,9 @@ class Support(SQLModel, table=True):
     observation_id: int = Field(foreign_key="observation.id")
     sources: Optional[dict] = _json()  # every current source's own status: {source: status}
     disagreement: bool = False
+    basis: str = Field(default="evidence", index=True)  # evidence | inferred | presumed (kb.vocab.BASES)
+    effective_status: Optional[str] = Field(default=None, index=True)  # where it runs: a decomposed op's worst leaf
+    effective_via: Optional[dict] = _json()  # {"leaf": worst leaf, "leaves": {leaf: status}, "from": ...}
 
 
 class SupportWindow(SQLModel, table=True):

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kb.store.queries import version_key
 from kb.vocab import FAMILY_GRANULARITY, SEVERITY, SOURCE_RANK, best
 
 
@@ -105,6 +106,7 @@ def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         verdicts = [reduce_source(source_rows) for source_rows in per_source.values()]
         win = choose(verdicts)
         obs = win.observation
+        effective_status, effective_via = effective_of(win.status, obs, per_source)
         rows.append(
             {
                 "op": op,
@@ -123,9 +125,73 @@ def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "observation_id": obs["id"],
                 "sources": {v.source: v.status for v in sorted(verdicts, key=lambda v: v.source)},
                 "disagreement": len({v.status for v in verdicts}) > 1,
+                "basis": "inferred" if obs["source_kind"] == "inferred" else "evidence",
+                "effective_status": effective_status,
+                "effective_via": effective_via,
             }
         )
     return rows
+
+
+def effective_of(status: str, winner: dict[str, Any], per_source: dict[str, list[dict[str, Any]]]
+                 ) -> tuple[str | None, dict[str, Any] | None]:
+    """Where an op really runs. Anything but `decomposed` runs where its status says; a
+    decomposed op runs as its worst leaf does, read from the observation that traced its
+    leaves (the winner's own, else the dispatcher replay's for the same key). None when
+    no source traced them."""
+    if status != "decomposed":
+        return status, None
+    candidates = [winner] + [rows[0] for rows in per_source.values() if rows[0] is not winner]
+    for obs in candidates:
+        detail = obs.get("detail") or {}
+        if "leaves" not in detail:
+            continue
+        if detail["leaves"] is None:
+            continue
+        via = {"leaf": detail.get("effective_at"), "leaves": detail["leaves"], "from": source_id(obs)}
+        return detail.get("effective", "decomposed"), via
+    traced = next((obs for obs in candidates if "leaves" in (obs.get("detail") or {})), None)
+    if traced is not None:
+        return None, {"leaves": None, "from": source_id(traced), "why": "no OpInfo samples: leaves not traced"}
+    return None, None
+
+
+def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str]],
+                  products: dict[str, str]) -> list[dict[str, Any]]:
+    """Presumed verdicts: a newer version of a target's product line inherits, op by op,
+    the verdict of the newest older version, wherever it has no word of its own on the
+    op. Marked `presumed` with the version it comes from; any evidence for the newer
+    version replaces it at the next rebuild."""
+    line: dict[str, list[int]] = defaultdict(list)  # target -> its product's release ids, oldest first
+    for release_id, (product, version) in releases.items():
+        for target, target_product in products.items():
+            if product == target_product:
+                line[target].append(release_id)
+    for ids in line.values():
+        ids.sort(key=lambda rid: version_key(releases[rid][1]))
+    have = {(r["op"], r["target"], r["release_id"], r["mode"]) for r in rows}
+    by_target: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if row["release_id"] in line.get(row["target"], ()):
+            by_target[row["target"]].append(row)
+    added = []
+    for target, ids in line.items():
+        order = {rid: index for index, rid in enumerate(ids)}
+        latest: dict[tuple[str, str], dict[str, Any]] = {}
+        for row in sorted(by_target.get(target, ()), key=lambda r: order[r["release_id"]]):
+            latest_key = (row["op"], row["mode"])
+            known = latest.get(latest_key)
+            if known is None or order[row["release_id"]] >= order[known["release_id"]]:
+                latest[latest_key] = row
+        for (op, mode), row in latest.items():
+            for newer in ids[order[row["release_id"]] + 1:]:
+                if (op, target, newer, mode) in have:
+                    continue
+                source_version = releases[row["release_id"]][1]
+                note = f"presumed from {source_version} (no word on this op for {releases[newer][1]})"
+                added.append({**row, "release_id": newer, "basis": "presumed",
+                              "note": f"{note}; {row['note']}" if row["note"] else note})
+    return added
 
 
 # Each source's newest word per target × release × mode: the rows of its latest ingest.
@@ -139,8 +205,8 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
 """
 _SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
                     "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
-                    "disagreement")
-_JSON = ("dtypes", "conditions", "sources")
+                    "disagreement", "basis", "effective_status", "effective_via")
+_JSON = ("dtypes", "conditions", "sources", "effective_via")
 
 
 def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -163,6 +229,9 @@ def rebuild(raw: sqlite3.Connection) -> int:
     of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
     rows = derive(expand_families(current_observations(raw), catalog))
+    releases = {rid: (product, version) for rid, product, version in raw.execute("SELECT id, product, version FROM release")}
+    products = dict(raw.execute("SELECT name, product FROM target"))
+    rows += carry_forward(rows, releases, products)
     raw.execute("DELETE FROM support")
     marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
     raw.executemany(

@@ -43,6 +43,7 @@ class Plan:
     generic_detector: bool = False
     options: dict[str, Any] = field(default_factory=dict)  # backend switches, e.g. {"cpu_fallback": True}
     python_path: list[str] = field(default_factory=list)  # where the backend package is installed, if elsewhere
+    env: dict[str, str] = field(default_factory=dict)  # set in each worker before the device loads (a replay's sim)
 
 
 @dataclass
@@ -78,7 +79,7 @@ class Pool:
         return {"device": self.plan.device, "dtypes": self.plan.dtypes, "patterns": self.plan.patterns,
                 "samples": self.plan.samples, "setup": self.plan.setup,
                 "generic_detector": self.plan.generic_detector, "options": self.plan.options,
-                "python_path": self.plan.python_path,
+                "python_path": self.plan.python_path, "env": self.plan.env,
                 "beacon": slot.beacon, "log": slot.log,
                 "list_tasks": list_tasks}
 

@@ -68,6 +68,7 @@ def serve(conn, config: dict[str, Any]) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it keeps the journal)
     _redirect_output(config.get("log"))
+    os.environ.update(config.get("env") or {})
     for path in reversed(config.get("python_path") or ()):
         if path not in sys.path:
             sys.path.insert(0, path)
