@@ -112,6 +112,23 @@ def compare_command(
     views.compare_matrix(queries.compare(conn, targets, mode, grep, diff), json_out)
 
 
+@app.command("diff")
+def diff_command(
+    target: Annotated[str, typer.Argument(help="Target, e.g. tpu.")],
+    old: Annotated[str, typer.Argument(help="The older backend version, e.g. 0.1.1.")],
+    new: Annotated[str, typer.Argument(help="The newer backend version, e.g. 0.2.0.")],
+    mode: ModeOption = "eager",
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Ops gained and lost between two versions of a target, and every other change of where an op runs."""
+    from kb.store import queries
+
+    conn = _open(db)
+    queries.check_target(conn, target)
+    views.diff_view(queries.diff(conn, target, old, new, mode), json_out)
+
+
 @app.command("targets")
 def targets_command(json_out: JsonOption = False, db: DbOption = None) -> None:
     """The targets kb knows, their versions with data and verdict counts."""

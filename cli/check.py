@@ -225,9 +225,13 @@ def _paths_text(paths: list[str], limit: int = 3) -> str:
 
 
 def _source_text(op) -> str:
+    from kb.vocab import BASIS_MARKS
+
+    basis = getattr(op, "basis", None)
+    mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed") else ""
     if op.source_url:
-        return f"{op.source_kind}: {op.source_url}"
-    return op.source_kind or (op.reason or "")
+        return f"{mark}{op.source_kind}: {op.source_url}"
+    return mark + (op.source_kind or (op.reason or ""))
 
 
 def summary_lines(report) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from cli.render import emit_json, note, table
+from kb.store import verdict
+from kb.vocab import BASIS_LEGEND, BASIS_MARKS
 
 
 def _source(v: dict[str, Any]) -> str:
@@ -30,6 +32,8 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json(report)
         return
+    for basis_note in report.get("basis_notes") or ():
+        note(basis_note)
     for entry in report["ops"]:
         cat = entry["catalog"] or {}
         kinds = [k for k, flag in (("CompositeImplicitAutograd", cat.get("composite_implicit")),
@@ -42,15 +46,36 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
         else:
             header += "  (not in the local op catalog)"
         rows = [
-            [v["target"], v["backend_version"], v["mode"], v["status"], _restriction(v),
+            [v["target"], v["backend_version"], v["mode"], v["status"], _runs(v), _basis(v), _restriction(v),
              _source(v) + (" ⚠ sources disagree" if v["disagreement"] else ""), v["source_url"] or v["probe_run_id"]]
             for v in entry["verdicts"]
         ]
         if rows:
-            table(["target", "version", "mode", "status", "restriction", "source", "url"], rows, title=header)
+            table(["target", "version", "mode", "status", "where it runs", "basis", "restriction", "source", "url"],
+                  rows, title=header)
         else:
-            table(["target", "status"], [["(every target)", "unknown"]], title=header)
+            table(["target", "status", "how to find out"], [["(every target)", "unknown", verdict.DEFAULT_SETTLE]],
+                  title=header)
         print()
+    legend()
+
+
+def legend() -> None:
+    """The footer every verdict table ends with: what the marks mean."""
+    note(f"where it runs: a decomposed op runs where its worst leaf does; basis: {BASIS_LEGEND}")
+
+
+def _runs(v: dict[str, Any]) -> str:
+    effective = verdict.effective_status(v)
+    if v["status"] != "decomposed":
+        return ""
+    where = verdict.runs(v)
+    return where if effective == "decomposed" else f"{_symbol(effective)} {where}"
+
+
+def _basis(v: dict[str, Any]) -> str:
+    basis = v.get("basis") or "evidence"
+    return f"{basis} {BASIS_MARKS[basis]}".rstrip()
 
 
 def ops_list(result: dict[str, Any], as_json: bool) -> None:
@@ -58,10 +83,14 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
         emit_json(result)
         return
     title = f"{result['target']} {result['backend_version'] or '(no data)'} · {result['mode']}"
-    rows = [[r["op"], r["status"], _restriction(r) if "source_kind" in r else "",
-             _source(r) if "source_kind" in r else ""] for r in result["ops"]]
-    table(["op", "status", "restriction", "source"], rows, title=title)
+    if result.get("basis_note"):
+        note(result["basis_note"])
+    rows = [[r["op"], r["status"], _runs(r) if "source_kind" in r else "", _basis(r) if "source_kind" in r else "",
+             _restriction(r) if "source_kind" in r else "", _source(r) if "source_kind" in r else ""]
+            for r in result["ops"]]
+    table(["op", "status", "where it runs", "basis", "restriction", "source"], rows, title=title)
     note(f"{len(rows)} ops")
+    legend()
 
 
 def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
@@ -69,16 +98,40 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
         emit_json(result)
         return
     targets = result["targets"]
+    for basis_note in result.get("basis_notes") or ():
+        note(basis_note)
     heads = [f"{t} {result['versions'][t] or '(no data)'}" for t in targets]
-    rows = [[r["op"], *[f"{_symbol(r[t])} {r[t]}" for t in targets]] for r in result["rows"]]
+    rows = [[r["op"], *[r["labels"][t] for t in targets]] for r in result["rows"]]
     table(["op", *heads], rows, title=f"mode: {result['mode']}", status_column=None)
     note(f"{len(rows)} ops")
+    legend()
 
 
 def _symbol(status: str) -> str:
     from kb.vocab import SYMBOLS
 
     return SYMBOLS.get(status, "?")
+
+
+def diff_view(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(result)
+        return
+    for basis_note in result["basis_notes"]:
+        note(basis_note)
+    rows = [[kind, r["op"], _status_runs(r["old"], r["old_runs"]), _status_runs(r["new"], r["new_runs"]),
+             f"{r['old_basis'] or '-'} → {r['new_basis'] or '-'}"]
+            for kind, group in (("gained", result["gained"]), ("lost", result["lost"]), ("changed", result["changed"]))
+            for r in group]
+    table(["change", "op", result["old"], result["new"], "basis"], rows, status_column=None,
+          title=f"{result['target']} {result['old']} → {result['new']} · {result['mode']}")
+    note(f"{len(result['gained'])} kernels gained, {len(result['lost'])} lost, {len(result['changed'])} other changes")
+    legend()
+
+
+def _status_runs(status: str, runs: str) -> str:
+    text = f"{_symbol(status)} {status}"
+    return text if runs == status else f"{text} → {_symbol(runs)} {runs}"
 
 
 def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:

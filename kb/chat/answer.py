@@ -35,7 +35,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 )
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
-from kb.store import queries
+from kb.store import queries, verdict
 from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
 
 MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
@@ -103,8 +103,16 @@ def _verdict_line(v: dict[str, Any], src: Sources) -> str:
     dis = " — sources disagree: " + ", ".join(f"{k} says {s}" for k, s in (v.get("sources") or {}).items()) \
         if v.get("disagreement") else ""
     note = f" — {v['note']}" if v.get("note") else ""
-    return (f"{SYMBOLS.get(v['status'], '?')} **{v['status']}** on {v['target']} {v['product']} "
-            f"{v['backend_version']} ({v['mode']}){extra}{note}{dis} {src.cite(v)}")
+    runs = ""
+    if v["status"] == "decomposed":
+        effective = verdict.effective_status(v)
+        where = verdict.runs(v)
+        runs = f", runs as {SYMBOLS.get(effective, '?')} **{where}**" if effective != "decomposed" else f" ({where})"
+    basis = v.get("basis") or "evidence"
+    basis_text = {"inferred": " — _inferred: dispatcher replay of a kernel list_",
+                  "presumed": " — _presumed: carried from an older version_"}.get(basis, "")
+    return (f"{SYMBOLS.get(v['status'], '?')} **{v['status']}**{runs} on {v['target']} {v['product']} "
+            f"{v['backend_version']} ({v['mode']}){extra}{basis_text}{note}{dis} {src.cite(v)}")
 
 
 DEVICE_TARGETS = ("neuron", "neuron-xla", "tpu")  # what "everywhere" means when no target is named
@@ -202,8 +210,8 @@ def _no_verdict_line(mention: TargetMention, pick: VersionPick, mine: list[dict[
 
 
 def _fact(v: dict[str, Any]) -> dict[str, Any]:
-    keys = ("op", "target", "product", "backend_version", "mode", "status", "dtypes", "conditions", "note",
-            "source_kind", "source_name", "source_url", "probe_run_id", "disagreement")
+    keys = ("op", "target", "product", "backend_version", "mode", "status", "effective_status", "basis", "dtypes",
+            "conditions", "note", "source_kind", "source_name", "source_url", "probe_run_id", "disagreement")
     return {k: v.get(k) for k in keys}
 
 

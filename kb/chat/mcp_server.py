@@ -69,8 +69,9 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
     rows = queries.op_verdicts(conn, ops, target)
     if versions is not None:
         rows = [r for r in rows if r["backend_version"] in versions]
-    keep = ("target", "product", "backend_version", "mode", "status", "dtypes", "conditions", "note",
-            "source_kind", "source_name", "source_url", "probe_run_id", "retrieved_at", "disagreement", "sources")
+    keep = ("target", "product", "backend_version", "mode", "status", "effective_status", "effective_via", "basis",
+            "dtypes", "conditions", "note", "source_kind", "source_name", "source_url", "probe_run_id", "retrieved_at",
+            "disagreement", "sources")
     result = []
     for name in ops:
         catalog = queries.op_catalog_entry(conn, name) or {}
@@ -172,7 +173,10 @@ def build_server(db: str | None = None):
     ) -> dict[str, Any]:
         """Is this PyTorch operator native, decomposed, CPU-fallback or unsupported on a target?
         Returns every verdict the KB holds per overload, target, backend version and mode (eager/compile),
-        each with its source (document URL or probe run). An overload with no verdict is unknown."""
+        each with its source (document URL or probe run). `effective_status` says where the op really runs
+        (a decomposed op runs as its worst leaf, named in `effective_via`); `basis` is evidence (a probe or
+        document), inferred (dispatcher replay of a kernel list) or presumed (carried from an older version).
+        An overload with no verdict is unknown."""
         return run(op_status_data, op, target, version)
 
     @server.tool(name="compare_targets", title="Compare targets", annotations=read_only, structured_output=True)

@@ -50,6 +50,9 @@ class Verdict:
     source_kind: str | None = None
     source_url: str | None = None
     backend_version: str | None = None
+    basis: str = "evidence"  # evidence | inferred | presumed
+    effective_status: str | None = None  # where a decomposed op runs: its worst leaf's status
+    effective_leaf: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Verdict:
@@ -64,6 +67,11 @@ class Verdict:
             import json
 
             conditions = json.loads(conditions)
+        via = row.get("effective_via")
+        if isinstance(via, str):
+            import json
+
+            via = json.loads(via)
         return cls(
             status=row["status"],
             dtypes=tuple(dtypes) if dtypes else None,
@@ -71,6 +79,9 @@ class Verdict:
             source_kind=row.get("source_kind"),
             source_url=row.get("source_url"),
             backend_version=row.get("backend_version"),
+            basis=row.get("basis") or "evidence",
+            effective_status=row.get("effective_status"),
+            effective_leaf=(via or {}).get("leaf"),
         )
 
 
@@ -104,6 +115,7 @@ class Resolution:
     backend_version: str | None = None
     reason: str | None = None
     conditions: dict | None = None
+    basis: str | None = None
 
 
 @dataclass
@@ -124,6 +136,7 @@ class OpReport:
     conditions: dict | None
     phases: list[str]
     first_index: int
+    basis: str | None = None  # evidence | inferred | presumed: what the verdict rests on
     fallback_calls: int = 0  # device↔host round trips this op causes in eager mode
     bytes_to_host: int = 0  # tensor bytes copied each way by those round trips
     allowed: bool = False
@@ -185,8 +198,9 @@ class Resolver:
 
     def _resolve(self, site: CallSite, depth: int) -> Resolution:
         verdict = self.lookup(site.op)
-        if verdict is not None:
-            return _apply_restriction(verdict, site)
+        if verdict is not None and not (verdict.status == "decomposed" and verdict.effective_status is None
+                                         and depth < MAX_DEPTH and self._traceable(site)):
+            return _effective(_apply_restriction(verdict, site), verdict)
         if depth >= MAX_DEPTH:
             return Resolution(UNKNOWN, reason="decomposition too deep to follow")
         leaves, why = decompose(site)
@@ -211,7 +225,29 @@ class Resolver:
         else:
             culprit = next(leaf for leaf in merged.values() if leaf.status == status)
             reason += f"; {culprit.op} is {status}" + (f": {culprit.reason}" if culprit.reason else "")
-        return Resolution(status, via=list(merged.values()), source_kind="inferred", reason=reason)
+        return Resolution(status, via=list(merged.values()), source_kind="inferred", reason=reason, basis="inferred")
+
+    def _traceable(self, site: CallSite) -> bool:
+        """Whether this process can trace the op's decomposition itself: torch is already
+        loaded (factories, TorchScript) and decomposes the op. A check that got this far
+        without torch does not import it for this."""
+        import sys
+
+        return "torch" in sys.modules and decomposition_kind(site.op) is not None
+
+
+def _effective(res: Resolution, verdict: Verdict) -> Resolution:
+    """A decomposed verdict as the op really runs: the status of its worst leaf, known
+    from the KB (the dispatcher replay traced it), with that leaf shown."""
+    res.basis = verdict.basis
+    if res.status != "decomposed" or verdict.effective_status in (None, "decomposed"):
+        return res
+    leaf = verdict.effective_leaf
+    res.status = verdict.effective_status
+    res.via = [Leaf(leaf, verdict.effective_status, source_kind="inferred")] if leaf else []
+    res.reason = (f"PyTorch decomposes it; {leaf or 'a leaf'} is {verdict.effective_status} "
+                  f"(leaves traced by the dispatcher replay)")
+    return res
 
 
 def _apply_restriction(verdict: Verdict, site: CallSite) -> Resolution:
@@ -452,7 +488,7 @@ def _op_report(op: str, pairs: list[tuple[CallSite, Resolution]]) -> OpReport:
         shapes=_distinct(", ".join(t.describe() for t in s.tensor_args()) for s in sites)[:5],
         module_paths=_distinct(s.module_path if s.module_path else ("(root)" if s.module_path == "" else None) for s in sites),
         source_kind=res.source_kind, source_url=res.source_url, backend_version=res.backend_version,
-        reason=res.reason, conditions=res.conditions, phases=_distinct(s.phase for s in sites),
+        reason=res.reason, conditions=res.conditions, phases=_distinct(s.phase for s in sites), basis=res.basis,
         first_index=sites[0].index,
     )
 

@@ -89,10 +89,14 @@ def hooks_for(db: str | None, today: date | None = None) -> list[Callable]:
 
         ops = {site.op for site in traced.sites}
         dtypes = {spec.dtype for site in traced.sites for spec in site.tensor_args() if spec.dtype}
+        from kb.store.queries import basis_note
+
         conn = open_kb(db)
         try:
-            return (limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode)
-                    + eol_warnings(conn, report.target, report.backend_version, today))
+            basis = basis_note(conn, report.target, report.backend_version)
+            return ([f"basis: {basis}"] if basis else []) + (
+                limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode)
+                + eol_warnings(conn, report.target, report.backend_version, today))
         finally:
             conn.close()
 

@@ -198,7 +198,8 @@ def run_samples(config_path: str, *, patterns: list[str] | None = None, workers:
     digest = hashlib.sha256(open(config_path, "rb").read()).hexdigest()[:12]
     stamp = utc_now().replace(":", "").replace("-", "")[:15]
     plan = Plan(run_id=f"replay-{digest}-{stamp}-{os.getpid()}", device="sim", dtypes=list(LEAF_DTYPES),
-                patterns=patterns, samples=samples, timeout=timeout, env={sim.CONFIG_ENV: config_path})
+                patterns=patterns, samples=samples, timeout=timeout, env={sim.CONFIG_ENV: config_path},
+                trace_decompositions=True)
     return run(plan, workers=workers, on_start=on_start, on_task=on_task)
 
 
@@ -233,19 +234,29 @@ MOVES = frozenset({"aten::_to_copy", "aten::copy_", "aten::_copy_from", "aten::_
                    "aten::empty.memory_format", "aten::empty_strided", "aten::lift_fresh", "aten::detach"})
 
 
+def _worse(into: dict[str, str], op: str, status: str) -> None:
+    known = into.get(op)
+    if known is None or SEVERITY[status] > SEVERITY[known]:
+        into[op] = status
+
+
 def leaves_by_base(header: dict[str, Any], tasks: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """{ATen base name: {leaf overload: status}} from the sample runs of its OpInfos."""
+    """{ATen base name: {leaf overload: status}} from the sample runs of its OpInfos, and
+    {"op:" + overload: {child: status}} for each default backend kernel that was followed
+    into the calls it made."""
     primary = header.get("primary") or {}
     out: dict[str, dict[str, str]] = defaultdict(dict)
     for task in tasks:
         base = _task_base(task["key"], primary.get(task["key"]))
-        for op, entry in (task.get("calls") or {}).items():
-            status, inner = _call_status(entry)
+        calls = task.get("calls") or {}
+        statuses = {op: _call_status(entry) for op, entry in calls.items()}
+        for op, entry in calls.items():
+            status, inner = statuses[op]
+            for child in entry.get("children") or ():
+                _worse(out["op:" + op], child, statuses.get(child, ("native", []))[0])
             if op in MOVES and status == "native":
                 continue  # moving the sample's inputs to the device, not the op's work
-            known = out[base].get(op)
-            if known is None or SEVERITY[status] > SEVERITY[known]:
-                out[base][op] = status
+            _worse(out[base], op, status)
             for leaf in inner:
                 out[base][leaf] = "fallback"
     return out
@@ -260,11 +271,13 @@ def effective(op: str, by_base: dict[str, dict[str, str]], seen: frozenset[str] 
     """(worst status among `op`'s leaves, the first leaf with it). A leaf that itself
     decomposes counts as its own leaves do, where those were traced; one that was not
     traced counts as running on the device (its fallbacks inside were recorded as leaves)."""
-    mine = {leaf: status for leaf, status in by_base.get(_base(op), {}).items() if leaf != op}
+    mine = {leaf: status for leaf, status in (by_base.get("op:" + op) or by_base.get(_base(op), {})).items()
+            if leaf != op}
     worst, at = "decomposed", None
     for leaf in sorted(mine, key=lambda name: (-SEVERITY[mine[name]], name)):
         status, where = mine[leaf], leaf
-        if status == "decomposed" and leaf not in seen and _base(leaf) in by_base and _base(leaf) != _base(op):
+        if status == "decomposed" and leaf not in seen and (("op:" + leaf) in by_base or (
+                _base(leaf) in by_base and _base(leaf) != _base(op))):
             status, deeper = effective(leaf, by_base, seen | {op})
             where = deeper or leaf
         if SEVERITY[status] > SEVERITY[worst]:
@@ -318,8 +331,8 @@ def replay(spec: ReplaySpec, catalog: list[dict[str, Any]], *, trace: bool = Tru
             status, rule = decide(op, entries[op], mode, spec, composites.get(op))
             detail: dict[str, Any] = {"rule": rule}  # RULES[rule] says it in words; sources are in the run header
             if status == "decomposed":
-                if base in traced_bases:
-                    found = leaves[base]
+                if "op:" + op in traced_bases or base in traced_bases:
+                    found = leaves.get("op:" + op) or leaves[base]
                     worst, at = effective(op, leaves)
                     ordered = sorted((leaf for leaf in found if leaf != op),
                                      key=lambda leaf: (-SEVERITY[found[leaf]], leaf))

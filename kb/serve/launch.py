@@ -74,8 +74,11 @@ def coverage_sql(targets: list[str]) -> str:
     Joins the `latest_release` temp table (kb.serve.plugin); `:mode` defaults to eager,
     `:grep` filters op names, `:after` pages past an op name (Datasette shows 1,000 rows).
     """
+    # each cell: where the op runs (a decomposed op's worst leaf) and a basis mark
+    cell = ("coalesce(s.effective_status, s.status) || "
+            "CASE s.basis WHEN 'inferred' THEN ' ⁱ' WHEN 'presumed' THEN ' ᵖ' ELSE '' END")
     columns = "".join(
-        f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN s.status END) AS {_sql_name(t)}"
+        f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN {cell} END) AS {_sql_name(t)}"
         for t in targets
     )
     return (

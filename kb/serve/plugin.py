@@ -29,7 +29,7 @@ from kb.vocab import STATUSES, SYMBOLS, UNKNOWN
 PLUGIN_NAME = "kb"
 DB_NAME = "kb"
 STATUS_WORDS = frozenset((*STATUSES, UNKNOWN))
-STATUS_COLUMNS = frozenset(("status", "other_status", "verdict"))
+STATUS_COLUMNS = frozenset(("status", "other_status", "verdict", "effective_status"))
 # Tables whose rows are verdicts or evidence with their own source columns.
 SOURCED_TABLES = frozenset(("support", "observation", "checkop"))
 
@@ -136,7 +136,9 @@ def render_cell(row, value, column, table, database, datasette):
         op = _get(row, "op")
         if not op:
             return None
-        return status_html(value or UNKNOWN, _support_url(datasette, op, config["matrix_filters"][column]))
+        word, _, mark = (value or UNKNOWN).partition(" ")  # "fallback ᵖ": where it runs, and its basis
+        cell = status_html(word, _support_url(datasette, op, config["matrix_filters"][column]))
+        return Markup(f"{cell}{escape(mark)}") if mark else cell
     if column in STATUS_COLUMNS and isinstance(value, str):
         if table in SOURCED_TABLES or table is None:
             href, title = _source_link(datasette, row)

@@ -13,6 +13,7 @@ from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
+from kb.store import verdict
 from kb.vocab import UNKNOWN
 
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "effective_via", "torch_versions", "python_versions", "os",
@@ -118,13 +119,43 @@ def op_report(conn: sqlite3.Connection, name: str, target: str | None = None) ->
     by_op: dict[str, list] = {op: [] for op in ops}
     for v in verdicts:
         by_op[v["op"]].append(v)
+    shown = sorted({(v["target"], v["backend_version"]) for v in verdicts})
+    notes = [note for t, version in shown if (note := basis_note(conn, t, version))]
     return {
         "query": name,
         "ops": [
             {"op": op, "catalog": op_catalog_entry(conn, op), "verdicts": by_op[op]}
             for op in ops
         ],
+        "basis_notes": notes,
     }
+
+
+def basis_note(conn: sqlite3.Connection, target: str, version: str | None) -> str | None:
+    """What the verdicts of one target version rest on, when it is not that version's own
+    evidence: a pre-release, or verdicts presumed from an older version. Every view of
+    those verdicts says it in its header."""
+    if version is None:
+        return None
+    row = conn.execute("SELECT channel FROM release r WHERE r.version = ? AND r.id IN "
+                       "(SELECT release_id FROM support WHERE target = ?)", (version, target)).fetchone()
+    channel = row[0] if row else None
+    presumed = conn.execute(
+        "SELECT json_extract(s.effective_via, '$.presumed_from'), count(*) FROM support s JOIN release r "
+        "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.basis = 'presumed' GROUP BY 1 "
+        "ORDER BY 2 DESC", (target, version)).fetchall()
+    total = conn.execute("SELECT count(*) FROM support s JOIN release r ON r.id = s.release_id "
+                         "WHERE s.target = ? AND r.version = ?", (target, version)).fetchone()[0]
+    parts = []
+    if channel == "pre-release":
+        parts.append(f"{target} {version} is a pre-release development snapshot, not a vendor release")
+    if presumed:
+        source, count = presumed[0]
+        source_channel = conn.execute("SELECT channel FROM release WHERE version = ?", (source,)).fetchone()
+        what = " (a pre-release snapshot)" if source_channel and source_channel[0] == "pre-release" else ""
+        parts.append(f"{count} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
+                     f"no evidence of its own for those ops yet")
+    return "; ".join(parts) or None
 
 
 def target_names(conn: sqlite3.Connection) -> list[str]:
@@ -181,10 +212,12 @@ def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, v
         rows = [{"op": name, "status": UNKNOWN} for (name,) in conn.execute("SELECT name FROM op ORDER BY name")
                 if name not in verdicts]
     else:
-        rows = [v for op, v in sorted(verdicts.items()) if status is None or v["status"] == status]
+        rows = [v for op, v in sorted(verdicts.items())
+                if status is None or status in (v["status"], verdict.effective_status(v))]
     if pattern:
         rows = [r for r in rows if pattern in r["op"]]
-    return {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows}
+    return {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
+            "basis_note": basis_note(conn, target, chosen)}
 
 
 def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", pattern: str | None = None,
@@ -201,10 +234,35 @@ def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", p
     rows = []
     for op in ops:
         cells = {t: maps[t][op]["status"] if op in maps[t] else UNKNOWN for t in targets}
-        if only_differences and len(set(cells.values())) < 2:
+        effective = {t: verdict.effective_status(maps[t].get(op)) for t in targets}
+        if only_differences and len(set(effective.values())) < 2:
             continue
-        rows.append({"op": op, **cells})
-    return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows}
+        rows.append({"op": op, **cells, "effective": effective,
+                     "basis": {t: maps[t][op].get("basis") if op in maps[t] else None for t in targets},
+                     "labels": {t: verdict.label(maps[t].get(op)) for t in targets}})
+    notes = [note for t in targets if (note := basis_note(conn, t, chosen[t]))]
+    return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes}
+
+
+def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = "eager") -> dict[str, Any]:
+    """`kb diff TARGET OLD NEW`: ops whose verdict changed between two versions of a target
+    — kernels gained and lost first, then every other change of where an op runs."""
+    old_map = support_map(conn, target, old, mode)
+    new_map = support_map(conn, target, new, mode)
+    gained, lost, changed = [], [], []
+    for op in sorted(set(old_map) | set(new_map)):
+        before, after = old_map.get(op), new_map.get(op)
+        row = {"op": op, "old": before["status"] if before else UNKNOWN, "new": after["status"] if after else UNKNOWN,
+               "old_runs": verdict.effective_status(before), "new_runs": verdict.effective_status(after),
+               "old_basis": before.get("basis") if before else None, "new_basis": after.get("basis") if after else None}
+        if row["new"] == "native" and row["old"] != "native":
+            gained.append(row)
+        elif row["old"] == "native" and row["new"] != "native":
+            lost.append(row)
+        elif (row["old"], row["old_runs"]) != (row["new"], row["new_runs"]):
+            changed.append(row)
+    return {"target": target, "old": old, "new": new, "mode": mode, "gained": gained, "lost": lost,
+            "changed": changed, "basis_notes": [n for v in (old, new) if (n := basis_note(conn, target, v))]}
 
 
 def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -163,34 +163,34 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
     op. Marked `presumed` with the version it comes from; any evidence for the newer
     version replaces it at the next rebuild."""
     line: dict[str, list[int]] = defaultdict(list)  # target -> its product's release ids, oldest first
-    for release_id, (product, version) in releases.items():
+    for release_id, (product, _version) in releases.items():
         for target, target_product in products.items():
             if product == target_product:
                 line[target].append(release_id)
     for ids in line.values():
         ids.sort(key=lambda rid: version_key(releases[rid][1]))
-    have = {(r["op"], r["target"], r["release_id"], r["mode"]) for r in rows}
     by_target: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         if row["release_id"] in line.get(row["target"], ()):
             by_target[row["target"]].append(row)
     added = []
     for target, ids in line.items():
-        order = {rid: index for index, rid in enumerate(ids)}
-        latest: dict[tuple[str, str], dict[str, Any]] = {}
-        for row in sorted(by_target.get(target, ()), key=lambda r: order[r["release_id"]]):
-            latest_key = (row["op"], row["mode"])
-            known = latest.get(latest_key)
-            if known is None or order[row["release_id"]] >= order[known["release_id"]]:
-                latest[latest_key] = row
-        for (op, mode), row in latest.items():
-            for newer in ids[order[row["release_id"]] + 1:]:
-                if (op, target, newer, mode) in have:
+        at: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for row in by_target.get(target, ()):
+            at[row["release_id"]].append(row)
+        newest: dict[tuple[str, str], dict[str, Any]] = {}  # (op, mode) -> the newest row so far
+        for release_id in ids:
+            own = {(row["op"], row["mode"]) for row in at[release_id]}
+            for (op, mode), row in newest.items():
+                if (op, mode) in own:
                     continue
                 source_version = releases[row["release_id"]][1]
-                note = f"presumed from {source_version} (no word on this op for {releases[newer][1]})"
-                added.append({**row, "release_id": newer, "basis": "presumed",
+                note = f"presumed from {source_version} (no word on this op for {releases[release_id][1]})"
+                added.append({**row, "release_id": release_id, "basis": "presumed",
+                              "effective_via": {**(row["effective_via"] or {}), "presumed_from": source_version},
                               "note": f"{note}; {row['note']}" if row["note"] else note})
+            for row in at[release_id]:
+                newest[(row["op"], row["mode"])] = row
     return added
 
 

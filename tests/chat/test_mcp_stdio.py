@@ -89,7 +89,9 @@ def test_op_status_errors_are_tool_errors(session_results):
 
 def test_compare_eol_search_ask(session_results):
     cmp = session_results["compare_targets"].structured_content
-    assert {"op": "aten::gelu", "neuron": "unknown", "tpu": "fallback"} in cmp["rows"]
+    gelu = next(row for row in cmp["rows"] if row["op"] == "aten::gelu")
+    assert (gelu["neuron"], gelu["tpu"]) == ("unknown", "fallback")
+    assert gelu["effective"] == {"neuron": "unknown", "tpu": "fallback"} and gelu["basis"]["tpu"] == "evidence"
     eol = session_results["end_of_support"].structured_content
     assert [w["cycle"] for w in eol["windows"]] == ["2.9"] and eol["windows"][0]["eol_from"] == "2026-12-15"
     assert eol["windows"][0]["source_url"].startswith("https://")

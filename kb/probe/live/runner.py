@@ -44,6 +44,7 @@ class Plan:
     options: dict[str, Any] = field(default_factory=dict)  # backend switches, e.g. {"cpu_fallback": True}
     python_path: list[str] = field(default_factory=list)  # where the backend package is installed, if elsewhere
     env: dict[str, str] = field(default_factory=dict)  # set in each worker before the device loads (a replay's sim)
+    trace_decompositions: bool = False  # record the calls default backend kernels make (a replay's leaves)
 
 
 @dataclass
@@ -80,6 +81,7 @@ class Pool:
                 "samples": self.plan.samples, "setup": self.plan.setup,
                 "generic_detector": self.plan.generic_detector, "options": self.plan.options,
                 "python_path": self.plan.python_path, "env": self.plan.env,
+                "trace_decompositions": self.plan.trace_decompositions,
                 "beacon": slot.beacon, "log": slot.log,
                 "list_tasks": list_tasks}
 

@@ -61,11 +61,14 @@ def recorder_class():
     class Recorder(TorchDispatchMode):
         """Records each ATen call that involves the device, who served it, and errors."""
 
-        def __init__(self, device: Device, beacon: Beacon, prefix: str, calls: dict, sample_ops: set):
+        def __init__(self, device: Device, beacon: Beacon, prefix: str, calls: dict, sample_ops: set,
+                     trace: bool = False):
             super().__init__()
             self.dev, self.beacon, self.prefix = device, beacon, prefix
             self.calls, self.sample_ops = calls, sample_ops
             self.raised: str | None = None
+            self.trace = trace  # follow default backend kernels into the calls they make (replay)
+            self.parents: list[str] = []
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -78,6 +81,12 @@ def recorder_class():
                 self.calls[name][status] += 1
                 return out
             name = op_name(func)
+            if self.parents:
+                self.calls[self.parents[-1]].setdefault("children", set()).add(name)
+            if self.trace:
+                key = _default_backend_key(name, self.dev.detector)
+                if key is not None:
+                    return self._follow(func, name, key, args, kwargs)
             self.beacon.set(f"{self.prefix}\t{name}")
             detector = self.dev.detector
             token = detector.before(name)
@@ -101,7 +110,39 @@ def recorder_class():
                 self.sample_ops.add(name)
             return out
 
+        def _follow(self, func, name, key, args, kwargs):
+            """Run the op's CompositeExplicitAutograd kernel with this mode still on, so the
+            ops it calls are recorded as its children (view ops end in as_strided/view)."""
+            entry = self.calls[name]
+            entry["decomposed"] += 1
+            self.parents.append(name)
+            try:
+                with self:
+                    return func._op_dk(key, *args, **kwargs)
+            except Exception as exc:
+                if "error_class" not in entry:
+                    entry["error_class"] = type(exc).__name__
+                    entry["error_line"] = first_line(exc)
+                raise
+            finally:
+                self.parents.pop()
+
     return Recorder
+
+
+def _default_backend_key(name: str, detector):
+    """The dispatch key of `name`'s default backend kernel when that is what the device
+    runs for it (no kernel of its own), else None."""
+    import torch
+
+    from kb.probe.dispatch import DEFAULT_BACKEND, is_stub_default
+
+    if detector.entry(name) != DEFAULT_BACKEND or is_stub_default(name):
+        return None
+    for key in ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional"):
+        if torch._C._dispatch_has_kernel_for_dispatch_key(name, key):
+            return getattr(torch._C.DispatchKey, key)
+    return None
 
 
 
@@ -224,7 +265,8 @@ def run_task(state: State, key: str, dtype_name: str) -> dict[str, Any]:
             continue
         result["samples"] += 1
         sample_ops.clear()
-        mode = state.recorder(dev, state.beacon, prefix, calls, sample_ops)
+        mode = state.recorder(dev, state.beacon, prefix, calls, sample_ops,
+                              trace=bool(state.config.get("trace_decompositions")))
         _seed(0)
         try:
             with mode:

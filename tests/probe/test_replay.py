@@ -1,0 +1,109 @@
+"""The dispatcher replay on the simulated backend: a kernel list and a fallback policy in,
+every overload's verdict out — decided by PyTorch's real dispatcher, and equal to what
+the live probe records on a sim configured the same way."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+import pytest
+
+from kb.probe import replay
+from kb.probe.live import report
+from kb.store.catalog import read_catalog, shipped_catalogs
+
+KERNELS = ("aten::add.Tensor", "aten::add.out", "aten::mul.Tensor", "aten::mm", "aten::sum",
+           "aten::view", "aten::as_strided", "aten::empty.memory_format", "aten::empty_strided", "aten::copy_",
+           "aten::_copy_from", "aten::_copy_from_and_resize", "aten::_local_scalar_dense")
+OPINFOS = ["nn.functional.layer_norm", "transpose", "add", "sub", "nn.functional.linear"]
+SOURCE = "https://example.test/kernels.cc"
+
+
+def _spec(tmp_path, policy=("cpu", "raise")) -> replay.ReplaySpec:
+    (tmp_path / "kernels.txt").write_text("# a test backend\n" + "\n".join(KERNELS) + "\n", encoding="utf-8")
+    (tmp_path / "spec.json").write_text(json.dumps({
+        "target": "sim", "backend_version": "9.9.9",
+        "kernels": {"file": "kernels.txt", "source": SOURCE},
+        "policy": {"eager": {"action": policy[0]}, "compile": {"action": policy[1], "note": "no graph compiler"}},
+        "policy_source": "https://example.test/policy",
+    }), encoding="utf-8")
+    return replay.load_spec(str(tmp_path / "spec.json"))
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("replay")
+    spec = _spec(folder)
+    run, statuses = replay.replay(spec, read_catalog(shipped_catalogs()[-1]), patterns=OPINFOS, workers=1)
+    return spec, run, {(s.op, s.mode): s for s in statuses}
+
+
+def test_every_overload_gets_a_verdict_with_its_inputs_named(replayed):
+    spec, run, by_key = replayed
+    catalog = {row["name"] for row in read_catalog(shipped_catalogs()[-1])}
+    assert {op for op, _mode in by_key} >= catalog - {"aten::ctc_loss"}
+    add = by_key[("aten::add.Tensor", "eager")]
+    assert add.status == "native" and add.provenance.source_kind == "inferred"
+    assert add.provenance.source_url == SOURCE and add.provenance.probe_run_id == run.run_id
+    assert run.kind == "replay" and run.fallback_policy["source"] == "https://example.test/policy"
+    assert run.torch_version and by_key[("aten::nonzero", "eager")].status == "fallback"
+    assert by_key[("aten::nonzero", "compile")].status == "unsupported"  # no fallback when compiling
+    assert by_key[("aten::nonzero", "eager")].detail["rule"] == "fallback"
+
+
+def test_replayed_verdicts_equal_the_live_probe_on_the_same_sim(replayed, tmp_path):
+    spec, _run, by_key = replayed
+    with tempfile.TemporaryDirectory() as folder:
+        header, tasks = replay.run_samples(replay._config_file(spec, folder), patterns=OPINFOS)
+    _probe_run, live = report.build_records(header, tasks)
+    compared = 0
+    for status in live:
+        mine = by_key[(status.op, "eager")]
+        seen = status.status
+        if seen == "native":
+            assert mine.status == "native", status.op
+        elif seen == "fallback" and mine.status != "decomposed":
+            assert mine.status == "fallback", status.op
+        elif seen == "fallback":
+            assert mine.detail.get("effective") == "fallback", status.op
+        compared += 1
+    assert compared >= 5
+
+
+def test_a_composite_with_one_fallback_leaf_falls_back_at_that_leaf(replayed):
+    _spec_, _run, by_key = replayed
+    linear = by_key[("aten::linear", "eager")]  # CompositeImplicitAutograd: t (a view) and addmm
+    assert linear.status == "decomposed" and linear.detail["rule"] == "math"
+    # addmm is not in the kernel list: its default kernel runs and calls addmm.out, which falls back
+    assert linear.detail["leaves"]["aten::addmm"] == "decomposed"
+    assert linear.detail["effective"] == "fallback" and linear.detail["effective_at"] == "aten::addmm.out"
+    assert by_key[("aten::linear", "compile")].detail["effective"] == "unsupported"
+    layer_norm = by_key[("aten::layer_norm", "eager")]  # its leaf native_layer_norm decomposes further
+    assert layer_norm.detail["effective"] == "fallback"
+    assert layer_norm.detail["leaves"]["aten::native_layer_norm"] == "decomposed"
+
+
+def test_a_view_op_resolves_through_as_strided(replayed):
+    _spec_, _run, by_key = replayed
+    transpose = by_key[("aten::transpose.int", "eager")]
+    assert transpose.status == "decomposed" and transpose.detail["rule"] == "default"
+    assert transpose.detail["leaves"].get("aten::as_strided") == "native"
+    assert transpose.detail["effective"] == "decomposed"  # runs on the device
+
+
+def test_ops_without_samples_keep_the_static_answer_marked_untraced(replayed):
+    _spec_, _run, by_key = replayed
+    untraced = [s for (op, mode), s in by_key.items() if s.status == "decomposed" and s.detail.get("leaves") is None]
+    assert untraced and all("effective" not in s.detail for s in untraced)
+
+
+def test_a_bad_spec_is_one_line(tmp_path, capsys):
+    from tests.conftest import run_kb
+
+    (tmp_path / "spec.json").write_text('{"target": "tpu"}', encoding="utf-8")
+    code, _out, err = run_kb(capsys, "replay", str(tmp_path / "spec.json"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "lacks" in err
+    (tmp_path / "k.txt").write_text("not an op name\n", encoding="utf-8")
+    with pytest.raises(replay.ReplayError, match="k.txt:1"):
+        replay.read_kernel_list(str(tmp_path / "k.txt"))
