@@ -239,7 +239,48 @@ CREATE INDEX ix_support_status ON support (status);
 CREATE INDEX ix_support_source_kind ON support (source_kind);
 """
 
-STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES}
+# Schema 5: field caveats (known issues measured in public), beside the verdicts.
+STEP_5_FIELD_CAVEATS = """
+CREATE TABLE caveat (
+\tid INTEGER NOT NULL,
+\top VARCHAR NOT NULL,
+\tfamily BOOLEAN NOT NULL,
+\ttarget VARCHAR NOT NULL,
+\tkind VARCHAR NOT NULL,
+\tstatement VARCHAR NOT NULL,
+\tmin_version VARCHAR,
+\tmax_version VARCHAR,
+\tmeasured_on VARCHAR,
+\tmode VARCHAR,
+\tphase VARCHAR,
+\tdtypes JSON,
+\targ_dtypes JSON,
+\tconditions JSON,
+\tfigure JSON,
+\tworkaround VARCHAR,
+\tsource_kind VARCHAR NOT NULL,
+\tsource_name VARCHAR NOT NULL,
+\tsource_url VARCHAR,
+\tretrieved_at VARCHAR NOT NULL,
+\tcontent_sha256 VARCHAR,
+\tingested_at VARCHAR NOT NULL,
+\torigin VARCHAR NOT NULL,
+\tfingerprint VARCHAR NOT NULL,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(target) REFERENCES target (name),
+\tUNIQUE (fingerprint)
+);
+CREATE INDEX ix_caveat_op ON caveat (op);
+CREATE INDEX ix_caveat_target ON caveat (target);
+CREATE INDEX ix_caveat_kind ON caveat (kind);
+"""
+
+# Schema 4 is the lead's parallel change; until it lands, step 4 changes nothing, so a KB
+# at schema 3 goes straight to 5. (Merge: replace this entry with the real step 4.)
+STEP_4_RESERVED = ""
+
+STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
+         4: STEP_4_RESERVED, 5: STEP_5_FIELD_CAVEATS}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 
