@@ -56,6 +56,11 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
         else:
             table(["target", "status", "how to find out"], [["(every target)", "unknown", verdict.DEFAULT_SETTLE]],
                   title=header)
+        if entry.get("caveats"):
+            table(["target", "versions", "kind", "when", "caveat", "source"],
+                  [[c["target"], caveat_versions(c), c["kind"], caveat_when(c), caveat_line(c), c["source_url"]]
+                   for c in entry["caveats"]],
+                  title=f"known issues measured in public ({len(entry['caveats'])})", status_column=None)
         print()
     legend()
 
@@ -76,6 +81,29 @@ def _runs(v: dict[str, Any]) -> str:
 def _basis(v: dict[str, Any]) -> str:
     basis = v.get("basis") or "evidence"
     return f"{basis} {BASIS_MARKS[basis]}".rstrip()
+
+
+def caveat_versions(c: dict[str, Any]) -> str:
+    """"2.12.3.0.1636+" (no known fix) or "a–b"."""
+    low = c.get("min_version") or "…"
+    return f"{low}–{c['max_version']}" if c.get("max_version") else f"{low}+"
+
+
+def caveat_when(c: dict[str, Any]) -> str:
+    parts = [c["mode"]] if c.get("mode") else []
+    if c.get("phase"):
+        parts.append(c["phase"])
+    if c.get("dtypes"):
+        parts.append(",".join(c["dtypes"]))
+    parts.extend(f"{name} {','.join(d)}" for name, d in (c.get("arg_dtypes") or {}).items())
+    parts.extend(f"{k}={v}" for k, v in (c.get("conditions") or {}).items())
+    return " ".join(parts)
+
+
+def caveat_line(c: dict[str, Any]) -> str:
+    figure = c.get("figure") or {}
+    fig = f" [{figure['value']} {figure['unit']}]" if figure.get("value") is not None else ""
+    return c["statement"] + fig
 
 
 def ops_list(result: dict[str, Any], as_json: bool) -> None:

@@ -24,7 +24,7 @@ SEVERITY = {
 
 # Evidence precedence (higher wins). A restated fact (`manual`) ranks with the
 # document it restates.
-SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "inferred")
+SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "inferred", "field")
 SOURCE_RANK = {
     "live_probe": 5,
     "static_probe": 4,
@@ -33,6 +33,10 @@ SOURCE_RANK = {
     "release_notes": 2,
     "inferred": 1,
 }
+
+# `field` is knowledge measured in public (benchmarks, a backend's own test expectations):
+# it becomes caveats beside the verdicts, never a verdict, so it has no precedence rank.
+CAVEAT_SOURCE_KIND = "field"
 
 MODES = ("eager", "compile")
 
@@ -43,6 +47,19 @@ MODES = ("eager", "compile")
 BASES = ("evidence", "inferred", "presumed")
 BASIS_MARKS = {"evidence": "", "inferred": "ⁱ", "presumed": "ᵖ"}
 BASIS_LEGEND = "ⁱ inferred (dispatcher replay of a kernel list) · ᵖ presumed (carried from an older version)"
+
+# What a field caveat says happens to an op that runs (kb.store.records.Caveat):
+# slow — much slower than a comparable op or argument choice; wrong_result — numerics or
+# dtype differ from the CPU; host_execution — runs on the host although the dispatcher
+# shows a device kernel; compile_failure — fails under torch.compile / the graph compiler;
+# dtype_upcast — computed in a wider dtype than asked for; hang — does not finish;
+# error — raises for these dtypes or arguments; test_failure — the backend's own test
+# suite expects it to fail without saying how; rewritten — the backend substitutes a kernel
+# of its own under stated conditions (informational).
+CAVEAT_KINDS = ("slow", "wrong_result", "host_execution", "compile_failure", "dtype_upcast", "hang",
+                "error", "test_failure", "rewritten")
+# Kinds that only inform (a `kb check` note, not a warning).
+INFO_CAVEAT_KINDS = ("rewritten",)
 
 # `OpStatus.detail["granularity"]` of a fact a source states for a whole op family
 # ("aten::add", no overload named): the verdict then covers every overload of the family

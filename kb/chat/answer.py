@@ -127,14 +127,17 @@ def _mentions_for(q: Question, rows: list[dict[str, Any]]) -> tuple[list[TargetM
     return [TargetMention(t) for t in with_rows], [t for t in DEVICE_TARGETS if t not in with_rows]
 
 
-def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None) -> Answer:
+    """Verdicts for the ops asked about; with `src`, cites into the caller's sources and
+    leaves the source list to the caller."""
     matches, missing, suggestions = find_ops(conn, q)
     if not matches:
         limitation = _limitation_hits(conn, q)
         if limitation:
             return _limitation_answer(conn, q, limitation)
         return _unknown_op(conn, q, missing, suggestions)
-    src = Sources()
+    own_sources = src is None
+    src = src or Sources()
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
@@ -179,7 +182,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if missing:
         lines.append(_missing_line(missing, suggestions))
     head = _yes_no(q, verdict_for_yes_no)
-    text = "\n".join(([head, ""] if head else []) + lines) + src.markdown()
+    text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 
 
@@ -379,7 +382,59 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
+def caveat_line(c: dict[str, Any], src: Sources) -> str:
+    """One caveat for chat: kind, where and when it applies, the finding, its figure, source."""
+    span = (c.get("min_version") or "…") + (f"–{c['max_version']}" if c.get("max_version") else "+")
+    when = [c["mode"]] if c.get("mode") else []
+    when += list(c.get("dtypes") or [])
+    when += [f"{name} {'/'.join(d)}" for name, d in (c.get("arg_dtypes") or {}).items()]
+    when += [f"{k}={v}" for k, v in (c.get("conditions") or {}).items()]
+    if c.get("phase"):
+        when.append(c["phase"])
+    figure = c.get("figure") or {}
+    fig = f" ({figure['value']} {figure['unit']})" if figure.get("value") is not None else ""
+    fix = f" Workaround: {c['workaround']}." if c.get("workaround") else ""
+    cond = f", {', '.join(when)}" if when else ""
+    return f"- **{c['kind']}** on {c['target']} {span}{cond}: {c['statement']}{fig}{fix} {src.cite(c)}"
+
+
+def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    """"Is X slow/broken on Y?": the field caveats for X on Y (at Y's version when asked),
+    then the verdicts as `op` answers give them. Field caveats never change a verdict."""
+    matches, missing, suggestions = find_ops(conn, q)
+    if not matches:
+        return _unknown_op(conn, q, missing, suggestions)
+    src = Sources()
+    lines: list[str] = []
+    facts: list[dict[str, Any]] = []
+    targets = q.target_names() or [None]
+    for match in matches:
+        for target in targets:
+            versions = [m.version for m in q.targets if m.target == target and m.version] or [None]
+            for version in versions:
+                rows = queries.caveats(conn, ops=match.ops, target=target, version=version)
+                where = f"{target} {version}" if version else (target or "any target")
+                if not rows:
+                    lines.append(f"No known issue recorded for `{match.asked}` on {where} "
+                                 "(no public measurement in the KB; that is not a clean bill of health).")
+                    facts.append({"op": match.asked, "target": target, "backend_version": version, "caveats": 0})
+                    continue
+                lines.append(f"**Known issues for `{match.asked}` on {where}** ({len(rows)}):")
+                lines += [caveat_line(c, src) for c in rows[:MAX_LIST]]
+                if len(rows) > MAX_LIST:
+                    lines.append(f"_…{len(rows) - MAX_LIST} more._")
+                facts += [{k: c[k] for k in ("op", "target", "kind", "min_version", "max_version", "mode", "dtypes",
+                                             "arg_dtypes", "conditions", "statement", "figure", "source_url")}
+                          for c in rows]
+    if missing:
+        lines.append(_missing_line(missing, suggestions))
+    verdicts = _op_answer(conn, q, src)
+    text = "\n".join(lines) + "\n\n_Verdicts (field caveats do not change them):_\n" + verdicts.text + src.markdown()
+    return Answer(q.text, "caveat", text, facts + verdicts.facts, src.items)
+
+
 _HANDLERS = {
+    "caveat": _caveat_answer,
     "help": _help,
     "unknown": _unknown,
     "op": _op_answer,

@@ -41,6 +41,8 @@ released releases run runs say see show sdk should so some status still support 
 sure tell than that the their them then there these they this those through to today under unsupported
 until up us use used uses using version versions vs want was we what when where which while who why
 will with work works would yes you your versus against between copy cpu host decomposed
+slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug bugs issue issues caveat
+caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
 """.split())
 
@@ -51,6 +53,9 @@ EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life"
                 "support window", "maintenance", "retire")
 COMPARE_PATTERNS = ("difference", "differ", "compare", "comparison", " vs ", " vs. ", " versus ", "both")
 MODEL_PATTERNS = ("this model", "my model", "a model", "the model", "for model", "model file", "checkpoint")
+# "is gather slow on neuron?", "is _scaled_mm broken on trn2?": field caveats of an op.
+CAVEAT_PATTERNS = ("slow", "fast", "broken", "break", "wrong", "hang", "perform", " bug", "known issue",
+                   "caveat", "gotcha", "problem", "issue", "correct")
 LIMITATION_PATTERNS = ("limitation", "known issue", "caveat", "restriction", "not supported features", "gotcha")
 
 _TOKEN = re.compile(
@@ -189,6 +194,8 @@ def _intent(q: Question, lowered: str) -> str:
         return "eol"  # "is python 3.10 supported on neuron 2.33?": a stack question
     if q.model_path or any(p in lowered for p in MODEL_PATTERNS):
         return "model"
+    if (has_op or q.plain_words) and any(p in lowered for p in CAVEAT_PATTERNS):
+        return "caveat"
     if any(p in lowered for p in LIMITATION_PATTERNS):
         return "limitation"
     if len(q.target_names()) >= 2:  # two targets named: a comparison, unless it asks for lists

@@ -40,6 +40,10 @@ def _tool_error(exc: Exception):
     return ToolError(str(exc))
 
 
+CAVEAT_KEYS = ("target", "kind", "statement", "min_version", "max_version", "measured_on", "mode", "phase", "dtypes",
+               "arg_dtypes", "conditions", "figure", "workaround", "source_name", "source_url", "retrieved_at")
+
+
 def op_status_data(conn, op: str, target: str | None = None, version: str | None = None) -> dict[str, Any]:
     """Verdicts for an op (any spelling, torch function or close typo) on one or all targets."""
     from kb.chat import answer as core
@@ -76,12 +80,14 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
     for name in ops:
         catalog = queries.op_catalog_entry(conn, name) or {}
         verdicts = [{k: r.get(k) for k in keep} for r in rows if r["op"] == name]
+        field = [{k: c[k] for k in CAVEAT_KEYS} for c in queries.caveats(conn, ops=[name], target=target, version=version)]
         result.append({
             "op": name,
             "schema": catalog.get("schema"),
             "decomposes_everywhere": bool(catalog.get("composite_implicit")),
             "verdicts": verdicts,
             "status_if_no_verdict": "unknown",
+            "caveats": field,  # known issues measured in public; they never change a verdict
         })
     return {
         "query": op,

@@ -152,7 +152,8 @@ class CheckReport:
     ops: list[OpReport]
     call_sites: int
     notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # hook: limitations, end of support
+    warnings: list[str] = field(default_factory=list)  # hook: limitations, field caveats, end of support
+    caveats: list[dict] = field(default_factory=list)  # hook: field caveats the call sites trigger
     eager: dict | None = None
     compile: dict | None = None
 

@@ -1,9 +1,12 @@
-"""Warnings `kb check` adds from the KB: known limitations the model hits, end of support.
+"""Warnings `kb check` adds from the KB: known limitations the model hits, field caveats
+its call sites trigger, end of support.
 
 A limitation is feature-level ("torch.fft: partial", "float64: runs as float32"); it
 becomes a warning only when the traced model uses that feature, judged from the ATen ops
 and dtypes it runs. End-of-support warnings come from kb.eol.windows for the target's backend
-version (its own windows, its SDK's, its PyTorch's). Every warning names its source.
+version (its own windows, its SDK's, its PyTorch's). A field caveat (kb.store.records.Caveat)
+becomes a warning at the call sites whose op, mode, dtypes and arguments trigger it, naming the
+argument that does (an int64 index, an fp8 operand). Every warning names its source.
 """
 
 from __future__ import annotations
@@ -68,6 +71,101 @@ def limitation_warnings(conn: sqlite3.Connection, target: str, backend_version: 
     return out
 
 
+def _trigger(caveat: dict, site, mode: str, train: bool) -> str | None:
+    """Why this call site triggers the caveat ("index int64"), "" when it applies to every
+    call of the op, None when it does not apply. Arguments whose dtype was not recorded
+    count as triggering (said so in the text): a warning too many beats a silent miss."""
+    from kb.check.resolve import _named_arguments, _same_value
+    from kb.check.tracing import TensorSpec
+
+    if caveat.get("mode") and caveat["mode"] != mode:
+        return None
+    if caveat.get("phase") == "backward" and not train:
+        return None
+    reasons = []
+    if caveat.get("dtypes"):
+        used = {spec.dtype for spec in site.tensor_args() if spec.dtype}
+        hit = sorted(used & set(caveat["dtypes"]))
+        if hit:
+            reasons.append("dtype " + ",".join(hit))
+        elif used:
+            return None
+        else:
+            reasons.append("dtypes not recorded")
+    named = _named_arguments(site) if caveat.get("arg_dtypes") or caveat.get("conditions") else {}
+    for name, wanted in (caveat.get("arg_dtypes") or {}).items():
+        value = named.get(name)
+        if isinstance(value, TensorSpec) and value.dtype:
+            if value.dtype not in wanted:
+                return None
+            reasons.append(f"{name} {value.dtype}")
+        else:
+            reasons.append(f"{name} dtype not recorded")
+    for name, allowed in (caveat.get("conditions") or {}).items():
+        if name not in named or isinstance(named[name], TensorSpec):
+            reasons.append(f"{name} not recorded")
+            continue
+        options = allowed if isinstance(allowed, list) else [allowed]
+        if not any(_same_value(named[name], option) for option in options):
+            return None
+        reasons.append(f"{name}={named[name]}")
+    return ", ".join(reasons)
+
+
+def _where(sites) -> str:
+    paths = sorted({s.module_path if s.module_path else "(root)" for s in sites if s.module_path is not None})
+    if not paths:
+        return ""
+    return " in " + ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
+
+
+def caveat_findings(conn: sqlite3.Connection, target: str, backend_version: str | None, mode: str,
+                    sites, train: bool = False) -> list[dict]:
+    """The field caveats this model's call sites trigger on target/version/mode: one
+    finding per caveat and trigger, with the call count, places and the source."""
+    from kb.store.queries import caveats
+
+    ops = sorted({site.op for site in sites})
+    known = caveats(conn, ops=ops, target=target, version=backend_version)
+    if not known:
+        return []
+    from kb.store.queries import caveat_matches_op
+
+    findings: dict[tuple, dict] = {}
+    for site in sites:
+        for caveat in known:
+            if not caveat_matches_op(caveat, site.op):
+                continue
+            why = _trigger(caveat, site, mode, train)
+            if why is None:
+                continue
+            key = (caveat["id"], site.op, why)
+            entry = findings.setdefault(key, {"op": site.op, "trigger": why, "calls": 0, "sites": [],
+                                              **{k: caveat[k] for k in ("kind", "statement", "figure", "workaround",
+                                                                        "min_version", "max_version", "measured_on",
+                                                                        "source_url", "source_name")}})
+            entry["calls"] += 1
+            entry["sites"].append(site)
+    out = []
+    for entry in findings.values():
+        entry["where"] = _where(entry.pop("sites")).removeprefix(" in ")
+        out.append(entry)
+    return sorted(out, key=lambda f: (f["op"], f["kind"], f["trigger"]))
+
+
+def caveat_text(finding: dict, target: str) -> str:
+    """One line for the report: op, what triggers it, the caveat, its figure and source."""
+    trigger = f" with {finding['trigger']}" if finding["trigger"] else ""
+    where = f" in {finding['where']}" if finding["where"] else ""
+    figure = finding.get("figure") or {}
+    fig = f" ({figure['value']} {figure['unit']}: {figure['what']})" if figure.get("value") is not None else ""
+    fix = f" Workaround: {finding['workaround']}." if finding.get("workaround") else ""
+    span = finding.get("min_version") or "?"
+    span += f"–{finding['max_version']}" if finding.get("max_version") else "+"
+    return (f"caveat ({finding['kind']}) on {target} {span}: {finding['op']}{trigger}, "
+            f"{finding['calls']} call(s){where} — {finding['statement']}{fig}{fix} [source: {finding['source_url']}]")
+
+
 def eol_warnings(conn: sqlite3.Connection, target: str, backend_version: str | None,
                  today: date | None = None) -> list[str]:
     from kb.eol import windows as eol
@@ -86,6 +184,7 @@ def hooks_for(db: str | None, today: date | None = None) -> list[Callable]:
 
     def kb_warnings(report, traced) -> Iterable[str]:
         from kb.store.db import open_kb
+        from kb.vocab import INFO_CAVEAT_KINDS
 
         ops = {site.op for site in traced.sites}
         dtypes = {spec.dtype for site in traced.sites for spec in site.tensor_args() if spec.dtype}
@@ -94,9 +193,14 @@ def hooks_for(db: str | None, today: date | None = None) -> list[Callable]:
         conn = open_kb(db)
         try:
             basis = basis_note(conn, report.target, report.backend_version)
-            return ([f"basis: {basis}"] if basis else []) + (
-                limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode)
-                + eol_warnings(conn, report.target, report.backend_version, today))
+            findings = caveat_findings(conn, report.target, report.backend_version, report.mode, traced.sites,
+                                       train=traced.train)
+            report.caveats = findings
+            report.notes.extend(caveat_text(f, report.target) for f in findings if f["kind"] in INFO_CAVEAT_KINDS)
+            return (([f"basis: {basis}"] if basis else [])
+                    + limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode)
+                    + [caveat_text(f, report.target) for f in findings if f["kind"] not in INFO_CAVEAT_KINDS]
+                    + eol_warnings(conn, report.target, report.backend_version, today))
         finally:
             conn.close()
 

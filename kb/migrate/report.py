@@ -113,9 +113,12 @@ def coverage_item(check: dict | None) -> dict:
         details.append(f"eager mode: {eager['transitions']} device↔host transitions in {eager['fallback_runs']} "
                        f"stretch(es)")
     details += [f"warning: {w}" for w in check.get("warnings", [])]
+    from kb.vocab import INFO_CAVEAT_KINDS
+
+    field_issues = [c for c in check.get("caveats", []) if c["kind"] not in INFO_CAVEAT_KINDS]
     if by_status.get("unsupported"):
         state = "fail"
-    elif by_status.get("fallback") or by_status.get("unknown"):
+    elif by_status.get("fallback") or by_status.get("unknown") or field_issues:
         state = "warn"
     else:
         state = "pass"
@@ -211,7 +214,10 @@ def _coverage(check: dict | None) -> dict | None:
             "mode": check.get("mode"), "summary": check["summary"],
             "ops": [{"op": op["op"], "status": op["status"], "count": op["count"],
                      "via": [leaf["op"] + ("" if leaf["status"] == "native" else f" ({leaf['status']})")
-                             for leaf in op.get("via", [])]} for op in check["ops"]]}
+                             for leaf in op.get("via", [])]} for op in check["ops"]],
+            # known issues measured in public that the model's call sites trigger (kb.check.warnings)
+            "caveats": [{k: c.get(k) for k in ("op", "kind", "trigger", "calls", "where", "statement", "figure",
+                                               "workaround", "source_url")} for c in check.get("caveats", [])]}
 
 
 # --- Markdown ------------------------------------------------------------------------

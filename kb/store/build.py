@@ -20,7 +20,7 @@ from kb.store.dbfile import data_fingerprint
 from kb.store.records import utc_now
 from kb.store.writer import IngestError, load_targets, read_report, write_records
 
-SHIPPED_TABLES = ("observation", "limitation", "supportwindow", "proberun", "ingestrun")
+SHIPPED_TABLES = ("observation", "limitation", "supportwindow", "caveat", "proberun", "ingestrun")
 
 
 def targets_csv() -> str:

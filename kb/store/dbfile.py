@@ -19,7 +19,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 DATA_SUFFIXES = (".jsonl", ".csv")
 # kb.store.schema.SCHEMA_VERSION, mirrored because kb.store.schema imports SQLModel, which plain
 # queries cannot afford; a test keeps the two equal.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def resolve_path(db: str | None = None) -> str:

@@ -3,7 +3,7 @@
 Refreshing the shipped data is: `kb ingest --all`, `kb data export`, review the diff,
 commit. Only rows this machine added (origin `local`) are exported, and of each source
 only its current word (its newest ingest), so the files say what the sources say now.
-One file per source (`data/scraped/<source>.jsonl`) and per probe run
+One file per source (`data/scraped/<source>.jsonl`, caveats in `data/caveats/<source>.jsonl`) and per probe run
 (`data/probes/<target>-<version>-<kind>.jsonl`); lines are sorted so diffs are small.
 """
 
@@ -75,6 +75,14 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
     for row in conn.execute("SELECT * FROM supportwindow WHERE origin = 'local'"):
         files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(
             rec.SupportWindow(provenance=_prov(row), **{k: row[k] for k in window_fields}))
+    caveat_fields = ("op", "target", "kind", "statement", "family", "min_version", "max_version", "measured_on",
+                     "mode", "phase", "dtypes", "arg_dtypes", "conditions", "figure", "workaround")
+    for row in conn.execute("SELECT * FROM caveat WHERE origin = 'local'"):
+        values = {k: _j(row[k]) if k in ("dtypes", "arg_dtypes", "conditions", "figure") else row[k]
+                  for k in caveat_fields}
+        values["family"] = bool(values["family"])
+        values["dtypes"] = tuple(values["dtypes"]) if values["dtypes"] else None
+        files[f"caveats/{_slug(row['source_name'])}.jsonl"].append(rec.Caveat(provenance=_prov(row), **values))
     sources = {key.split("/", 1)[1].rsplit(".", 1)[0] for key in files if key.startswith("scraped/")}
     for row in conn.execute("SELECT * FROM release"):
         if _slug(row["source_name"]) in sources and row["source_kind"] not in ("live_probe", "static_probe"):

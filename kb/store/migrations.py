@@ -249,8 +249,44 @@ CREATE INDEX ix_support_basis ON support (basis);
 CREATE INDEX ix_support_effective_status ON support (effective_status);
 """
 
+# Schema 5: field caveats (known issues measured in public), beside the verdicts.
+STEP_5_FIELD_CAVEATS = """
+CREATE TABLE caveat (
+\tid INTEGER NOT NULL,
+\top VARCHAR NOT NULL,
+\tfamily BOOLEAN NOT NULL,
+\ttarget VARCHAR NOT NULL,
+\tkind VARCHAR NOT NULL,
+\tstatement VARCHAR NOT NULL,
+\tmin_version VARCHAR,
+\tmax_version VARCHAR,
+\tmeasured_on VARCHAR,
+\tmode VARCHAR,
+\tphase VARCHAR,
+\tdtypes JSON,
+\targ_dtypes JSON,
+\tconditions JSON,
+\tfigure JSON,
+\tworkaround VARCHAR,
+\tsource_kind VARCHAR NOT NULL,
+\tsource_name VARCHAR NOT NULL,
+\tsource_url VARCHAR,
+\tretrieved_at VARCHAR NOT NULL,
+\tcontent_sha256 VARCHAR,
+\tingested_at VARCHAR NOT NULL,
+\torigin VARCHAR NOT NULL,
+\tfingerprint VARCHAR NOT NULL,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(target) REFERENCES target (name),
+\tUNIQUE (fingerprint)
+);
+CREATE INDEX ix_caveat_op ON caveat (op);
+CREATE INDEX ix_caveat_target ON caveat (target);
+CREATE INDEX ix_caveat_kind ON caveat (kind);
+"""
+
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
-         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS}
+         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 

@@ -124,7 +124,8 @@ def op_report(conn: sqlite3.Connection, name: str, target: str | None = None) ->
     return {
         "query": name,
         "ops": [
-            {"op": op, "catalog": op_catalog_entry(conn, op), "verdicts": by_op[op]}
+            {"op": op, "catalog": op_catalog_entry(conn, op), "verdicts": by_op[op],
+             "caveats": caveats(conn, ops=[op], target=target)}
             for op in ops
         ],
         "basis_notes": notes,
@@ -295,7 +296,8 @@ def disagreements(conn: sqlite3.Connection, target: str | None = None) -> list[d
 
 
 def stats(conn: sqlite3.Connection) -> dict[str, Any]:
-    tables = ["target", "release", "op", "observation", "support", "limitation", "supportwindow", "proberun", "ingestrun"]
+    tables = ["target", "release", "op", "observation", "support", "limitation", "supportwindow", "proberun", "ingestrun",
+              "caveat"]
     counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
     by_source = dict(conn.execute("SELECT source_kind, count(*) FROM observation GROUP BY source_kind").fetchall())
     meta = dict(conn.execute("SELECT key, value FROM kbmeta").fetchall())
@@ -306,3 +308,82 @@ def stats(conn: sqlite3.Connection) -> dict[str, Any]:
         "disagreements": conn.execute("SELECT count(*) FROM support WHERE disagreement = 1").fetchone()[0],
         "meta": meta,
     }
+
+
+# --- field caveats (schema 5) ---------------------------------------------------------------
+
+_CAVEAT_JSON = ("dtypes", "arg_dtypes", "conditions", "figure")
+
+
+def _caveat_row(row: sqlite3.Row) -> dict[str, Any]:
+    out = dict(row)
+    for key in _CAVEAT_JSON:
+        if isinstance(out.get(key), str):
+            out[key] = json.loads(out[key])
+    out["family"] = bool(out["family"])
+    return out
+
+
+def _has_caveats(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'caveat'").fetchone() is not None
+
+
+def caveat_matches_op(caveat: dict[str, Any], op: str) -> bool:
+    """Whether a caveat names this op: the overload itself, or its family when the caveat
+    covers every overload of a base name (sources that name functions, not overloads),
+    in-place variants included."""
+    if caveat["op"] == op:
+        return True
+    if not caveat["family"]:
+        return False
+    try:  # a family includes its in-place variant: scatter_add covers scatter_add_
+        return opnames.base_name(caveat["op"]).rstrip("_") == opnames.base_name(op).rstrip("_")
+    except opnames.OpNameError:
+        return False
+
+
+def caveat_in_range(caveat: dict[str, Any], version: str | None) -> bool:
+    """Whether `version` lies in the caveat's inclusive range. With no version to compare
+    (a check against a target with no data), a caveat is shown with its range stated."""
+    if version is None:
+        return True
+    key = version_key(version)
+    if caveat.get("min_version") and key < version_key(caveat["min_version"]):
+        return False
+    if caveat.get("max_version") and key > version_key(caveat["max_version"]):
+        return False
+    return True
+
+
+def caveats(conn: sqlite3.Connection, *, ops: list[str] | None = None, target: str | None = None,
+            version: str | None = None, kind: str | None = None) -> list[dict[str, Any]]:
+    """Field caveats, optionally for some ops (overloads or families), one target, a version
+    inside their range, one kind. Sorted by op, target, kind."""
+    if not _has_caveats(conn):
+        return []
+    sql, args = "SELECT * FROM caveat WHERE 1 = 1", []
+    if target:
+        sql += " AND target = ?"
+        args.append(target)
+    if kind:
+        sql += " AND kind = ?"
+        args.append(kind)
+    rows = [_caveat_row(r) for r in conn.execute(sql + " ORDER BY op, target, kind, id", args)]
+    if ops is not None:
+        rows = [r for r in rows if any(caveat_matches_op(r, op) for op in ops)]
+    if version is not None:
+        rows = [r for r in rows if caveat_in_range(r, version)]
+    return rows
+
+
+def caveat_summary(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Counts of caveats by target and kind, and by source (for reports and the closing note)."""
+    if not _has_caveats(conn):
+        return {"total": 0, "by_target_kind": {}, "by_source": {}}
+    by_tk: dict[str, dict[str, int]] = {}
+    for target, kind, n in conn.execute("SELECT target, kind, count(*) FROM caveat GROUP BY target, kind"):
+        by_tk.setdefault(target, {})[kind] = n
+    by_source = {url or name: n for name, url, n in conn.execute(
+        "SELECT source_name, source_url, count(*) FROM caveat GROUP BY source_name, source_url ORDER BY source_url")}
+    total = conn.execute("SELECT count(*) FROM caveat").fetchone()[0]
+    return {"total": total, "by_target_kind": by_tk, "by_source": by_source}

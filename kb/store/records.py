@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from kb.vocab import DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
+from kb.vocab import CAVEAT_KINDS, CAVEAT_SOURCE_KIND, DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
 
 
 class RecordError(ValueError):
@@ -78,6 +78,8 @@ class OpStatus:
             raise RecordError(f"{self.op!r}: op names must be canonical ATen names (aten::name.overload)")
         if not self.backend_version:
             raise RecordError(f"{self.op}: a backend version is required (a missing version is not a fact)")
+        if self.provenance.source_kind == CAVEAT_SOURCE_KIND:
+            raise RecordError(f"{self.op}: field knowledge is recorded as caveats, never as a verdict")
         if self.dtypes is not None:
             object.__setattr__(self, "dtypes", tuple(sorted(self.dtypes)))
 
@@ -154,7 +156,54 @@ class ProbeRun:
     tool_version: str | None = None
 
 
+@dataclass(frozen=True)
+class Caveat:
+    """A known issue measured in public: op × target × version range (× dtype / argument).
+
+    It sits beside the verdicts and never changes them: an op can be `native` and still
+    be 700x slower with an int64 index. `statement` is kb's own wording of the source's
+    finding; `figure` carries the measured number where there is one. The version range is
+    inclusive on both ends in the target's product versions (kb.store.queries.version_key);
+    `max_version` None means no source says it was fixed.
+    """
+
+    op: str  # canonical ATen name, "aten::gather" (with family=True: every overload of gather)
+    target: str
+    kind: str  # one of vocab.CAVEAT_KINDS
+    statement: str
+    provenance: Provenance  # source_kind "field"
+    family: bool = False  # the caveat covers every overload of the op's base name
+    min_version: str | None = None  # first version of the target's product known affected
+    max_version: str | None = None  # last version known affected; None = not known fixed
+    measured_on: str | None = None  # the stack the source measured on (instance, versions)
+    mode: str | None = None  # eager | compile; None = either
+    phase: str | None = None  # "backward" when the caveat is about the op's gradient
+    dtypes: tuple[str, ...] | None = None  # applies when a tensor argument has one of these dtypes
+    arg_dtypes: dict[str, list[str]] | None = None  # {"index": ["int64"]}: by schema argument name
+    conditions: dict[str, Any] | None = None  # other argument values that trigger it {"reduce": "mean"}
+    figure: dict[str, Any] | None = None  # {"value": 731, "unit": "x slower", "what": "..."}
+    workaround: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in CAVEAT_KINDS:
+            raise RecordError(f"{self.op}: unknown caveat kind {self.kind!r} (expected one of {', '.join(CAVEAT_KINDS)})")
+        if not self.op.startswith("aten::"):
+            raise RecordError(f"{self.op!r}: op names must be canonical ATen names (aten::name.overload)")
+        if self.provenance.source_kind != CAVEAT_SOURCE_KIND:
+            raise RecordError(f"{self.op}: a caveat's source kind is {CAVEAT_SOURCE_KIND!r}, "
+                              f"not {self.provenance.source_kind!r}")
+        if self.mode is not None and self.mode not in MODES:
+            raise RecordError(f"{self.op}: unknown mode {self.mode!r}")
+        if self.phase not in (None, "backward"):
+            raise RecordError(f"{self.op}: phase is 'backward' or absent, not {self.phase!r}")
+        if not self.statement.strip():
+            raise RecordError(f"{self.op}: a caveat needs a statement")
+        if self.dtypes is not None:
+            object.__setattr__(self, "dtypes", tuple(sorted(self.dtypes)))
+
+
 RECORD_TYPES: dict[str, type] = {
+    "caveat": Caveat,
     "op_status": OpStatus,
     "release": Release,
     "limitation": Limitation,
@@ -162,7 +211,7 @@ RECORD_TYPES: dict[str, type] = {
     "probe_run": ProbeRun,
 }
 _TYPE_NAMES = {cls: name for name, cls in RECORD_TYPES.items()}
-Record = OpStatus | Release | Limitation | SupportWindow | ProbeRun
+Record = OpStatus | Release | Limitation | SupportWindow | ProbeRun | Caveat
 
 
 def to_dict(record: Record) -> dict[str, Any]:

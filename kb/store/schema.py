@@ -16,7 +16,7 @@ from typing import Any, Optional
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _json(**kw: Any) -> Any:
@@ -179,6 +179,39 @@ class Limitation(SQLModel, table=True):
     feature: str
     status: str
     note: Optional[str] = None
+    source_kind: str
+    source_name: str
+    source_url: Optional[str] = None
+    retrieved_at: str
+    content_sha256: Optional[str] = None
+    ingested_at: str
+    origin: str = "local"
+    fingerprint: str = Field(unique=True)
+
+
+class Caveat(SQLModel, table=True):
+    """A known issue measured in public (added in schema 5): op × target × version range.
+
+    Beside the verdicts, never part of their precedence. Versions are a range in the
+    target's product (inclusive; an open end means no source bounds it), not a release row.
+    """
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    op: str = Field(index=True)
+    family: bool = False
+    target: str = Field(foreign_key="target.name", index=True)
+    kind: str = Field(index=True)
+    statement: str
+    min_version: Optional[str] = None
+    max_version: Optional[str] = None
+    measured_on: Optional[str] = None
+    mode: Optional[str] = None
+    phase: Optional[str] = None
+    dtypes: Optional[list] = _json()
+    arg_dtypes: Optional[dict] = _json()
+    conditions: Optional[dict] = _json()
+    figure: Optional[dict] = _json()
+    workaround: Optional[str] = None
     source_kind: str
     source_name: str
     source_url: Optional[str] = None

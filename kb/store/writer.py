@@ -117,6 +117,8 @@ class _Writer:
                 self._probe_run(record)
             elif isinstance(record, rec.Limitation):
                 self._upsert_fact("limitation", self._limitation(record))
+            elif isinstance(record, rec.Caveat):
+                self._upsert_fact("caveat", self._caveat(record))
             elif isinstance(record, rec.SupportWindow):
                 row = self._window(record)
                 if self._upsert_fact("supportwindow", row):
@@ -128,9 +130,9 @@ class _Writer:
         from sqlalchemy import func, select
         from sqlalchemy.dialects.sqlite import insert
 
-        from kb.store.schema import Limitation, SupportWindow
+        from kb.store.schema import Caveat, Limitation, SupportWindow
 
-        tbl = {"limitation": Limitation, "supportwindow": SupportWindow}[table].__table__
+        tbl = {"limitation": Limitation, "supportwindow": SupportWindow, "caveat": Caveat}[table].__table__
         exists = self.conn.execute(select(func.count()).select_from(tbl).where(tbl.c.fingerprint == row["fingerprint"])).scalar()
         stmt = insert(tbl).values(**row)
         self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"], set_={"ingested_at": self.ingested_at}))
@@ -191,6 +193,13 @@ class _Writer:
             "note": r.note,
             **self._common(r, r.provenance),
         }
+
+    def _caveat(self, r: rec.Caveat) -> dict[str, Any]:
+        """A caveat row: the record's own fields (no release row: a range is not a release)."""
+        self.target_product(r.target)
+        fields = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "provenance"}
+        fields["dtypes"] = list(r.dtypes) if r.dtypes is not None else None
+        return {**fields, **self._common(r, r.provenance)}
 
     def _window(self, r: rec.SupportWindow) -> dict[str, Any]:
         fields = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "provenance"}

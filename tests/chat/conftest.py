@@ -25,6 +25,7 @@ CATALOG_BASES = {
 NEURON_DOC = "https://docs.example.test/neuron/torchneuron-ops.html"
 TPU_DOC = "https://docs.example.test/tpu/torch_tpu-ops.html"
 EOL_DOC = "https://docs.example.test/neuron/announcements/eos-pytorch-2-9.html"
+BENCH = "https://bench.example.test/trn2/README.md"
 
 
 def _prov(kind="doc", name="neuron-op-list", url=NEURON_DOC, run=None):
@@ -81,6 +82,11 @@ def chat_records() -> list:
                           provenance=_prov(name="neuron-eos", url=EOL_DOC)),
         rec.SupportWindow(product="neuron-sdk", cycle="2.32", eol_kind="with_release", eol_release="2.35",
                           title="Neuron SDK 2.32", provenance=_prov(name="neuron-eos", url=EOL_DOC)),
+        rec.Caveat(op="aten::gelu", family=True, target="neuron", kind="slow", mode="eager",
+                   statement="gelu is many times slower than silu", min_version="2.12.3.0",
+                   figure={"value": 14, "unit": "x slower than silu", "what": "bf16 mem_bw"},
+                   provenance=rec.Provenance(source_kind="field", source_name="bench", source_url=BENCH,
+                                             retrieved_at="2026-11-20T10:00:00+00:00")),
         rec.SupportWindow(product="python", cycle="3.9", eol="2025-10-31", eol_kind="announced",
                           title="Python 3.9", provenance=_prov(name="python-eol", url="https://python.example.test/eol")),
     ]

@@ -142,3 +142,21 @@ def test_stack_parts_join_the_end_of_support_item(run_cli, inputs):
     code, out, _ = run_cli(*full_args(inputs, "--json"))
     (item,) = [i for i in json.loads(out)["checklist"] if i["key"] == "eol"]
     assert not any("python/eos" in d for d in item["details"])
+
+
+def test_field_caveats_the_model_triggers_are_listed_and_warn():
+    """The migration report lists the caveats from the check and turns the coverage item to warn."""
+    from kb.migrate.report import build_report
+
+    check = {"model": "m.py:build", "target": "neuron", "backend_version": "2.14.3.0", "mode": "eager",
+             "summary": {"distinct_ops": 1, "call_sites": 1, "on_device_call_sites_pct": 100.0,
+                         "ops_by_status": {"native": 1}},
+             "ops": [{"op": "aten::gather", "status": "native", "count": 1}],
+             "warnings": ["caveat (slow) on neuron 2.12.3.0.1636+: aten::gather with index int64 [source: https://x.test/r]"],
+             "caveats": [{"op": "aten::gather", "kind": "slow", "trigger": "index int64", "calls": 1, "where": "",
+                          "statement": "int64 index is slow", "figure": None, "workaround": None,
+                          "source_url": "https://x.test/r"}]}
+    doc = build_report(target="neuron", check=check)
+    (coverage,) = [i for i in doc["checklist"] if i["key"] == "coverage"]
+    assert coverage["state"] == "warn" and any("index int64" in d for d in coverage["details"])
+    assert doc["coverage"]["caveats"][0]["source_url"] == "https://x.test/r"

@@ -1,0 +1,229 @@
+"""A backend's own test expectations as field caveats: which ops its test suite skips or
+expects to fail, for which dtypes, and why.
+
+Three shapes are read, all from the pre-release TorchNeuron snapshot
+(parmoham-aws/test-repo-parmoham): a Python module holding skip/xfail dicts keyed by OpInfo
+name with a reason (`tests/vertical/skip_xfail_ops.py`), JSON lists of upstream PyTorch
+test methods expected to fail (`tests/pytorch_tests/failing_test_methods/<Class>.json`), and
+the module that registers ops to run on the host (`cpu_fallback_registrations.py`).
+
+Python sources are parsed with `ast`, never imported or executed: only literal dicts and
+names are read. Reasons are classified into caveat kinds by the words they use; reasons
+about the test harness itself (random output, uninitialised memory, sample layout) are not
+facts about the op and are dropped. Every caveat is pinned to the snapshot's own version:
+a pre-release test list says nothing about a release.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import defaultdict
+
+from kb.store.records import Caveat, Provenance
+from scrapers.base import TOOL_VERSION, Document, ScrapeError, Source, require_records
+
+NAME = "torchneuron-dev-test-expectations"
+SNAPSHOT_VERSION = "0.1.0.dev0+g98154b8"
+COMMIT = "98154b867aa24562a3213e520d9ad7fd41032291"
+REPO = f"https://github.com/parmoham-aws/test-repo-parmoham/blob/{COMMIT}/"
+MAX_BYTES = 2_000_000  # a test list is kilobytes; refuse anything absurd before parsing
+
+DTYPES = ("bfloat16", "float16", "float32", "float64", "complex32", "complex64", "complex128", "int8", "int16",
+          "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")
+
+# Reason words → caveat kind, first match wins. None: the reason is about the test, not the op.
+_REASON_KINDS: tuple[tuple[str, str | None], ...] = (
+    ("sample.input", None), ("uninitialized memory", None), ("random output", None),
+    ("compil", "compile_failure"), ("broadcast_dimensions", "compile_failure"),
+    ("nan in output", "wrong_result"), ("mismatch", "wrong_result"), ("correctness", "wrong_result"),
+    ("not on neuron device", "wrong_result"), ("out of bounds", "error"),
+)
+
+# Upstream test-name stems (after "test_", before "_neuron") → (ATen op, argument conditions).
+# Longest stem first; tests whose stem names no single op are left out.
+STEM_OPS: dict[str, tuple[str, dict | None]] = {
+    "gather_large": ("aten::gather", None),
+    "gather": ("aten::gather", None),
+    "scatter_add_": ("aten::scatter_add", None),
+    "scatter__reductions": ("aten::scatter", None),
+    "scatter__scalar": ("aten::scatter", None),
+    "scatter_": ("aten::scatter", None),
+    "scatter_reduce_mean": ("aten::scatter_reduce", {"reduce": "mean"}),
+    "scatter_reduce_sum": ("aten::scatter_reduce", {"reduce": "sum"}),
+    "scatter_reduce_prod": ("aten::scatter_reduce", {"reduce": "prod"}),
+    "linspace": ("aten::linspace", None),
+    "logspace": ("aten::logspace", None),
+    "arange": ("aten::arange", None),
+    "eye": ("aten::eye", None),
+    "randperm": ("aten::randperm", None),
+    "normal": ("aten::normal", None),
+    "roll": ("aten::roll", None),
+    "one_hot": ("aten::one_hot", None),
+    "softmax_results": ("aten::_softmax", None),
+    "channel_shuffle": ("aten::channel_shuffle", None),
+    "ctc_loss": ("aten::ctc_loss", None),
+    "kaiser_window": ("aten::kaiser_window", None),
+    "view_as_complex": ("aten::view_as_complex", None),
+}
+_TEST = re.compile(r"^test_(?P<stem>.+?)_neuron(?:_(?P<dtype>[a-z0-9]+))?$")
+
+
+def _prov(doc: Document) -> Provenance:
+    return Provenance(source_kind="field", source_name=NAME, source_url=doc.url, retrieved_at=doc.retrieved_at,
+                      content_sha256=doc.sha256, tool_version=TOOL_VERSION)
+
+
+def _kind(reason: str) -> str | None:
+    lowered = reason.lower()
+    for word, kind in _REASON_KINDS:
+        if word in lowered:
+            return kind
+    return "test_failure"
+
+
+def _literal_dicts(doc: Document) -> dict[str, dict]:
+    """Top-level `NAME: dict[...] = {...}` / `NAME = {...}` literals of a Python file."""
+    if len(doc.text) > MAX_BYTES:
+        raise ScrapeError(NAME, doc.name, "file too large for a test list")
+    try:
+        tree = ast.parse(doc.text)
+    except SyntaxError as exc:
+        raise ScrapeError(NAME, doc.name, f"not Python ({exc.msg})") from None
+    found = {}
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
+            try:
+                found[target.id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue  # not a pure literal: not a list we can read safely
+    return found
+
+
+def parse_skip_xfail(doc: Document) -> list[Caveat]:
+    """Ops the snapshot's per-op tests skip or expect to fail, with the reason as the kind."""
+    out = []
+    for list_name, entries in _literal_dicts(doc).items():
+        if not list_name.endswith(("_SKIP_OPS", "_XFAIL_OPS")) or not isinstance(entries, dict):
+            continue
+        how = "skips" if list_name.endswith("_SKIP_OPS") else "expects to fail"
+        for opinfo, config in sorted(entries.items()):
+            reason = str((config or {}).get("reason") or "")
+            kind = _kind(reason)
+            if kind is None:
+                continue
+            tests = (config or {}).get("tests")
+            backward = bool(tests) and all("Backward" in t for t in tests)
+            named = [d for d in DTYPES if re.search(rf"\b{d}\b", reason)]
+            dtypes = tuple(named) if len(named) == 1 and " vs " not in reason else None
+            scope = ", ".join(tests) if tests else "every op test class"
+            out.append(Caveat(
+                op=f"aten::{opinfo}", family=True, target="neuron", kind=kind,
+                statement=(f"The pre-release TorchNeuron suite {how} {opinfo} in {scope}; its stated reason "
+                           f"reads as {kind.replace('_', ' ')}" + (f" ({reason.lower()})." if reason else ".")),
+                min_version=SNAPSHOT_VERSION, max_version=SNAPSHOT_VERSION, phase="backward" if backward else None,
+                dtypes=dtypes, provenance=_prov(doc)))
+    return out
+
+
+def parse_failing_tests(doc: Document) -> list[Caveat]:
+    """Upstream PyTorch tests the snapshot expects to fail, grouped per op and condition."""
+    if len(doc.text) > MAX_BYTES:
+        raise ScrapeError(NAME, doc.name, "file too large for a test list")
+    try:
+        data = json.loads(doc.text)
+    except json.JSONDecodeError as exc:
+        raise ScrapeError(NAME, doc.name, f"not JSON ({exc.msg})") from None
+    names = data.get("failed_tests") if isinstance(data, dict) else None
+    if not isinstance(names, list):
+        raise ScrapeError(NAME, doc.name, "no failed_tests list")
+    test_class = doc.url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".json")
+    groups: dict[tuple[str, str], dict] = defaultdict(lambda: {"tests": 0, "dtypes": set(), "any_dtype": False})
+    for name in names:
+        match = _TEST.match(str(name))
+        if not match:
+            continue
+        stem, dtype = match["stem"], match["dtype"]
+        if dtype not in (None, *DTYPES):
+            stem, dtype = f"{stem}_neuron_{dtype}", None
+        key = next((s for s in sorted(STEM_OPS, key=len, reverse=True) if stem == s or stem.startswith(s + "_")), None)
+        if key is None:
+            continue
+        op, conditions = STEM_OPS[key]
+        group = groups[(op, json.dumps(conditions, sort_keys=True))]
+        group["tests"] += 1
+        if dtype:
+            group["dtypes"].add(dtype)
+        else:
+            group["any_dtype"] = True
+    out = []
+    for (op, cond_key), group in sorted(groups.items()):
+        conditions = json.loads(cond_key)
+        dtypes = tuple(sorted(group["dtypes"])) if group["dtypes"] and not group["any_dtype"] else None
+        what = f" for {', '.join(dtypes)}" if dtypes else ""
+        out.append(Caveat(
+            op=op, family=True, target="neuron", kind="test_failure",
+            statement=(f"{group['tests']} upstream PyTorch test(s) of {test_class} that exercise "
+                       f"{op.removeprefix('aten::')}{what} are expected to fail on the pre-release TorchNeuron "
+                       "snapshot (error or wrong result; the list does not say which)."),
+            min_version=SNAPSHOT_VERSION, max_version=SNAPSHOT_VERSION, dtypes=dtypes, conditions=conditions,
+            provenance=_prov(doc)))
+    return out
+
+
+def parse_cpu_fallbacks(doc: Document) -> list[Caveat]:
+    """Ops the snapshot registers for the neuron device but runs on the host (read from
+    `torch.ops.aten.NAME.OVERLOAD` references inside its registration function)."""
+    if len(doc.text) > MAX_BYTES:
+        raise ScrapeError(NAME, doc.name, "file too large")
+    try:
+        tree = ast.parse(doc.text)
+    except SyntaxError as exc:
+        raise ScrapeError(NAME, doc.name, f"not Python ({exc.msg})") from None
+    ops = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                and isinstance(node.value.value, ast.Attribute) and node.value.value.attr == "aten"):
+            ops.add(f"aten::{node.value.attr}" + ("" if node.attr == "default" else f".{node.attr}"))
+    return [Caveat(op=op, target="neuron", kind="host_execution",
+                   statement=("Registered as a neuron kernel, but the kernel copies its inputs to the host, runs "
+                              "the CPU implementation and copies the result back (the dispatcher shows a device "
+                              "kernel; the work is on the host)."),
+                   min_version=SNAPSHOT_VERSION, max_version=SNAPSHOT_VERSION, provenance=_prov(doc))
+            for op in sorted(ops)]
+
+
+def parse(doc: Document) -> list[Caveat]:
+    """Dispatch on the document's file name (the three shapes above)."""
+    name = doc.url.rsplit("/", 1)[-1]
+    if name.endswith(".json"):
+        return parse_failing_tests(doc)
+    if name == "cpu_fallback_registrations.py":
+        return parse_cpu_fallbacks(doc)
+    if name.endswith(".py"):
+        return parse_skip_xfail(doc)
+    raise ScrapeError(NAME, doc.name, "not a test-expectation file kb knows")
+
+
+def scrape(documents: list[Document]) -> list[Caveat]:
+    return require_records(NAME, f"{len(documents)} documents", [c for doc in documents for c in parse(doc)])
+
+
+PATHS = (
+    "tests/vertical/skip_xfail_ops.py",
+    "torch_neuronx/python_ops/cpu_fallback_registrations.py",
+    *(f"tests/pytorch_tests/failing_test_methods/{name}.json" for name in (
+        "TestLikeTensorCreation", "TestNNDeviceType", "TestRandomTensorCreation", "TestScatterGather",
+        "TestTensorCreation", "TestViewOps")),
+)
+
+SOURCE = Source(
+    name=NAME,
+    description="Pre-release TorchNeuron snapshot: ops its tests skip or expect to fail, ops it runs on the host",
+    kind="field",
+    urls=tuple(REPO + path for path in PATHS),
+    parse=parse,
+)

@@ -1,0 +1,105 @@
+"""Field caveats where the user meets them: `kb check` warns at the call sites that
+trigger one (with the argument that does), and only inside the caveat's version range."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kb.store import records as rec
+from kb.store.ingest import ingest_records
+from tests.conftest import op_status
+
+GATHER = """
+import torch
+import torch.nn as nn
+
+
+class Lookup(nn.Module):
+    def forward(self, x, index):
+        return torch.gather(x, 1, index).sin()
+
+
+def build():
+    return Lookup()
+"""
+
+SOURCE = "https://example.test/xpu-perf/README.md"
+
+
+def field(**kw) -> rec.Provenance:
+    return rec.Provenance(source_kind="field", source_name="bench-readme", source_url=SOURCE,
+                          retrieved_at="2026-11-01T00:00:00+00:00", **kw)
+
+
+def gather_caveat(**kw) -> rec.Caveat:
+    values = dict(op="aten::gather", family=True, target="neuron", kind="slow", mode="eager",
+                  statement="int64 index is hundreds of times slower than int32",
+                  arg_dtypes={"index": ["int64"]}, min_version="2.12.3.0.1636",
+                  figure={"value": 731, "unit": "x slower", "what": "bf16 dim 32768"}, provenance=field())
+    values.update(kw)
+    return rec.Caveat(**values)
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = tmp_path / "lookup.py"
+    path.write_text(GATHER)
+    return f"{path}:build"
+
+
+def check(model, index_dtype, *extra):
+    import io
+    from contextlib import redirect_stdout
+
+    from cli.entry import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(["check", model, "--input-shape", "2x8", "--input-shape", f"2x3:{index_dtype}",
+                     "--target", "neuron", "--json", *extra])
+    return code, json.loads(out.getvalue())["reports"][0]
+
+
+def test_int64_gather_on_neuron_warns_with_the_source_and_int32_does_not(small_data, isolated_kb, model):
+    ingest_records(str(isolated_kb), [op_status("aten::sin", "native", version="2.14.3.0"), gather_caveat()],
+                   source_name="test")
+    code, report = check(model, "int64")
+    assert code == 0
+    hits = [w for w in report["warnings"] if w.startswith("caveat (slow)")]
+    assert len(hits) == 1, report["warnings"]
+    assert "aten::gather with index int64" in hits[0] and f"[source: {SOURCE}]" in hits[0]
+    assert "731 x slower" in hits[0]
+    (finding,) = report["caveats"]
+    assert finding["trigger"] == "index int64" and finding["calls"] == 1 and finding["source_url"] == SOURCE
+
+    code, report = check(model, "int32")
+    assert code == 0
+    assert not [w for w in report["warnings"] if w.startswith("caveat")] and report["caveats"] == []
+
+
+def test_a_caveat_outside_its_version_range_does_not_show(small_data, isolated_kb, model):
+    ingest_records(str(isolated_kb), [
+        op_status("aten::sin", "native", version="2.14.3.0"),
+        op_status("aten::sin", "native", version="2.13.3.0"),
+        gather_caveat(max_version="2.13.3.0"),  # fixed after 2.13.3.0, says this (made-up) caveat
+    ], source_name="test")
+    _, newer = check(model, "int64", "--backend-version", "neuron=2.14.3.0")
+    assert newer["caveats"] == [] and not [w for w in newer["warnings"] if w.startswith("caveat")]
+    _, older = check(model, "int64", "--backend-version", "neuron=2.13.3.0")
+    assert [f["op"] for f in older["caveats"]] == ["aten::gather"]
+
+
+def test_dtype_caveats_fire_on_the_dtype_they_name_and_modes_stay_apart(small_data, isolated_kb, model):
+    ingest_records(str(isolated_kb), [
+        op_status("aten::sin", "native", version="2.14.3.0"),
+        rec.Caveat(op="aten::sin", family=True, target="neuron", kind="slow", mode="eager", dtypes=("bfloat16",),
+                   statement="bf16 sin is slower than fp32", provenance=field()),
+        rec.Caveat(op="aten::gather", family=True, target="neuron", kind="compile_failure", mode="compile",
+                   statement="fails to compile", provenance=field()),
+    ], source_name="test")
+    _, report = check(model, "int64")
+    assert report["caveats"] == []  # float32 sin; the gather caveat is for compile mode only
+    _, compiled = check(model, "int64", "--mode", "compile")
+    assert [(f["op"], f["kind"]) for f in compiled["caveats"]] == [("aten::gather", "compile_failure")]
