@@ -1,12 +1,13 @@
 """`kb bot`: answer chat questions posted by Slack (slash commands and the Events API).
 
 Built on Slack's own SDK (slack-bolt, slack-sdk) rather than hand-written protocol code:
-Bolt verifies every request's signature with the signing secret and rejects timestamps
-more than five minutes old (HTTP 401), answers the Events API URL check, and posts
-replies through slack-sdk's WebClient (whose base URL is configurable, so tests point it
-at a local fake). Around it, kb adds what a public endpoint needs: a request-body size
-cap checked before anything is parsed (HTTP 413), a question-length cap, a per-user rate
-limit, and Slack retry de-duplication. Served by uvicorn on 127.0.0.1 unless told
+Bolt answers the Events API URL check and replies go through slack-sdk's WebClient (whose
+base URL is configurable, so tests point it at a local fake). Around it, kb adds what a
+public endpoint needs, in this order, before any byte of the body is parsed: a body-size
+cap (HTTP 413), the signature and a timestamp no more than five minutes old (slack-sdk's
+SignatureVerifier; HTTP 401), and a refusal of a signed request seen before within those
+five minutes (a replay; HTTP 401). A signed body that does not parse is HTTP 400, never a
+500. Then a question-length cap, a per-user rate limit, and Slack retry de-duplication. Served by uvicorn on 127.0.0.1 unless told
 otherwise. Chat text is untrusted input: it is only ever parsed by kb.chat.intents.
 """
 
@@ -210,9 +211,42 @@ def build_bolt_app(settings: BotSettings):
     return app
 
 
+class ReplayGuard:
+    """Signatures seen within the timestamp window: a signed request is answered once."""
+
+    def __init__(self, window_s: float = 5 * 60, max_entries: int = 100_000, clock=time.monotonic):
+        self.window_s, self.max_entries, self.clock = window_s, max_entries, clock
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def first_time(self, signature: str) -> bool:
+        now = self.clock()
+        with self._lock:
+            if len(self._seen) >= self.max_entries:
+                self._seen = {s: t for s, t in self._seen.items() if t > now}
+            expiry = self._seen.get(signature)
+            if expiry is not None and expiry > now:
+                return False
+            self._seen[signature] = now + self.window_s
+            return True
+
+
+def verified(verifier, body: bytes, headers) -> str | None:
+    """The request's signature when it is valid and fresh, else None (never raises)."""
+    timestamp = headers.get("x-slack-request-timestamp") or ""
+    signature = headers.get("x-slack-signature") or ""
+    if not timestamp.isdigit() or not signature.startswith("v0="):
+        return None
+    try:
+        return signature if verifier.is_valid(body=body, timestamp=timestamp, signature=signature) else None
+    except (ValueError, TypeError):
+        return None
+
+
 def build_asgi_app(settings: BotSettings):
     """Starlette app: POST /slack/events (commands and events), GET /healthz."""
     from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+    from slack_sdk.signature import SignatureVerifier
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
@@ -220,6 +254,8 @@ def build_asgi_app(settings: BotSettings):
     from starlette.routing import Route
 
     bolt = build_bolt_app(settings)
+    verifier = SignatureVerifier(settings.signing_secret)
+    replays = ReplayGuard()
 
     async def events(request: Request):
         declared = request.headers.get("content-length")
@@ -230,12 +266,22 @@ def build_asgi_app(settings: BotSettings):
             body += chunk
             if len(body) > settings.max_body_bytes:
                 return PlainTextResponse("request too large", status_code=413)
+        signature = verified(verifier, body, request.headers)
+        if signature is None:
+            return PlainTextResponse("invalid request", status_code=401)
+        if request.headers.get("x-slack-retry-num"):
+            return PlainTextResponse("", status_code=200)  # Slack re-sending: the first delivery answered
+        if not replays.first_time(signature):
+            return PlainTextResponse("request already seen", status_code=401)
         try:
             bolt_request = to_bolt_request(request, body)
-        except UnicodeDecodeError:
+            # Bolt's dispatch is synchronous (it may call Slack): keep it off the event loop
+            response = await run_in_threadpool(bolt.dispatch, bolt_request)
+        except Exception as exc:  # a signed body Bolt cannot parse: the client's fault, said in one log line
+            logger.warning("kb bot: unparsable request (%s)", type(exc).__name__)
             return PlainTextResponse("bad request", status_code=400)
-        # Bolt's dispatch is synchronous (it may call Slack): keep it off the event loop
-        response = await run_in_threadpool(bolt.dispatch, bolt_request)
+        if response.status >= 500:
+            return PlainTextResponse("bad request", status_code=400)
         return to_starlette_response(response)
 
     async def health(_request: Request):

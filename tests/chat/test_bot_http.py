@@ -148,7 +148,8 @@ def test_long_question_gets_a_polite_refusal(bot_url):
 
 
 def test_per_user_rate_limit(bot_url):
-    texts = [post_command(bot_url, "help", user="URATE").json()["text"] for _ in range(4)]
+    # four different questions (the same signed request twice would be a replay)
+    texts = [post_command(bot_url, f"help {n}", user="URATE").json()["text"] for n in range(4)]
     assert all("faster than" not in t for t in texts[:3]) and "faster than 3 questions" in texts[3]
     assert "faster than" not in post_command(bot_url, "help", user="UOTHER").json()["text"]
 
@@ -231,3 +232,30 @@ def test_slack_markup_is_undone_before_reading():
     assert slack_text("<@UBOT> what falls back in <http://net.pt|net.pt> on tpu &amp; neuron?") == \
         "what falls back in net.pt on tpu & neuron?"
     assert slack_text("<!here> is x &lt; y <#C1|general>") == "is x < y"
+
+
+@pytest.mark.parametrize("body, content_type", [
+    ('{"type": ', "application/json"), ("[1,2]", "application/json"), ("payload=%7B", "application/x-www-form-urlencoded"),
+])
+def test_unsigned_malformed_bodies_are_refused_before_parsing(bot_url, body, content_type, caplog):
+    r = httpx.post(f"{bot_url}/slack/events", content=body, timeout=10, headers={"Content-Type": content_type})
+    assert r.status_code == 401
+    bad_ts = {"Content-Type": content_type, "X-Slack-Request-Timestamp": "soon", "X-Slack-Signature": "v0=00"}
+    assert httpx.post(f"{bot_url}/slack/events", content=body, timeout=10, headers=bad_ts).status_code == 401
+    assert "Traceback" not in caplog.text
+
+
+@pytest.mark.parametrize("body, content_type", [
+    ('{"type": ', "application/json"), ("[1,2]", "application/json"), ("payload=%7B", "application/x-www-form-urlencoded"),
+])
+def test_signed_malformed_bodies_are_400_not_500(bot_url, body, content_type):
+    r = httpx.post(f"{bot_url}/slack/events", content=body, timeout=10, headers=signed(body, content_type=content_type))
+    assert r.status_code == 400
+
+
+def test_a_signed_request_replayed_within_the_window_is_answered_once(bot_url):
+    body = command_body("help", user="U-replay")
+    headers = signed(body, content_type="application/x-www-form-urlencoded")
+    first = httpx.post(f"{bot_url}/slack/events", content=body, headers=headers, timeout=10)
+    again = httpx.post(f"{bot_url}/slack/events", content=body, headers=headers, timeout=10)
+    assert (first.status_code, again.status_code) == (200, 401)

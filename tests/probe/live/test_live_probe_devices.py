@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("expecttest")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _probe(tmp_path: Path, device: str, ops: str, *extra: str, code: int = 0) -> tuple[dict[str, dict], str]:

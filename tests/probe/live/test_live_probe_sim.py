@@ -23,7 +23,7 @@ pytest.importorskip("expecttest")  # PyTorch's OpInfo database needs it
 
 from kb.store import records as rec  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KERNELS = str(Path(__file__).with_name("sim_kernels.py"))
 OPS = "neg,flip,nonzero,sin,cos,tan,exp,nn.functional.poisson_nll_loss"
 ARGS = ["--device", "sim", "--ops", OPS, "--dtypes", "float32", "--samples", "2", "--timeout", "4",
