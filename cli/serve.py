@@ -61,9 +61,15 @@ def serve_command(
 def _print_page(ds, path: str) -> None:
     import asyncio
 
-    if not path.startswith("/"):
+    if not path.startswith("/") or path.startswith("//"):
         raise KBError(f"--get takes a path starting with / (got {path!r})")
+    route = path.split("?", 1)[0].split("#", 1)[0]
+    if any(segment in (".", "..") for segment in route.split("/")) or any(ord(c) < 32 for c in path):
+        raise KBError(f"--get {path!r}: a page of the KB, e.g. /kb/coverage.json (no . or .. segments)")
     response = asyncio.run(ds.client.get(path))
     typer.echo(response.text)
     if response.status_code != 200:
+        from cli.render import error
+
+        error(f"--get {path}: HTTP {response.status_code}")
         raise typer.Exit(1)
