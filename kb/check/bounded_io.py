@@ -50,8 +50,8 @@ def open_zip(path: str) -> zipfile.ZipFile:
     names, a sane number of entries. Member sizes are checked when read (`read_member`)."""
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-        raise DamagedInput(f"{path}: damaged zip archive ({exc})") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise DamagedInput(f"{path}: damaged or unsupported zip archive ({exc})") from None
     try:
         infos = archive.infolist()
         if len(infos) > MAX_MEMBERS:
@@ -63,6 +63,9 @@ def open_zip(path: str) -> zipfile.ZipFile:
             if info.compress_type not in ALLOWED_METHODS:
                 raise DamagedInput(f"{path}: {info.filename!r} uses compression method {info.compress_type}; "
                                    "kb reads stored or deflated members only")
+            if info.extract_version > zipfile.MAX_EXTRACT_VERSION:
+                raise DamagedInput(f"{path}: {info.filename!r} needs zip version {info.extract_version / 10:g}; "
+                                   "kb reads zip archives up to version 6.3")
             if info.filename in seen:
                 raise DamagedInput(f"{path}: {info.filename!r} appears twice in the archive")
             seen.add(info.filename)
