@@ -103,9 +103,12 @@ def compare_command(
     db: DbOption = None,
 ) -> None:
     """A caniuse-style matrix of ops × targets (each at its newest version with data)."""
+    from kb.errors import KBError
     from kb.store import queries
 
     _check_mode(mode)
+    if len(set(targets)) < 2:
+        raise KBError("compare needs two or more different targets, e.g. kb compare neuron tpu")
     conn = _open(db)
     for target in targets:
         queries.check_target(conn, target)

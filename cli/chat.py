@@ -21,9 +21,13 @@ def ask_command(
 ) -> None:
     """Answer a question in plain words, with sources (op status, compare, end of support, limitations)."""
     from kb.chat.answer import answer
+    from kb.errors import KBError
     from kb.store.db import open_kb
 
-    result = answer(" ".join(question), conn=open_kb(db), allow_files=True)
+    text = " ".join(question).strip()
+    if not text:
+        raise KBError('empty question: ask e.g. kb ask "is nonzero native on neuron?" (kb ask help lists what can be asked)')
+    result = answer(text, conn=open_kb(db), allow_files=True)
     if json_out:
         emit_json(result.to_dict())
         return

@@ -58,7 +58,9 @@ def check_command(
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file (runs code from it).")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file, through an allow-list: torch, containers and --trust-module modules.")] = False,
+    trust_module: Annotated[list[str] | None, typer.Option("--trust-module", help="A module the pickle may name (your model's package; repeatable; implies --trust).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: unsupported, fallback or unknown.")] = None,
     baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
@@ -88,9 +90,13 @@ def check_command(
     known = _read_baseline(baseline) if baseline else None
     versions = parse_versions(backend_version or [], target)
 
-    source = model_formats.detect(model, trust=trust)
+    source = model_formats.detect(model, trust=trust, trust_modules=trust_module or ())
+    trust = trust or bool(trust_module)
     with _progress(f"tracing {model}"):
-        traced = tracing.trace(source, input_shape, train=train, trust=trust)
+        if source.kind == model_formats.FACTORY:
+            traced = tracing.trace_in_child(source, input_shape, train=train, timeout=timeout)
+        else:
+            traced = tracing.trace(source, input_shape, train=train, trust=trust)
     reports = []
     hooks = [*kc.WARNING_HOOKS, *make_warning_hooks(db)]
     for name in dict.fromkeys(target):

@@ -7,6 +7,7 @@ one line on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -33,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         error("interrupted")
         return 130
+    except Exception as exc:  # a bug or an input nobody foresaw: still one line, never a traceback
+        if os.environ.get("KB_TRACEBACK"):
+            raise
+        error(f"unexpected {type(exc).__name__}: {exc} (set KB_TRACEBACK=1 to see where)")
+        return 2
 
 
 if __name__ == "__main__":

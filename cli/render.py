@@ -35,7 +35,17 @@ def emit_json(data: Any) -> None:
 
 def error(message: str) -> None:
     """One line on stderr, prefixed so it is recognisable in CI logs."""
-    sys.stderr.write(f"kb: error: {message}\n")
+    sys.stderr.write(f"kb: error: {one_line(message)}\n")
+
+
+def one_line(message: str, word_limit: int = 80, line_limit: int = 1000) -> str:
+    """`message` on one line, a word longer than any path (an echoed 100 KB argument, say)
+    cut to `word_limit` characters and the whole to `line_limit`."""
+    words = []
+    for word in " ".join(str(message).split()).split(" "):
+        words.append(word if len(word) <= 256 else word[: word_limit - 1] + "…")
+    text = " ".join(words)
+    return text if len(text) <= line_limit else text[: line_limit - 1] + "…"
 
 
 def note(message: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 from typing import Annotated, Optional
 
@@ -38,15 +37,13 @@ def serve_command(
 ) -> None:
     """Browse the KB in Datasette: coverage matrix, facets, disagreements, probe runs, end of support.
 
-    The KB is opened read-only and immutable: restart to see data ingested after the start.
+    The KB is opened read-only; data ingested while it runs shows on the next page load.
     """
     from kb.serve import launch as serve
     from kb.store import db as kbdb
 
     path = kbdb.resolve_path(db)
-    kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server opens it immutable
-    if os.path.exists(path + "-wal") and os.path.getsize(path + "-wal") > 0:
-        note("warning: another kb process is writing to this KB; what it has not finished is not shown")
+    kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server only reads it
     if get is not None:
         _print_page(serve.make_datasette(path), get)
         return
@@ -61,9 +58,15 @@ def serve_command(
 def _print_page(ds, path: str) -> None:
     import asyncio
 
-    if not path.startswith("/"):
+    if not path.startswith("/") or path.startswith("//"):
         raise KBError(f"--get takes a path starting with / (got {path!r})")
+    route = path.split("?", 1)[0].split("#", 1)[0]
+    if any(segment in (".", "..") for segment in route.split("/")) or any(ord(c) < 32 for c in path):
+        raise KBError(f"--get {path!r}: a page of the KB, e.g. /kb/coverage.json (no . or .. segments)")
     response = asyncio.run(ds.client.get(path))
     typer.echo(response.text)
     if response.status_code != 200:
+        from cli.render import error
+
+        error(f"--get {path}: HTTP {response.status_code}")
         raise typer.Exit(1)

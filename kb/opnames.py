@@ -25,7 +25,9 @@ def split(name: str) -> tuple[str, str]:
             break
     if not text or any(ch.isspace() for ch in text) or "::" in text:
         raise OpNameError(f"not an ATen operator name: {name!r}")
-    base, _, overload = text.partition(".")
+    base, dot, overload = text.partition(".")
+    if dot and not overload:  # `aten::add.`: a dot promises an overload
+        raise OpNameError(f"not an ATen operator name: {name!r} (nothing after the dot)")
     if not base or not (base[0].isalpha() or base[0] == "_"):
         raise OpNameError(f"not an ATen operator name: {name!r}")
     if overload == "default":

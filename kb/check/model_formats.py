@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 import os
-import pickletools
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb.check import bounded_io as bio
+from kb.check import trusted_pickle as tp
 from kb.errors import KBError
 
 # Kinds of model input.
@@ -58,6 +58,7 @@ class ModelSource:
     attribute: str | None = None
     globals: list[str] = field(default_factory=list)  # what a pickle would import
     detail: str = ""
+    trusted_modules: tuple[str, ...] = ()  # --trust-module: modules a pickle may name
 
 
 # Globals a plain tensor checkpoint may name: the same spirit as torch's weights_only
@@ -85,18 +86,8 @@ _DATA_GLOBAL_PREFIXES = (
 )
 _DATA_GLOBAL_SUFFIXES = ("Storage",)  # torch.FloatStorage, torch.BFloat16Storage...
 _DATA_DTYPE_MODULE = "torch"  # torch.float32 etc. appear as globals in some checkpoints
-
-# Globals that no model pickle needs and every exploit uses: refused even with --trust.
-_DANGEROUS_MODULES = {
-    "os", "posix", "nt", "subprocess", "sys", "shutil", "socket", "importlib", "runpy",
-    "pty", "code", "codeop", "ctypes", "webbrowser", "marshal", "pickle", "_pickle",
-    "dill", "types", "multiprocessing", "signal", "tempfile", "pathlib", "io", "_io",
-    "urllib", "http", "requests", "asyncio", "threading",
-}
-_DANGEROUS_BUILTINS = {
-    "eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
-    "globals", "locals", "vars", "input", "breakpoint", "memoryview", "apply",
-}
+COMPUTED_GLOBAL = "?.?"  # a STACK_GLOBAL whose names are not literal strings
+LEGACY_PICKLES = 5  # torch.load of a legacy file runs five: magic, protocol, sys info, object, storage keys
 
 
 def _is_data_global(name: str) -> bool:
@@ -117,72 +108,66 @@ _TORCH_DTYPE_NAMES = {
 }
 
 
-def _is_dangerous_global(name: str) -> bool:
-    module, _, attr = name.rpartition(".")
-    top = module.split(".")[0]
-    if top in _DANGEROUS_MODULES:
-        return True
-    if module in ("builtins", "__builtin__") and attr in _DANGEROUS_BUILTINS:
-        return True
-    return False
+def pickle_globals(data: bytes | Any, max_pickles: int = LEGACY_PICKLES, what: str = "pickle") -> list[str]:
+    """Every `module.name` the pickle(s) would import, in order, without unpickling them.
 
-
-def pickle_globals(data: bytes, max_pickles: int = 4) -> list[str]:
-    """Every `module.name` the pickle would import, in order, without unpickling it.
-
-    Follows GLOBAL/INST (names inline) and STACK_GLOBAL (names pushed as strings, possibly
-    through the memo). Legacy `torch.save` files are several pickles in a row (magic
-    number, protocol, system info, the object) followed by raw storage bytes, so up to
-    `max_pickles` consecutive pickles are read. Raises ModelInputError when the bytes do
-    not start with a readable pickle.
+    `data` is bytes or a binary file positioned at the first pickle. Follows GLOBAL/INST
+    (names inline) and STACK_GLOBAL (names pushed as strings, possibly through the memo;
+    anything else is COMPUTED_GLOBAL). Legacy `torch.save` files are five pickles in a row
+    followed by raw storage bytes, and torch.load runs all five, so up to `max_pickles` are
+    read. Bounded in bytes, opcodes and nesting (kb.check.bounded_io); raises
+    ModelInputError when the bytes do not start with a readable pickle.
     """
-    stream = io.BytesIO(data)
-    found: list[str] = []
-    for number in range(max_pickles):
-        if stream.tell() >= len(data):
-            break
-        start = stream.tell()
-        try:
-            found.extend(_one_pickle_globals(stream))
-        except Exception as exc:  # pickletools raises ValueError and friends on garbage
-            if number == 0:
-                raise ModelInputError(f"not a readable pickle ({type(exc).__name__}: {exc})") from None
-            stream.seek(start)
-            break
-    return found
+    stream = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data
+    walker = _GlobalWalker()
+    try:
+        bio.scan_pickles(bio.BoundedStream(stream, bio.MAX_PICKLE_BYTES, what), what, max_pickles, walker.on_op)
+    except bio.BoundExceeded:
+        raise
+    except KBError as exc:
+        raise ModelInputError(str(exc)) from None
+    return walker.found
 
 
-def _one_pickle_globals(stream: io.BytesIO) -> list[str]:
-    found: list[str] = []
-    recent: list[Any] = []  # recently pushed values, enough for STACK_GLOBAL
-    memo: dict[int, Any] = {}
-    for opcode, arg, _pos in pickletools.genops(stream):
-        name = opcode.name
+class _GlobalWalker:
+    """Collects the globals of a stream of opcodes (see pickle_globals)."""
+
+    _STRINGS = ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING", "BINSTRING", "STRING")
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+        self.recent: list[Any] = []
+        self.memo: dict[int, Any] = {}
+
+    def on_op(self, opcode, arg) -> None:
+        name, recent = opcode.name, self.recent
+        if name == "PROTO":
+            self.memo.clear()  # a new pickle starts with an empty memo
+            recent.clear()
         if name in ("GLOBAL", "INST"):
             module, _, attr = str(arg).partition(" ")
-            found.append(f"{module}.{attr}")
+            self.found.append(f"{module}.{attr}")
             recent.append(None)
         elif name == "STACK_GLOBAL":
             attr = recent[-1] if recent else None
             module = recent[-2] if len(recent) > 1 else None
-            found.append(f"{module}.{attr}" if isinstance(module, str) and isinstance(attr, str) else "?.?")
+            ok = isinstance(module, str) and isinstance(attr, str)
+            self.found.append(f"{module}.{attr}" if ok else COMPUTED_GLOBAL)
             recent.append(None)
-        elif name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE",
-                      "SHORT_BINSTRING", "BINSTRING", "STRING"):
+        elif name in self._STRINGS:
             recent.append(arg)
         elif name == "MEMOIZE":
-            memo[len(memo)] = recent[-1] if recent else None
+            self.memo[len(self.memo)] = recent[-1] if recent else None
         elif name in ("BINPUT", "LONG_BINPUT", "PUT"):
-            memo[int(arg)] = recent[-1] if recent else None
+            self.memo[int(arg)] = recent[-1] if recent else None
         elif name in ("BINGET", "LONG_BINGET", "GET"):
-            recent.append(memo.get(int(arg)))
-        elif name == "STOP":
-            break
+            recent.append(self.memo.get(int(arg)))
+        elif name == "MARK" or name == "POP" or name == "POP_MARK":
+            recent.append(None)
         else:
             recent.append(None)
         if len(recent) > 64:
             del recent[:-8]
-    return found
 
 
 def _looks_like_pickle(head: bytes) -> bool:
@@ -190,20 +175,15 @@ def _looks_like_pickle(head: bytes) -> bool:
     return len(head) >= 2 and head[0] == 0x80 and 1 < head[1] <= 5
 
 
-def _zip_names(path: str) -> list[str] | None:
-    if not zipfile.is_zipfile(path):
-        return None
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return zf.namelist()
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise ModelInputError(f"{path}: damaged zip archive ({exc})") from None
-
-
-def _strip_root(names: list[str]) -> tuple[str, set[str]]:
-    """torch archives put everything under one top folder; return it and the inner names."""
+def _strip_root(path: str, names: list[str]) -> tuple[str, set[str]]:
+    """torch archives put everything under one top folder; return it and the inner names.
+    torch reads the records under the first entry's folder, so an archive with several
+    top folders could show kb one data.pkl and torch another: refused."""
     roots = {n.split("/", 1)[0] for n in names if "/" in n}
-    root = roots.pop() if len(roots) == 1 else ""
+    if len(roots) > 1:
+        shown = ", ".join(sorted(roots)[:3])
+        raise ModelInputError(f"{path}: a zip archive with several top folders ({shown}); torch archives have one")
+    root = roots.pop() if roots else ""
     inner = {n.split("/", 1)[1] if root and n.startswith(root + "/") else n for n in names}
     return root, inner
 
@@ -218,8 +198,11 @@ def parse_factory_spec(spec: str) -> tuple[str, str] | None:
     return path, attr
 
 
-def detect(spec: str, *, trust: bool = False) -> ModelSource:
-    """Say what `spec` is (by content), refusing what cannot be opened safely."""
+def detect(spec: str, *, trust: bool = False, trust_modules: tuple[str, ...] | list[str] = ()) -> ModelSource:
+    """Say what `spec` is (by content, the way torch.load decides), refusing what cannot be
+    opened safely. Every read is bounded (kb.check.bounded_io)."""
+    trusted = tp.normalise_modules(trust_modules)
+    trust = trust or bool(trusted)
     factory = parse_factory_spec(spec)
     if factory is not None and not os.path.exists(spec):
         path, attr = factory
@@ -236,18 +219,43 @@ def detect(spec: str, *, trust: bool = False) -> ModelSource:
             head = fh.read(8)
     except OSError as exc:
         raise ModelInputError(f"{spec}: cannot read ({exc.strerror})") from None
-    names = _zip_names(spec)
-    if names is not None:
-        return _detect_zip(spec, names, trust)
-    if head.startswith(b"PK"):
-        raise ModelInputError(f"{spec}: truncated or damaged zip archive")
+    try:
+        source = _detect_file(spec, head, trust, trusted)
+    except bio.BoundExceeded as exc:
+        raise ModelInputError(str(exc)) from None
+    except bio.DamagedInput as exc:
+        raise ModelInputError(str(exc)) from None
+    source.trusted_modules = trusted
+    return source
+
+
+def _detect_file(spec: str, head: bytes, trust: bool, trusted: tuple[str, ...]) -> ModelSource:
+    import tarfile
+
+    if _is_tar(spec, tarfile):  # torch.load tries the legacy tar format first
+        raise ModelInputError(f"{spec}: a tar archive (PyTorch's pre-1.0 format); kb does not read it — re-save the model")
+    if head.startswith(bio.ZIP_MAGIC):  # torch.load's own test: the zip signature at byte 0
+        return _detect_zip(spec, trust, trusted)
+    other_zip = zipfile.is_zipfile(spec)
     if _looks_like_pickle(head):
+        if other_zip:
+            raise UnsafeContentError(f"{spec}: a pickle followed by a zip archive (a polyglot): torch.load would run "
+                                     "the pickle, not the archive — refusing it")
         with open(spec, "rb") as fh:
-            data = fh.read()
-        return _classify_pickle(spec, data, trust, legacy=True)
+            found = pickle_globals(fh, LEGACY_PICKLES, what=spec)
+        return _classify_pickle(spec, found, trust, trusted, legacy=True)
+    if other_zip or head.startswith(b"PK"):
+        raise ModelInputError(f"{spec}: a damaged zip archive, or one with data before it (not a PyTorch model)")
     if spec.endswith(".py"):
         raise ModelInputError(f"{spec}: a Python file; name the factory function too: {spec}:build")
     raise ModelInputError(f"{spec}: not a model file kb knows (ExportedProgram, TorchScript, torch.save pickle or model.py:factory)")
+
+
+def _is_tar(path: str, tarfile) -> bool:
+    try:
+        return tarfile.is_tarfile(path)
+    except Exception:
+        return False
 
 
 def _check_python_source(path: str) -> None:
@@ -261,56 +269,57 @@ def _check_python_source(path: str) -> None:
         raise ModelInputError(f"{path}: not a readable Python file ({exc})") from None
 
 
-def _detect_zip(path: str, names: list[str], trust: bool) -> ModelSource:
-    root, inner = _strip_root(names)
-    if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner:
-        return ModelSource(EXPORTED_PROGRAM, path, detail=root)
-    if any(n.startswith("code/") for n in inner) and "constants.pkl" in inner:
-        return ModelSource(TORCHSCRIPT, path, detail=root)
-    if "data.pkl" in inner:
-        member = f"{root}/data.pkl" if root else "data.pkl"
-        try:
-            with zipfile.ZipFile(path) as zf:
-                data = zf.read(member)
-        except (zipfile.BadZipFile, OSError, EOFError, KeyError) as exc:
-            raise ModelInputError(f"{path}: damaged zip archive ({exc})") from None
-        return _classify_pickle(path, data, trust, legacy=False)
+def _detect_zip(path: str, trust: bool, trusted: tuple[str, ...]) -> ModelSource:
+    with bio.open_zip(path) as archive:
+        names = archive.namelist()
+        root, inner = _strip_root(path, names)
+        if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner:
+            for info in archive.infolist():  # the graph reader inflates these: bound them first
+                if info.filename.endswith(".json"):
+                    bio.check_member(archive, info.filename, bio.MAX_JSON_BYTES)
+                elif not info.is_dir():
+                    bio.check_member(archive, info.filename, limit=1 << 62)
+            return ModelSource(EXPORTED_PROGRAM, path, detail=root)
+        if any(n.startswith("code/") for n in inner) and "constants.pkl" in inner:
+            return ModelSource(TORCHSCRIPT, path, detail=root)
+        if "data.pkl" in inner:
+            member = f"{root}/data.pkl" if root else "data.pkl"
+            data = bio.read_member(archive, member, bio.MAX_PICKLE_BYTES)
+            found = pickle_globals(data, 1, what=f"{path}: {member}")
+            return _classify_pickle(path, found, trust, trusted, legacy=False)
     raise ModelInputError(f"{path}: a zip archive but not a PyTorch model (no model graph, TorchScript code or data.pkl)")
 
 
-def _classify_pickle(path: str, data: bytes, trust: bool, *, legacy: bool) -> ModelSource:
-    found = pickle_globals(data)
-    dangerous = sorted({g for g in found if _is_dangerous_global(g)})
-    if dangerous:
-        raise UntrustedPickleError(
-            f"{path}: the pickle would call {', '.join(dangerous[:3])} when loaded — refusing to load it, even with --trust"
-        )
+def _classify_pickle(path: str, found: list[str], trust: bool, trusted: tuple[str, ...], *, legacy: bool) -> ModelSource:
+    if COMPUTED_GLOBAL in found:
+        raise UnsafeContentError(f"{path}: the pickle computes the name of something it imports at load time — "
+                                 "refusing it, even with --trust")
     code_globals = [g for g in dict.fromkeys(found) if not _is_data_global(g)]
     if not code_globals:
-        return _state_dict_source(path, found)
+        return _state_dict_source(path, found, legacy=legacy)
     if not trust:
         shown = ", ".join(code_globals[:3]) + (" …" if len(code_globals) > 3 else "")
         raise UntrustedPickleError(
             f"{path}: a pickled Python object ({shown}); loading it runs code from the file — "
             "pass --trust if you trust its source, or save the model with torch.export.save"
         )
+    refused = [g for g in code_globals if not tp.allowed_global(g, trusted)]
+    if refused:
+        shown = ", ".join(refused[:3]) + (" …" if len(refused) > 3 else "")
+        top = refused[0].split(".")[0]
+        raise UntrustedPickleError(
+            f"{path}: the pickle names {shown}, not on --trust's allow-list (torch, containers and the "
+            f"modules given with --trust-module) — refusing it; if that is your own code, add --trust-module {top}"
+        )
     return ModelSource(PICKLED_MODULE, path, globals=code_globals, detail="legacy" if legacy else "zip")
 
 
-def _state_dict_source(path: str, found: list[str]) -> ModelSource:
-    """Confirm a data-only pickle with torch's weights-only loader, then say it cannot be traced."""
-    import torch
-
-    try:
-        try:  # memory-mapped: a large checkpoint is recognised without reading it
-            obj = torch.load(path, map_location="meta", weights_only=True, mmap=True)
-        except RuntimeError:  # legacy (non-zip) files cannot be mapped
-            obj = torch.load(path, map_location="meta", weights_only=True)
-    except Exception as exc:
-        raise ModelInputError(f"{path}: a pickle of data only, but torch cannot read it ({type(exc).__name__})") from None
-    tensors = _count_tensors(obj)
-    example = _first_key(obj)
-    what = f"{tensors} tensors" + (f", e.g. {example}" if example else "")
+def _state_dict_source(path: str, found: list[str], *, legacy: bool) -> ModelSource:
+    """Confirm a data-only pickle with torch's weights-only loader, then say it cannot be traced.
+    A legacy file is not loaded (torch would read its raw storages whole): the scan said enough."""
+    what = "weights only"
+    if not legacy:
+        what = _describe_state_dict(path)
     raise NotTraceableError(
         f"{path}: a state_dict ({what}) — weights without the model's code cannot be traced; "
         "check the factory that builds it instead (kb check model.py:build --input-shape 1x128:int64), "
@@ -318,24 +327,45 @@ def _state_dict_source(path: str, found: list[str]) -> ModelSource:
     )
 
 
-def _count_tensors(obj: Any) -> int:
+def _describe_state_dict(path: str) -> str:
     import torch
 
-    if isinstance(obj, torch.Tensor):
-        return 1
-    if isinstance(obj, dict):
-        return sum(_count_tensors(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_count_tensors(v) for v in obj)
-    return 0
+    try:  # memory-mapped, on meta: a large checkpoint is recognised without reading it
+        obj = torch.load(path, map_location="meta", weights_only=True, mmap=True)
+        bio.check_depth(obj, path)
+    except KBError:
+        raise
+    except Exception as exc:
+        raise ModelInputError(f"{path}: a pickle of data only, but torch cannot read it ({type(exc).__name__})") from None
+    tensors = _count_tensors(obj)
+    example = _first_key(obj)
+    return f"{tensors} tensors" + (f", e.g. {example}" if example else "")
+
+
+def _count_tensors(obj: Any) -> int:
+    """Tensors in nested dicts/lists (walked without recursion; depth checked before)."""
+    import torch
+
+    count, stack = 0, [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            count += 1
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return count
 
 
 def _first_key(obj: Any) -> str | None:
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            inner = _first_key(value)
-            return f"{key}.{inner}" if inner and isinstance(value, dict) else str(key)
-    return None
+    parts: list[str] = []
+    while isinstance(obj, dict) and obj and len(parts) < 8:
+        key, obj = next(iter(obj.items()))
+        parts.append(str(key))
+        if not isinstance(obj, dict):
+            break
+    return ".".join(parts) or None
 
 
 # --- opening what `detect` recognised -------------------------------------------------
@@ -368,11 +398,13 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
                 raise ModelInputError(f"{path}: an export archive without a model graph (legacy format? re-save with torch.export.save)")
             model_file = "models/model.json" if "models/model.json" in models else models[0]
             model_name = model_file[len("models/"):-len(".json")]
-            document = json.loads(reader.read_bytes(model_file))
+            document = bio.load_json(reader.read_bytes(model_file), f"{path}: {model_file}")
             check_expressions(document, path)
             serialized = _dict_to_dataclass(schema.ExportedProgram, document)
             weights, pickled_w = _meta_payload(reader, names, f"data/weights/{model_name}_weights_config.json")
             constants, pickled_c = _meta_payload(reader, names, f"data/constants/{model_name}_constants_config.json")
+    except (bio.BoundExceeded, bio.DamagedInput) as exc:
+        raise ModelInputError(str(exc)) from None
     except KBError:
         raise
     except Exception as exc:
@@ -383,7 +415,7 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
             raise UntrustedPickleError(
                 f"{path}: the archive holds pickled objects ({', '.join(pickled[:3])}); loading them runs code — pass --trust if you trust its source"
             )
-        _refuse_dangerous_members(path)
+        _refuse_unlisted_members(path, source.trusted_modules)
         try:
             return torch.export.load(path)
         except Exception as exc:
@@ -451,34 +483,36 @@ def is_plain_formula(text: str) -> bool:
     return True
 
 
-def _refuse_dangerous_members(path: str) -> None:
-    """Even with --trust, refuse an archive whose pickled members name exploit callables."""
-    with zipfile.ZipFile(path) as archive:
-        for name in archive.namelist():
-            if "/data/" not in f"/{name}" or name.endswith(".json"):
-                continue
-            payload = archive.read(name)
-            if payload[:2] == b"PK":
-                try:
-                    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
-                        pickles = [inner.read(n) for n in inner.namelist() if n.endswith(".pkl")]
-                except zipfile.BadZipFile:
+def _refuse_unlisted_members(path: str, trusted: tuple[str, ...]) -> None:
+    """With --trust, refuse an archive whose pickled members name anything off the allow-list
+    (kb.check.trusted_pickle): torch.export.load unpickles them with the plain unpickler."""
+    try:
+        with bio.open_zip(path) as archive:
+            for name in archive.namelist():
+                if "/data/" not in f"/{name}" or name.endswith(".json"):
                     continue
-            elif _looks_like_pickle(payload[:2]):
-                pickles = [payload]
-            else:
-                continue
-            for data in pickles:
-                dangerous = sorted({g for g in pickle_globals(data) if _is_dangerous_global(g)})
-                if dangerous:
-                    raise UntrustedPickleError(
-                        f"{path}: {name} would call {', '.join(dangerous[:3])} when loaded — refusing to load it, even with --trust"
-                    )
+                head = archive.open(name).read(4)
+                if not (head.startswith(bio.ZIP_MAGIC) or _looks_like_pickle(head)):
+                    continue
+                payload = bio.read_member(archive, name, bio.MAX_PICKLE_BYTES)
+                if payload.startswith(bio.ZIP_MAGIC):
+                    with bio.open_zip(io.BytesIO(payload)) as inner:  # type: ignore[arg-type]
+                        pickles = [bio.read_member(inner, n, bio.MAX_PICKLE_BYTES) for n in inner.namelist() if n.endswith(".pkl")]
+                else:
+                    pickles = [payload]
+                for data in pickles:
+                    found = pickle_globals(data, 1, what=f"{path}: {name}")
+                    refused = sorted({g for g in found if g == COMPUTED_GLOBAL or not tp.allowed_global(g, trusted)})
+                    if refused:
+                        raise UntrustedPickleError(
+                            f"{path}: {name} names {', '.join(refused[:3])}, not on --trust's allow-list — refusing to load it"
+                        )
+    except (bio.BoundExceeded, bio.DamagedInput) as exc:
+        raise ModelInputError(str(exc)) from None
 
 
 def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:
     """Meta tensors shaped like the archive's weights or constants, and the pickled ones' names."""
-    import json
 
     import torch
     from torch._export.serde.serialize import (
@@ -489,7 +523,8 @@ def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:
 
     if config_file not in names:
         return {}, []
-    config = json.loads(reader.read_string(config_file)).get("config", {})
+    config = bio.load_json(reader.read_bytes(config_file), config_file)
+    config = config.get("config", {}) if isinstance(config, dict) else {}
     out: dict[str, Any] = {}
     pickled: list[str] = []
     for fqn, payload in config.items():
@@ -519,26 +554,31 @@ def load_torchscript(source: ModelSource):
         raise ModelInputError(f"{source.path}: unreadable TorchScript archive ({type(exc).__name__}: {_short(exc)})") from None
 
 
-def load_pickled_module(source: ModelSource):
-    """Unpickle an nn.Module. Only called when the user passed --trust."""
+def load_pickled_module(source: ModelSource, map_location: str = "meta"):
+    """Unpickle an nn.Module, only with --trust, and only through the allow-list unpickler
+    (kb.check.trusted_pickle): torch.load is handed it as its pickle module, so every
+    pickle torch.load runs — all five of a legacy file — resolves globals through it."""
     import torch
 
+    restricted = tp.pickle_module(source.trusted_modules)
     try:
-        obj = torch.load(source.path, map_location="meta", weights_only=False)
+        obj = torch.load(source.path, map_location=map_location, weights_only=False, pickle_module=restricted)
+    except tp.NotAllowedGlobal as exc:
+        raise UntrustedPickleError(f"{source.path}: {exc} — refusing it") from None
     except Exception as exc:
-        obj = _plain_pickle(source.path, exc)
+        obj = _plain_pickle(source.path, exc, restricted)
     if not isinstance(obj, torch.nn.Module):
         raise ModelInputError(f"{source.path}: the pickle holds a {type(obj).__name__}, not an nn.Module")
     return obj
 
 
-def _plain_pickle(path: str, torch_error: Exception):
-    """A pickle written by `pickle.dump` rather than `torch.save` (still only with --trust)."""
-    import pickle
-
+def _plain_pickle(path: str, torch_error: BaseException, restricted):
+    """A pickle written by `pickle.dump` rather than `torch.save` (still the allow-list)."""
     try:
         with open(path, "rb") as fh:
-            return pickle.load(fh)
+            return restricted.load(bio.BoundedStream(fh, bio.MAX_PICKLE_BYTES, path))
+    except tp.NotAllowedGlobal as exc:
+        raise UntrustedPickleError(f"{path}: {exc} — refusing it") from None
     except Exception:
         raise ModelInputError(f"{path}: loading the pickle failed ({type(torch_error).__name__}: {_short(torch_error)})") from None
 
@@ -560,7 +600,7 @@ def load_factory(source: ModelSource):
         sys.path.insert(0, folder)  # let the factory import its neighbours
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise ModelInputError(f"{path}: importing it raised {type(exc).__name__}: {_short(exc)}") from None
     finally:
         if added:

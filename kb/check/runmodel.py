@@ -275,7 +275,7 @@ def load_model(spec: str, input_shapes: list[str] | None, *, seed: int = 0, trus
             module = build()
         except KBError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit in a factory is a failure, never kb's exit
             raise RunInputError(f"{source.path}:{source.attribute}() raised {type(exc).__name__}: "
                                 f"{mf._short(exc)}") from None
         if isinstance(module, tuple) and module and isinstance(module[0], torch.nn.Module):
@@ -304,13 +304,7 @@ def load_model(spec: str, input_shapes: list[str] | None, *, seed: int = 0, trus
         return LoadedModel(source.kind, source.path, program=program, templates=templates,
                            notes=["ExportedProgram: weights and dtypes as stored; --dtype casts float inputs only"])
     if source.kind == mf.PICKLED_MODULE:  # detect() only lets this through with --trust
-        try:
-            module = torch.load(source.path, map_location="cpu", weights_only=False)
-        except Exception as exc:
-            raise RunInputError(f"{source.path}: loading the pickle failed ({type(exc).__name__}: "
-                                f"{mf._short(exc)})") from None
-        if not isinstance(module, torch.nn.Module):
-            raise RunInputError(f"{source.path}: the pickle holds a {type(module).__name__}, not an nn.Module")
+        module = mf.load_pickled_module(source, map_location="cpu")  # the allow-list unpickler
         return LoadedModel(source.kind, source.path, module=module.eval(), templates=templates)
     if source.kind == mf.TORCHSCRIPT:
         raise RunInputError(f"{source.path}: TorchScript is not supported here; export the model "

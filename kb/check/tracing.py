@@ -478,7 +478,7 @@ def _build_on_meta(build, source: mf.ModelSource):
             model = build()
     except KBError:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit in a factory is a failure, never kb's exit
         raise TracingError(f"{source.path}:{source.attribute}() raised {type(exc).__name__}: {mf._short(exc)}") from None
     if isinstance(model, tuple) and model and isinstance(model[0], torch.nn.Module):
         model = model[0]
@@ -566,3 +566,61 @@ def _type_at(model, path: str) -> str | None:
         return type(model.get_submodule(path)).__name__ if path else type(model).__name__
     except Exception:
         return None
+
+
+# --- factories in a child process ----------------------------------------------------------
+
+
+def trace_in_child(source: mf.ModelSource, input_shapes: list[str] | None = None, *, train: bool = False,
+                   timeout: float = 300) -> TracedModel:
+    """Trace a factory (`model.py:build`) in a child process, so that whatever the user's
+    code does — `sys.exit(0)`, raising a BaseException, `os._exit`, sleeping forever — ends
+    as one TracingError and never as kb's own exit: a CI gate cannot pass on a run that
+    did not finish. The child is killed after `timeout` seconds."""
+    import multiprocessing
+
+    what = f"{source.path}:{source.attribute}"
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_child_trace, args=(sender, source, input_shapes, train), daemon=True)
+    process.start()
+    sender.close()
+    try:
+        if not receiver.poll(timeout):
+            raise TracingError(f"{what}: building and tracing did not finish within {timeout:g} s (--timeout)")
+        try:
+            kind, payload = receiver.recv()
+        except (EOFError, OSError):
+            process.join(5)
+            raise TracingError(f"{what}: the factory ended the tracing process (exit code {process.exitcode}) "
+                               "before tracing finished") from None
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        receiver.close()
+    if kind == "error":
+        raise TracingError(payload)
+    return payload
+
+
+def _child_trace(sender, source: mf.ModelSource, input_shapes, train: bool) -> None:
+    """Runs in the child: the traced model, or one line saying why not, down the pipe."""
+    what = f"{source.path}:{source.attribute}"
+    try:
+        result = ("ok", trace(source, input_shapes, train=train))
+    except KBError as exc:
+        result = ("error", str(exc))
+    except SystemExit as exc:
+        code = exc.code
+        shown = "" if code is None or code == 0 else f" ({mf._short(Exception(code))})"
+        result = ("error", f"{what}: the factory called sys.exit({'' if code is None else repr(code)[:40]}) "
+                           f"before tracing finished{shown}")
+    except BaseException as exc:  # the user's code may raise anything, even non-Exceptions
+        result = ("error", f"{what}: the factory raised {type(exc).__name__}: {mf._short(exc)}")
+    try:
+        sender.send(result)
+    except Exception as exc:  # an unpicklable result: still one line
+        sender.send(("error", f"{what}: the traced result could not be handed back ({type(exc).__name__})"))
+    finally:
+        sender.close()

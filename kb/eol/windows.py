@@ -66,6 +66,7 @@ def today(value: str | None = None) -> date:
 
 
 _UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
+MAX_HORIZON_DAYS = 36500
 
 
 def parse_horizon(text: str) -> timedelta:
@@ -73,7 +74,10 @@ def parse_horizon(text: str) -> timedelta:
     m = re.fullmatch(r"\s*(\d+)\s*([dwmy]?)\s*", text.lower())
     if not m:
         raise EolError(f"horizon {text!r}: expected a number of days like 90d (or 12w, 6m, 1y)")
-    return timedelta(days=int(m[1]) * _UNITS[m[2] or "d"])
+    days = int(m[1]) * _UNITS[m[2] or "d"] if len(m[1]) <= 7 else MAX_HORIZON_DAYS + 1
+    if days > MAX_HORIZON_DAYS:
+        raise EolError(f"horizon {text.strip()!r}: more than {MAX_HORIZON_DAYS} days (100 years) is not a horizon")
+    return timedelta(days=days)
 
 
 def same_line(a: str, b: str) -> bool:
@@ -336,10 +340,24 @@ def parse_stack(text: str) -> list[dict[str, str]]:
         product = products.canonical(key)
         if products.slug(key) in products.INSTANCE_FAMILIES:
             key, value, product = "instance", key, "instance"
+        if key != "instance" and not _plausible_version(product, value.strip()):
+            raise EolError(f"stack item {token!r}: {value!r} is not a version (expected e.g. {key}=2.14)")
         components.append({"key": key, "product": product, "version": value.strip()})
     if not components:
         raise EolError("empty stack: give NAME=VERSION pairs, e.g. \"neuron=2.33 torch=2.14 python=3.12\"")
     return components
+
+
+def _plausible_version(product: str, value: str) -> bool:
+    """A version starts with a digit (v2.14 too); `*`/any/all match every cycle; products
+    whose cycles name uses (XLA "inference") also take a plain word."""
+    if value.lower() in ("*", "any", "all") or re.fullmatch(r"v?\d[\w.+\-]*", value):
+        return True
+    try:
+        feature = products.info(product).cycles == "feature"
+    except Exception:  # an unknown product: only versions
+        feature = False
+    return feature and re.fullmatch(r"[A-Za-z][\w\-]*", value) is not None
 
 
 def cycle_matches(window: dict[str, Any], version: str) -> bool:

@@ -31,6 +31,9 @@ MILLION = Decimal(1_000_000)
 REQUIRED_KEYS = ("price_per_hour", "tokens_per_second")
 OPTIONAL_KEYS = ("currency", "note")
 DEFAULT_CURRENCY = "USD"
+# Prices and throughputs outside 1e-9 … 1e12 are typos, and their quotients would
+# exceed the 28 digits Decimal computes with.
+MIN_EXPONENT, MAX_EXPONENT = -9, 11
 
 
 class CostInputError(KBError):
@@ -83,7 +86,10 @@ def cost_per_million_tokens(price_per_hour: Decimal, tokens_per_second: Decimal)
 
 
 def quantize(value: Decimal, places: int) -> Decimal:
-    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    try:
+        return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    except InvalidOperation:  # more digits than the context holds: keep its 28 significant
+        return +value
 
 
 def format_money(value: Decimal) -> str:
@@ -111,6 +117,8 @@ def parse_number(text: object, what: str) -> Decimal:
         raise CostInputError(f"{what} must be a number (got {text!r})") from None
     if not value.is_finite():
         raise CostInputError(f"{what} must be a finite number (got {text})")
+    if value != 0 and not (MIN_EXPONENT <= value.adjusted() <= MAX_EXPONENT):
+        raise CostInputError(f"{what} must lie between 1e{MIN_EXPONENT} and 1e{MAX_EXPONENT + 1} (got {text})")
     return value
 
 

@@ -8,8 +8,11 @@ queries); what depends on the KB's content is filled in here when the server sta
 - canned queries that name tables this KB does not have (`requires:`) are left out, so a
   KB written before `kb check --save` existed still serves every other page.
 
-The KB is opened immutable (read-only, no locks): Datasette refuses every write. The
-database is always named `kb` so URLs and metadata do not depend on the file's name.
+The KB is opened read-only but not immutable: `kb ingest` may write it (in WAL mode) while
+the server runs, and SQLite's read-only connections then see each committed write — an
+immutable file that changes underneath answers "database disk image is malformed".
+Datasette refuses every write. The database is always named `kb` so URLs and metadata do
+not depend on the file's name. Each connection is bounded (kb.serve.plugin.limit_connection).
 """
 
 from __future__ import annotations
@@ -139,12 +142,12 @@ def register_plugin() -> None:
 
 def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
                    settings: dict[str, Any] | None = None):
-    """A Datasette app on the KB file, immutable, named `kb`, with kb's metadata and plugin."""
+    """A Datasette app on the KB file, read-only and live, named `kb`, with kb's metadata and plugin."""
     from datasette.app import Datasette
 
     register_plugin()
     ds = Datasette(
-        immutables=[kb_path],
+        files=[kb_path],
         metadata=metadata if metadata is not None else build_metadata(kb_path),
         static_mounts=[(STATIC_MOUNT, os.path.join(METADATA_DIR, "static"))],
         settings={**DEFAULT_SETTINGS, **(settings or {})},

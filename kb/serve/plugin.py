@@ -49,19 +49,51 @@ def _config(datasette) -> dict[str, Any] | None:
         return config
 
 
+# Bounds on what one query can make the server build: a value (string or blob) of at most
+# 1 MB, so `zeroblob(1e9)`, `randomblob(1e8)` or `printf('%.*c', 1e8, 'x')` fail at once
+# instead of filling memory (the time limit does not bound memory); SQL text of 100 KB.
+VALUE_LIMIT = 1_000_000
+SQL_LIMIT = 100_000
+# Functions no page needs: fts3_tokenizer hands out pointers; the others make large values.
+REFUSED_FUNCTIONS = {"fts3_tokenizer": (1, 2), "zeroblob": (1,), "randomblob": (1,)}
+
+
+def limit_connection(conn) -> None:
+    """SQLite-level caps and refused functions for a connection that answers web requests."""
+    import sqlite3
+
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_LIMIT)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, SQL_LIMIT)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+
+    def refused(*_args):
+        raise ValueError("this function is disabled in kb serve")
+
+    for name, arities in REFUSED_FUNCTIONS.items():
+        for arity in arities:
+            conn.create_function(name, arity, refused)
+
+
 @hookimpl
 def prepare_connection(conn, database, datasette):
-    """Each connection to the KB gets the `latest_release` temp table the queries join on."""
+    """Each connection to the KB gets kb's bounds (limit_connection) and the
+    `latest_release` temp table the queries join on."""
     if database != DB_NAME:
         return
+    limit_connection(conn)
     config = _config(datasette)
-    if config is None:
-        return
+    if config is not None:
+        _fill_latest_release(conn, config)
+    conn.execute("PRAGMA query_only = 1")  # Datasette's write connection too: the KB is read, never written
+
+
+def _fill_latest_release(conn, config: dict[str, Any]) -> None:
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS latest_release "
                  "(target TEXT PRIMARY KEY, release_id INTEGER, version TEXT)")
     conn.execute("DELETE FROM temp.latest_release")
     conn.executemany("INSERT INTO temp.latest_release VALUES (?, ?, ?)",
                      [(r["target"], r["release_id"], r["version"]) for r in config.get("latest", [])])
+    conn.commit()  # an open transaction would pin this connection to a snapshot: new rows unseen
 
 
 @hookimpl

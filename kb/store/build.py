@@ -88,6 +88,7 @@ def build(path: str) -> dict[str, Any]:
     """Write a fresh KB at `path` from data/ (replacing any file there)."""
     started = time.perf_counter()
     tmp = f"{path}.building-{os.getpid()}"
+    remove_stale_builds(path)
     for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
         if os.path.exists(leftover):
             os.remove(leftover)
@@ -111,6 +112,36 @@ def build(path: str) -> dict[str, Any]:
     return {"path": path, **counts, "seconds": round(time.perf_counter() - started, 3)}
 
 
+def remove_stale_builds(path: str) -> list[str]:
+    """Delete `PATH.building-PID` files (and their -wal/-shm) left by a build that was
+    killed: only those whose PID no longer runs, so a concurrent build is left alone."""
+    import glob
+
+    removed = []
+    for leftover in glob.glob(glob.escape(path) + ".building-*"):
+        pid_text = leftover.rsplit(".building-", 1)[1].split("-", 1)[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        try:
+            os.remove(leftover)
+            removed.append(leftover)
+        except OSError:
+            pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # someone else's process (or a PID kb cannot ask about): leave it
+    return True
+
+
 def refresh(path: str) -> dict[str, Any]:
     """Replace the shipped part of an existing KB (after migrating it), keeping local rows."""
     started = time.perf_counter()
@@ -125,6 +156,7 @@ def refresh(path: str) -> dict[str, Any]:
 
 def ensure_built(path: str) -> dict[str, Any]:
     """Build on first use, else migrate and refresh the shipped data; tells stderr why."""
+    remove_stale_builds(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         sys.stderr.write(f"kb: building the KB from shipped data at {path} (first use)...\n")
         return build(path)

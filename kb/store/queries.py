@@ -112,7 +112,7 @@ def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = N
 
 def op_report(conn: sqlite3.Connection, name: str, target: str | None = None) -> dict[str, Any]:
     """`kb op NAME`: the overloads NAME stands for, each with catalog facts and verdicts."""
-    if target:
+    if target is not None:
         check_target(conn, target)
     ops = resolve_op(conn, name)
     verdicts = op_verdicts(conn, ops, target)

@@ -34,12 +34,18 @@ def test_ask_json(chat_env, capsys):
     assert data["facts"][0]["feature"] == "float64" and data["sources"][0]["url"].startswith("https://")
 
 
-@pytest.mark.parametrize("question", ["", "\x00\x1b[31m", "aten::", "?" * 5000, "💥 on neuron 99.99.99",
+@pytest.mark.parametrize("question", ["\x00\x1b[31m", "aten::", "?" * 5000, "💥 on neuron 99.99.99",
                                       "is aten::add.Tensor.x native", "neuron tpu cpu meta sim cuda compare"])
 def test_ask_never_crashes_on_odd_input(chat_env, capsys, question):
     code, out, err = run(capsys, "ask", "--json", question)
     assert code == 0 and "Traceback" not in err
     assert json.loads(out)["text"]
+
+
+@pytest.mark.parametrize("question", ["", "   "])
+def test_empty_question_is_a_usage_error(chat_env, capsys, question):
+    code, out, err = run(capsys, "ask", question)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "empty question" in err
 
 
 def test_bot_without_secret_is_a_one_line_error(chat_env, capsys, monkeypatch):

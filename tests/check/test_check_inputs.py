@@ -34,7 +34,7 @@ def test_detects_each_format_by_content(saved):
     mlp = saved["mlp"]
     assert mf.detect(mlp["exported_program"]).kind == mf.EXPORTED_PROGRAM
     assert mf.detect(mlp["torchscript"]).kind == mf.TORCHSCRIPT
-    assert mf.detect(mlp["pickled"], trust=True).kind == mf.PICKLED_MODULE
+    assert mf.detect(mlp["pickled"], trust=True, trust_modules=["tests.check.model_zoo"]).kind == mf.PICKLED_MODULE
     assert mf.detect(mlp["factory"]).kind == mf.FACTORY
 
 
@@ -53,7 +53,8 @@ def test_pickled_module_refused_without_trust(saved, run_cli):
 
 
 def test_pickled_module_traced_with_trust(saved, run_cli):
-    code, out, err = run_cli("check", saved["mlp"]["pickled"], "--trust", "--input-shape", "2x8", "--json")
+    code, out, err = run_cli("check", saved["mlp"]["pickled"], "--trust", "--trust-module", "tests.check.model_zoo",
+                              "--input-shape", "2x8", "--json")
     assert code == 0, err
     import json
 
@@ -165,6 +166,9 @@ def test_legacy_torch_save_files_are_scanned_past_the_header(workdir, run_cli):
     code, _out, err = run_cli("check", module_file, "--input-shape", "2x8")
     assert "model_zoo.MLP" in _one_line_error(code, err)
     code, out, err = run_cli("check", module_file, "--input-shape", "2x8", "--trust", "--json")
+    assert code == 2 and "--trust-module tests" in err  # the model's own class is not on the allow-list
+    code, out, err = run_cli("check", module_file, "--input-shape", "2x8", "--trust-module", "tests.check.model_zoo",
+                             "--json")
     assert code == 0, err
     code, _out, err = run_cli("check", state_file)
     assert "state_dict" in _one_line_error(code, err)

@@ -1,0 +1,90 @@
+"""Fuzz: over 1,000 mutated model files through `kb check` in-process. Whatever the bytes,
+kb answers with exit 0, 1 or 2, never a traceback, and its memory stays bounded."""
+
+from __future__ import annotations
+
+import io
+import random
+import resource
+import time
+import zipfile
+
+MUTANTS = 1100
+TIME_BUDGET_S = 180  # a guard against a hang, not a speed target
+
+
+def _mutate(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        choice = rng.random()
+        at = rng.randrange(max(len(out), 1))
+        if choice < 0.35 and out:
+            out[at] = rng.randrange(256)
+        elif choice < 0.5:
+            del out[at:]
+        elif choice < 0.7:
+            out[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        elif choice < 0.85 and out:
+            chunk = out[at:at + rng.randint(1, 64)]
+            out[at:at] = chunk * rng.randint(2, 50)
+        elif out:
+            del out[at:at + rng.randint(1, 32)]
+    return bytes(out)
+
+
+def _rezip(archive: bytes, member_suffix: str, rng: random.Random) -> bytes:
+    """The archive again with one member's content mutated (a well-formed zip, odd insides)."""
+    src = zipfile.ZipFile(io.BytesIO(archive))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename.endswith(member_suffix):
+                data = _mutate(data, rng)
+            dst.writestr(info, data)
+    return buf.getvalue()
+
+
+def _seeds(saved) -> dict[str, bytes]:
+    import pickle
+
+    mlp = saved["mlp"]
+    read = lambda p: open(p, "rb").read()  # noqa: E731
+    return {
+        "state_zip": read(mlp["state_dict"]),
+        "pickled_zip": read(mlp["pickled"]),
+        "checkpoint_zip": read(mlp["checkpoint"]),
+        "raw_pickle": pickle.dumps({"w": [1, 2.5, "x", (3, 4)], "n": None}, protocol=2),
+        "exported": read(mlp["exported_program"]),
+    }
+
+
+def test_mutated_model_files_never_crash(saved, workdir, run_cli):
+    rng = random.Random(16)
+    seeds = _seeds(saved)
+    started = time.monotonic()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    codes: dict[int, int] = {}
+    marker = workdir / "MARKER"
+    for number in range(MUTANTS):
+        kind = rng.choice(["state_zip", "pickled_zip", "checkpoint_zip", "raw_pickle", "raw_pickle", "exported_json",
+                           "zip_pickle"])
+        if kind == "exported_json":
+            data = _rezip(seeds["exported"], "models/model.json", rng)
+        elif kind == "zip_pickle":
+            data = _rezip(seeds[rng.choice(["state_zip", "pickled_zip"])], "data.pkl", rng)
+        else:
+            data = _mutate(seeds[kind], rng)
+        path = workdir / f"m{number % 8}.bin"
+        path.write_bytes(data)
+        trust = ["--trust"] if rng.random() < 0.3 else []
+        code, _out, err = run_cli("check", path, "--input-shape", "2x8", *trust)
+        assert code in (0, 1, 2), (kind, err)
+        assert "Traceback" not in err and len([line for line in err.splitlines() if line.strip()]) <= 1, (kind, err)
+        assert "unexpected" not in err, (kind, err)  # the entry point's safety net is not the answer
+        codes[code] = codes.get(code, 0) + 1
+        assert time.monotonic() - started < TIME_BUDGET_S, f"{number} mutants in {TIME_BUDGET_S} s"
+    assert not marker.exists()
+    assert sum(codes.values()) >= 1000
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before
+    assert grown < 300, f"peak memory grew {grown:.0f} MiB"
