@@ -2,6 +2,7 @@
 probe reports, and say what changed.
 
     kb ingest report.jsonl                    # probe reports (kb probe --out)
+    kb ingest reports/shard-*.jsonl           # the shards of a sharded probe: merged into one run
     kb ingest --source neuron-release-notes   # one source, from the web (HTTP cache)
     kb ingest --all --from-file ./neuron-docs # every source found in a local docs folder
     kb ingest --all --offline                 # from the HTTP cache only
@@ -120,11 +121,14 @@ def ingest_command(
     writing = not dry_run and out is None
     results: list[dict[str, Any]] = []
     failures: list[str] = []
-    for path in paths or []:
+    plain, shards = _split_shard_reports(paths or [], failures)
+    for path in plain:
         try:
             results.append(_report_file(db_path, path, writing))
         except KBError as exc:
             failures.append(str(exc))
+    if shards:
+        _shard_runs(db_path, shards, writing, results, failures)
     for outcome in _run_sources(names, db_path, from_file=from_file, offline=offline, out=out, writing=writing,
                                 skip_absent=all_sources and bool(from_file), all_online=all_sources and not from_file):
         (failures.append if isinstance(outcome, str) else results.append)(outcome)
@@ -137,6 +141,56 @@ def ingest_command(
         error(message)
     if failures:
         raise typer.Exit(2)
+
+
+def _split_shard_reports(paths: list[str], failures: list[str]) -> tuple[list[str], list[tuple[str, Any]]]:
+    """(ordinary report files, shard reports with their record): shards are merged per run."""
+    from kb.probe.live.merge import peek_shard
+
+    plain, shards = [], []
+    for path in paths:
+        try:
+            record = peek_shard(path) if os.path.isfile(path) else None
+        except KBError as exc:
+            failures.append(str(exc))
+            continue
+        if record is None:
+            plain.append(path)
+        else:
+            shards.append((path, record))
+    return plain, shards
+
+
+def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, results: list, failures: list) -> None:
+    """Merge the shards of each run; ingest a complete run as the single-machine run it
+    is (same run id, same source), and report a run with a shard missing as missing."""
+    from kb.probe.live.merge import merge
+    from kb.probe.live.report import SOURCE_NAME
+
+    try:
+        runs = merge([(path, record) for path, record in shards])
+    except KBError as exc:
+        failures.append(str(exc))
+        return
+    for run in runs:
+        if not run.complete:
+            failures.append(run.describe_missing())
+            if not writing:
+                results.append({"source": f"run {run.run_id}", "documents": len(run.paths), "records": {},
+                                "shards": {"count": run.count, "have": sorted(run.paths), "missing": run.missing}})
+            continue
+        records = [run.run, *run.statuses]
+        shard_note = {"count": run.count, "have": sorted(run.paths), "missing": []}
+        if not writing:
+            results.append({"source": f"run {run.run_id}", "documents": len(run.paths), "records": _counts(records),
+                            "shards": shard_note})
+            continue
+        try:
+            outcome = _ingest_module().ingest_records(db_path, records, source_name=f"{SOURCE_NAME}:{run.run_id}")
+        except KBError as exc:
+            failures.append(str(exc))
+            continue
+        results.append({**outcome, "shards": shard_note})
 
 
 def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from cli.probe_live import (
     RunIdOption,
     SamplesOption,
     SetupOption,
+    ShardOption,
     WorkersOption,
 )
 from kb.errors import KBError
@@ -54,6 +55,7 @@ def probe_command(
     setup: SetupOption = None,
     run_id: RunIdOption = None,
     generic_detector: GenericOption = False,
+    shard: ShardOption = None,
     db: DbOption = None,
     json_output: JsonOption = False,
 ) -> None:
@@ -61,11 +63,12 @@ def probe_command(
 
     --static --backend NAME reads the installed backend's dispatch table; --device DEV
     runs every OpInfo op on the device and records what happened per overload × dtype
-    (crash and timeout included; --resume RUN_ID finishes an interrupted run).
+    (crash and timeout included; --resume RUN_ID finishes an interrupted run; --shard I/N
+    or --shard auto runs one machine's share of a fleet's sweep).
     Without --out the result goes into the KB; with --out it is written as JSONL (add
     --ingest to do both). Probing the same install again adds nothing to the KB.
     """
-    if device is not None or resume is not None or compare_static_:
+    if device is not None or resume is not None or compare_static_ or shard is not None:
         if static or backend:
             raise ProbeUsageError("--static/--backend read a dispatch table, --device/--resume/--compare-static "
                                   "use the live probe: choose one")
@@ -74,7 +77,7 @@ def probe_command(
         probe_live_command(device=device, resume=resume, compare_static_=compare_static_, dtypes=dtypes,
                            timeout=timeout, workers=workers, ops=ops, samples=samples, out=out, ingest=ingest,
                            cpu_fallback=cpu_fallback, python_path=python_path, setup=setup, run_id=run_id,
-                           generic_detector=generic_detector, json_output=json_output, db=db)
+                           generic_detector=generic_detector, json_output=json_output, db=db, shard=shard)
         return
     if not static:
         raise ProbeUsageError("say what to probe: kb probe --static --backend NAME, or kb probe --device DEV")

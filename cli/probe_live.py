@@ -23,7 +23,12 @@ WorkersOption = Annotated[int, typer.Option("--workers", min=1, help="Worker pro
 OpsOption = Annotated[str | None, typer.Option("--ops", help="Comma-separated OpInfo name patterns, e.g. 'add,nn.functional.*'.")]
 SamplesOption = Annotated[int, typer.Option("--samples", min=0, help="Samples per op and dtype (0: all).")]
 SetupOption = Annotated[list[str] | None, typer.Option("--setup", hidden=True, help="Module each worker imports first (test kernels).")]
-RunIdOption = Annotated[str | None, typer.Option("--run-id", hidden=True, help="Name the run (default: generated).")]
+RunIdOption = Annotated[str | None, typer.Option("--run-id", help="Name the run (default: generated; for --shard, "
+                                                  "derived from the parameters so every shard agrees).")]
+ShardOption = Annotated[str | None, typer.Option(
+    "--shard", help="Run only shard I/N of the tasks (counting from 1; split by expected cost, the same on every "
+    "machine), or 'auto' from Slurm job-array or Kubernetes Indexed-Job variables. Each shard writes its own "
+    "report; `kb ingest` of all of them is the whole run.")]
 GenericOption = Annotated[bool, typer.Option("--generic-detector", hidden=True, help="Detect fallbacks from the dispatch table only.")]
 
 
@@ -45,6 +50,7 @@ def probe_live_command(
     generic_detector: GenericOption = False,
     json_output: JsonOption = False,
     db: DbOption = None,
+    shard: ShardOption = None,
 ) -> None:
     """Run every OpInfo op on a device and record native / fallback / unsupported / crash / timeout per overload × dtype.
 
@@ -53,9 +59,20 @@ def probe_live_command(
     `--resume RUN_ID` finishes a run that was interrupted, redoing nothing.
     """
     result = None
+    shard_spec = None
+    if shard is not None:
+        from kb.probe.live.shard import parse_shard
+
+        if resume is not None or device is None:
+            raise KBError("--shard starts a new share of a run: give --device (a shard run again resumes by itself)")
+        if ingest or compare_static_:
+            raise KBError("a shard is part of a run, not evidence on its own: ingest all shards' reports together "
+                          "(kb ingest shard-*.jsonl)")
+        shard_spec = parse_shard(shard)
     if device is not None or resume is not None:
         result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
-                          samples=samples, out=out, ingest=out is None or ingest, setup=setup, run_id=run_id,
+                          samples=samples, out=out, ingest=(out is None or ingest) and shard_spec is None,
+                          shard=shard_spec, setup=setup, run_id=run_id,
                           generic_detector=generic_detector, db=db, json_output=json_output,
                           render=not (json_output and compare_static_),
                           options={"cpu_fallback": cpu_fallback}, python_path=python_path)
@@ -69,7 +86,7 @@ def probe_live_command(
 
 
 def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ingest, setup, run_id,
-             generic_detector, db, json_output, options=None, python_path=None, render=True):
+             generic_detector, db, json_output, options=None, python_path=None, render=True, shard=None):
     """Run (or resume) a live probe with a progress bar, then print its summary."""
     from kb.probe.live.opinfos import parse_patterns
     from kb.probe.live.probe import live_probe
@@ -83,7 +100,7 @@ def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ing
                                 samples=samples or None, timeout=timeout, workers=workers, setup=setup,
                                 run_id=run_id, out=out, db=db, ingest=ingest,
                                 generic_detector=generic_detector, options=options, python_path=python_path,
-                                on_start=progress.start,
+                                shard=shard, on_start=progress.start,
                                 on_task=progress.advance)
         except KeyboardInterrupt:
             progress.stop()
@@ -148,9 +165,14 @@ def _render(result, json_output: bool) -> None:
     summary = result.summary()
     if json_output:
         emit_json({"run": to_dict(result.run), "summary": summary, "report": result.report_path,
-                   "ingested": result.ingested})
+                   "ingested": result.ingested, "shard": result.shard})
         return
     run = result.run
+    if result.shard:
+        shard = result.shard
+        note(f"shard {shard['index']}/{shard['count']} of run {run.run_id}: {run.params.get('tasks')} of "
+             f"{shard['tasks_total']} tasks; report {result.report_path}")
+        note("this shard's counts below are partial: kb ingest every shard's report to get the run's verdicts")
     statuses = sorted({s for counts in summary["by_dtype"].values() for s in counts})
     rows = [[dtype, *[counts.get(s, 0) for s in statuses]] for dtype, counts in summary["by_dtype"].items()]
     title = (f"live probe on {run.device} ({run.target} {run.backend_version}, torch {run.torch_version}): "

@@ -1,5 +1,7 @@
 """The one HTTP module every scraper uses: an httpx client with timeouts, retries with
-exponential backoff on 5xx and timeouts, `Retry-After` on 429, a descriptive
+exponential backoff on 5xx and timeouts (but none for a host name that does not
+resolve: that does not heal in a minute, and a scheduled refresh should say so at
+once), `Retry-After` on 429, a descriptive
 User-Agent, and an on-disk cache (hishel, RFC 9111) that revalidates with
 ETag/Last-Modified on every fetch so an unchanged page costs a 304. `offline=True`
 answers from the cache only.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +48,27 @@ class Fetched:
     text: str
     retrieved_at: str
     cache: str  # "fresh" (downloaded), "revalidated" (304, served from cache), "cached" (offline)
+
+
+# What resolvers say when a name does not resolve (glibc, macOS, musl, Windows), for
+# errors that reach us as text only.
+_NO_SUCH_HOST = ("name or service not known", "nodename nor servname", "no address associated with hostname",
+                 "temporary failure in name resolution", "getaddrinfo failed", "name does not resolve")
+
+
+def is_name_resolution_error(exc: BaseException) -> bool:
+    """True when `exc` (or what caused it) is a failed DNS lookup: `socket.gaierror`
+    under httpx's ConnectError, or its message."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return True
+        if any(words in str(current).lower() for words in _NO_SUCH_HOST):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class _OfflineTransport(httpx.BaseTransport):
@@ -89,6 +113,7 @@ class HttpClient:
         transport: httpx.BaseTransport | None = None,
     ):
         self.offline = offline
+        self._unresolvable: set[str] = set()
         self.retries = retries
         self.backoff = backoff
         self.sleep = sleep
@@ -127,11 +152,23 @@ class HttpClient:
     def get_text(self, url: str) -> Fetched:
         """The body of `url` as text, retrying transient failures."""
         attempt = 0
+        host = httpx.URL(url).host
+        if host in self._unresolvable:
+            raise FetchError(f"{url}: cannot resolve host {host} (failed before in this run; not retried)")
         while True:
             try:
                 response = self._send(url)
             except FetchError:
                 raise
+            except httpx.ConnectError as exc:
+                if is_name_resolution_error(exc):  # will not heal by waiting: fail now, and for this host from now on
+                    self._unresolvable.add(host)
+                    raise FetchError(f"{url}: cannot resolve host {host} (no network or DNS?); not retried") from None
+                if attempt >= self.retries:
+                    raise FetchError(f"{url}: {type(exc).__name__}: {exc}") from None
+                self.sleep(self.backoff * 2**attempt)
+                attempt += 1
+                continue
             except httpx.TimeoutException as exc:
                 if attempt >= self.retries:
                     raise FetchError(f"{url}: timed out after {attempt + 1} tries ({type(exc).__name__})") from None

@@ -94,5 +94,10 @@ def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str,
     records = read_report(path)
     if not records:
         raise IngestError(f"{path}: no records (an empty report is not evidence)")
+    for record in records:
+        shard = record.params.get("shard") if isinstance(record, rec.ProbeRun) and isinstance(record.params, dict) else None
+        if isinstance(shard, dict):  # partial: an overload's verdict may need the other shards' tasks
+            raise IngestError(f"{path}: shard {shard.get('index')}/{shard.get('count')} of run {record.run_id}; "
+                              "ingest it together with the run's other shards (kb ingest DIR/*.jsonl)")
     return ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
                           content_sha256=file_sha256(path), origin=origin)

@@ -1,6 +1,9 @@
 """The shared HTTP module against a real local server: retries, Retry-After, timeouts,
 ETag revalidation and the offline cache."""
 
+import socket
+
+import httpx
 import pytest
 
 from scrapers.http import FetchError, HttpClient, retry_after_seconds
@@ -89,3 +92,46 @@ def test_truncated_transfer_that_persists_fails(server, client):
     url = server.route("/always-cut.md", Reply(body="x" * 1000, truncate=True))
     with pytest.raises(FetchError, match="always-cut.md"):
         client.get_text(url)
+
+
+class _NoDns(httpx.BaseTransport):
+    """A network whose resolver knows no names, raising as httpx does (gaierror underneath)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def handle_request(self, request):
+        self.calls += 1
+        try:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        except socket.gaierror as exc:
+            raise httpx.ConnectError("[Errno -2] Name or service not known", request=request) from exc
+
+
+def test_unresolvable_host_fails_at_once_without_retries(tmp_path, sleeps):
+    transport = _NoDns()
+    with HttpClient(cache_path=str(tmp_path / "c.sqlite"), transport=transport, sleep=sleeps.append) as client:
+        with pytest.raises(FetchError, match="cannot resolve host docs.example.invalid.*not retried"):
+            client.get_text("https://docs.example.invalid/a")
+        with pytest.raises(FetchError, match="failed before in this run"):
+            client.get_text("https://docs.example.invalid/b")
+    assert sleeps == [] and transport.calls == 1
+
+
+def test_refused_connection_is_still_retried(tmp_path, sleeps):
+    class Refused(httpx.BaseTransport):
+        def handle_request(self, request):
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    with HttpClient(cache_path=str(tmp_path / "c.sqlite"), transport=Refused(), sleep=sleeps.append,
+                    retries=2, backoff=0.01) as client:
+        with pytest.raises(FetchError, match="Connection refused"):
+            client.get_text("https://docs.example.test/a")
+    assert sleeps == [0.01, 0.02]
+
+
+def test_name_resolution_errors_are_recognised_by_cause_or_text():
+    from scrapers.http import is_name_resolution_error
+
+    assert is_name_resolution_error(OSError("getaddrinfo failed"))
+    assert not is_name_resolution_error(OSError("Connection refused"))

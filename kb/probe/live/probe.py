@@ -11,7 +11,7 @@ import os
 import secrets
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +20,7 @@ from kb.probe.live import journal as jr
 from kb.probe.live import report
 from kb.probe.live.opinfos import DEFAULT_DTYPES
 from kb.probe.live.runner import LiveProbeError, Plan, run
+from kb.probe.live.shard import Shard
 from kb.store.records import OpStatus, ProbeRun, write_jsonl
 
 DEFAULT_TIMEOUT = 60.0
@@ -35,6 +36,7 @@ class LiveResult:
     report_path: str
     ingested: dict[str, Any] | None
     restarts: int = 0
+    shard: dict[str, Any] | None = None  # {index, count, ...} when this was one shard of a run
 
     def summary(self) -> dict[str, Any]:
         return report.summary(self.statuses)
@@ -65,41 +67,83 @@ def live_probe(*, device: str | None = None, resume: str | None = None, dtypes: 
                setup: list[str] | None = None, run_id: str | None = None, out: str | None = None,
                db: str | None = None, ingest: bool = True, generic_detector: bool = False,
                options: dict[str, Any] | None = None, python_path: list[str] | None = None,
+               shard: Shard | None = None,
                on_start: Callable[[int, int], None] | None = None,
                on_task: Callable[[dict[str, Any]], None] | None = None) -> LiveResult:
     if resume:
-        header, _ = jr.Journal(os.path.join(jr.run_dir(resume), "journal.jsonl")).read()
-        if header is None:
-            raise LiveProbeError(f"run {resume}: its journal has no header (it never started); start a new run")
+        header = _read_header(resume)
         plan = Plan(**header["plan"])
         plan.timeout = timeout or plan.timeout  # a resumed run may be given more time
     else:
         if device is None:
             raise KBError("say which device to probe: --device cpu|meta|sim|cuda|neuron|tpu")
-        plan = Plan(run_id=run_id or new_run_id(check_device(device)), device=device,
+        plan = Plan(run_id=run_id or "", device=check_device(device),
                     dtypes=check_dtypes(dtypes or list(DEFAULT_DTYPES)), patterns=patterns, samples=samples,
                     timeout=timeout or DEFAULT_TIMEOUT, setup=list(setup or []), generic_detector=generic_detector,
-                    options=_check_options(device, options), python_path=_python_path(python_path))
+                    options=_check_options(device, options), python_path=_python_path(python_path),
+                    shard=[shard.index, shard.count] if shard else None)
+        plan.run_id = run_id or (_shared_run_id(plan) if shard else new_run_id(device))
+        resume = _rerun_of_shard(plan)
     _check_installed(plan.device, plan.python_path)
     if plan.timeout <= 0:
         raise KBError("--timeout must be positive")
     header, tasks = run(plan, workers=workers, resume=bool(resume), on_start=on_start, on_task=on_task)
-    return finish(header, tasks, out=out, db=db, ingest=ingest)
+    return finish(header, tasks, out=out, db=db, ingest=ingest and not plan.shard)
+
+
+def _read_header(folder: str) -> dict[str, Any]:
+    header, _ = jr.Journal(os.path.join(jr.run_dir(folder), "journal.jsonl")).read()
+    if header is None:
+        raise LiveProbeError(f"run {folder}: its journal has no header (it never started); start a new run")
+    return header
+
+
+def _shared_run_id(plan: Plan) -> str:
+    """The id every shard of the same sweep derives alike (kb.probe.live.shard.derived_run_id)."""
+    from kb.probe.live.shard import derived_run_id
+
+    return derived_run_id(plan.device, plan.shard[1], {"dtypes": plan.dtypes, "ops": plan.patterns,
+                                                       "samples": plan.samples, "options": plan.options,
+                                                       "setup": plan.setup, "generic": plan.generic_detector})
+
+
+def _rerun_of_shard(plan: Plan) -> str | None:
+    """A shard started again (a requeued Slurm task, a retried pod) finds its journal and
+    continues it, redoing nothing; with other parameters it is refused."""
+    if not plan.shard or not os.path.exists(os.path.join(jr.run_dir(plan.folder_name()), "journal.jsonl")):
+        return None
+    then = dict(_read_header(plan.folder_name())["plan"])
+    now = asdict(plan)
+    for name in ("timeout", "python_path"):  # may change between tries
+        then.pop(name, None)
+        now.pop(name, None)
+    if then != now:
+        raise LiveProbeError(f"run {plan.folder_name()} exists with other parameters: pass another --run-id")
+    return plan.folder_name()
 
 
 def finish(header: dict[str, Any], tasks: list[dict[str, Any]], *, out: str | None, db: str | None,
            ingest: bool) -> LiveResult:
-    probe_run, statuses = report.build_records(header, tasks)
-    path = out or os.path.join(jr.run_dir(header["run_id"]), "report.jsonl")
+    """Write the report (a shard writes its journal instead: kb.probe.live.merge) and ingest it."""
+    from kb.probe.live.merge import shard_record
+    from kb.store.records import utc_now
+
+    folder = jr.run_dir(Plan(**header["plan"]).folder_name())
+    finished_at = utc_now()
+    probe_run, statuses = report.build_records(header, tasks, finished_at=finished_at)
+    written = [probe_run, *statuses]
+    if header.get("shard"):
+        written, ingest = [shard_record(header, tasks, finished_at=finished_at)], False
+    path = out or os.path.join(folder, "report.jsonl")
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         tmp = path + ".part"
         with open(tmp, "w", encoding="utf-8") as fh:
-            write_jsonl([probe_run, *statuses], fh)
+            write_jsonl(written, fh)
         os.replace(tmp, path)
     except OSError as exc:
         raise KBError(f"cannot write {path}: {exc.strerror}") from None
-    _write_json(os.path.join(jr.run_dir(header["run_id"]), "opinfo-map.json"), report.opinfo_map(tasks))
+    _write_json(os.path.join(folder, "opinfo-map.json"), report.opinfo_map(tasks))
     ingested = None
     if ingest:
         from kb.paths import default_db_path
@@ -107,7 +151,7 @@ def finish(header: dict[str, Any], tasks: list[dict[str, Any]], *, out: str | No
 
         ingested = ingest_records(db or default_db_path(), [probe_run, *statuses],
                                   source_name=f"{report.SOURCE_NAME}:{header['run_id']}")
-    return LiveResult(probe_run, statuses, path, ingested)
+    return LiveResult(probe_run, statuses, path, ingested, shard=header.get("shard"))
 
 
 def _python_path(given: list[str] | None) -> list[str]:

@@ -60,9 +60,12 @@ class _Tally:
 
 
 def tally(header: dict[str, Any], tasks: list[dict[str, Any]]) -> dict[tuple[str, str], _Tally]:
+    """Per overload × dtype, what the tasks saw. Tasks are read in name order, not the
+    order they finished in, so the first error kept for an overload is the same however
+    many workers or shards ran them."""
     primary = header.get("primary") or {}
     out: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
-    for task in tasks:
+    for task in sorted(tasks, key=lambda t: (t["key"], t["dtype"])):
         key, dtype = task["key"], task["dtype"]
         fallback_op = primary.get(key)
         if task["outcome"] in ("crash", "timeout"):

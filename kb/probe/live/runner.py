@@ -45,6 +45,12 @@ class Plan:
     python_path: list[str] = field(default_factory=list)  # where the backend package is installed, if elsewhere
     env: dict[str, str] = field(default_factory=dict)  # set in each worker before the device loads (a replay's sim)
     trace_decompositions: bool = False  # record the calls default backend kernels make (a replay's leaves)
+    shard: list[int] | None = None  # [index, count], 1-based: this machine runs only its share (kb.probe.live.shard)
+
+    def folder_name(self) -> str:
+        """The run's local folder: one per shard, so shards sharing a home folder never
+        share a journal."""
+        return f"{self.run_id}--shard-{self.shard[0]}-of-{self.shard[1]}" if self.shard else self.run_id
 
 
 @dataclass
@@ -80,8 +86,8 @@ class Pool:
         return {"device": self.plan.device, "dtypes": self.plan.dtypes, "patterns": self.plan.patterns,
                 "samples": self.plan.samples, "setup": self.plan.setup,
                 "generic_detector": self.plan.generic_detector, "options": self.plan.options,
-                "python_path": self.plan.python_path, "env": self.plan.env,
-                "trace_decompositions": self.plan.trace_decompositions,
+                "python_path": self.plan.python_path, "costs": self.plan.shard is not None,
+                "env": self.plan.env, "trace_decompositions": self.plan.trace_decompositions,
                 "beacon": slot.beacon, "log": slot.log,
                 "list_tasks": list_tasks}
 
@@ -203,11 +209,11 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
     """Run (or finish) a probe; returns (journal header, every finished task entry)."""
     from multiprocessing.connection import wait
 
-    folder = jr.run_dir(plan.run_id)
+    folder = jr.run_dir(plan.folder_name())
     journal = jr.Journal(os.path.join(folder, "journal.jsonl"))
     header, done = journal.read() if resume else (None, [])
     if not resume and journal.exists():
-        raise LiveProbeError(f"run {plan.run_id} already exists (kb probe --resume {plan.run_id} continues it)")
+        raise LiveProbeError(f"run {plan.folder_name()} already exists (kb probe --resume {plan.folder_name()} continues it)")
     os.makedirs(folder, exist_ok=True)
     if resume:
         journal.lock_now()  # before the workers start: fails fast if another probe holds it
@@ -221,13 +227,21 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
             raise LiveProbeError(f"--ops {','.join(plan.patterns or ['*'])} selects no OpInfo that runs in "
                                  f"{', '.join(plan.dtypes)} on the CPU (names look like add, nn.functional.relu; "
                                  "patterns like 'nn.functional.*' work)")
+        share = _share(plan, tasks, info.pop("costs", None))
+        if share is not None:
+            tasks = share["tasks"]
         if header is None:
             header = {"kind": "header", "run_id": plan.run_id, "plan": asdict(plan), "device": info,
                       "started_at": utc_now(), "opinfos": info.pop("opinfos", None), "tasks": len(tasks),
                       "primary": info.pop("primary", {})}
+            if share is not None:
+                header["shard"] = {k: v for k, v in share.items() if k != "tasks"}
             journal.append(header)
         else:
             _check_same_device(header, info)
+            if share is not None and (header.get("shard") or {}).get("plan_sha256") != share["plan_sha256"]:
+                raise LiveProbeError(f"run {plan.folder_name()}: the task list differs from the one it started with "
+                                     "(another torch or OpInfo database?): start a new run")
         finished = {jr.task_key(t["key"], t["dtype"]) for t in done}
         pending = [t for t in tasks if jr.task_key(*t) not in finished]
         if on_start:
@@ -280,6 +294,19 @@ def run(plan: Plan, *, workers: int = 1, resume: bool = False,
 
             shutil.rmtree(folder, ignore_errors=True)
     return header, done
+
+
+def _share(plan: Plan, tasks: list, costs: list | None) -> dict[str, Any] | None:
+    """This shard's tasks, and what every shard of the run must agree on."""
+    if not plan.shard:
+        return None
+    from kb.probe.live.shard import Shard, plan_digest, select
+
+    if costs is None or len(costs) != len(tasks):
+        raise LiveProbeError("the probe worker did not report the tasks' costs (needed to shard)")
+    shard = Shard(*plan.shard)
+    return {"index": shard.index, "count": shard.count, "plan_sha256": plan_digest(tasks, costs),
+            "tasks_total": len(tasks), "tasks": select(tasks, costs, shard)}
 
 
 def _receive(pool: Pool, slot: Slot, record, pending) -> None:

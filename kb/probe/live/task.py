@@ -226,6 +226,21 @@ def _to_cpu(value):
     return tree_map(lambda v: v.detach().cpu() if isinstance(v, torch.Tensor) else v, value)
 
 
+def expected_cost(state: State, key: str, dtype_name: str) -> int:
+    """What a task will cost, for sharding: the samples it will run (counted, not run:
+    generating CPU inputs is cheap next to compiling them on a device) plus one for the
+    op's set-up. The same on every machine with the same torch (the generator is seeded)."""
+    import torch
+
+    _seed(0)
+    try:
+        samples = state.ops[key].sample_inputs("cpu", getattr(torch, dtype_name), requires_grad=False)
+        count = sum(1 for _ in islice(samples, state.config.get("samples") or None))
+    except Exception:
+        count = 0  # it will fail fast on the device too
+    return 1 + count
+
+
 def run_task(state: State, key: str, dtype_name: str) -> dict[str, Any]:
     """Run every sample of OpInfo `key` in `dtype_name` on the CPU and on the device."""
     import torch

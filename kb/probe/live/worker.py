@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Any
 
-from kb.probe.live.task import State, first_line, run_task
+from kb.probe.live.task import State, expected_cost, first_line, run_task
 
 # --- process plumbing ------------------------------------------------------------------
 
@@ -81,6 +81,8 @@ def serve(conn, config: dict[str, Any]) -> None:
             hello["tasks"] = task_list(state.op_db, config.get("patterns"), config["dtypes"])
             hello["opinfos"] = len(state.op_db)
             hello["primary"] = {key: primary_overload(state.ops[key]) for key in {k for k, _ in hello["tasks"]}}
+            if config.get("costs"):
+                hello["costs"] = [expected_cost(state, key, dtype) for key, dtype in hello["tasks"]]
     except BaseException as exc:  # a backend import can raise anything
         from kb.errors import KBError
 
