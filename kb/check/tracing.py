@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.check import model_formats as mf
-from kb.errors import KBError
+from kb.errors import KBError, TorchMissingError, is_torch_missing, require_torch
 from kb.opnames import OpNameError, canonical
 
 
@@ -423,6 +423,8 @@ def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, trai
     except KBError:
         raise
     except Exception as exc:  # a model can fail in any way; the user gets one line
+        if is_torch_missing(exc):
+            raise TorchMissingError(f"checking {source.path} ({source.kind.replace('_', ' ')})") from None
         raise TracingError(f"{source.path}: tracing failed ({type(exc).__name__}: {mf._short(exc)})") from None
 
 
@@ -580,6 +582,7 @@ def trace_in_child(source: mf.ModelSource, input_shapes: list[str] | None = None
     import multiprocessing
 
     what = f"{source.path}:{source.attribute}"
+    require_torch(f"checking {what} (a factory)")
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_child_trace, args=(sender, source, input_shapes, train), daemon=True)
