@@ -240,10 +240,16 @@ def data_export_command(
     db: DbOption = None,
 ) -> None:
     """Write this KB's local evidence (ingests, probes) to data/ as sorted JSONL, for review."""
+    import os
+
     from kb import paths
+    from kb.errors import KBError
     from kb.store import export
 
     target_dir = out or paths.data_dir()
+    if not out and os.path.abspath(target_dir) == os.path.abspath(paths.BUNDLED_DATA_DIR):
+        raise KBError("this kb is an installed package: its data/ lives inside it and is replaced by the next "
+                      "upgrade; pass --out DIR (or export from a checkout)")
     written = export.export(_open(db), target_dir)
     if json_out:
         emit_json({"out": target_dir, "files": written})

@@ -104,3 +104,14 @@ def test_factory_check_says_what_to_install(monkeypatch, capsys, tmp_path):
     assert main(["check", f"{tmp_path / 'm.py'}:build", "--input-shape", "1x2", "--target", "tpu"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "(a factory) needs PyTorch" in err[0] and INSTALL_TORCH in err[0]
+
+
+def test_export_will_not_write_into_an_installed_package(monkeypatch, capsys, tmp_path):
+    monkeypatch.delenv("KB_DATA_DIR", raising=False)
+    bundled = tmp_path / "site" / "kb" / "_data"
+    bundled.mkdir(parents=True)
+    (bundled / "targets.csv").write_text((REPO / "data" / "targets.csv").read_text(encoding="utf-8"))
+    monkeypatch.setattr(paths, "BUNDLED_DATA_DIR", str(bundled))
+    assert main(["data", "export"]) == 2
+    assert "pass --out DIR" in capsys.readouterr().err
+    assert sorted(p.name for p in bundled.iterdir()) == ["targets.csv"]
