@@ -263,7 +263,8 @@ def _check_python_source(path: str) -> None:
 
 def _detect_zip(path: str, names: list[str], trust: bool) -> ModelSource:
     root, inner = _strip_root(names)
-    if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner:
+    if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner \
+            or "serialized_exported_program.json" in inner:  # the flat archive torch <= 2.6 wrote
         return ModelSource(EXPORTED_PROGRAM, path, detail=root)
     if any(n.startswith("code/") for n in inner) and "constants.pkl" in inner:
         return ModelSource(TORCHSCRIPT, path, detail=root)

@@ -18,100 +18,23 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from kb.check import model_formats as mf
+from kb.check.callsites import (  # noqa: F401 - re-exported: callers import them from here
+    CallSite,
+    TensorSpec,
+    TracedModel,
+    _flatten,
+    _module_from_stack,
+    _short_type,
+)
 from kb.errors import KBError
 from kb.opnames import OpNameError, canonical
 
 
 class TracingError(mf.ModelInputError):
     """The model could not be traced (exit 2, one line)."""
-
-
-@dataclass(frozen=True)
-class TensorSpec:
-    """What kb keeps of a tensor argument: enough to rebuild it on the meta device."""
-
-    shape: tuple[int, ...] | None
-    dtype: str | None
-    stride: tuple[int, ...] | None = None
-
-    @property
-    def nbytes(self) -> int:
-        if self.shape is None or self.dtype is None:
-            return 0
-        import torch
-
-        size = 1
-        for dim in self.shape:
-            size *= dim
-        return size * getattr(torch, self.dtype).itemsize
-
-    def describe(self) -> str:
-        dims = "?" if self.shape is None else ",".join(str(d) for d in self.shape)
-        return f"{self.dtype or '?'}[{dims}]"
-
-
-@dataclass
-class CallSite:
-    """One call of one op at one place in the model."""
-
-    index: int
-    op: str
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    outputs: tuple = ()
-    module_path: str | None = None  # "" is the root module, None when unknown
-    module_type: str | None = None
-    phase: str = "forward"
-
-    def tensor_args(self) -> list[TensorSpec]:
-        return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]
-
-    def primary_dtype(self) -> str | None:
-        """The dtype an op's support is usually stated for: its first tensor argument's,
-        skipping boolean masks (`aten::where.self` is stated for its values, not its
-        condition), or its output's when it takes none (`aten::arange`)."""
-        tensors = [spec for spec in self.tensor_args() if spec.dtype]
-        for spec in tensors:
-            if spec.dtype != "bool":
-                return spec.dtype
-        if tensors:
-            return tensors[0].dtype
-        for spec in _flatten(self.outputs):
-            if isinstance(spec, TensorSpec) and spec.dtype:
-                return spec.dtype
-        return None
-
-    def has_shapes(self) -> bool:
-        return all(t.shape is not None for t in self.tensor_args())
-
-    def signature(self) -> str:
-        """A key equal for calls that decompose the same way."""
-        return repr((self.op, self.args, sorted(self.kwargs.items(), key=lambda kv: kv[0])))
-
-
-@dataclass
-class TracedModel:
-    kind: str
-    path: str
-    sites: list[CallSite]
-    notes: list[str] = field(default_factory=list)
-    train: bool = False
-
-
-def _flatten(value: Any) -> Iterable[Any]:
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _flatten(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _flatten(item)
-    else:
-        yield value
 
 
 # --- names and argument templates ----------------------------------------------------
@@ -189,25 +112,6 @@ def _node_template(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _node_template(v) for k, v in value.items()}
     return spec_of(value)
-
-
-def _short_type(type_name: Any) -> str | None:
-    if type_name is None:
-        return None
-    text = type_name if isinstance(type_name, str) else getattr(type_name, "__qualname__", str(type_name))
-    return text.rsplit(".", 1)[-1]
-
-
-_EXPORT_PATH_NOISE = re.compile(r"^L\['self'\]\.?|^L__self__\.?")
-
-
-def _module_from_stack(stack: dict | None) -> tuple[str | None, str | None]:
-    if not stack:
-        return ("", None) if stack is not None else (None, None)
-    path, type_name = list(stack.values())[-1]
-    path = _EXPORT_PATH_NOISE.sub("", str(path))
-    path = re.sub(r"\[(\d+)\]", r".\1", path).replace("._modules['", ".").replace("']", "")
-    return path, _short_type(type_name)
 
 
 # --- graphs ----------------------------------------------------------------------------
@@ -429,6 +333,10 @@ def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, trai
 def _trace(source: mf.ModelSource, input_shapes: list[str] | None, *, train: bool, trust: bool) -> TracedModel:
     specs = [parse_input_shape(s) for s in input_shapes or []]
     if source.kind == mf.EXPORTED_PROGRAM:
+        if not train:  # the graph is read as data: no torch, no objects rebuilt
+            from kb.check import pt2_graph
+
+            return pt2_graph.trace_archive(source)
         program = mf.load_exported_program(source, trust=trust)
         if train:
             return TracedModel(source.kind, source.path, trace_training(_unflattened(program), _program_inputs(program, specs)),
