@@ -157,7 +157,7 @@ def sites_from_torchscript(module, inputs: tuple | None = None) -> tuple[list[Ca
     def walk(nodes) -> None:
         for node in nodes:
             kind = node.kind()
-            if kind.startswith("aten::"):
+            if kind.startswith("aten::") and _device_op(node, torch):
                 site = _torchscript_site(node, len(sites), torch, dtypes)
                 sites.append(site)
                 first = site.primary_dtype()
@@ -258,6 +258,8 @@ def _torchscript_site(node, index: int, torch, dtypes: dict) -> CallSite:
     except OpNameError:
         pass
     args, kwargs = _by_schema(name, [_ts_value(value, torch, dtypes) for value in node.inputs()])
+    if name == "aten::_convolution":
+        name, args = export_form_of_convolution(args)
     hierarchy = node.getModuleHierarchy() if hasattr(node, "getModuleHierarchy") else ""
     parts = [p for p in (hierarchy or "").split(".") if p]
     path = ".".join(re.sub(r"\(.*\)$", "", p) for p in parts)
@@ -266,6 +268,53 @@ def _torchscript_site(node, index: int, torch, dtypes: dict) -> CallSite:
         match = re.search(r"\(([^()]*)\)$", parts[-1])
         mtype = match.group(1) if match else None
     return CallSite(index=index, op=name, args=args, kwargs=kwargs, module_path=path, module_type=mtype)
+
+
+# Tensor metadata queries a TorchScript graph spells as ops; an export folds them into
+# shapes, and no device runs them.
+_METADATA_QUERIES = frozenset({
+    "aten::dim", "aten::size", "aten::size.int", "aten::stride", "aten::stride.int", "aten::numel",
+    "aten::len.Tensor", "aten::__is__", "aten::__isnot__", "aten::is_floating_point", "aten::is_complex",
+})
+
+
+def _device_op(node, torch) -> bool:
+    """Whether a TorchScript node is an op a device runs, as an export would list it: it
+    takes or returns a tensor and is not a metadata query. Scripted models are full of
+    Python-level arithmetic on ints and lists (`aten::add.int`, `aten::__getitem__.t`,
+    `aten::format`) that never reaches a backend."""
+    if node.kind() in _METADATA_QUERIES:
+        return False
+    return any(_holds_tensor(value.type(), torch) for value in (*node.inputs(), *node.outputs()))
+
+
+def _holds_tensor(vtype, torch) -> bool:
+    if isinstance(vtype, torch._C.TensorType):
+        return True
+    if isinstance(vtype, (torch._C.ListType, torch._C.OptionalType)):
+        return _holds_tensor(vtype.getElementType(), torch)
+    if isinstance(vtype, torch._C.TupleType):
+        return any(_holds_tensor(t, torch) for t in vtype.elements())
+    return False
+
+
+def export_form_of_convolution(args: tuple) -> tuple[str, tuple]:
+    """`aten::_convolution` (what torch.jit.trace records) as the op an export of the same
+    model shows: conv1d/2d/3d, or conv_transpose1d/2d/3d when `transposed`, with that op's
+    arguments; `aten::convolution` when the rank or `transposed` is not known.
+
+    _convolution takes (input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)."""
+    padded = tuple(args) + (None,) * (9 - len(args))
+    inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups = padded[:9]
+    rank = len(stride) if isinstance(stride, tuple) else None
+    if rank is None and isinstance(weight, TensorSpec) and weight.shape is not None:
+        rank = len(weight.shape) - 2
+    if rank not in (1, 2, 3) or not isinstance(transposed, bool):
+        return "aten::convolution", padded[:9]
+    if transposed:
+        return f"aten::conv_transpose{rank}d.input", (inp, weight, bias, stride, padding, output_padding, groups, dilation)
+    return f"aten::conv{rank}d", (inp, weight, bias, stride, padding, dilation, groups)
 
 
 _TS_DTYPES = {
