@@ -227,17 +227,17 @@ class _GraphReader:
         tensors = graph.get("tensor_values") or {}
         symbols = {**(graph.get("sym_int_values") or {}), **(graph.get("sym_float_values") or {}),
                    **(graph.get("sym_bool_values") or {})}
+        values = _Values(tensors, symbols)  # one per graph: tensor specs are shared by name
         for node in graph.get("nodes") or []:
             self.nodes += 1
             if self.nodes > MAX_NODES:
                 raise mf.ModelInputError(f"{self.path}: more than {MAX_NODES} nodes, over kb's bound")
             if not isinstance(node, dict) or not isinstance(node.get("target"), str):
                 raise mf.ModelInputError(f"{self.path}: malformed graph node")
-            self._node(node, tensors, symbols, depth)
+            self._node(node, values, depth)
 
-    def _node(self, node: dict, tensors: dict, symbols: dict, depth: int) -> None:
+    def _node(self, node: dict, values: _Values, depth: int) -> None:
         op = op_from_target(node["target"])
-        values = _Values(tensors, symbols)
         args: list = []
         kwargs: dict = {}
         named: dict = {}
@@ -388,6 +388,11 @@ def parse_module_stack(text: Any) -> dict:
         return {}
     out: dict = {}
     for item in text.split(";"):
+        if "[" not in item and "(" not in item:  # the common case: no commas inside a path
+            parts = item.split(",", 2)
+            if len(parts) == 3:
+                out[parts[0]] = (parts[1], parts[2])
+            continue
         parts, start, level = [], 0, 0
         for end, ch in enumerate(item):
             if ch in "[(":
