@@ -30,7 +30,7 @@ import json
 import re
 import sys
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kb.check import model_formats as mf
@@ -54,6 +54,15 @@ _LAYOUTS = {1: "sparse_coo", 2: "sparse_csr", 3: "sparse_csc", 4: "sparse_bsr", 
 _MEMORY_FORMATS = {1: "contiguous_format", 2: "channels_last", 3: "channels_last_3d", 4: "preserve_format"}
 
 POSITIONAL, KEYWORD = 1, 2  # torch._export.serde.schema.ArgumentKind
+
+# Higher-order ops that only run their subgraph under a mode (grad, autocast) or call it:
+# the subgraph's calls are what a backend runs, and are listed instead.
+_TRANSPARENT = frozenset({"higher_order::wrap_with_set_grad_enabled", "higher_order::wrap_with_autocast",
+                          "higher_order::invoke_subgraph"})
+# Higher-order ops that carry another op as their first argument (a mutating op made
+# functional, an op with side effects put in order): that op is what runs.
+_CARRYING = frozenset({"higher_order::auto_functionalized", "higher_order::auto_functionalized_v2",
+                       "higher_order::with_effects"})
 GRAPH_NAMESPACES = ("aten", "prims")  # ops kb has a catalog for; others are custom
 
 
@@ -91,6 +100,7 @@ class ArchiveGraph:
     member: str
     schema_version: str | None
     torch_version: str | None
+    read_through: list[str] = field(default_factory=list)  # wrapper higher-order ops, listed by their body
 
 
 def is_custom(op: str) -> bool:
@@ -218,6 +228,7 @@ class _GraphReader:
         self.path = path
         self.sites: list[CallSite] = []
         self.nodes = 0
+        self.read_through: set[str] = set()
 
     def read(self, graph: dict, depth: int = 0) -> None:
         if depth > MAX_SUBGRAPH_DEPTH:
@@ -255,6 +266,12 @@ class _GraphReader:
                 kwargs[name] = value
             else:  # positional, or an older archive that did not record the kind
                 args.append(value)
+        if op in _TRANSPARENT:  # its body's calls are read below, as the ones that run
+            self.read_through.add(op)
+            op = None
+        elif op in _CARRYING and args and isinstance(args[0], str) and op_from_target(args[0]):
+            op, args = op_from_target(args[0]), args[1:]  # the op it functionalizes or orders
+            named = {k: v for k, v in named.items() if not (isinstance(v, str) and op_from_target(v))}
         if op is not None:
             metadata = node.get("metadata") or {}
             path, module_type = _module_from_stack(parse_module_stack(metadata.get("nn_module_stack")))
@@ -417,6 +434,7 @@ def read_sites(path: str) -> tuple[list[CallSite], ArchiveGraph]:
     graph = document["graph_module"].get("graph")
     reader = _GraphReader(path)
     reader.read(graph)
+    about.read_through = sorted(reader.read_through)
     return reader.sites, about
 
 
@@ -426,6 +444,8 @@ def trace_archive(source: mf.ModelSource) -> TracedModel:
     notes = []
     if about.layout == "legacy":
         notes.append(f"older export archive (schema {about.schema_version or '?'}), read from its graph JSON")
+    if about.read_through:
+        notes.append(f"{', '.join(about.read_through)}: read through; the ops they wrap are listed")
     custom = sorted({site.op for site in sites if is_custom(site.op)})
     if custom:
         shown = ", ".join(custom[:5]) + (f" +{len(custom) - 5} more" if len(custom) > 5 else "")

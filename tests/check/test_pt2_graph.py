@@ -77,6 +77,18 @@ _MAKE = textwrap.dedent('''
             return torch.nn.functional.softmax(self.fc(x), dim=-1)
 
     torch.export.save(torch.export.export(Small(), (torch.zeros(2, 4),)), out_dir + "/small.pt2")
+
+    class NoGradInside(nn.Module):  # export wraps the block in wrap_with_set_grad_enabled
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            with torch.no_grad():
+                y = torch.sigmoid(self.fc(x))
+            return y * x
+
+    torch.export.save(torch.export.export(NoGradInside(), (torch.zeros(2, 4),)), out_dir + "/no_grad.pt2")
     print("ok")
 ''')
 
@@ -95,7 +107,7 @@ def archives(tmp_path_factory):
     legacy = root / "legacy_8_3.pt2"
     write_legacy(root / "small.pt2", legacy)
     return {"dataclass": str(root / "dataclass_output.pt2"), "custom": str(root / "custom_op.pt2"),
-            "small": str(root / "small.pt2"), "legacy": str(legacy)}
+            "small": str(root / "small.pt2"), "legacy": str(legacy), "no_grad": str(root / "no_grad.pt2")}
 
 
 def write_legacy(source, target) -> None:
@@ -144,6 +156,14 @@ def test_custom_op_of_a_made_up_namespace(archives, run_cli):
     assert "custom op" in custom["reason"] and "factory" in custom["reason"]
     assert custom["dtypes"] == ["float32"] and custom["module_paths"] == ["(root)"]
     assert any("kbtest_made_up::scale_rows" in note for note in report["notes"])
+
+
+def test_wrapper_higher_order_ops_are_read_through(archives, run_cli):
+    code, out, err = run_cli("check", archives["no_grad"], "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)["reports"][0]
+    assert [op["op"] for op in report["ops"]] == ["aten::linear", "aten::sigmoid", "aten::mul.Tensor"]
+    assert any("wrap_with_set_grad_enabled" in note for note in report["notes"])
 
 
 def test_older_flat_archive(archives, run_cli):
