@@ -18,7 +18,11 @@ from kb.errors import KBError
 from kb.vocab import MODES, SEVERITY, UNKNOWN
 
 FORMATS = ("table", "json", "markdown", "sarif", "junit")
-FAIL_ON = ("unsupported", "fallback", "unknown")
+# `--fail-on LEVEL` trips on LEVEL or worse in this order; crash and timeout count as
+# unsupported. `unknown` is not on the scale: it trips only with --fail-on-unknown.
+FAIL_ON = ("decomposed", "fallback", "unsupported")
+LEGEND = ("legend: ✔ native (its own kernel) · ◐ decomposed (PyTorch splits it into ops that run) · "
+          "⇄ fallback (runs on the host CPU) · ✘ unsupported · ? unknown (no evidence yet)")
 
 
 class CheckUsageError(KBError):
@@ -62,7 +66,8 @@ def check_command(
     trust_module: Annotated[list[str] | None, typer.Option("--trust-module", help="A module the pickle may name (your model's package; repeatable; implies --trust).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
-    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: unsupported, fallback or unknown.")] = None,
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: decomposed < fallback < unsupported (unknown ops do not count; see --fail-on-unknown).")] = None,
+    fail_on_unknown: Annotated[bool, typer.Option("--fail-on-unknown", help="Exit 1 when an op has no evidence either way (a switch of its own).")] = False,
     baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
     save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
@@ -81,8 +86,11 @@ def check_command(
         raise CheckUsageError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
     if mode not in MODES:
         raise CheckUsageError(f"--mode {mode}: expected one of {', '.join(MODES)}")
+    if fail_on == UNKNOWN:
+        raise CheckUsageError("--fail-on unknown: unknown is a switch of its own, --fail-on-unknown "
+                              f"(alone or with --fail-on {'|'.join(FAIL_ON)})")
     if fail_on is not None and fail_on not in FAIL_ON:
-        raise CheckUsageError(f"--fail-on {fail_on}: expected one of {', '.join(FAIL_ON)}")
+        raise CheckUsageError(f"--fail-on {fail_on}: expected one of {', '.join(FAIL_ON)} (or --fail-on-unknown)")
     try:
         allowed = {canonical(name) for name in allow or []}
     except OpNameError as exc:
@@ -109,7 +117,7 @@ def check_command(
 
     if save:
         save_reports(db, reports)
-    gate = evaluate_gate(reports, fail_on, known)
+    gate = evaluate_gate(reports, fail_on, known, fail_on_unknown=fail_on_unknown)
     document = {"model": model, "model_kind": traced.kind, "train": traced.train,
                 "reports": [r.to_dict() for r in reports], "gate": gate}
     if fmt == "json":
@@ -121,11 +129,11 @@ def check_command(
     elif fmt == "sarif":
         from cli.check_formats import sarif
 
-        sys.stdout.write(json.dumps(sarif(reports, fail_on), indent=2) + "\n")
+        sys.stdout.write(json.dumps(sarif(reports, gate), indent=2) + "\n")
     elif fmt == "junit":
         from cli.check_formats import junit
 
-        sys.stdout.write(junit(reports, fail_on))
+        sys.stdout.write(junit(reports, gate))
     else:
         render_table(reports, gate)
     if gate["failed"]:
@@ -176,21 +184,29 @@ def is_allowed(op, allowed: set[str]) -> bool:
     return bool(problems) and all(name in allowed for name in problems)
 
 
-def evaluate_gate(reports, fail_on: str | None, baseline: dict | None) -> dict:
-    """Which ops trip `--fail-on`: bad enough, not allowed, and not already in the baseline
-    with a status at least as bad."""
+def trips(status: str, fail_on: str | None, fail_on_unknown: bool) -> bool:
+    """Whether one status trips the gate: `unknown` only by its own switch; the rest by
+    the scale native < decomposed < fallback < unsupported (crash, timeout as unsupported)."""
+    if status == UNKNOWN:
+        return fail_on_unknown
+    return fail_on is not None and SEVERITY[status] >= SEVERITY[fail_on]
+
+
+def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_on_unknown: bool = False) -> dict:
+    """Which ops trip the gate: bad enough, not allowed, and not already in the baseline
+    with the same status or a worse one. Every output format shows exactly these."""
     failing = []
-    if fail_on is not None:
-        threshold = SEVERITY[fail_on]
-        for report in reports:
-            for op in report.ops:
-                if SEVERITY[op.status] < threshold or op.allowed:
-                    continue
-                before = (baseline or {}).get((report.target, op.op))
-                if before is not None and SEVERITY.get(before, 0) >= SEVERITY[op.status]:
-                    continue
-                failing.append({"target": report.target, "op": op.op, "status": op.status})
-    return {"fail_on": fail_on, "baseline": baseline is not None, "failing": failing, "failed": bool(failing)}
+    for report in reports:
+        for op in report.ops:
+            if op.allowed or not trips(op.status, fail_on, fail_on_unknown):
+                continue
+            before = (baseline or {}).get((report.target, op.op))
+            if before is not None and (before == op.status or (before != UNKNOWN and op.status != UNKNOWN
+                                                              and SEVERITY.get(before, 0) >= SEVERITY[op.status])):
+                continue
+            failing.append({"target": report.target, "op": op.op, "status": op.status})
+    return {"fail_on": fail_on, "fail_on_unknown": fail_on_unknown, "baseline": baseline is not None,
+            "failing": failing, "failed": bool(failing)}
 
 
 def _read_baseline(path: str) -> dict:
@@ -291,6 +307,35 @@ def render_table(reports, gate: dict) -> None:
     else:
         _side_by_side(reports)
     _gate_lines(gate)
+    for line in closing_lines(reports):
+        sys.stdout.write(line + "\n")
+
+
+def settle_command(reports) -> str | None:
+    """The command that would give the unknown ATen ops a verdict: a static probe of the
+    target's backend (its dispatch table names every op it has a kernel for), run where the
+    backend is installed and ingested into the KB. Custom ops are settled by the factory
+    route instead (their reason says so)."""
+    from kb.probe.backends import BACKENDS
+
+    commands = []
+    for report in reports:
+        if not any(op.status == UNKNOWN and op.op.startswith("aten::") for op in report.ops):
+            continue
+        backend = next((b for b in BACKENDS.values() if b.target == report.target), None)
+        if backend is not None:
+            commands.append(f"kb probe --static --backend {backend.name} --out {report.target}-static.jsonl --ingest"
+                            + (f" (where {backend.module} is installed)" if backend.module else ""))
+    return "; ".join(commands) or None
+
+
+def closing_lines(reports) -> list[str]:
+    """The legend, then (where ops are unknown) how to settle them."""
+    lines = [LEGEND]
+    command = settle_command(reports)
+    if command:
+        lines.append(f"unknown ops: settle them with {command}, then check again")
+    return lines
 
 
 def _side_by_side(reports) -> None:
@@ -308,14 +353,23 @@ def _side_by_side(reports) -> None:
     table(["op", "count", *[r.target for r in reports], "dtypes", "modules"], rows, status_column=None)
 
 
+def gate_name(gate: dict) -> str | None:
+    parts = ([f"--fail-on {gate['fail_on']}"] if gate.get("fail_on") else []) + (
+        ["--fail-on-unknown"] if gate.get("fail_on_unknown") else [])
+    return " ".join(parts) or None
+
+
 def _gate_lines(gate: dict) -> None:
-    if gate["fail_on"] is None:
+    name = gate_name(gate)
+    if name is None:
         return
     if gate["failed"]:
         listed = ", ".join(f"{f['op']} ({f['status']} on {f['target']})" for f in gate["failing"][:10])
-        sys.stdout.write(f"gate --fail-on {gate['fail_on']}: FAILED — {listed}\n")
+        more = len(gate["failing"]) - 10
+        sys.stdout.write(f"gate {name}: FAILED, {len(gate['failing'])} finding{'s' if len(gate['failing']) != 1 else ''}"
+                         f" — {listed}{f' +{more} more' if more > 0 else ''}\n")
     else:
-        sys.stdout.write(f"gate --fail-on {gate['fail_on']}: passed\n")
+        sys.stdout.write(f"gate {name}: passed\n")
 
 
 def render_markdown(reports, gate: dict) -> str:
@@ -331,8 +385,10 @@ def render_markdown(reports, gate: dict) -> str:
                      _paths_text(op.module_paths), _source_text(op)]
             out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         out.append("")
-    if gate["fail_on"]:
-        out.append(f"**Gate `--fail-on {gate['fail_on']}`: {'failed' if gate['failed'] else 'passed'}**\n")
+    if gate_name(gate):
+        verdict = f"failed, {len(gate['failing'])} findings" if gate["failed"] else "passed"
+        out.append(f"**Gate `{gate_name(gate)}`: {verdict}**\n")
+    out.extend(f"{line}  " for line in closing_lines(reports))
     return "\n".join(out) + "\n"
 
 

@@ -1,7 +1,8 @@
 """Machine-readable `kb check` reports for CI: SARIF 2.1.0 (code scanning) and JUnit XML.
 
-Both list the problems (ops that are not native or decomposed); JUnit also lists the
-fine ops as passing test cases, so a CI dashboard shows coverage, not only failures.
+Both count exactly the gate's findings (`cli.check.evaluate_gate`): SARIF lists them at
+level error/warning and the other problem ops as notes; JUnit fails them and lists every
+other op as a passing test case, so a CI dashboard shows coverage, not only failures.
 """
 
 from __future__ import annotations
@@ -9,21 +10,23 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import kb
-from kb.vocab import SEVERITY
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _RULES = {
+    "decomposed": ("warning", "PyTorch decomposes this op into others that run on the device."),
     "fallback": ("warning", "Runs through the backend's CPU fallback: tensors go to the host and back."),
-    "unknown": ("note", "No evidence for this op on this target."),
+    "unknown": ("warning", "No evidence for this op on this target."),
     "unsupported": ("error", "The backend raises for this op."),
     "crash": ("error", "This op crashed the device runtime in a live probe."),
     "timeout": ("error", "This op hung in a live probe."),
 }
+# Listed as notes even when the gate does not trip on them: worth seeing in code scanning.
+_ALWAYS_LISTED = ("fallback", "unknown", "unsupported", "crash", "timeout")
 
 
-def _problem(op, fail_on: str | None) -> bool:
-    threshold = SEVERITY[fail_on] if fail_on else SEVERITY["fallback"]
-    return SEVERITY[op.status] >= threshold and not op.allowed
+def failing_keys(gate: dict) -> set[tuple[str, str]]:
+    """(target, op) of every finding the gate counted: the formats count exactly these."""
+    return {(f["target"], f["op"]) for f in gate.get("failing", [])}
 
 
 def _message(report, op) -> str:
@@ -33,20 +36,21 @@ def _message(report, op) -> str:
     return f"{op.op} is {op.status}{via} on {report.target} {report.mode}: {op.count} call(s) in {where}{why}"
 
 
-def sarif(reports, fail_on: str | None) -> dict:
+def sarif(reports, gate: dict) -> dict:
     """One SARIF run; one result per problem op per target, located in the model file and
-    (logically) in its modules."""
+    (logically) in its modules. Results at level error/warning are the gate's findings,
+    one for one; the other problem ops are notes."""
+    failing = failing_keys(gate)
     results = []
     used_rules: dict[str, dict] = {}
     for report in reports:
         for op in report.ops:
-            if op.status not in _RULES or op.allowed:
+            counted = (report.target, op.op) in failing
+            if op.status not in _RULES or op.allowed or not (counted or op.status in _ALWAYS_LISTED):
                 continue
-            level, text = _RULES[op.status]
-            if fail_on is not None and not _problem(op, fail_on):
-                level = "note"
+            level = _RULES[op.status][0] if counted else "note"
             rule_id = f"kb/{op.status}"
-            used_rules[rule_id] = {"id": rule_id, "name": op.status, "shortDescription": {"text": text},
+            used_rules[rule_id] = {"id": rule_id, "name": op.status, "shortDescription": {"text": _RULES[op.status][1]},
                                    "defaultConfiguration": {"level": _RULES[op.status][0]}}
             results.append({
                 "ruleId": rule_id,
@@ -57,13 +61,14 @@ def sarif(reports, fail_on: str | None) -> dict:
                     "logicalLocations": [{"name": path, "kind": "module"} for path in op.module_paths[:10]],
                 }],
                 "properties": {"op": op.op, "target": report.target, "mode": report.mode, "count": op.count,
-                               "backendVersion": report.backend_version, "source": op.source_url or op.source_kind},
+                               "backendVersion": report.backend_version, "source": op.source_url or op.source_kind,
+                               "gateFinding": counted},
             })
         for text in report.warnings:
             used_rules["kb/warning"] = {"id": "kb/warning", "name": "warning",
                                         "shortDescription": {"text": "A known limitation or end-of-support notice."},
-                                        "defaultConfiguration": {"level": "warning"}}
-            results.append({"ruleId": "kb/warning", "level": "warning", "message": {"text": text},
+                                        "defaultConfiguration": {"level": "note"}}
+            results.append({"ruleId": "kb/warning", "level": "note", "message": {"text": text},
                             "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
                             "properties": {"target": report.target, "mode": report.mode}})
     return {
@@ -76,18 +81,21 @@ def sarif(reports, fail_on: str | None) -> dict:
     }
 
 
-def junit(reports, fail_on: str | None) -> str:
-    """A testsuite per target, a testcase per op; problem ops fail."""
+def junit(reports, gate: dict) -> str:
+    """A testsuite per target, a testcase per op; the gate's findings fail, nothing else."""
+    failing = failing_keys(gate)
     suites = ET.Element("testsuites", name="kb check")
     for report in reports:
-        failures = [op for op in report.ops if _problem(op, fail_on)]
+        failures = [op for op in report.ops if (report.target, op.op) in failing]
         suite = ET.SubElement(suites, "testsuite", name=f"kb check {report.target} {report.mode}",
                               tests=str(len(report.ops)), failures=str(len(failures)), errors="0", skipped="0")
         for op in report.ops:
             case = ET.SubElement(suite, "testcase", classname=f"{report.target}.{report.mode}", name=op.op)
-            if _problem(op, fail_on):
+            if (report.target, op.op) in failing:
                 failure = ET.SubElement(case, "failure", message=f"{op.status} on {report.target}", type=op.status)
                 failure.text = _message(report, op)
+            elif op.status not in ("native", "decomposed"):
+                ET.SubElement(case, "system-out").text = _message(report, op) + " (not gated)"
         if report.warnings:
             ET.SubElement(suite, "system-out").text = "\n".join(f"warning: {w}" for w in report.warnings)
     ET.indent(suites)

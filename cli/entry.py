@@ -10,9 +10,69 @@ from __future__ import annotations
 import os
 import sys
 
+# What a shell reports for a process ended by SIGPIPE (128 + 13): `kb ... | head` stops
+# quietly with it, as `cat` and `grep` do.
+EXIT_PIPE_CLOSED = 141
+
+
+class _PipeClosed(BaseException):
+    """stdout's reader went away. A BaseException, so no command's `except Exception`
+    (nor click's own EPIPE handling) turns it into another exit code or a traceback."""
+
+
+class _GuardedStdout:
+    """sys.stdout that turns a closed pipe into _PipeClosed; everything else delegated."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise _PipeClosed from None
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise _PipeClosed from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's last flush has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    stdout = sys.stdout
+    if not isinstance(stdout, _GuardedStdout):
+        sys.stdout = _GuardedStdout(stdout)
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except (_PipeClosed, BrokenPipeError):
+        _silence_stdout()
+        return EXIT_PIPE_CLOSED
+    finally:
+        sys.stdout = stdout
+
+
+def _main(argv: list[str]) -> int:
     from cli.render import error
     from kb.errors import KBError, TorchMissingError, is_torch_missing
 

@@ -34,7 +34,11 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
         return
     for basis_note in report.get("basis_notes") or ():
         note(basis_note)
+    hidden = 0
     for entry in report["ops"]:
+        shown = _newest_presumed_only(entry["verdicts"])
+        hidden += len(entry["verdicts"]) - len(shown)
+        entry = {**entry, "verdicts": shown}
         cat = entry["catalog"] or {}
         kinds = [k for k, flag in (("CompositeImplicitAutograd", cat.get("composite_implicit")),
                                    ("CompositeExplicitAutograd", cat.get("composite_explicit"))) if flag]
@@ -62,7 +66,21 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                    for c in entry["caveats"]],
                   title=f"known issues measured in public ({len(entry['caveats'])})", status_column=None)
         print()
+    if hidden:
+        note(f"{hidden} presumed verdicts of older versions not shown (only each target's newest; --json has all)")
     legend()
+
+
+def _newest_presumed_only(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Presumed rows repeat an older version's word for every later version: keep them for
+    each target's newest version only; evidence and inferred rows are all shown."""
+    from kb.store.queries import version_key
+
+    newest: dict[str, str] = {}
+    for v in verdicts:
+        if v["target"] not in newest or version_key(v["backend_version"]) > version_key(newest[v["target"]]):
+            newest[v["target"]] = v["backend_version"]
+    return [v for v in verdicts if v.get("basis") != "presumed" or v["backend_version"] == newest[v["target"]]]
 
 
 def legend() -> None:

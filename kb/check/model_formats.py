@@ -273,7 +273,8 @@ def _detect_zip(path: str, trust: bool, trusted: tuple[str, ...]) -> ModelSource
     with bio.open_zip(path) as archive:
         names = archive.namelist()
         root, inner = _strip_root(path, names)
-        if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner:
+        if any(n.startswith("models/") and n.endswith(".json") for n in inner) or "archive_format" in inner \
+                or "serialized_exported_program.json" in inner:  # the flat archive torch <= 2.6 wrote
             for info in archive.infolist():  # the graph reader inflates these: bound them first
                 if info.filename.endswith(".json"):
                     bio.check_member(archive, info.filename, bio.MAX_JSON_BYTES)

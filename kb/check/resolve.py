@@ -298,10 +298,23 @@ def _same_value(actual: Any, option: Any) -> bool:
 
 
 def _named_arguments(site: CallSite) -> dict:
-    """The call's arguments by schema name, defaults filled in."""
+    """The call's arguments by schema name, defaults filled in where torch is loaded.
+
+    An archive's graph names every argument it passes (`site.named`); that is enough
+    without torch: an argument left at its default is then not checked."""
+    import sys
+
+    if site.named is not None and "torch" not in sys.modules:
+        return dict(site.named)
     overload = _overload(site.op)
     if overload is None:
-        return dict(site.kwargs)
+        return dict(site.named if site.named is not None else site.kwargs)
+    if site.named is not None:
+        values = dict(site.named)
+        for argument in overload._schema.arguments:
+            if argument.name not in values and argument.has_default_value():
+                values[argument.name] = argument.default_value
+        return values
     values = {}
     for position, argument in enumerate(overload._schema.arguments):
         if position < len(site.args) and not argument.kwarg_only:
@@ -369,8 +382,21 @@ def _python_decompositions() -> dict:
 
 
 def decompose(site: CallSite) -> tuple[list[CallSite] | None, str | None]:
-    """The leaf calls `site` decomposes into, traced on meta tensors; (None, why) if it does not."""
-    kind = decomposition_kind(site.op)
+    """The leaf calls `site` decomposes into, traced on meta tensors; (None, why) if it does not.
+
+    Needs torch. A custom op (not aten/prims) is only looked at when torch is already
+    loaded (its library may have registered it here); otherwise kb says what it can."""
+    import sys
+
+    namespace = site.op.partition("::")[0]
+    if namespace not in ("aten", "prims") and "torch" not in sys.modules:
+        return None, custom_op_reason(site.op)
+    try:
+        kind = decomposition_kind(site.op)
+    except ImportError:
+        return None, "no verdict in the KB, and torch is not installed here to trace its decomposition"
+    if kind is None and namespace not in ("aten", "prims"):
+        return None, custom_op_reason(site.op, registered=_registered_here(site.op))
     if kind is None:
         return None, None
     if kind == "CompositeExplicitAutogradNonFunctional":  # needs no shapes: one leaf, same arguments
@@ -396,6 +422,28 @@ def decompose(site: CallSite) -> tuple[list[CallSite] | None, str | None]:
     return value, kind
 
 
+def custom_op_reason(op: str, registered: str | None = None) -> str:
+    """What kb can say about a custom op (namespace other than aten/prims)."""
+    namespace = op.partition("::")[0]
+    if registered:
+        return (f"custom op ({namespace}): registered here with kernels for {registered}, "
+                "none of them a decomposition kb can trace")
+    return (f"custom op ({namespace}): its implementation is not in the archive; check the factory route "
+            "(kb check model.py:build --input-shape ...) to trace through it")
+
+
+def _registered_here(op: str) -> str | None:
+    """Dispatch keys with a kernel for `op` in this process (torch loaded), or None."""
+    import torch
+
+    keys = ("CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "PrivateUse1", "XLA")
+    try:
+        found = [key for key in keys if torch._C._dispatch_has_kernel_for_dispatch_key(op, key)]
+    except RuntimeError:  # not registered in this process
+        return None
+    return ", ".join(found) or None
+
+
 # Traced decompositions by call signature, shared by every resolver in the process.
 _DECOMP_CACHE: dict[str, list[CallSite] | str] = {}
 
@@ -408,8 +456,9 @@ def _trace_decomposition(site: CallSite, kind: str) -> list[CallSite]:
     from kb.check.tracing import sites_from_graph
 
     op = _overload(site.op)
-    args = _materialise(site.args)
-    kwargs = _materialise(site.kwargs)
+    args, kwargs = _by_schema(op, site) if site.named is not None else (site.args, site.kwargs)
+    args = _materialise(args)
+    kwargs = _materialise(kwargs)
     if kind == "CompositeImplicitAutograd":
 
         def run(*a):
@@ -430,9 +479,28 @@ def _trace_decomposition(site: CallSite, kind: str) -> list[CallSite]:
     return sites_from_graph(graph_module.graph)
 
 
+def _by_schema(op, site: CallSite) -> tuple[tuple, dict]:
+    """Positional and keyword arguments as the op's schema takes them, from the call's
+    named arguments (older archives do not record which were passed by keyword)."""
+    args: list = []
+    kwargs: dict = {}
+    for argument in op._schema.arguments:
+        if argument.name not in site.named:
+            continue
+        value = site.named[argument.name]
+        if argument.kwarg_only or len(args) < [a.name for a in op._schema.arguments].index(argument.name):
+            kwargs[argument.name] = value
+        else:
+            args.append(value)
+    return tuple(args), kwargs
+
+
 def _materialise(template: Any) -> Any:
     """Meta tensors (and meta devices) for a template's specs."""
     import torch
+
+    if hasattr(template, "to_torch"):  # a dtype/layout/device named in an archive's graph
+        template = template.to_torch()
 
     if isinstance(template, TensorSpec):
         dtype = getattr(torch, template.dtype)

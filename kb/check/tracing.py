@@ -18,100 +18,23 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from kb.check import model_formats as mf
+from kb.check.callsites import (  # noqa: F401 - re-exported: callers import them from here
+    CallSite,
+    TensorSpec,
+    TracedModel,
+    _flatten,
+    _module_from_stack,
+    _short_type,
+)
 from kb.errors import KBError, TorchMissingError, is_torch_missing, require_torch
 from kb.opnames import OpNameError, canonical
 
 
 class TracingError(mf.ModelInputError):
     """The model could not be traced (exit 2, one line)."""
-
-
-@dataclass(frozen=True)
-class TensorSpec:
-    """What kb keeps of a tensor argument: enough to rebuild it on the meta device."""
-
-    shape: tuple[int, ...] | None
-    dtype: str | None
-    stride: tuple[int, ...] | None = None
-
-    @property
-    def nbytes(self) -> int:
-        if self.shape is None or self.dtype is None:
-            return 0
-        import torch
-
-        size = 1
-        for dim in self.shape:
-            size *= dim
-        return size * getattr(torch, self.dtype).itemsize
-
-    def describe(self) -> str:
-        dims = "?" if self.shape is None else ",".join(str(d) for d in self.shape)
-        return f"{self.dtype or '?'}[{dims}]"
-
-
-@dataclass
-class CallSite:
-    """One call of one op at one place in the model."""
-
-    index: int
-    op: str
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    outputs: tuple = ()
-    module_path: str | None = None  # "" is the root module, None when unknown
-    module_type: str | None = None
-    phase: str = "forward"
-
-    def tensor_args(self) -> list[TensorSpec]:
-        return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]
-
-    def primary_dtype(self) -> str | None:
-        """The dtype an op's support is usually stated for: its first tensor argument's,
-        skipping boolean masks (`aten::where.self` is stated for its values, not its
-        condition), or its output's when it takes none (`aten::arange`)."""
-        tensors = [spec for spec in self.tensor_args() if spec.dtype]
-        for spec in tensors:
-            if spec.dtype != "bool":
-                return spec.dtype
-        if tensors:
-            return tensors[0].dtype
-        for spec in _flatten(self.outputs):
-            if isinstance(spec, TensorSpec) and spec.dtype:
-                return spec.dtype
-        return None
-
-    def has_shapes(self) -> bool:
-        return all(t.shape is not None for t in self.tensor_args())
-
-    def signature(self) -> str:
-        """A key equal for calls that decompose the same way."""
-        return repr((self.op, self.args, sorted(self.kwargs.items(), key=lambda kv: kv[0])))
-
-
-@dataclass
-class TracedModel:
-    kind: str
-    path: str
-    sites: list[CallSite]
-    notes: list[str] = field(default_factory=list)
-    train: bool = False
-
-
-def _flatten(value: Any) -> Iterable[Any]:
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _flatten(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _flatten(item)
-    else:
-        yield value
 
 
 # --- names and argument templates ----------------------------------------------------
@@ -191,25 +114,6 @@ def _node_template(value: Any) -> Any:
     return spec_of(value)
 
 
-def _short_type(type_name: Any) -> str | None:
-    if type_name is None:
-        return None
-    text = type_name if isinstance(type_name, str) else getattr(type_name, "__qualname__", str(type_name))
-    return text.rsplit(".", 1)[-1]
-
-
-_EXPORT_PATH_NOISE = re.compile(r"^L\['self'\]\.?|^L__self__\.?")
-
-
-def _module_from_stack(stack: dict | None) -> tuple[str | None, str | None]:
-    if not stack:
-        return ("", None) if stack is not None else (None, None)
-    path, type_name = list(stack.values())[-1]
-    path = _EXPORT_PATH_NOISE.sub("", str(path))
-    path = re.sub(r"\[(\d+)\]", r".\1", path).replace("._modules['", ".").replace("']", "")
-    return path, _short_type(type_name)
-
-
 # --- graphs ----------------------------------------------------------------------------
 
 
@@ -253,7 +157,7 @@ def sites_from_torchscript(module, inputs: tuple | None = None) -> tuple[list[Ca
     def walk(nodes) -> None:
         for node in nodes:
             kind = node.kind()
-            if kind.startswith("aten::"):
+            if kind.startswith("aten::") and _device_op(node, torch):
                 site = _torchscript_site(node, len(sites), torch, dtypes)
                 sites.append(site)
                 first = site.primary_dtype()
@@ -354,6 +258,8 @@ def _torchscript_site(node, index: int, torch, dtypes: dict) -> CallSite:
     except OpNameError:
         pass
     args, kwargs = _by_schema(name, [_ts_value(value, torch, dtypes) for value in node.inputs()])
+    if name == "aten::_convolution":
+        name, args = export_form_of_convolution(args)
     hierarchy = node.getModuleHierarchy() if hasattr(node, "getModuleHierarchy") else ""
     parts = [p for p in (hierarchy or "").split(".") if p]
     path = ".".join(re.sub(r"\(.*\)$", "", p) for p in parts)
@@ -362,6 +268,53 @@ def _torchscript_site(node, index: int, torch, dtypes: dict) -> CallSite:
         match = re.search(r"\(([^()]*)\)$", parts[-1])
         mtype = match.group(1) if match else None
     return CallSite(index=index, op=name, args=args, kwargs=kwargs, module_path=path, module_type=mtype)
+
+
+# Tensor metadata queries a TorchScript graph spells as ops; an export folds them into
+# shapes, and no device runs them.
+_METADATA_QUERIES = frozenset({
+    "aten::dim", "aten::size", "aten::size.int", "aten::stride", "aten::stride.int", "aten::numel",
+    "aten::len.Tensor", "aten::__is__", "aten::__isnot__", "aten::is_floating_point", "aten::is_complex",
+})
+
+
+def _device_op(node, torch) -> bool:
+    """Whether a TorchScript node is an op a device runs, as an export would list it: it
+    takes or returns a tensor and is not a metadata query. Scripted models are full of
+    Python-level arithmetic on ints and lists (`aten::add.int`, `aten::__getitem__.t`,
+    `aten::format`) that never reaches a backend."""
+    if node.kind() in _METADATA_QUERIES:
+        return False
+    return any(_holds_tensor(value.type(), torch) for value in (*node.inputs(), *node.outputs()))
+
+
+def _holds_tensor(vtype, torch) -> bool:
+    if isinstance(vtype, torch._C.TensorType):
+        return True
+    if isinstance(vtype, (torch._C.ListType, torch._C.OptionalType)):
+        return _holds_tensor(vtype.getElementType(), torch)
+    if isinstance(vtype, torch._C.TupleType):
+        return any(_holds_tensor(t, torch) for t in vtype.elements())
+    return False
+
+
+def export_form_of_convolution(args: tuple) -> tuple[str, tuple]:
+    """`aten::_convolution` (what torch.jit.trace records) as the op an export of the same
+    model shows: conv1d/2d/3d, or conv_transpose1d/2d/3d when `transposed`, with that op's
+    arguments; `aten::convolution` when the rank or `transposed` is not known.
+
+    _convolution takes (input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)."""
+    padded = tuple(args) + (None,) * (9 - len(args))
+    inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups = padded[:9]
+    rank = len(stride) if isinstance(stride, tuple) else None
+    if rank is None and isinstance(weight, TensorSpec) and weight.shape is not None:
+        rank = len(weight.shape) - 2
+    if rank not in (1, 2, 3) or not isinstance(transposed, bool):
+        return "aten::convolution", padded[:9]
+    if transposed:
+        return f"aten::conv_transpose{rank}d.input", (inp, weight, bias, stride, padding, output_padding, groups, dilation)
+    return f"aten::conv{rank}d", (inp, weight, bias, stride, padding, dilation, groups)
 
 
 _TS_DTYPES = {
@@ -431,6 +384,10 @@ def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, trai
 def _trace(source: mf.ModelSource, input_shapes: list[str] | None, *, train: bool, trust: bool) -> TracedModel:
     specs = [parse_input_shape(s) for s in input_shapes or []]
     if source.kind == mf.EXPORTED_PROGRAM:
+        if not train:  # the graph is read as data: no torch, no objects rebuilt
+            from kb.check import pt2_graph
+
+            return pt2_graph.trace_archive(source)
         program = mf.load_exported_program(source, trust=trust)
         if train:
             return TracedModel(source.kind, source.path, trace_training(_unflattened(program), _program_inputs(program, specs)),

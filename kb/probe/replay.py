@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
@@ -193,6 +194,7 @@ def run_samples(config_path: str, *, patterns: list[str] | None = None, workers:
                 on_task: Callable[[dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run OpInfo samples on the sim configured by `config_path`; (journal header, tasks)."""
     from kb.probe import sim
+    from kb.probe.live import journal
     from kb.probe.live.runner import Plan, run
 
     digest = hashlib.sha256(open(config_path, "rb").read()).hexdigest()[:12]
@@ -200,7 +202,10 @@ def run_samples(config_path: str, *, patterns: list[str] | None = None, workers:
     plan = Plan(run_id=f"replay-{digest}-{stamp}-{os.getpid()}", device="sim", dtypes=list(LEAF_DTYPES),
                 patterns=patterns, samples=samples, timeout=timeout, env={sim.CONFIG_ENV: config_path},
                 trace_decompositions=True)
-    return run(plan, workers=workers, on_start=on_start, on_task=on_task)
+    try:
+        return run(plan, workers=workers, on_start=on_start, on_task=on_task)
+    finally:  # the journal served this call only: a replay is redone, never resumed
+        shutil.rmtree(journal.run_dir(plan.folder_name()), ignore_errors=True)
 
 
 def _call_status(entry: dict[str, Any]) -> tuple[str, list[str]]:

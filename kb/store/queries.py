@@ -119,8 +119,7 @@ def op_report(conn: sqlite3.Connection, name: str, target: str | None = None) ->
     by_op: dict[str, list] = {op: [] for op in ops}
     for v in verdicts:
         by_op[v["op"]].append(v)
-    shown = sorted({(v["target"], v["backend_version"]) for v in verdicts})
-    notes = [note for t, version in shown if (note := basis_note(conn, t, version))]
+    notes = basis_notes(conn, sorted({(v["target"], v["backend_version"]) for v in verdicts}))
     return {
         "query": name,
         "ops": [
@@ -132,31 +131,52 @@ def op_report(conn: sqlite3.Connection, name: str, target: str | None = None) ->
     }
 
 
+PRESUMED_SHARE_NOTED = 0.5  # a version whose verdicts are mostly presumed says so in every header
+
+
+def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -> list[str]:
+    """What the verdicts of the shown target versions rest on, where it is not mostly
+    their own evidence: a pre-release, or verdicts presumed from an older version. Read
+    from kbmeta's `basis_stats` (counted by kb.store.support.rebuild), so a `kb op` header
+    costs no count over the verdicts."""
+    wanted = {(t, v) for t, v in shown if v}
+    if not wanted:
+        return []
+    meta = conn.execute("SELECT value FROM kbmeta WHERE key = 'basis_stats'").fetchone()
+    stats = json.loads(meta[0]) if meta else {}
+    releases = {str(rid): (version, channel) for rid, version, channel in
+                conn.execute("SELECT id, version, channel FROM release")}
+    channels = {version for version, channel in releases.values() if channel == "pre-release"}
+    rows = []
+    for key, (total, presumed, source) in stats.items():
+        target, _, release_id = key.partition("\t")
+        version, channel = releases.get(release_id, (None, None))
+        rows.append((target, version, channel, total, presumed, source))
+    notes = []
+    mostly_presumed: dict[str, list[tuple[str, int, int, str]]] = {}
+    for target, version, channel, total, presumed, source in sorted(
+            (r for r in rows if (r[0], r[1]) in wanted), key=lambda r: (r[0], version_key(r[1]))):
+        if version is None:
+            continue
+        if channel == "pre-release":
+            notes.append(f"{target} {version} is a pre-release development snapshot, not a vendor release")
+        if presumed and presumed >= PRESUMED_SHARE_NOTED * total:
+            mostly_presumed.setdefault(target, []).append((version, presumed, total, source))
+    for target, found in mostly_presumed.items():
+        if len(found) > 2:  # a long product line (Inf1's torch-neuron): one line, not one per version
+            notes.append(f"{target}: {len(found)} versions ({found[0][0]} … {found[-1][0]}) rest mostly on verdicts "
+                         f"presumed from older versions (no evidence of their own for those ops)")
+            continue
+        for version, presumed, total, source in found:
+            what = " (a pre-release snapshot)" if source in channels else ""
+            notes.append(f"{presumed} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
+                         f"no evidence of its own for those ops yet")
+    return notes
+
+
 def basis_note(conn: sqlite3.Connection, target: str, version: str | None) -> str | None:
-    """What the verdicts of one target version rest on, when it is not that version's own
-    evidence: a pre-release, or verdicts presumed from an older version. Every view of
-    those verdicts says it in its header."""
-    if version is None:
-        return None
-    row = conn.execute("SELECT channel FROM release r WHERE r.version = ? AND r.id IN "
-                       "(SELECT release_id FROM support WHERE target = ?)", (version, target)).fetchone()
-    channel = row[0] if row else None
-    presumed = conn.execute(
-        "SELECT json_extract(s.effective_via, '$.presumed_from'), count(*) FROM support s JOIN release r "
-        "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.basis = 'presumed' GROUP BY 1 "
-        "ORDER BY 2 DESC", (target, version)).fetchall()
-    total = conn.execute("SELECT count(*) FROM support s JOIN release r ON r.id = s.release_id "
-                         "WHERE s.target = ? AND r.version = ?", (target, version)).fetchone()[0]
-    parts = []
-    if channel == "pre-release":
-        parts.append(f"{target} {version} is a pre-release development snapshot, not a vendor release")
-    if presumed:
-        source, count = presumed[0]
-        source_channel = conn.execute("SELECT channel FROM release WHERE version = ?", (source,)).fetchone()
-        what = " (a pre-release snapshot)" if source_channel and source_channel[0] == "pre-release" else ""
-        parts.append(f"{count} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
-                     f"no evidence of its own for those ops yet")
-    return "; ".join(parts) or None
+    """The basis notes of one target version, joined (None when its verdicts are its own)."""
+    return "; ".join(basis_notes(conn, [(target, version)])) or None
 
 
 def target_names(conn: sqlite3.Connection) -> list[str]:
@@ -186,9 +206,22 @@ def pick_version(conn: sqlite3.Connection, target: str, version: str | None) -> 
         return latest_release_with_verdicts(conn, target)
     versions = _release_versions(conn, target)
     if version not in versions:
+        shipped = sdk_release_versions(conn, target, version)
+        if shipped:
+            return max(shipped, key=version_key)
         known = ", ".join(sorted(versions, key=version_key)) or "none"
         raise KBError(f"no verdicts for {target} version {version!r} (versions with data: {known})")
     return version
+
+
+def sdk_release_versions(conn: sqlite3.Connection, target: str, sdk: str) -> list[str]:
+    """The target's package versions that an SDK release ships (`neuron=2.33` → torch-neuronx
+    2.13.3.0 and 2.14.3.0), among those with verdicts."""
+    wanted = {sdk, sdk + ".0"} if sdk.count(".") == 1 else {sdk}
+    rows = conn.execute(
+        "SELECT DISTINCT r.version, r.sdk_version FROM support s JOIN release r ON r.id = s.release_id "
+        "WHERE s.target = ? AND r.sdk_version IS NOT NULL", (target,)).fetchall()
+    return [version for version, sdk_version in rows if sdk_version in wanted]
 
 
 def support_map(conn: sqlite3.Connection, target: str, backend_version: str | None = None,
@@ -241,7 +274,7 @@ def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", p
         rows.append({"op": op, **cells, "effective": effective,
                      "basis": {t: maps[t][op].get("basis") if op in maps[t] else None for t in targets},
                      "labels": {t: verdict.label(maps[t].get(op)) for t in targets}})
-    notes = [note for t in targets if (note := basis_note(conn, t, chosen[t]))]
+    notes = basis_notes(conn, [(t, chosen[t]) for t in targets])
     return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes}
 
 
@@ -263,7 +296,7 @@ def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = 
         elif (row["old"], row["old_runs"]) != (row["new"], row["new_runs"]):
             changed.append(row)
     return {"target": target, "old": old, "new": new, "mode": mode, "gained": gained, "lost": lost,
-            "changed": changed, "basis_notes": [n for v in (old, new) if (n := basis_note(conn, target, v))]}
+            "changed": changed, "basis_notes": basis_notes(conn, [(target, old), (target, new)])}
 
 
 def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:

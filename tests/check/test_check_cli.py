@@ -57,22 +57,25 @@ def test_sarif(run_cli, mlp):
 
 
 def test_junit(run_cli, mlp):
-    code, out, _ = run_cli("check", mlp, "--format", "junit")
-    assert code == 0
+    code, out, _ = run_cli("check", mlp, "--format", "junit", "--fail-on", "fallback")
+    assert code == 1
     suite = ET.fromstring(out.split("\n", 1)[1]).find("testsuite")
     assert suite.get("tests") == "2" and suite.get("failures") == "1"
     failing = [case.get("name") for case in suite if case.find("failure") is not None]
     assert failing == ["aten::gelu"]
+    code, out, _ = run_cli("check", mlp, "--format", "junit")  # no gate: nothing fails
+    assert code == 0 and ET.fromstring(out.split("\n", 1)[1]).find("testsuite").get("failures") == "0"
 
 
-@pytest.mark.parametrize("fail_on,expected", [("unsupported", 0), ("fallback", 1), ("unknown", 0)])
+@pytest.mark.parametrize("fail_on,expected", [("unsupported", 0), ("fallback", 1), ("decomposed", 1)])
 def test_fail_on_thresholds(run_cli, mlp, fail_on, expected):
     code, _out, _err = run_cli("check", mlp, "--fail-on", fail_on)
     assert code == expected
 
 
 def test_fail_on_unknown_catches_unknown_and_worse(run_cli, saved):
-    code, out, _ = run_cli("check", saved["spectral"]["exported_program"], "--fail-on", "unknown")
+    spectral = saved["spectral"]["exported_program"]
+    code, out, _ = run_cli("check", spectral, "--fail-on-unknown", "--fail-on", "unsupported")
     assert code == 1 and "FAILED" in out and "aten::fft_rfft (unsupported on neuron)" in out
 
 
@@ -87,14 +90,14 @@ def test_baseline_only_new_problems_fail(run_cli, saved, tmp_path):
     baseline.write_text(previous)
     code, _out, _ = run_cli("check", saved["mlp"]["exported_program"], "--fail-on", "fallback", "--baseline", baseline)
     assert code == 0  # gelu was already fallback
-    code, out, _ = run_cli("check", saved["block"]["exported_program"], "--fail-on", "unknown", "--baseline", baseline)
+    code, out, _ = run_cli("check", saved["block"]["exported_program"], "--fail-on-unknown", "--baseline", baseline)
     assert code == 1 and "scaled_dot_product_attention" in out
 
 
 def test_bad_baseline_and_options(run_cli, mlp, tmp_path):
     bad = tmp_path / "b.json"
     bad.write_text("{not json")
-    for args in (["--baseline", bad], ["--format", "xml"], ["--mode", "jit"], ["--fail-on", "slow"],
+    for args in (["--baseline", bad], ["--format", "xml"], ["--mode", "jit"], ["--fail-on", "slow"], ["--fail-on", "unknown"],
                  ["--allow", "not an op"]):
         code, _out, err = run_cli("check", mlp, *args)
         assert code == 2 and err.startswith("kb: error: ") and "Traceback" not in err
@@ -158,3 +161,37 @@ def test_backend_version_per_target(run_cli, mlp):
     assert [r["backend_version"] for r in json.loads(out)["reports"]] == ["2.33.0", "0.2.0"]
     code, _out, err = run_cli("check", mlp, "--backend-version", "cuda=12")
     assert code == 2 and "not a --target" in err
+
+
+@pytest.mark.parametrize("gate", [[], ["--fail-on", "fallback"], ["--fail-on-unknown"], ["--fail-on", "decomposed"],
+                                  ["--fail-on", "unsupported", "--fail-on-unknown"]])
+@pytest.mark.parametrize("model", ["block", "spectral", "mlp"])
+def test_every_format_counts_the_gates_findings(run_cli, saved, gate, model):
+    """table, json, markdown, sarif and junit agree with the exit code on what failed."""
+    path = saved[model]["exported_program"]
+    code, out, _ = run_cli("check", path, "--json", *gate)
+    failing = json.loads(out)["gate"]["failing"]
+    assert code == (1 if failing else 0)
+    if "--fail-on-unknown" not in gate:
+        assert all(f["status"] != "unknown" for f in failing)  # never implied by a level
+    _, out, _ = run_cli("check", path, "--format", "sarif", *gate)
+    results = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] != "kb/warning"]
+    assert sum(r["level"] != "note" for r in results) == len(failing)
+    _, out, _ = run_cli("check", path, "--format", "junit", *gate)
+    suites = ET.fromstring(out.split("\n", 1)[1]).iter("testsuite")
+    assert sum(int(suite.get("failures")) for suite in suites) == len(failing)
+    for fmt in ("table", "markdown"):
+        _, out, _ = run_cli("check", path, "--format", fmt, *gate)
+        if failing:
+            assert f"FAILED, {len(failing)} finding" in out or f"failed, {len(failing)} findings" in out
+        elif gate:
+            assert "passed" in out
+
+
+def test_table_ends_with_legend_and_how_to_settle_unknowns(run_cli, saved):
+    _, out, _ = run_cli("check", saved["block"]["exported_program"])
+    lines = out.rstrip("\n").splitlines()
+    assert lines[-2].startswith("legend: ✔ native") and "? unknown" in lines[-2]
+    assert lines[-1].startswith("unknown ops: settle them with kb probe --static --backend torch_neuronx")
+    _, out, _ = run_cli("check", saved["mlp"]["exported_program"], "-t", "tpu")
+    assert out.rstrip("\n").splitlines()[-1].startswith("legend: ")  # nothing unknown: no probe line

@@ -68,3 +68,12 @@ def test_diff_lists_kernels_gained_between_two_tpu_versions(shipped, capsys):
     assert len(result["gained"]) > 100 and all(r["new"] == "native" for r in result["gained"])
     code, _out, err = run_kb(capsys, "diff", "nosuch", "0.1.1", "0.2.0", "--db", shipped)
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_an_sdk_release_resolves_to_its_packages_and_says_it_is_presumed(saved, shipped, capsys):
+    code, out, err = run_kb(capsys, "check", saved["block"]["exported_program"], "--target", "neuron",
+                            "--backend-version", "neuron=2.33", "--db", shipped)
+    assert code == 0, err
+    assert "on neuron 2.14.3.0" in out and "presumed from 0.1.0.dev0+g98154b8 (a pre-release snapshot)" in out
+    code, out, _err = run_kb(capsys, "ops", "--target", "neuron", "--version", "2.33", "--json", "--db", shipped)
+    assert code == 0 and json.loads(out)["backend_version"] == "2.14.3.0"

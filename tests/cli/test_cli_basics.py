@@ -113,3 +113,16 @@ def test_console_script_never_prints_a_traceback(filled, tmp_path):
         proc = subprocess.run([sys.executable, "-m", "cli.entry", *args], capture_output=True, text=True, env=env)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["op", "aten::add.Tensor"], ["op", "add", "--json"], ["ops", "--target", "neuron"],
+                                  ["targets"], ["--help"], ["check", "--help"]])
+def test_a_closed_pipe_ends_quietly(filled, args):
+    """`kb ... | head` when head has gone: exit 0 or 141 (SIGPIPE's), nothing on stderr."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "cli.entry", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # the reader is gone before the first write
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) in (0, 141), err
+    assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err
