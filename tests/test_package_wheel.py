@@ -27,8 +27,6 @@ pytestmark = pytest.mark.heavy
 
 TORCH = "torch==2.13.0"  # the exact spelling .ci/run and the README install; never another
 PIP_TIMEOUT = 900
-# A torch-free reader of .pt2 archives (issue #15); without it `kb check x.pt2` needs torch.
-PT2_READER = REPO / "kb" / "check" / "pt2_graph.py"
 
 
 def _mb(path: Path) -> float:
@@ -157,11 +155,6 @@ def test_check_of_a_pt2_without_torch(venv):
 
     torch.export.save(torch.export.export(Tiny(), (torch.randn(3, 4),)), str(model))
     done = _kb(venv, "check", "tiny.pt2", "--target", "tpu", "--json")
-    if not PT2_READER.exists():
-        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
-        assert "needs PyTorch" in done.stderr
-        pytest.skip("the torch-free .pt2 reader (issue #15) is not in this tree: kb check of a .pt2 still needs "
-                    "torch (checked instead: it says so in one line, exit 2)")
     assert done.returncode in (0, 1), done.stderr
     assert "aten::relu" in done.stdout
 
