@@ -84,7 +84,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     intent, text = q.intent, q.text.lower()
     if intent in ("help", "model") or not text:
         return intent
-    explicit_op = bool(q.op_words or q.function_words)
+    feature_words = {w for w in names.FEATURE_WORDS if "." in w}
+    explicit_op = bool(q.op_words or [w for w in q.function_words if w.lower() not in feature_words])
     targets = q.target_names()
     if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
         versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
@@ -99,8 +100,10 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if intent == "eol":
         return intent
     fams = families.families_in(q.text)
-    if fams and not explicit_op and intent != "caveat":
-        word_is_op = any(w.lower() in _op_bases(conn) for w in q.plain_words if families.family(w) is fams[0])
+    bases = _op_bases(conn) if fams else set()
+    plain_op = any(w.lower() in bases and families.family(w) is None for w in q.plain_words if "_" in w)
+    if fams and not explicit_op and not plain_op and intent != "caveat":
+        word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) is fams[0])
         if re.search(LIST_CUES, text) or not word_is_op:
             if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
                 return "family"

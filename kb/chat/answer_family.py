@@ -66,7 +66,7 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
             lines.append(f"_{notes}._")
         wanted = [status] if status else [s for s in LISTED if s in by_status and s not in ("native", "decomposed")]
         for s in wanted:
-            rows = sorted(by_status.get(s, []), key=lambda r: r["op"])
+            rows = sorted(by_status.get(s, []), key=_shown_first)
             yes_no.append(s if rows else f"no-{s}")
             lines.append(f"{len(rows)} {fam.name} ops {_said(s)} on {mention.target} {version}:" if rows else
                          f"No {fam.name} op {_said(s)} on {mention.target} {version} in the KB.")
@@ -90,6 +90,16 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
     head = _head(q, status, yes_no)
     text = "\n".join(([head, ""] if head else []) + lines) + src.markdown()
     return Answer(q.text, "family", text, facts, src.items)
+
+
+BACKEND_VARIANTS = ("cudnn", "miopen", "mkldnn", "mps", "nnpack", "slow", "thnn", "fbgemm", "cslt", "triton", "cufft")
+
+
+def _shown_first(row: dict[str, Any]) -> tuple:
+    """Public ops before private (`_x`) ones and other backends' variants (cudnn_, mps_...)."""
+    base = row["op"][len("aten::"):].split(".")[0]
+    stem = base.lstrip("_")
+    return (base.startswith("_"), stem.startswith(BACKEND_VARIANTS) or "_mps" in stem, "_backward" in base, row["op"])
 
 
 def _said(status: str) -> str:

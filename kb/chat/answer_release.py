@@ -195,9 +195,15 @@ def diff_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     for version in asked[:2]:
         chosen, label = _pick(conn, target, version)
         if chosen is None:
+            src = Sources()
+            for r in conn.execute("SELECT DISTINCT s.source_kind, s.source_name, s.source_url, s.probe_run_id, "
+                                  "s.retrieved_at FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ? "
+                                  "AND r.version = ? LIMIT 2", (target, with_data[-1] if with_data else None)):
+                src.cite(dict(r))
             return Answer(q.text, "diff", f"**Unknown** — the KB has no verdicts for {target} {label} (versions with "
-                          f"data: {', '.join(with_data) or 'none'}). `{verdict.settle(target)}` on that version would "
-                          "record them.", [{"target": target, "backend_version": version, "status": UNKNOWN}])
+                          f"data: {', '.join(with_data) or 'none'}, newest cited below). `{verdict.settle(target)}` on "
+                          "that version would record them." + src.markdown(),
+                          [{"target": target, "backend_version": version, "status": UNKNOWN}], src.items)
         picked.append(chosen)
     if len(picked) == 1:  # "what's new in tpu 0.2.0": against the version before it
         older = [v for v in with_data if queries.version_key(v) < queries.version_key(picked[0])]
