@@ -4,21 +4,11 @@ The bank reports its pass rate and must pass at least 95%; failures are printed.
 
 from __future__ import annotations
 
-import pytest
-
 from kb.chat.answer import answer
 from kb.store import db
 from tests.chat.question_bank import questions
 
 PASS_RATE = 0.95
-
-
-@pytest.fixture(scope="session")
-def shipped_kb(tmp_path_factory) -> str:
-    """The KB built once from the shipped data/ (releases, limitations, replays, probes)."""
-    path = tmp_path_factory.mktemp("shipped-bank") / "kb.sqlite"
-    db.open_kb(str(path)).close()
-    return str(path)
 
 
 def check(a: dict, facts: list[str], source: str, intent: str) -> list[str]:
