@@ -2,9 +2,10 @@
 (through `scrapers.http`, cached) or from a local file or docs folder.
 
 A local folder is laid out like the aws-neuron-sdk repository (`release-notes/…`,
-`about-neuron/…`, `src/helperscripts/…`); each document found there is recorded under
-its public URL, derived from its path, so facts read offline cite the same page as
-facts read online.
+`about-neuron/…`, `src/helperscripts/…`), or like the repository a source's URLs point
+into (a test repository at a commit); each document found there is recorded under its
+public URL, derived from its path, so facts read offline cite the same page as facts
+read online.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from scrapers import (
     neuron_release_notes,
     neuron_xla_ops,
     reference_facts,
+    test_expectations,
     torch_tpu_ops,
     torch_tpu_pypi,
+    torch_tpu_test_expectations,
     torchneuron_table,
 )
 from scrapers.base import Document, Source
@@ -41,6 +44,8 @@ SOURCES: dict[str, Source] = {
         neuron_announcements.SOURCE,
         torch_tpu_ops.SOURCE,
         torch_tpu_pypi.SOURCE,
+        test_expectations.SOURCE,
+        torch_tpu_test_expectations.SOURCE,
         *reference_facts.SOURCES,
     )
 }
@@ -97,11 +102,20 @@ def local_documents(source: Source, path: str) -> list[Document]:
         docs = []
         for file in found:
             relative = os.path.relpath(file, path).replace(os.sep, "/")
-            docs.append(Document(url=public_url(relative), text=_read(file), retrieved_at=_mtime(file),
+            docs.append(Document(url=_public_url(source, relative), text=_read(file), retrieved_at=_mtime(file),
                                  cache="local", path=relative, local=file))
         return docs
     return [Document(url=_url_for_file(source, path), text=_read(path), retrieved_at=_mtime(path), cache="local",
                      path=_relative_for_file(source, path), local=path)]
+
+
+def _public_url(source: Source, relative: str) -> str:
+    """The public address of a document at `relative` in a local copy: the source's own URL
+    for that path when it has one (a repository at a commit), else the Neuron docs page."""
+    for url in source.urls:
+        if url.endswith("/" + relative):
+            return url
+    return public_url(relative)
 
 
 def _relative_for_file(source: Source, path: str) -> str | None:
@@ -125,7 +139,7 @@ def _url_for_file(source: Source, path: str) -> str:
     of the source's documents, the source's only URL when it has one, else a file URL."""
     relative = _relative_for_file(source, path)
     if relative:
-        return public_url(relative)
+        return _public_url(source, relative)
     if len(source.urls) == 1:
         return source.urls[0]
     name = os.path.basename(path)

@@ -1,11 +1,15 @@
 """A backend's own test expectations as field caveats: which ops its test suite skips or
 expects to fail, for which dtypes, and why.
 
-Three shapes are read, all from the pre-release TorchNeuron snapshot
+Four shapes are read, all from the pre-release TorchNeuron snapshot
 (parmoham-aws/test-repo-parmoham): a Python module holding skip/xfail dicts keyed by OpInfo
 name with a reason (`tests/vertical/skip_xfail_ops.py`), JSON lists of upstream PyTorch
-test methods expected to fail (`tests/pytorch_tests/failing_test_methods/<Class>.json`), and
-the module that registers ops to run on the host (`cpu_fallback_registrations.py`).
+test methods expected to fail (`tests/pytorch_tests/failing_test_methods/<Class>.json`),
+the module that registers ops to run on the host (`cpu_fallback_registrations.py`), and the
+upstream-suite specs (`tests/pytorch_tests/specs/aten_spec.json`, `dynamo_spec.json`) whose
+skip/xfail entries name a test with a reason, or quote the error a group of tests raised
+(for an op with no CPU kernel: "Could not run 'aten::X' with arguments from the 'CPU'
+backend").
 
 Python sources are parsed with `ast`, never imported or executed: only literal dicts and
 names are read. Reasons are classified into caveat kinds by the words they use; reasons
@@ -36,9 +40,11 @@ DTYPES = ("bfloat16", "float16", "float32", "float64", "complex32", "complex64",
 # Reason words → caveat kind, first match wins. None: the reason is about the test, not the op.
 _REASON_KINDS: tuple[tuple[str, str | None], ...] = (
     ("sample.input", None), ("uninitialized memory", None), ("random output", None),
-    ("compil", "compile_failure"), ("broadcast_dimensions", "compile_failure"),
+    ("long compil", "slow"), ("compil", "compile_failure"), ("broadcast_dimensions", "compile_failure"),
     ("nan in output", "wrong_result"), ("mismatch", "wrong_result"), ("correctness", "wrong_result"),
     ("not on neuron device", "wrong_result"), ("out of bounds", "error"),
+    ("different sizes", None), ("cache issue", None),
+    ("segfault", "error"), ("not supported", "error"), ("data type issue", "test_failure"),
 )
 
 # Upstream test-name stems (after "test_", before "_neuron") → (ATen op, argument conditions).
@@ -66,6 +72,16 @@ STEM_OPS: dict[str, tuple[str, dict | None]] = {
     "ctc_loss": ("aten::ctc_loss", None),
     "kaiser_window": ("aten::kaiser_window", None),
     "view_as_complex": ("aten::view_as_complex", None),
+    # test_binary_ufuncs / nn/test_convolution / test_nn names in aten_spec.json
+    "lerp": ("aten::lerp", None),
+    "conv2d_same_padding": ("aten::conv2d", {"padding": "same"}),
+    "conv3d_same_padding": ("aten::conv3d", {"padding": "same"}),
+    "conv3d_valid_padding": ("aten::conv3d", {"padding": "valid"}),
+    "Conv2d_backward_depthwise": ("aten::conv2d", None),
+    "conv_noncontig_weights": ("aten::convolution", None),
+    "ReplicationPad2d_large": ("aten::replication_pad2d", None),
+    "conv_transpose_with_output_size_and_no_batch_dim_ConvTranspose2d": ("aten::conv_transpose2d", None),
+    "conv_transpose_with_output_size_and_no_batch_dim_ConvTranspose3d": ("aten::conv_transpose3d", None),
 }
 _TEST = re.compile(r"^test_(?P<stem>.+?)_neuron(?:_(?P<dtype>[a-z0-9]+))?$")
 
@@ -149,10 +165,10 @@ def parse_failing_tests(doc: Document) -> list[Caveat]:
         stem, dtype = match["stem"], match["dtype"]
         if dtype not in (None, *DTYPES):
             stem, dtype = f"{stem}_neuron_{dtype}", None
-        key = next((s for s in sorted(STEM_OPS, key=len, reverse=True) if stem == s or stem.startswith(s + "_")), None)
-        if key is None:
+        mapped = _stem_op(stem)
+        if mapped is None:
             continue
-        op, conditions = STEM_OPS[key]
+        op, conditions = mapped
         group = groups[(op, json.dumps(conditions, sort_keys=True))]
         group["tests"] += 1
         if dtype:
@@ -196,9 +212,114 @@ def parse_cpu_fallbacks(doc: Document) -> list[Caveat]:
             for op in sorted(ops)]
 
 
+def _stem_op(stem: str) -> tuple[str, dict | None] | None:
+    key = next((s for s in sorted(STEM_OPS, key=len, reverse=True) if stem == s or stem.startswith(s + "_")), None)
+    return STEM_OPS[key] if key else None
+
+
+_NO_CPU_KERNEL = re.compile(r"Could not run '(aten::[A-Za-z0-9_.]+)' with arguments from the 'CPU' backend")
+
+
+def _spec_entries(config: dict) -> list[tuple[str, str, list[str]]]:
+    """(skip|xfail, reason, test names) of one test configuration, in both entry shapes:
+    `{test_name: {"reason": ...}}` and `{"reason": ..., "tests": [...]}`."""
+    out = []
+    for how in ("skip_tests", "xfail"):
+        for entry in config.get(how) or []:
+            if not isinstance(entry, dict):
+                continue
+            if isinstance(entry.get("reason"), str):
+                tests = entry.get("tests")
+                if isinstance(tests, list):
+                    out.append((how, entry["reason"], [str(t) for t in tests]))
+                continue
+            for test, body in entry.items():
+                if isinstance(body, dict) and isinstance(body.get("reason"), str):
+                    out.append((how, body["reason"], [str(test)]))
+    return out
+
+
+def parse_spec(doc: Document) -> list[Caveat]:
+    """Caveats from an upstream-suite spec: tests named with a reason (mapped to their op
+    by STEM_OPS, dtype from the test name's suffix), and quoted errors saying an op has no
+    CPU kernel (the dynamo suite meets them under torch.compile: mode compile)."""
+    if len(doc.text) > MAX_BYTES:
+        raise ScrapeError(NAME, doc.name, "file too large for a test spec")
+    try:
+        data = json.loads(doc.text)
+    except json.JSONDecodeError as exc:
+        raise ScrapeError(NAME, doc.name, f"not JSON ({exc.msg})") from None
+    configs = data.get("test_configurations") if isinstance(data, dict) else None
+    if not isinstance(configs, list):
+        raise ScrapeError(NAME, doc.name, "no test_configurations list")
+    compiled = doc.url.rsplit("/", 1)[-1].startswith("dynamo")
+    groups: dict[tuple, dict] = {}
+    for config in configs:
+        if not isinstance(config, dict):
+            continue
+        suite = str(config.get("class") or config.get("file") or "?")
+        for how, reason, tests in _spec_entries(config):
+            missing = _NO_CPU_KERNEL.search(reason)
+            if missing:
+                op = missing[1]
+                backward = op.endswith("_backward")
+                key = (op, "error", "", "compile" if compiled else None, backward)
+                group = groups.setdefault(key, {"tests": set(), "suites": set(), "dtypes": set(), "any": True,
+                                                "reason": "no CPU kernel", "how": how})
+                group["tests"].update(tests)
+                group["suites"].add(suite)
+                continue
+            kind = _kind(reason)
+            if kind is None:
+                continue
+            for test in tests:
+                match = _TEST.match(test)
+                if not match:
+                    continue
+                stem, dtype = match["stem"], match["dtype"]
+                if dtype not in (None, *DTYPES):
+                    stem, dtype = f"{stem}_neuron_{dtype}", None
+                mapped = _stem_op(stem)
+                if mapped is None:
+                    continue
+                op, conditions = mapped
+                key = (op, kind, json.dumps(conditions, sort_keys=True), "compile" if compiled else None,
+                       "_backward" in stem)
+                group = groups.setdefault(key, {"tests": set(), "suites": set(), "dtypes": set(), "any": False,
+                                                "reason": reason.strip().rstrip(".").lower(), "how": how})
+                group["tests"].add(test)
+                group["suites"].add(suite)
+                if dtype:
+                    group["dtypes"].add(dtype)
+                else:
+                    group["any"] = True
+    out = []
+    for (op, kind, cond_key, mode, backward), group in sorted(groups.items()):
+        dtypes = tuple(sorted(group["dtypes"])) if group["dtypes"] and not group["any"] else None
+        how = "skips" if group["how"] == "skip_tests" else "expects to fail"
+        suites = ", ".join(sorted(group["suites"]))
+        if group["reason"] == "no CPU kernel":
+            statement = (f"The pre-release TorchNeuron snapshot {how} {len(group['tests'])} upstream test(s) of "
+                         f"{suites} because {op} was dispatched with CPU tensors and has no CPU kernel (only the "
+                         "neuron device and Meta register it): the call raises NotImplementedError"
+                         + (" under torch.compile." if compiled else "."))
+        else:
+            what = f" for {', '.join(dtypes)}" if dtypes else ""
+            statement = (f"The pre-release TorchNeuron snapshot {how} {len(group['tests'])} upstream test(s) of "
+                         f"{suites} exercising {op.removeprefix('aten::')}{what}; its stated reason reads as "
+                         f"{kind.replace('_', ' ')} ({group['reason']}).")
+        out.append(Caveat(op=op, family=True, target="neuron", kind=kind, statement=statement,
+                          min_version=SNAPSHOT_VERSION, max_version=SNAPSHOT_VERSION, mode=mode,
+                          phase="backward" if backward else None, dtypes=dtypes,
+                          conditions=json.loads(cond_key) if cond_key else None, provenance=_prov(doc)))
+    return out
+
+
 def parse(doc: Document) -> list[Caveat]:
-    """Dispatch on the document's file name (the three shapes above)."""
+    """Dispatch on the document's file name (the four shapes above)."""
     name = doc.url.rsplit("/", 1)[-1]
+    if name.endswith("_spec.json"):
+        return parse_spec(doc)
     if name.endswith(".json"):
         return parse_failing_tests(doc)
     if name == "cpu_fallback_registrations.py":
@@ -215,6 +336,8 @@ def scrape(documents: list[Document]) -> list[Caveat]:
 PATHS = (
     "tests/vertical/skip_xfail_ops.py",
     "torch_neuronx/python_ops/cpu_fallback_registrations.py",
+    "tests/pytorch_tests/specs/aten_spec.json",
+    "tests/pytorch_tests/specs/dynamo_spec.json",
     *(f"tests/pytorch_tests/failing_test_methods/{name}.json" for name in (
         "TestLikeTensorCreation", "TestNNDeviceType", "TestRandomTensorCreation", "TestScatterGather",
         "TestTensorCreation", "TestViewOps")),
@@ -226,4 +349,5 @@ SOURCE = Source(
     kind="field",
     urls=tuple(REPO + path for path in PATHS),
     parse=parse,
+    local_paths=PATHS,  # `kb ingest --all --from-file CHECKOUT` of that repository at COMMIT
 )

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import intents
+from kb.chat import intents, names
 from kb.chat.answer_eol import eol_answer
+from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
+from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -35,7 +38,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 )
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
-from kb.store import queries, verdict
+from kb.store import families, queries, verdict
 from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
 
 MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
@@ -58,6 +61,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         finally:
             own.close()
     q = intents.read(question or "")
+    q.intent = route(conn, q)
     if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
         handler = model_checked_answer
     else:
@@ -66,6 +70,59 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         return handler(conn, q)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         return Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+
+
+# ---------------------------------------------------------------- routing
+
+DIFF_CUES = r"\b(chang\w*|diff\w*|gain\w*|lost|new in|what'?s new|added|removed|between|from .* to|since)\b"
+LIST_CUES = r"\b(ops|operators|kernels|layers|functions)\b|^\s*(which|list|show|what)\b"
+
+
+def route(conn: sqlite3.Connection, q: Question) -> str:
+    """Refine kb.chat.intents' reading with the KB's vocabulary: version comparisons,
+    release questions (registry products), op families, and limitation words."""
+    intent, text = q.intent, q.text.lower()
+    if intent in ("help", "model") or not text:
+        return intent
+    feature_words = {w for w in names.FEATURE_WORDS if "." in w}
+    explicit_op = bool(q.op_words or [w for w in q.function_words if w.lower() not in feature_words])
+    targets = q.target_names()
+    if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
+        versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
+        if len(versions) >= 2 or (len(versions) == 1 and re.search(r"\b(new in|what'?s new|changed in|changes in)\b", text)):
+            return "diff"
+    stated_eol = any(p in text for p in intents.EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", text)
+    if intent == "eol" and stated_eol:
+        return intent
+    if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
+            and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:
+        return "release"
+    if intent == "eol":
+        return intent
+    fams = families.families_in(q.text)
+    bases = _op_bases(conn) if fams else set()
+    plain_op = any(w.lower() in bases and families.family(w) is None for w in q.plain_words if "_" in w)
+    if fams and not explicit_op and not plain_op and intent != "caveat":
+        word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) is fams[0])
+        if re.search(LIST_CUES, text) or not word_is_op:
+            if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
+                return "family"
+    if names.features_in(q.text) and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
+        return "limitation"
+    return intent
+
+
+def _op_bases(conn: sqlite3.Connection) -> set[str]:
+    return {n[6:].split(".")[0] for n in queries.known_op_names(conn) if n.startswith("aten::")}
+
+
+def _family_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    fams = families.families_in(q.text)
+    fam = fams[0]
+    words = [w for w in q.plain_words if families.family(w) is fam and w.lower() in _op_bases(conn)]
+    note = (f"`{words[0]}` is read as the {fam.name} family; for the single op ask "
+            f"`is aten::{words[0].lower()} native on {(q.target_names() or ['tpu'])[0]}?`") if words else ""
+    return family_answer(conn, q, fam, note)
 
 
 # ---------------------------------------------------------------- intents
@@ -141,10 +198,14 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
-    verdict_for_yes_no: list[str] = []
+    verdict_for_yes_no: list[dict[str, Any] | None] = []
     for match in matches:
         if match.note:
             lines.append(f"_{match.note}._")
+        fam = families.family(match.asked) if match.how == "exact" and "::" not in match.asked else None
+        if fam is not None:
+            lines.append(f"_`{match.asked}` read as the op; it also names the {fam.name} family: ask "
+                         f"`which {fam.name} ops fall back on {(q.target_names() or ['tpu'])[0]}?` for all of them._")
         ops = _focus(conn, match.ops)
         for op in ops:
             lines.append(f"**`{op}`**")
@@ -161,11 +222,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
-                        verdict_for_yes_no.append(v["status"])
+                        verdict_for_yes_no.append(v)
                     continue
                 facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
                               "status": UNKNOWN})
-                verdict_for_yes_no.append(UNKNOWN)
+                verdict_for_yes_no.append(None)
                 lines.append("- " + _no_verdict_line(mention, pick, mine, src, facts))
             if silent:
                 lines.append(f"- ? **unknown** on {', '.join(silent)}: the KB has no evidence for this op there")
@@ -209,7 +270,8 @@ def _no_verdict_line(mention: TargetMention, pick: VersionPick, mine: list[dict[
         shown = "; ".join(f"{r['status']} at {r['backend_version']} ({r['mode']}) {src.cite(r)}" for r in newest)
         return (f"? **unknown** on {mention.target} {pick.label}: no evidence for that version. "
                 f"Other versions: {shown}")
-    return f"? **unknown** on {mention.target} {pick.label}: the KB has no evidence for this op there"
+    return (f"? **unknown** on {mention.target} {pick.label}: the KB has no evidence for this op there; "
+            f"`{verdict.settle(mention.target)}` would settle it")
 
 
 def _fact(v: dict[str, Any]) -> dict[str, Any]:
@@ -218,22 +280,54 @@ def _fact(v: dict[str, Any]) -> dict[str, Any]:
     return {k: v.get(k) for k in keys}
 
 
-def _yes_no(q: Question, statuses: list[str]) -> str | None:
-    """A direct first line when the question asks about one status ("is X native on Y?")."""
+def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
+    """A direct first line when the question asks about one status ("is X native on Y?"),
+    answered by where the op runs: a decomposed op whose leaves all run on the device
+    runs on the chip, one whose leaf falls back runs partly on the CPU."""
     asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
-    if not asked or not statuses or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ")):
+    if not asked or not rows or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ")):
         return None
     want = asked[0]
-    if all(s == UNKNOWN for s in statuses):
+    known = [r for r in rows if r is not None]
+    if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
-    known = [s for s in statuses if s != UNKNOWN]
-    hit = (lambda s: s in WORKS) if want == "supported" else (lambda s: s == want)
-    if all(hit(s) for s in known):
-        return "**Yes**" + (" (where the KB has evidence)." if UNKNOWN in statuses else ".")
-    if not any(hit(s) for s in known):
-        worst = max(known, key=lambda s: SEVERITY[s])
-        return f"**No** — the KB says {worst}."
+    answers = {_one_yes_no(want, r) for r in known}
+    suffix = " (where the KB has evidence)" if len(known) < len(rows) else ""
+    if len(answers) == 1:
+        head = answers.pop()
+        return head.replace("—", suffix + " —", 1) if suffix and "—" in head else head + suffix
     return "**It depends** — on the version, mode or overload (details below)."
+
+
+def _one_yes_no(want: str, row: dict[str, Any]) -> str:
+    status, runs = row["status"], verdict.effective_status(row)
+    where = verdict.runs(row)
+    target = row["target"]
+    on_device = runs in ("native", "decomposed") and verdict.leaves_traced(row)
+    if want == "decomposed":
+        return f"**Yes** — decomposed ({where})." if status == "decomposed" else f"**No** — {status} ({where})."
+    if want == "native":
+        if status == "native":
+            return f"**Yes** — its own kernel on {target}."
+        if status == "decomposed" and on_device:
+            return (f"**It runs on {target}, though not as one kernel** — decomposed, and its leaves run on the device "
+                    "(no CPU fallback).")
+        if status == "decomposed" and runs == "decomposed":
+            return f"**Not as its own kernel** — decomposed; where its leaves run is not traced ({where})."
+        if status == "decomposed":
+            return f"**No** — decomposed, and part of it runs as {runs} ({where})."
+        return f"**No** — {status} ({where})."
+    if want == "supported":
+        if on_device:
+            return f"**Yes** — runs on {target} ({where})."
+        if runs == "fallback":
+            return f"**Yes, but on the CPU** — it falls back ({where}): it works, with copies to the host and back."
+        if runs == "decomposed":
+            return f"**Probably** — decomposed; where its leaves run is not traced ({where})."
+        return f"**No** — {runs} ({where})."
+    if want == "fallback":
+        return f"**Yes** — it falls back ({where})." if runs == "fallback" else f"**No** — {runs} ({where})."
+    return f"**Yes** — {runs} ({where})." if runs == want else f"**No** — {runs} ({where})."
 
 
 def _missing_line(missing: list[str], suggestions: list[str]) -> str:
@@ -356,12 +450,76 @@ def _limitation_matches_version(row: dict[str, Any], q: Question) -> bool:
     return not versions or any(same_line(v, row["version"]) for v in versions)
 
 
+def _feature_hits(conn: sqlite3.Connection, q: Question) -> tuple[list[tuple[str, tuple[str, ...]]], list[dict[str, Any]]]:
+    """(feature words asked, limitation rows they name), whole words through kb.chat.names."""
+    asked = names.features_in(q.text)
+    if not asked:
+        return [], []
+    targets = q.target_names()
+    rows = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
+    hits = [r for r in rows if any(w in r["feature"].lower() or (w == "fallback" and "fallback" in r["feature"].lower())
+                                   for _, words in asked for w in words)]
+    return asked, hits
+
+
 def _limitation(conn: sqlite3.Connection, q: Question) -> Answer:
-    hits = _limitation_hits(conn, q)
+    asked, hits = _feature_hits(conn, q)
+    if asked and not hits:
+        return _limitation_missing(conn, q, asked)
+    hits = hits or _limitation_hits(conn, q)
     if not hits:
         targets = q.target_names()
         hits = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
-    return _limitation_answer(conn, q, hits)
+    result = _limitation_answer(conn, q, hits)
+    targets = q.target_names()
+    if asked and targets:  # a target named without a row of its own for the feature
+        missing = [t for t in targets if not any(r["target"] == t for r in hits)]
+        if missing:
+            extra = _limitation_missing(conn, q, asked, missing)
+            result.text = extra.text.split("\n\n**Sources**")[0] + "\n\n" + result.text
+    return result
+
+
+def _limitation_missing(conn: sqlite3.Connection, q: Question, asked: list[tuple[str, tuple[str, ...]]],
+                        targets: list[str] | None = None) -> Answer:
+    """No limitation row for what was asked: say so, say what the KB does record for the
+    target, what op verdicts say about a matching op family, and which command would tell."""
+    targets = targets or q.target_names() or ["neuron", "tpu"]
+    word = asked[0][0]
+    src = Sources()
+    facts: list[dict[str, Any]] = []
+    lines = []
+    for target in targets:
+        recorded = [r for r in limitation_rows(conn) if r["target"] == target]
+        lines.append(f"**Unknown** — the KB records no limitation about {word} on {target}, and no probe of "
+                     f"{target} ran in that dtype or feature, so it cannot say it works either.")
+        facts.append({"target": target, "feature": word, "status": UNKNOWN})
+        if recorded:
+            shown = "; ".join(f"{r['feature']} ({r['status']}) {src.cite(r)}" for r in recorded[:6])
+            lines.append(f"- What it records for {target}: {shown}.")
+        if any(w in names.DTYPES for _, ws in asked for w in ws):
+            lines.append(f"- `kb probe --device {target} --dtypes {asked[0][1][0]}` runs every op in that dtype on a "
+                         f"{target} machine and records the result.")
+        fam = families.family(word) or next(iter(families.families_in(word)), None)
+        if fam is not None:
+            pick = pick_versions(conn, TargetMention(target))
+            version = next((v for v in reversed(pick.versions) if v in pick.with_data), None)
+            if version:
+                verdicts = queries.support_map(conn, target, version)
+                ops = families.family_ops(conn, fam.name)
+                counts: dict[str, int] = {}
+                first = None
+                for op in ops:
+                    row = verdicts.get(op)
+                    counts[verdict.effective_status(row)] = counts.get(verdict.effective_status(row), 0) + 1
+                    first = first or row
+                cite = src.cite(first) if first else ""
+                lines.append(f"- Op verdicts for the {fam.name} family on {target} {version}: "
+                             + ", ".join(f"{n} {s}" for s, n in sorted(counts.items(), key=lambda p: SEVERITY.get(p[0], 3)))
+                             + f" {cite} (`which {fam.name} ops fall back on {target}?` lists them).")
+                facts.append({"target": target, "family": fam.name, "backend_version": version, "counts": counts})
+        lines.append(f"- `{verdict.settle(target)}` records op verdicts; `kb ingest --all` refreshes documented limitations.")
+    return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
 def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]]) -> Answer:
@@ -434,6 +592,9 @@ def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
 
 
 _HANDLERS = {
+    "release": release_answer,
+    "diff": diff_answer,
+    "family": _family_answer,
     "caveat": _caveat_answer,
     "help": _help,
     "unknown": _unknown,

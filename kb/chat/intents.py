@@ -114,6 +114,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 def _strip_cpu_destination(text: str) -> str:
     """"falls back to CPU" names where fallbacks go, not a target asked about."""
+    text = re.sub(r"\b(run|runs|running|execute|executes|land|lands)\s+on\s+(the\s+)?cpu\b", r"\1 on host", text, flags=re.I)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
 
 

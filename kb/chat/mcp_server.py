@@ -146,6 +146,127 @@ def eol_data(conn, product: str | None = None, version: str | None = None, at: s
             "note": None if windows else "no support window matches: end of support is unknown for it"}
 
 
+def releases_data(conn, product: str, version: str | None = None) -> dict[str, Any]:
+    """Releases of a product from the registry, newest first (one version line when given)."""
+    from kb.chat import names
+    from kb.store import releases
+
+    word = product.strip().lower()
+    known = releases.products(conn)
+    readings = [word] if word in known else list(names.PRODUCT_WORDS.get(word, ()))
+    readings = [p for p in readings if p in known]
+    if not readings:
+        raise KBError(f"no product {product!r} in the release registry (known: {', '.join(known)}; nicknames: "
+                      f"{', '.join(sorted(names.PRODUCT_WORDS))})")
+    chosen = readings[0]
+    rows = releases.find(conn, chosen, version) if version else releases.releases(conn, chosen)
+    latest = releases.latest(conn, chosen)
+    return {"product": chosen, "asked": product, "other_readings": readings[1:], "version": version,
+            "latest": latest["version"] if latest else None, "releases": rows[:50], "releases_total": len(rows),
+            "in_sdk": releases.in_sdk(conn, rows[0]["version"]) if chosen == "neuron-sdk" and rows else [],
+            "note": None if rows else f"no {chosen} release {version} in the registry: unknown; `kb ingest --all` "
+                                      "refreshes it from the release notes"}
+
+
+def limitations_data(conn, target: str | None = None, feature: str | None = None) -> dict[str, Any]:
+    """Documented limitations (dtypes, feature areas, compile options, fallback policies, platforms)."""
+    from kb.chat import answer as core
+    from kb.chat import names
+    from kb.store import queries, verdict
+
+    if target:
+        queries.check_target(conn, target)
+    rows = [r for r in core.limitation_rows(conn) if not target or r["target"] == target]
+    words: tuple[str, ...] = ()
+    if feature:
+        found = names.features_in(feature)
+        words = tuple(w for _, ws in found for w in ws) or (feature.strip().lower(),)
+        rows = [r for r in rows if any(w in r["feature"].lower() or w in (r["note"] or "").lower() for w in words)]
+    keep = ("target", "product", "version", "feature", "status", "note", "source_kind", "source_name", "source_url",
+            "retrieved_at")
+    return {"target": target, "feature": feature, "matched_words": list(words),
+            "limitations": [{k: r.get(k) for k in keep} for r in rows],
+            "note": None if rows else (f"no limitation recorded for {feature or 'anything'} on {target or 'any target'}: "
+                                       f"unknown, not 'no limitation'. `{verdict.settle(target or 'NAME')}` records op "
+                                       "verdicts; a dtype needs a live probe: kb probe --device TARGET --dtypes DTYPE")}
+
+
+def families_data(conn, family: str | None = None, target: str | None = None, version: str | None = None,
+                  status: str | None = None) -> dict[str, Any]:
+    """Op families (conv, attention, norm...), or one family's ops with where each runs on a target."""
+    from kb.store import families, queries, verdict
+
+    if family is None:
+        return {"families": families.overview(conn)}
+    fam = families.family(family)
+    if fam is None:
+        raise KBError(f"no op family {family!r} (families: {', '.join(f.name for f in families.FAMILIES)})")
+    ops = families.family_ops(conn, fam.name)
+    out: dict[str, Any] = {"family": fam.name, "label": fam.label, "words": list(fam.words), "ops_total": len(ops)}
+    if target is None:
+        return {**out, "ops": ops}
+    queries.check_target(conn, target)
+    chosen = version
+    if version:
+        from kb.chat.oplookup import pick_versions
+
+        pick = pick_versions(conn, intents_mention(target, version))
+        with_data = [v for v in pick.versions if v in pick.with_data]
+        if not with_data:
+            raise KBError(f"no verdicts for {target} {version} (versions with data: {', '.join(pick.with_data) or 'none'})")
+        chosen = with_data[-1]
+    verdicts = queries.support_map(conn, target, chosen)
+    rows = []
+    for op in ops:
+        row = verdicts.get(op)
+        runs = verdict.effective_status(row)
+        if status and runs != status:
+            continue
+        rows.append({"op": op, "status": row["status"] if row else "unknown", "effective_status": runs,
+                     "where": verdict.runs(row), "basis": row.get("basis") if row else None,
+                     "source_url": row.get("source_url") if row else None,
+                     "probe_run_id": row.get("probe_run_id") if row else None})
+    counts: dict[str, int] = {}
+    for op in ops:
+        key = verdict.effective_status(verdicts.get(op))
+        counts[key] = counts.get(key, 0) + 1
+    return {**out, "target": target, "backend_version": queries.pick_version(conn, target, chosen), "status": status,
+            "counts_by_effective_status": counts, "ops": rows,
+            "basis_note": queries.basis_note(conn, target, queries.pick_version(conn, target, chosen))}
+
+
+def intents_mention(target: str, version: str | None):
+    from kb.chat.intents import TargetMention
+
+    return TargetMention(target, version)
+
+
+def diff_data(conn, target: str, old: str, new: str, mode: str = "eager", family: str | None = None,
+              limit: int = 200) -> dict[str, Any]:
+    """queries.diff between two versions of a target (SDK versions accepted for neuron)."""
+    from kb.chat.oplookup import pick_versions
+    from kb.store import families, queries
+
+    queries.check_target(conn, target)
+    picked = []
+    for version in (old, new):
+        pick = pick_versions(conn, intents_mention(target, version))
+        with_data = [v for v in pick.versions if v in pick.with_data]
+        if not with_data:
+            raise KBError(f"no verdicts for {target} {version} (versions with data: {', '.join(pick.with_data) or 'none'})")
+        picked.append(with_data[-1])
+    result = queries.diff(conn, target, picked[0], picked[1], mode)
+    if family:
+        fam = families.family(family)
+        if fam is None:
+            raise KBError(f"no op family {family!r}")
+        ops = set(families.family_ops(conn, fam.name))
+        for key in ("gained", "lost", "changed"):
+            result[key] = [r for r in result[key] if r["op"] in ops]
+    totals = {k: len(result[k]) for k in ("gained", "lost", "changed")}
+    return {**result, "family": family, "totals": totals, **{k: result[k][:limit] for k in ("gained", "lost", "changed")}}
+
+
 def build_server(db: str | None = None):
     """The MCPServer with kb's read-only tools registered."""
     try:
@@ -245,13 +366,74 @@ def build_server(db: str | None = None):
         """Find operator names (ATen catalog), torch functions and known feature limitations by text."""
         return run(search_data, text, limit)
 
+    @server.tool(name="releases", title="Releases of a product", annotations=read_only, structured_output=True)
+    def releases_tool(
+        product: Annotated[str, Field(description="Product or nickname: torch-neuronx / torchneuron / trainium / trn2 "
+                                                  "(TorchNeuron), neuron-sdk / neuron (Neuron SDK), tpu / torchtpu / "
+                                                  "torch_tpu (TorchTPU), torch-neuronx-xla, neuronx-cc, nki...")],
+        version: Annotated[str | None, Field(description="A version or version line (2.14.3, 2.33, 0.2.0); omit for all "
+                                                         "releases, newest first")] = None,
+    ) -> dict[str, Any]:
+        """Release registry: the latest release of a product and what each release ships — date, Neuron SDK
+        version, PyTorch versions, Python versions, OS, instance families (Trn2, Trn3...), channel (beta,
+        pre-release) — with the source of each row. Use it for "latest version", "when was X released",
+        "which Python/PyTorch does X support". `other_readings` names the other products a nickname can mean
+        (torch-neuronx is also the older XLA-based line)."""
+        return run(releases_data, product, version)
+
+    @server.tool(name="limitations", title="Known limitations", annotations=read_only, structured_output=True)
+    def limitations_tool(
+        target: Annotated[str | None, Field(description="neuron, tpu or neuron-xla; omit for all")] = None,
+        feature: Annotated[str | None, Field(description="A dtype (float64, fp64, bf16, fp8), feature area (sparse, "
+                                                         "nested, complex, fft, torch.func, distributions, torchao) or "
+                                                         "compile option (dynamic shapes, compile fallback, fallback "
+                                                         "policy); omit for all")] = None,
+    ) -> dict[str, Any]:
+        """Documented limitations of a backend release: unsupported dtypes and feature areas, torch.compile
+        options, CPU-fallback policies, platforms. An empty list means the KB records nothing — unknown,
+        not "no limitation"; `note` then names the command that would find out."""
+        return run(limitations_data, target, feature)
+
+    @server.tool(name="families", title="Op families", annotations=read_only, structured_output=True)
+    def families_tool(
+        family: Annotated[str | None, Field(description="A family word: conv, attention, norm, pool, fft, matmul, "
+                                                        "linalg, sparse, nested, complex, rnn, embedding, softmax, loss, "
+                                                        "dropout, activation, random, reduction, indexing, sort...; omit "
+                                                        "to list the families")] = None,
+        target: Annotated[str | None, Field(description="With family: neuron, tpu...; each op with where it runs")] = None,
+        version: Annotated[str | None, Field(description="With target: backend or Neuron SDK version; default newest")] = None,
+        status: Annotated[str | None, Field(description="Only ops that run this way: native, decomposed, fallback, "
+                                                        "unsupported, unknown")] = None,
+    ) -> dict[str, Any]:
+        """Groups of ATen ops people name by a word ("which conv ops fall back on neuron?"): the family's
+        catalog overloads and, on a target, each op's status and effective status — where it really runs
+        (a decomposed op whose leaf falls back counts as fallback) — with counts, basis and source."""
+        return run(families_data, family, target, version, status)
+
+    @server.tool(name="diff", title="Changes between versions", annotations=read_only, structured_output=True)
+    def diff_tool(
+        target: Annotated[str, Field(description="neuron, tpu, neuron-xla...")],
+        old: Annotated[str, Field(description="Older version (tpu 0.1.1; neuron 2.13.3.0 or SDK 2.33)")],
+        new: Annotated[str, Field(description="Newer version (tpu 0.2.0)")],
+        mode: Annotated[str, Field(description="eager or compile")] = "eager",
+        family: Annotated[str | None, Field(description="Only ops of this family (conv, attention...)")] = None,
+        limit: Annotated[int, Field(ge=1, le=2000, description="Most rows per change kind")] = 200,
+    ) -> dict[str, Any]:
+        """What changed between two versions of a target: kernels gained, kernels lost, and every other
+        change of where an op runs, each with both statuses and what each verdict rests on (evidence,
+        inferred, presumed). Use it for "what changed between tpu 0.1.1 and 0.2.0"."""
+        if mode not in ("eager", "compile"):
+            raise _tool_error(KBError(f"unknown mode {mode!r} (eager or compile)"))
+        return run(diff_data, target, old, new, mode, family, limit)
+
     @server.tool(name="ask", title="Ask a question", annotations=read_only, structured_output=True)
     def ask(
         question: Annotated[str, Field(description="A question in plain words, e.g. 'is nonzero native on neuron "
                                                    "2.33?', 'when does PyTorch 2.9 leave support on Neuron?'",
                                        min_length=1, max_length=1000)],
     ) -> dict[str, Any]:
-        """Answer a free question about op status, target differences, end of support or known limitations.
+        """Answer a free question about op status, op families, target differences, releases and versions,
+        version changes, end of support or known limitations (dtypes, feature areas, compile options).
         Returns markdown text, structured facts and sources; says 'unknown' where the KB has no evidence."""
         from kb.chat.answer import answer
 

@@ -232,6 +232,10 @@ class _Writer:
                     conflicts.append(conflict)
         if conflicts != (current["conflicts"] or []):
             updates["conflicts"] = conflicts
+        if current["source_url"] is None and r.provenance.source_url:
+            # the row was made by a mere mention (a probe run, a verdict): the record that
+            # states the release's facts becomes its source
+            updates.update(_provenance_columns(r.provenance))
         if updates:
             self.conn.execute(Release.__table__.update().where(Release.id == rid).values(**updates))
 

@@ -153,3 +153,14 @@ def model_files(tmp_path_factory):
     pickled = root / "net_module.pt"
     torch.save(torch.nn.Sequential(torch.nn.GELU()), str(pickled))  # a whole pickled module
     return {"exported": exported, "pickled": pickled}
+
+
+@pytest.fixture(scope="session")
+def shipped_kb(tmp_path_factory) -> str:
+    """The KB built once per session from the shipped data/ (releases, limitations, replays,
+    probes): the question bank and its MCP run ask it."""
+    from kb.store import db
+
+    path = tmp_path_factory.mktemp("shipped-bank") / "kb.sqlite"
+    db.open_kb(str(path)).close()
+    return str(path)

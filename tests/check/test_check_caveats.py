@@ -103,3 +103,61 @@ def test_dtype_caveats_fire_on_the_dtype_they_name_and_modes_stay_apart(small_da
     assert report["caveats"] == []  # float32 sin; the gather caveat is for compile mode only
     _, compiled = check(model, "int64", "--mode", "compile")
     assert [(f["op"], f["kind"]) for f in compiled["caveats"]] == [("aten::gather", "compile_failure")]
+
+
+FLOOR = """
+import torch.nn as nn
+
+
+class Rounder(nn.Module):
+    def forward(self, x):
+        return x.floor()
+
+
+def build():
+    return Rounder()
+"""
+
+
+def shipped_tpu_caveat(op: str) -> rec.Caveat:
+    """A caveat as shipped in data/caveats (TorchTPU's own op tests, pinned to 0.1.1)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "data" / "caveats" / "torch-tpu-op-tests.jsonl"
+    with open(path, encoding="utf-8") as handle:
+        return next(r for r in rec.read_jsonl(handle, where=str(path)) if r.op == op and r.phase is None)
+
+
+def test_a_tpu_caveat_warns_against_tpu_in_its_range_with_the_source_and_not_outside(small_data, isolated_kb,
+                                                                                       tmp_path):
+    import io
+    from contextlib import redirect_stdout
+
+    from cli.entry import main
+
+    caveat = shipped_tpu_caveat("aten::floor")
+    assert caveat.target == "tpu" and caveat.min_version == caveat.max_version == "0.1.1"
+    ingest_records(str(isolated_kb), [caveat, op_status("aten::floor", "native", target="tpu", version="0.1.1"),
+                                      op_status("aten::floor", "native", target="tpu", version="0.2.0")],
+                   source_name="test")
+    path = tmp_path / "rounder.py"
+    path.write_text(FLOOR)
+
+    def check_tpu(version: str, dtype: str = "int32"):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = main(["check", f"{path}:build", "--input-shape", f"2x3:{dtype}", "--target", "tpu",
+                         "--backend-version", f"tpu={version}", "--json"])
+        return code, json.loads(out.getvalue())["reports"][0]
+
+    code, report = check_tpu("0.1.1")
+    assert code == 0
+    hits = [w for w in report["warnings"] if w.startswith("caveat (error) on tpu 0.1.1")]
+    assert len(hits) == 1 and "aten::floor with dtype int32" in hits[0], report["warnings"]
+    assert f"[source: {caveat.provenance.source_url}]" in hits[0]
+    assert "jonathan1920/torch_tpu/blob/0251a055" in hits[0]
+
+    _, newer = check_tpu("0.2.0")  # the test list says nothing about the later release
+    assert newer["caveats"] == [] and not [w for w in newer["warnings"] if w.startswith("caveat")]
+    _, floats = check_tpu("0.1.1", "float32")  # the caveat is for integral dtypes only
+    assert floats["caveats"] == []

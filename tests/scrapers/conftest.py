@@ -16,6 +16,8 @@ import pytest
 from scrapers.http import HttpClient
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# Fixtures are documents to parse, never tests to run (one is named like a test module).
+collect_ignore_glob = ["fixtures/*"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

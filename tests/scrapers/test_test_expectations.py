@@ -51,3 +51,28 @@ def test_bad_documents_fail_with_the_source_named():
         te.parse(Document(url="https://x.test/TestA.json", text="{nope"))
     with pytest.raises(ScrapeError, match="no records"):
         te.scrape([Document(url="https://x.test/TestA.json", text='{"failed_tests": ["test_unmapped_neuron"]}')])
+
+
+def test_spec_entries_named_by_test_become_caveats_with_dtype_and_condition(server, client):
+    caveats = te.scrape([fetch(server, client, "acme_spec.json")])
+    got = {(c.op, c.kind, c.phase): c for c in caveats}
+    assert set(got) == {("aten::lerp", "error", None), ("aten::conv2d", "error", "backward"),
+                        ("aten::replication_pad2d", "slow", None)}  # harness reason, pattern, unknown test dropped
+    assert got[("aten::lerp", "error", None)].dtypes == ("complex64", "float64")
+    assert got[("aten::conv2d", "error", "backward")].conditions == {"padding": "same"}
+    for c in caveats:
+        assert c.mode is None and c.min_version == c.max_version == te.SNAPSHOT_VERSION
+        assert c.provenance.source_url.endswith("/repo/acme_spec.json")
+
+
+def test_dynamo_spec_no_cpu_kernel_errors_become_compile_mode_caveats(server, client):
+    caveats = te.scrape([fetch(server, client, "dynamo_spec.json")])
+    assert [(c.op, c.kind, c.mode, c.phase) for c in caveats] == [
+        ("aten::_frob_attention", "error", "compile", None),
+        ("aten::_frob_attention_backward", "error", "compile", "backward")]
+    assert "2 upstream test(s)" in caveats[0].statement and "no CPU kernel" in caveats[0].statement
+
+
+def test_bad_spec_fails_with_the_source_named():
+    with pytest.raises(ScrapeError, match="no test_configurations"):
+        te.parse(Document(url="https://x.test/aten_spec.json", text="[]"))

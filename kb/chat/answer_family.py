@@ -1,0 +1,115 @@
+"""List questions about an op family in chat: "which conv ops fall back on neuron", "what
+ops does torch_tpu not support for conv?", "list the attention ops on tpu". The family is
+read from the KB's family vocabulary (kb.store.families), the ops are the catalog's, and
+each op is counted where it really runs (verdict.effective_status: a decomposed op whose
+leaf falls back counts as a fallback).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from kb.chat.intents import Question, TargetMention
+from kb.chat.oplookup import pick_versions
+from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.store import families, queries, verdict
+from kb.vocab import SEVERITY, UNKNOWN
+
+LISTED = ("native", "decomposed", "fallback", "unsupported", "crash", "timeout")
+
+
+def asked_status(q: Question) -> str | None:
+    """The status a list question filters on: "not support"/"unsupported" → unsupported,
+    "fall back" → fallback, "native" → native; None lists every status."""
+    text = q.text.lower()
+    if any(w in text for w in ("not support", "unsupported", "doesn't support", "don't support", "no support",
+                               "fail", "missing", "raise", "error")):
+        return "unsupported"
+    for status in ("fallback", "native", "decomposed", "unsupported"):
+        if status in q.statuses:
+            return status
+    if any(w in text for w in ("run on the cpu", "runs on the cpu", "on cpu", "to cpu", "host")):
+        return "fallback"
+    return None
+
+
+def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | None = None, note: str = "") -> Answer:
+    fam = fam or families.families_in(q.text)[0]
+    ops = families.family_ops(conn, fam.name)
+    status = asked_status(q)
+    mode = "compile" if "compile" in q.text.lower() else "eager"
+    src = Sources()
+    lines = [f"_{note}._"] if note else []
+    lines.append(f"The **{fam.name}** family: {fam.label} — {len(ops)} overloads in the op catalog.")
+    facts: list[dict[str, Any]] = [{"family": fam.name, "ops": len(ops)}]
+    mentions = q.targets or [TargetMention("neuron"), TargetMention("tpu")]
+    yes_no: list[str] = []
+    for mention in mentions:
+        pick = pick_versions(conn, mention)
+        versions = [v for v in pick.versions if v in pick.with_data]
+        if not versions:
+            lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version (versions with "
+                         f"data: {', '.join(pick.with_data) or 'none'}). `{verdict.settle(mention.target)}` would record them.")
+            facts.append({"target": mention.target, "family": fam.name, "status": UNKNOWN})
+            continue
+        version = versions[-1]
+        verdicts = queries.support_map(conn, mention.target, version, mode)
+        by_status: dict[str, list[dict[str, Any]]] = {}
+        for op in ops:
+            row = verdicts.get(op)
+            by_status.setdefault(verdict.effective_status(row), []).append(row or {"op": op, "status": UNKNOWN})
+        counts = ", ".join(f"{len(by_status[s])} {s}" for s in sorted(by_status, key=lambda s: SEVERITY.get(s, 3)))
+        notes = queries.basis_note(conn, mention.target, version)
+        lines.append(f"**{mention.target}** {version} ({mode}), where each op runs: {counts}.")
+        if notes:
+            lines.append(f"_{notes}._")
+        wanted = [status] if status else [s for s in LISTED if s in by_status and s not in ("native", "decomposed")]
+        for s in wanted:
+            rows = sorted(by_status.get(s, []), key=_shown_first)
+            yes_no.append(s if rows else f"no-{s}")
+            lines.append(f"{len(rows)} {fam.name} ops {_said(s)} on {mention.target} {version}:" if rows else
+                         f"No {fam.name} op {_said(s)} on {mention.target} {version} in the KB.")
+            for row in rows[:MAX_LIST]:
+                lines.append(f"- `{row['op']}`: {verdict.label(row)} {src.cite(row)}")
+                facts.append({"op": row["op"], "target": mention.target, "backend_version": version,
+                              "status": row["status"], "effective_status": verdict.effective_status(row),
+                              "basis": row.get("basis"), "family": fam.name, "source_url": row.get("source_url")})
+            if len(rows) > MAX_LIST:
+                lines.append(f"_…{len(rows) - MAX_LIST} more: `kb ops --target {mention.target} --status {s} "
+                             f"--version {version}` and filter by name._")
+        if not status:  # the ones that run on the device, counted and cited once
+            for row in (by_status.get("native") or by_status.get("decomposed") or [])[:1]:
+                src.cite(row)
+        unknown = by_status.get(UNKNOWN, [])
+        if unknown:
+            lines.append(f"{len(unknown)} {fam.name} ops have no verdict on {mention.target} {version} (unknown); "
+                         f"`{verdict.settle(mention.target)}` would settle them.")
+        facts.append({"target": mention.target, "backend_version": version, "family": fam.name,
+                      "counts": {s: len(r) for s, r in by_status.items()}})
+    head = _head(q, status, yes_no)
+    text = "\n".join(([head, ""] if head else []) + lines) + src.markdown()
+    return Answer(q.text, "family", text, facts, src.items)
+
+
+BACKEND_VARIANTS = ("cudnn", "miopen", "mkldnn", "mps", "nnpack", "slow", "thnn", "fbgemm", "cslt", "triton", "cufft")
+
+
+def _shown_first(row: dict[str, Any]) -> tuple:
+    """Public ops before private (`_x`) ones and other backends' variants (cudnn_, mps_...)."""
+    base = row["op"][len("aten::"):].split(".")[0]
+    stem = base.lstrip("_")
+    return (base.startswith("_"), stem.startswith(BACKEND_VARIANTS) or "_mps" in stem, "_backward" in base, row["op"])
+
+
+def _said(status: str) -> str:
+    return {"fallback": "fall back to the CPU", "unsupported": "are unsupported (raise)", "native": "have their own kernel",
+            "decomposed": "decompose into ops that run on the device"}.get(status, f"are {status}")
+
+
+def _head(q: Question, status: str | None, seen: list[str]) -> str | None:
+    if not status or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "are ", "can ", "will ", "any ")):
+        return None
+    if all(s.startswith("no-") for s in seen):
+        return f"**No** — no op of that family is {status} where the KB has verdicts."
+    return f"**Yes, some** — see the {status} ops listed below."

@@ -1,0 +1,250 @@
+"""Release and version questions in chat: the latest release of a product, when a release
+came out, what it ships (PyTorch, Python, OS, instance families, the Neuron SDK it is part
+of) from the release registry, and what changed between two versions of a target
+(kb.store.queries.diff, verdicts compared by where each op runs).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any
+
+from kb.chat import names
+from kb.chat.intents import Question, TargetMention
+from kb.chat.oplookup import pick_versions
+from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.store import families, queries, releases, verdict
+from kb.vocab import SYMBOLS, UNKNOWN
+
+SHIPS = (("torch_versions", "PyTorch"), ("python_versions", "Python"), ("os", "OS"),
+         ("instance_families", "instances"))
+
+
+def _ships_line(r: dict[str, Any]) -> str:
+    parts = [f"{label} {', '.join(r[key])}" for key, label in SHIPS if r.get(key)]
+    return "; ".join(parts)
+
+
+def _release_head(r: dict[str, Any]) -> str:
+    bits = []
+    if r.get("sdk_version") and r["product"] != "neuron-sdk":
+        bits.append(f"Neuron SDK {r['sdk_version']}")
+    bits.append(f"released {r['date']}" if r.get("date") else "no release date in the KB")
+    if r.get("channel"):
+        bits.append(r["channel"])
+    return f"**{r['product']} {r['version']}** ({', '.join(bits)})"
+
+
+def _release_fact(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r.get(k) for k in ("product", "version", "date", "sdk_version", "torch_versions", "python_versions", "os",
+                                  "instance_families", "channel", "note", "source_url")}
+
+
+def _asked_version_in(q: Question, aspect_words: tuple[str, ...]) -> str | None:
+    """A version the question names for Python/PyTorch ("python 3.11"), if any."""
+    for product, version in q.products:
+        if product in aspect_words and version:
+            return version
+    return None
+
+
+def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    reading = names.release_reading(conn, q)
+    if reading is None:
+        known = ", ".join(releases.products(conn))
+        return Answer(q.text, "release", "I could not tell which product's releases you mean. The release registry "
+                      f"knows: {known}.", [{"status": UNKNOWN}])
+    src = Sources()
+    lines: list[str] = [f"_{reading.note}._"] if reading.note else []
+    facts: list[dict[str, Any]] = []
+    product = reading.products[0]
+    asked = names.aspects(q.text)
+    if reading.version:
+        rows = releases.find(conn, product, reading.version)
+        if not rows and product == "neuron-sdk":
+            rows = []
+        if not rows:
+            others = [p for p in reading.products[1:] if releases.find(conn, p, reading.version)]
+            if others:
+                product = others[0]
+                rows = releases.find(conn, product, reading.version)
+                lines.append(f"_no {reading.products[0]} {reading.version} in the registry; read as {product}._")
+        if not rows:
+            newest = releases.latest(conn, product)
+            shown = ", ".join(r["version"] for r in releases.releases(conn, product)[:8])
+            lines.append(f"**Unknown** — the release registry has no {product} {reading.version} (newest first: "
+                         f"{shown or 'none'}). `kb ingest --all` refreshes the registry from the release notes and "
+                         "support matrices.")
+            if newest:
+                src.cite(newest)
+            return Answer(q.text, "release", "\n".join(lines) + src.markdown(),
+                          [{"product": product, "version": reading.version, "status": UNKNOWN}], src.items)
+    else:
+        latest = releases.latest(conn, product)
+        if latest is None:
+            return Answer(q.text, "release", f"**Unknown** — the release registry has no {product} release. "
+                          "`kb ingest --all` fills it from the vendors' release notes.", [{"status": UNKNOWN}])
+        rows = [r for r in releases.releases(conn, product) if r["version"] == latest["version"]]
+        if "latest" in asked or not asked or set(asked) <= {"latest", "date"}:
+            lines.append(f"The latest {product} release in the KB is **{latest['version']}** {src.cite(latest)}.")
+            pre = [r for r in releases.releases(conn, product)[:3] if r.get("channel") == "pre-release"
+                   and queries.version_key(r["version"]) > queries.version_key(latest["version"])]
+            lines += [f"- a newer pre-release exists: {r['product']} {r['version']} {src.cite(r)}" for r in pre]
+    for r in rows[:4]:
+        facts.append(_release_fact(r))
+        lines.append(_release_detail(conn, q, r, asked, src))
+    if product == "neuron-sdk":
+        for r in rows[:1]:
+            parts = [c for c in releases.in_sdk(conn, r["version"]) if c["product"] in ("torchneuron", "torch-neuronx-xla",
+                                                                                       "neuronx-cc", "torch-xla")]
+            if parts:
+                lines.append(f"PyTorch packages in Neuron SDK {r['version']}:")
+                for c in parts[:6]:
+                    facts.append(_release_fact(c))
+                    ships = _ships_line(c)
+                    lines.append(f"- {_release_head(c)}{': ' + ships if ships else ''} {src.cite(c)}")
+    if product == "torchneuron" and ("os" in asked or "instances" in asked):
+        lines += _platform_limits(conn, rows, src, facts)
+    if len(reading.products) > 1 and not reading.version and "latest" in asked:
+        other = releases.latest(conn, reading.products[1])
+        if other:
+            lines.append(f"- latest {other['product']}: {other['version']}"
+                         f"{' (Neuron SDK ' + other['sdk_version'] + ')' if other.get('sdk_version') else ''} "
+                         f"{src.cite(other)}")
+            facts.append({**_release_fact(other), "note": "other reading"})
+    return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], asked: list[str], src: Sources) -> str:
+    cite = src.cite(r)
+    ships = _ships_line(r)
+    lines = [f"{_release_head(r)}{': ' + ships if ships else ''} {cite}"]
+    if r.get("note") and not ships:
+        lines.append(f"  - {r['note']}")
+    if not r.get("date") and r["product"] == "neuron-sdk":
+        parts = releases.in_sdk(conn, r["version"])
+        dated = sorted({c["date"] for c in parts if c.get("date")})
+        if dated:
+            lines.append(f"  - no date on the SDK row; the packages it ships are dated {', '.join(dated)} "
+                         f"{src.cite(next(c for c in parts if c.get('date')))}")
+    for key, label, words in (("python_versions", "Python", ("python",)), ("torch_versions", "PyTorch", ("pytorch",))):
+        want = _asked_version_in(q, words)
+        if want and r.get(key):
+            ok = any(v == want or v.startswith(want + ".") or want.startswith(v + ".") for v in r[key])
+            lines.insert(0, f"**{'Yes' if ok else 'No'}** — {r['product']} {r['version']} lists {label} "
+                            f"{', '.join(r[key])} {cite}.")
+        elif want and not r.get(key):
+            lines.append(f"  - the registry lists no {label} versions for this release: unknown whether {label} "
+                         f"{want} is supported (`kb ingest --all` reads the support matrices).")
+    for key, label in SHIPS:
+        wanted = {"torch_versions": "torch", "python_versions": "python", "os": "os", "instance_families": "instances"}[key]
+        if wanted in asked and not r.get(key) and not r.get("note"):
+            lines.append(f"  - the registry has no {label} list for this release")
+    for c in r.get("conflicts") or []:
+        lines.append(f"  - ⚠ another source says {c['field']} = {c['value']} ({c.get('source_url') or 'no URL'})")
+    return "\n".join(lines)
+
+
+def _platform_limits(conn: sqlite3.Connection, rows: list[dict[str, Any]], src: Sources,
+                     facts: list[dict[str, Any]]) -> list[str]:
+    """Platform rows of the limitation table (Trn1 not supported, Ubuntu 22.04 ending...)
+    for the Neuron SDK the asked TorchNeuron release ships in."""
+    sdks = {r["sdk_version"] for r in rows if r.get("sdk_version")}
+    out = []
+    for row in conn.execute("SELECT l.feature, l.status, l.note, l.source_kind, l.source_name, l.source_url, l.retrieved_at, "
+                            "r.version FROM limitation l JOIN release r ON r.id = l.release_id "
+                            "WHERE l.feature LIKE 'platform:%' AND r.product = 'neuron-sdk'"):
+        row = dict(row)
+        if row["version"] in sdks:
+            out.append(f"- {row['feature']}: {row['status']}" + (f" — {row['note']}" if row["note"] else "")
+                       + f" {src.cite(row)}")
+            facts.append({"feature": row["feature"], "status": row["status"], "source_url": row["source_url"]})
+    return out
+
+
+# ---------------------------------------------------------------- version comparisons
+
+
+def _versions_for(conn: sqlite3.Connection, q: Question) -> tuple[str, list[str]] | None:
+    """(target, versions asked in order) for a diff question."""
+    target = q.target_names()[0] if q.target_names() else None
+    if target is None:
+        return None
+    versions = [m.version for m in q.targets if m.target == target and m.version]
+    for v in q.versions:
+        if v not in versions and re.match(r"^\d+\.\d+", v):
+            versions.append(v)
+    return target, versions
+
+
+def _pick(conn: sqlite3.Connection, target: str, version: str) -> tuple[str | None, str]:
+    pick = pick_versions(conn, TargetMention(target, version))
+    with_data = [v for v in pick.versions if v in pick.with_data]
+    return (with_data[-1] if with_data else None), pick.label
+
+
+def diff_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    found = _versions_for(conn, q)
+    if found is None:
+        return Answer(q.text, "diff", "Which target? Ask e.g. `what changed between tpu 0.1.1 and 0.2.0`.",
+                      [{"status": UNKNOWN}])
+    target, asked = found
+    with_data = sorted(queries._release_versions(conn, target), key=queries.version_key)
+    picked: list[str] = []
+    for version in asked[:2]:
+        chosen, label = _pick(conn, target, version)
+        if chosen is None:
+            src = Sources()
+            for r in conn.execute("SELECT DISTINCT s.source_kind, s.source_name, s.source_url, s.probe_run_id, "
+                                  "s.retrieved_at FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ? "
+                                  "AND r.version = ? LIMIT 2", (target, with_data[-1] if with_data else None)):
+                src.cite(dict(r))
+            return Answer(q.text, "diff", f"**Unknown** — the KB has no verdicts for {target} {label} (versions with "
+                          f"data: {', '.join(with_data) or 'none'}, newest cited below). `{verdict.settle(target)}` on "
+                          "that version would record them." + src.markdown(),
+                          [{"target": target, "backend_version": version, "status": UNKNOWN}], src.items)
+        picked.append(chosen)
+    if len(picked) == 1:  # "what's new in tpu 0.2.0": against the version before it
+        older = [v for v in with_data if queries.version_key(v) < queries.version_key(picked[0])]
+        if not older:
+            return Answer(q.text, "diff", f"**Unknown** — {target} {picked[0]} is the oldest version with verdicts "
+                          f"(versions with data: {', '.join(with_data)}); nothing to compare it with.",
+                          [{"target": target, "status": UNKNOWN}])
+        picked.insert(0, older[-1])
+    old, new = sorted(picked[:2], key=queries.version_key)
+    mode = "compile" if "compile" in q.text.lower() else "eager"
+    result = queries.diff(conn, target, old, new, mode)
+    fams = families.families_in(q.text)
+    scope = ""
+    if fams:
+        ops = set(families.family_ops(conn, fams[0].name))
+        for key in ("gained", "lost", "changed"):
+            result[key] = [r for r in result[key] if r["op"] in ops]
+        scope = f" in the {fams[0].name} family"
+    g, lo, ch = result["gained"], result["lost"], result["changed"]
+    lines = [f"**{target} {old} → {new}** ({mode}){scope}: **{len(g)}** kernels gained, **{len(lo)}** lost, "
+             f"**{len(ch)}** other changes of where an op runs."]
+    lines += [f"_{n}._" for n in result["basis_notes"]]
+    for title, rows in (("Gained a kernel", g), ("Lost a kernel", lo), ("Runs elsewhere now", ch)):
+        if not rows:
+            continue
+        lines.append(f"{title}:")
+        for r in rows[:MAX_LIST if title != "Runs elsewhere now" else 8]:
+            lines.append(f"- `{r['op']}`: {SYMBOLS.get(r['old_runs'], '?')} {r['old_runs']} → "
+                         f"{SYMBOLS.get(r['new_runs'], '?')} {r['new_runs']} ({r['old_basis'] or 'no verdict'} → "
+                         f"{r['new_basis'] or 'no verdict'})")
+        shown = MAX_LIST if title != "Runs elsewhere now" else 8
+        if len(rows) > shown:
+            lines.append(f"_…{len(rows) - shown} more: `kb diff {target} {old} {new}`._")
+    src = Sources()
+    for version in (old, new):
+        for r in conn.execute("SELECT DISTINCT s.source_kind, s.source_name, s.source_url, s.probe_run_id, s.retrieved_at "
+                              "FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ? AND r.version = ? "
+                              "AND s.mode = ? ORDER BY s.source_kind LIMIT 4", (target, version, mode)):
+            src.cite(dict(r))
+    facts = [{"target": target, "old": old, "new": new, "mode": mode, "gained": len(g), "lost": len(lo),
+              "changed": len(ch), "family": fams[0].name if fams else None}]
+    facts += [{"op": r["op"], "change": kind, "old": r["old_runs"], "new": r["new_runs"]}
+              for kind, rows in (("gained", g), ("lost", lo), ("changed", ch)) for r in rows]
+    return Answer(q.text, "diff", "\n".join(lines) + src.markdown(), facts, src.items)

@@ -1,0 +1,151 @@
+"""Names in chat questions matched against the KB's own vocabulary: release-registry
+products (with the nicknames people use for them), what of a release is asked about
+(Python, PyTorch, OS, instances, date), feature areas and dtypes of the limitation table.
+
+Matching is by whole words, never letter by letter: `conv` is a family word
+(kb.store.families), not a misspelt `cov`. Where a word has two readings, the reading
+taken and how to ask for the other travel with the answer (`Reading.note`).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from kb.chat.intents import Question
+from kb.store import releases
+
+# Words for a product line, mapped to registry products: the first is the reading taken,
+# the others are named in the answer as the other readings.
+PRODUCT_WORDS: dict[str, tuple[str, ...]] = {
+    "torchneuron": ("torchneuron",), "torch-neuronx": ("torchneuron", "torch-neuronx-xla"),
+    "torch_neuronx": ("torchneuron", "torch-neuronx-xla"), "neuronx": ("torchneuron", "torch-neuronx-xla"),
+    "pytorch-neuronx": ("torchneuron", "torch-neuronx-xla"),
+    "trainium": ("torchneuron", "neuron-sdk"), "trn": ("torchneuron", "neuron-sdk"), "trn1": ("torchneuron", "neuron-sdk"),
+    "trn2": ("torchneuron", "neuron-sdk"), "trn3": ("torchneuron", "neuron-sdk"),
+    "neuron": ("neuron-sdk", "torchneuron"), "neuron-sdk": ("neuron-sdk",), "aws-neuron": ("neuron-sdk",),
+    "tpu": ("torch_tpu",), "tpus": ("torch_tpu",), "torchtpu": ("torch_tpu",), "torch_tpu": ("torch_tpu",),
+    "torch-tpu": ("torch_tpu",),
+    "neuron-xla": ("torch-neuronx-xla",), "torch-neuronx-xla": ("torch-neuronx-xla",),
+    "torch-xla": ("torch-xla",), "torch_xla": ("torch-xla",), "neuronx-cc": ("neuronx-cc",), "compiler": ("neuronx-cc",),
+    "nki": ("nki",), "nxd": ("neuronx-distributed",), "neuronx-distributed": ("neuronx-distributed",),
+    "nxdi": ("neuronx-distributed-inference",), "nxdt": ("neuronx-distributed-training",),
+    "jax-neuronx": ("jax-neuronx",), "runtime": ("neuron-runtime",), "neuron-runtime": ("neuron-runtime",),
+    "dlc": ("neuron-dlc",), "torch-neuron": ("torch-neuron",), "inf1": ("torch-neuron",),
+}
+PRODUCT_LABELS = {
+    "torchneuron": "TorchNeuron (torch-neuronx, native backend, device neuron)",
+    "torch-neuronx-xla": "torch-neuronx on PyTorch/XLA (the older XLA-based package line)",
+    "neuron-sdk": "the Neuron SDK release", "torch_tpu": "TorchTPU (torch_tpu)",
+}
+TARGET_OF = {"torchneuron": "neuron", "neuron-sdk": "neuron", "torch_tpu": "tpu", "torch-neuronx-xla": "neuron-xla",
+             "torch-neuron": "inf1"}
+
+# What of a release a question asks about.
+ASPECTS = (
+    ("python", r"\bpython|\bpy ?3|\bcpython"),
+    ("torch", r"\b(py)?torch (version|versions|release)|\bwhich (py)?torch\b|\bpytorch\b|\btorch \d|\btorch versions?\b"),
+    ("os", r"\b(os|operating systems?|ubuntu|linux|amazon linux|al2023|al2|platforms?)\b"),
+    ("instances", r"\b(instances?|instance types?|hardware|chips?|trn1|trn2|trn3|inf2|ec2)\b"),
+    ("date", r"\b(when|date|released|came out|come out|release date|ship date)\b"),
+    ("sdk", r"\b(which|what) (neuron )?sdk\b|\bsdk version\b|\bpart of\b"),
+    ("latest", r"\b(latest|newest|most recent|current|last|recent)\b"),
+)
+RELEASE_CUES = r"\b(latest|newest|most recent|current version|released?|release date|when was|when did|came out|" \
+               r"python versions?|which python|pythons|torch versions?|pytorch versions?|which (py)?torch|which os|" \
+               r"operating systems?|ubuntu|instances?|instance types?|ships?|shipped|what'?s in|what is in|" \
+               r"support matrix|requirements?|requires?|compatible|which sdk|what sdk|sdk version|versions? of|" \
+               r"what versions?|which versions?|release notes|changelog|python|pytorch|hardware|current)\b"
+
+
+@dataclass
+class Reading:
+    products: list[str]  # registry products, reading taken first
+    word: str  # the word that named it
+    version: str | None
+    note: str = ""  # the other readings, when there are some
+
+
+def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
+    """The product (and version) a release question is about, read against the registry."""
+    known = set(releases.products(conn))
+    text = q.text.lower()
+    sdk = bool(re.search(r"\bsdk\b", text))
+    candidates: list[tuple[str, str | None]] = [(m.word.lower(), m.version) for m in q.targets]
+    tokens = re.findall(r"[a-z][a-z0-9_\-]*|\d+(?:\.\d+)+", text)
+    for i, tok in enumerate(tokens):
+        if tok in PRODUCT_WORDS or tok in known:
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            nxt2 = tokens[i + 2] if i + 2 < len(tokens) else None
+            version = nxt if nxt and nxt[0].isdigit() else (nxt2 if nxt in ("sdk", "version", "v") and nxt2
+                                                             and nxt2[0].isdigit() else None)
+            if not any(w == tok for w, _ in candidates):
+                candidates.append((tok, version))
+            elif version:
+                candidates = [(w, v or version) if w == tok else (w, v) for w, v in candidates]
+    for word, version in candidates:
+        if word in known and word not in PRODUCT_WORDS:
+            return Reading([word], word, version)
+        products = list(PRODUCT_WORDS.get(word, ()))
+        if not products:
+            continue
+        if sdk and "neuron-sdk" in products + ["neuron-sdk"] and word in ("neuron", "trainium", "trn2", "trn1", "trn3",
+                                                                          "trn", "torch-neuronx", "neuronx", "neuron-sdk"):
+            products = ["neuron-sdk"] + [p for p in products if p != "neuron-sdk"]
+        elif version and products[0] == "neuron-sdk" and not sdk:
+            # "neuron 2.14.3" is a TorchNeuron version, "neuron 2.33" an SDK release
+            if releases.find(conn, "torchneuron", version) and not releases.find(conn, "neuron-sdk", version):
+                products = ["torchneuron", "neuron-sdk"]
+        products = [p for p in products if p in known] or products
+        note = ""
+        if len(products) > 1:
+            other = products[1]
+            note = (f"`{word}` read as {PRODUCT_LABELS.get(products[0], products[0])}; for "
+                    f"{PRODUCT_LABELS.get(other, other)} ask about `{other}`")
+        return Reading(products, word, version, note)
+    return None
+
+
+def aspects(text: str) -> list[str]:
+    lowered = text.lower()
+    return [name for name, pattern in ASPECTS if re.search(pattern, lowered)]
+
+
+def is_release_question(text: str) -> bool:
+    return re.search(RELEASE_CUES, text.lower()) is not None
+
+
+# Feature areas and dtypes as people say them → words of the limitation table's `feature`.
+FEATURE_WORDS: dict[str, tuple[str, ...]] = {
+    "float64": ("float64",), "fp64": ("float64",), "f64": ("float64",), "double": ("float64",),
+    "double precision": ("float64",), "torch.float64": ("float64",), "torch.double": ("float64",),
+    "float16": ("float16",), "fp16": ("float16",), "half": ("float16",),
+    "bfloat16": ("bfloat16",), "bf16": ("bfloat16",), "int64": ("int64",), "long": ("int64",),
+    "fp8": ("mxfp8", "fp8"), "mxfp8": ("mxfp8",), "float8": ("mxfp8", "fp8"),
+    "sparse": ("torch.sparse",), "sparse tensors": ("torch.sparse",), "torch.sparse": ("torch.sparse",),
+    "nested": ("torch.nested",), "nested tensors": ("torch.nested",), "torch.nested": ("torch.nested",),
+    "njt": ("torch.nested",), "jagged": ("torch.nested",),
+    "complex": ("complex",), "complex numbers": ("complex",), "complex64": ("complex",), "complex128": ("complex",),
+    "fft": ("torch.fft",), "torch.fft": ("torch.fft",), "fourier": ("torch.fft",),
+    "distributions": ("torch.distributions",), "torch.distributions": ("torch.distributions",),
+    "torch.func": ("torch.func",), "functorch": ("torch.func",), "vmap": ("torch.func",), "jacrev": ("torch.func",),
+    "torchao": ("torchao",), "torch.ao": ("torchao",),
+    "dynamic shapes": ("dynamic=true",), "dynamic=true": ("dynamic=true",), "dynamic shape": ("dynamic=true",),
+    "dynamic": ("dynamic=true",),
+    "compile fallback": ("compile fallback",), "fallback_execution": ("compile fallback",),
+    "fallback policy": ("fallback",), "cpu fallback": ("fallback",), "missing op": ("missing op",),
+    "torch.compile": ("torch.compile", "compile"), "compile options": ("torch.compile", "compile"),
+}
+DTYPES = ("float64", "float16", "bfloat16", "int64", "mxfp8", "fp8", "complex")
+
+
+def features_in(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(word as asked, limitation words it stands for), whole words only, longest first."""
+    tokens = re.findall(r"[a-z0-9_.+=/-]+", text.lower())
+    joined = " " + " ".join(t.strip(".?!,") for t in tokens) + " "
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for word in sorted(FEATURE_WORDS, key=len, reverse=True):
+        if f" {word} " in joined and not any(word in w for w, _ in found):
+            found.append((word, FEATURE_WORDS[word]))
+    return found
