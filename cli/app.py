@@ -52,9 +52,23 @@ def _root() -> None:
 
 
 @app.command("version")
-def version_command() -> None:
-    """Print kb's version."""
-    typer.echo(kb.__version__)
+def version_command(json_out: JsonOption = False) -> None:
+    """kb's distribution name and version, and which data it answers from (a content digest)."""
+    import os
+
+    from kb import paths
+    from kb.errors import KBError
+    from kb.store.dbfile import data_digest
+
+    root = paths.data_dir()
+    if not os.path.isdir(root):
+        raise KBError(f"no data folder at {root} (KB_DATA_DIR names a folder that does not exist?)")
+    result = {"distribution": kb.DIST_NAME, "version": kb.__version__, "data_dir": root,
+              "data_sha256": data_digest(root)}
+    if json_out:
+        emit_json(result)
+    else:
+        typer.echo(f"{result['distribution']} {result['version']} (data sha256:{result['data_sha256'][:16]} from {root})")
 
 
 @app.command("op")
@@ -226,10 +240,16 @@ def data_export_command(
     db: DbOption = None,
 ) -> None:
     """Write this KB's local evidence (ingests, probes) to data/ as sorted JSONL, for review."""
+    import os
+
     from kb import paths
+    from kb.errors import KBError
     from kb.store import export
 
     target_dir = out or paths.data_dir()
+    if not out and os.path.abspath(target_dir) == os.path.abspath(paths.BUNDLED_DATA_DIR):
+        raise KBError("this kb is an installed package: its data/ lives inside it and is replaced by the next "
+                      "upgrade; pass --out DIR (or export from a checkout)")
     written = export.export(_open(db), target_dir)
     if json_out:
         emit_json({"out": target_dir, "files": written})

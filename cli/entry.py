@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     from cli.render import error
-    from kb.errors import KBError
+    from kb.errors import KBError, TorchMissingError, is_torch_missing
 
     try:
         from cli import fast
@@ -97,8 +97,17 @@ def _main(argv: list[str]) -> int:
     except Exception as exc:  # a bug or an input nobody foresaw: still one line, never a traceback
         if os.environ.get("KB_TRACEBACK"):
             raise
+        if is_torch_missing(exc):  # a command that runs PyTorch, on the core install
+            error(str(TorchMissingError(_command(argv))))
+            return 2
         error(f"unexpected {type(exc).__name__}: {exc} (set KB_TRACEBACK=1 to see where)")
         return 2
+
+
+def _command(argv: list[str]) -> str:
+    """The command's name for a message: `kb probe`, `kb db catalog` (groups take a second word)."""
+    words = argv[:2] if argv[:1] in (["db"], ["data"]) else argv[:1]
+    return " ".join(["kb", *(w for w in words if not w.startswith("-"))])
 
 
 if __name__ == "__main__":

@@ -6,3 +6,5 @@ heavy so that plain queries start fast.
 """
 
 __version__ = "0.1.0"
+# The name on the package index (`pip install torch-accel-kb`); "kb" there is an unrelated project.
+DIST_NAME = "torch-accel-kb"

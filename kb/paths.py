@@ -9,12 +9,25 @@ from __future__ import annotations
 import os
 import sys
 
+# The folder that holds the `kb` package: the checkout, or site-packages once installed. The probe
+# puts it on a child's PYTHONPATH; it is not where the data is looked up first.
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Where a wheel carries the repository's data/ (copied there at build time by setup.py). Looked
+# up inside the installed package, never next to it: site-packages/data may belong to anyone.
+BUNDLED_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_data")
+
+
+def shipped_data_dir() -> str:
+    """The knowledge that ships with kb: `kb/_data` in an installed wheel, else the checkout's `data/`
+    (source tree, editable install). Not overridable: Datasette's metadata and the like live here."""
+    if os.path.isdir(BUNDLED_DATA_DIR):
+        return BUNDLED_DATA_DIR
+    return os.path.join(PACKAGE_ROOT, "data")
 
 
 def data_dir() -> str:
-    """The shipped knowledge (`data/` in the repository); KB_DATA_DIR overrides it."""
-    return os.environ.get("KB_DATA_DIR") or os.path.join(PACKAGE_ROOT, "data")
+    """The records the KB is built from: the shipped data unless KB_DATA_DIR names another folder."""
+    return os.environ.get("KB_DATA_DIR") or shipped_data_dir()
 
 
 def cache_dir() -> str:

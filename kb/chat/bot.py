@@ -167,7 +167,7 @@ def build_bolt_app(settings: BotSettings):
         from slack_bolt.authorization import AuthorizeResult
         from slack_sdk import WebClient
     except ImportError:
-        raise BotConfigError("kb bot needs Slack's SDK: pip install 'kb[chat]' (slack-bolt, slack-sdk)") from None
+        raise BotConfigError("kb bot needs Slack's SDK: pip install 'torch-accel-kb[chat]' (slack-bolt, slack-sdk)") from None
 
     if not settings.signing_secret:
         raise BotConfigError("the bot needs a signing secret (KB_SLACK_SIGNING_SECRET or --signing-secret)")

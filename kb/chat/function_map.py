@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     from kb import paths
 
     result = build()
-    out_dir = (argv or sys.argv[1:] or [os.path.join(paths.PACKAGE_ROOT, "data", "functions")])[0]
+    out_dir = (argv or sys.argv[1:] or [os.path.join(paths.shipped_data_dir(), "functions")])[0]
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"torch-{result['torch_version']}.json")
     with open(path, "w", encoding="utf-8") as fh:

@@ -273,7 +273,7 @@ def build_server(db: str | None = None):
         from mcp.server.mcpserver import MCPServer
         from mcp.types import ToolAnnotations
     except ImportError:  # not installed, or mcp 1.x (FastMCP): this server is written for mcp 2
-        raise KBError("kb mcp needs the MCP SDK 2.x: pip install 'kb[chat]' (mcp>=2.3)") from None
+        raise KBError("kb mcp needs the MCP SDK 2.x: pip install 'torch-accel-kb[chat]' (mcp>=2.3)") from None
 
     import kb
 

@@ -26,7 +26,7 @@ def _function_map(path: str) -> dict[str, list[str]]:
 
 def function_map() -> tuple[dict[str, list[str]], str | None]:
     """torch function → ATen ops it dispatches to, from the newest shipped map (no torch import)."""
-    for root in (paths.data_dir(), os.path.join(paths.PACKAGE_ROOT, "data")):
+    for root in (paths.data_dir(), paths.shipped_data_dir()):
         folder = os.path.join(root, "functions")
         if os.path.isdir(folder):
             files = sorted((f for f in os.listdir(folder) if f.startswith("torch-") and f.endswith(".json")),

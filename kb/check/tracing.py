@@ -29,7 +29,7 @@ from kb.check.callsites import (  # noqa: F401 - re-exported: callers import the
     _module_from_stack,
     _short_type,
 )
-from kb.errors import KBError
+from kb.errors import KBError, TorchMissingError, is_torch_missing, require_torch
 from kb.opnames import OpNameError, canonical
 
 
@@ -376,6 +376,8 @@ def trace(source: mf.ModelSource, input_shapes: list[str] | None = None, *, trai
     except KBError:
         raise
     except Exception as exc:  # a model can fail in any way; the user gets one line
+        if is_torch_missing(exc):
+            raise TorchMissingError(f"checking {source.path} ({source.kind.replace('_', ' ')})") from None
         raise TracingError(f"{source.path}: tracing failed ({type(exc).__name__}: {mf._short(exc)})") from None
 
 
@@ -537,6 +539,7 @@ def trace_in_child(source: mf.ModelSource, input_shapes: list[str] | None = None
     import multiprocessing
 
     what = f"{source.path}:{source.attribute}"
+    require_torch(f"checking {what} (a factory)")
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_child_trace, args=(sender, source, input_shapes, train), daemon=True)

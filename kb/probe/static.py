@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import kb
+from kb.errors import require_torch
 from kb.paths import PACKAGE_ROOT
 from kb.probe.backends import (
     Backend,
@@ -148,12 +149,15 @@ def child_env(python_path: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
 def run_child(spec: Backend, *, python_path=(), options: dict[str, Any] | None = None,
               timeout: float = 600.0, python: str | None = None) -> dict[str, Any]:
     """Run kb.probe._child for `spec`; its raw JSON result, or a ProbeError."""
+    env = child_env(python_path)
+    if python is None:  # the child is this interpreter: without torch it could only crash
+        require_torch(f"probing {spec.name}", env["PYTHONPATH"].split(os.pathsep))
     with tempfile.TemporaryDirectory(prefix="kb-probe-") as tmp:
         out = os.path.join(tmp, "result.json")
         command = [python or sys.executable, "-m", "kb.probe._child", "--backend", spec.name, "--out", out,
                    "--options", json.dumps(options or {})]
         try:
-            done = subprocess.run(command, env=child_env(python_path), stdin=subprocess.DEVNULL,
+            done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             raise ProbeError(f"probing {spec.name} took longer than {timeout:g} s") from None

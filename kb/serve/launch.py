@@ -25,7 +25,7 @@ from typing import Any
 from kb import paths
 
 DB_NAME = "kb"
-METADATA_DIR = os.path.join(paths.PACKAGE_ROOT, "data", "datasette")
+METADATA_DIR = os.path.join(paths.shipped_data_dir(), "datasette")
 METADATA_FILE = os.path.join(METADATA_DIR, "metadata.yaml")
 STATIC_MOUNT = "kb-static"
 # Targets shown first in the coverage matrix; the others follow by name.

@@ -40,6 +40,25 @@ def data_fingerprint(data_dir: str | None = None) -> str:
     return hashlib.sha256("\n".join(entries).encode()).hexdigest()
 
 
+def data_digest(data_dir: str | None = None) -> str:
+    """SHA-256 over the names and contents of every shipped data file: the same for the same data
+    on every machine (unlike data_fingerprint, whose mtimes change with each install)."""
+    root = data_dir or paths.data_dir()
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            full = os.path.join(folder, name)
+            digest.update(os.path.relpath(full, root).replace(os.sep, "/").encode() + b"\0")
+            with open(full, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def check_file(path: str) -> None:
     """Refuse anything that is not an SQLite file before SQLite gets to misread it."""
     if os.path.isdir(path):

@@ -169,9 +169,11 @@ def _check_installed(device: str, python_path: list[str]) -> None:
     import importlib.machinery
     import sys
 
+    from kb.errors import require_torch
     from kb.probe.backends import get_backend
     from kb.probe.live.device import DEVICE_BACKENDS
 
+    require_torch(f"live probing {device}", python_path)
     spec = get_backend(DEVICE_BACKENDS[device]) if device in DEVICE_BACKENDS else None
     if spec is None or spec.module is None or spec.activate is not None:
         return
