@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from cli.render import emit_json, note, table
-from kb.store import verdict
+from kb.store import queries, verdict
 from kb.vocab import BASIS_LEGEND, BASIS_MARKS
 
 
 def _source(v: dict[str, Any]) -> str:
-    return f"{v['source_kind']}: {v['source_name']}"
+    """kind · name · link: `doc · neuron-xla-op-list · https://…`, `static probe · run static-tpu-…`."""
+    return verdict.source_text(v)
 
 
 def _restriction(v: dict[str, Any]) -> str:
@@ -47,15 +48,15 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
             header += "  (not in the local op catalog)"
         rows = [
             [v["target"], v["backend_version"], v["mode"], v["status"], _runs(v), _basis(v), _restriction(v),
-             _source(v) + (" ⚠ sources disagree" if v["disagreement"] else ""), v["source_url"] or v["probe_run_id"]]
+             _source(v) + (" ⚠ sources disagree" if v["disagreement"] else "")]
             for v in entry["verdicts"]
         ]
-        if rows:
-            table(["target", "version", "mode", "status", "where it runs", "basis", "restriction", "source", "url"],
-                  rows, title=header)
-        else:
-            table(["target", "status", "how to find out"], [["(every target)", "unknown", verdict.DEFAULT_SETTLE]],
-                  title=header)
+        rows += [[u["target"], "-", "-", "unknown", "no evidence", "", "", f"how to find out: {u['settle']}"]
+                 for u in entry.get("unknown_targets") or ()]
+        if not rows:
+            rows = [["(every target)", "-", "-", "unknown", "no evidence", "", "", verdict.DEFAULT_SETTLE]]
+        table(["target", "version", "mode", "status", "where it runs", "basis", "restriction", "source"],
+              rows, title=header)
         if entry.get("caveats"):
             table(["target", "versions", "kind", "when", "caveat", "source"],
                   [[c["target"], caveat_versions(c), c["kind"], caveat_when(c), caveat_line(c), c["source_url"]]
@@ -117,7 +118,13 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
              _restriction(r) if "source_kind" in r else "", _source(r) if "source_kind" in r else ""]
             for r in result["ops"]]
     table(["op", "status", "where it runs", "basis", "restriction", "source"], rows, title=title)
-    note(f"{len(rows)} ops")
+    cover = result.get("coverage")
+    if cover and result.get("status") not in (None, "unknown"):
+        note(queries.coverage_line(cover, result["status"]))
+    elif cover:
+        note(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
+    else:
+        note(f"{len(rows)} ops")
     legend()
 
 
@@ -132,6 +139,12 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
     rows = [[r["op"], *[r["labels"][t] for t in targets]] for r in result["rows"]]
     table(["op", *heads], rows, title=f"mode: {result['mode']}", status_column=None)
     note(f"{len(rows)} ops")
+    for t in targets:
+        if t in (result.get("coverage") or {}):
+            note(f"{t}: {queries.coverage_line(result['coverage'][t])}")
+    if result.get("unknown_left_out"):
+        note(f"{result['unknown_left_out']:,} more ops differ only because a target has no verdict "
+             "(unknown); --all lists them")
     legend()
 
 
@@ -162,21 +175,30 @@ def _status_runs(status: str, runs: str) -> str:
     return text if runs == status else f"{text} → {_symbol(runs)} {runs}"
 
 
+def _versions(versions: list[str]) -> str:
+    """All of a few versions; of many, the oldest, the newest and how many."""
+    if len(versions) <= 4:
+        return ", ".join(versions) or "-"
+    return f"{versions[0]} … {versions[-1]} ({len(versions)} versions)"
+
+
 def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
-        emit_json(rows)
+        emit_json(rows, "targets")
         return
     table(
-        ["target", "label", "key", "versions with data", "eager verdicts (newest version)"],
-        [[r["name"], r["label"], r["dispatch_key"], ", ".join(r["versions"]) or "-",
-          " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-"] for r in rows],
+        ["target", "label", "key", "versions with data", "eager verdicts (newest version)", "coverage (newest, eager)"],
+        [[r["name"], r["label"], r["dispatch_key"], _versions(r["versions"]),
+          " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-",
+          queries.coverage_line(r["coverage"]) if r.get("coverage") else "-"] for r in rows],
         status_column=None,
     )
+    note("coverage: ops of the local op catalog with a verdict; unknown ops have none (not \"unsupported\")")
 
 
 def disagreements_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
-        emit_json(rows)
+        emit_json(rows, "disagreements")
         return
     table(["op", "target", "version", "mode", "verdict", "sources"],
           [[r["op"], r["target"], r["backend_version"], r["mode"], r["status"],
