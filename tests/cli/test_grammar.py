@@ -11,6 +11,7 @@ import json
 import pytest
 import typer
 
+from cli import grammar
 from cli.app import app
 from kb.store.ingest import ingest_records
 from tests.conftest import op_status, run_kb
@@ -174,3 +175,30 @@ def test_progress_lines_off_a_terminal(capsys):
         time.sleep(0.2)
     err = capsys.readouterr().err
     assert err.startswith("kb: tracing… ") and "(3 of 9 ops)" in err
+
+
+def _readme_kb_lines():
+    import re
+    import shlex
+
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```(?:sh|bash|console)?\n(.*?)```", text, flags=re.S):
+        for line in block.splitlines():
+            line = re.split(r"\s#\s", line)[0].strip()
+            if line.startswith("kb ") and "..." not in line:
+                yield shlex.split(line)[1:]
+
+
+@pytest.mark.parametrize("args", list(_readme_kb_lines()), ids=" ".join)
+def test_every_readme_example_parses(args):
+    """Each `kb …` line of the README names real commands and options with the values
+    they need (the parity example once lacked --batch; placeholders like RUN_ID pass)."""
+    path = grammar.command_path(typer.main.get_command(app), args)
+    cmd = COMMANDS[path]
+    rest = args[args.index(path.split()[-1]) + 1:]
+    assert grammar.repeated_option(cmd, rest) is None
+    cmd.make_context(f"kb {path}", list(rest))
+    if path == "parity" and any("B" in a.split(":")[0] for a in rest if "x" in a):
+        assert "--batch" in rest or any(a.startswith("batch=") for a in rest), "B needs --batch or --sweep batch="
