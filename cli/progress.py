@@ -1,17 +1,25 @@
 """Progress for long work when stderr is not a terminal (CI logs, `2>&1 | tee`).
 
-A terminal gets rich's spinner or bar (each command's own). Elsewhere a silent minute
-reads like a hang, so work that runs past ~2 s says so on stderr in plain lines,
-`kb: tracing model.py… 12 s (40 of 120 ops)`, then every 10 s: few enough for a log.
+A terminal stderr gets rich's spinner or bar (each command's own), whatever stdout is
+(a pipe included). Off a terminal, KB_PROGRESS=lines asks for plain lines instead: work
+that runs past ~2 s says so, `kb: tracing model.py… 12 s (40 of 120 ops)`, then every
+10 s, few enough for a CI log. It is opt-in because stderr off a terminal is what scripts
+read for the one-line error, and progress lines would come before it.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 
 FIRST_AFTER_S = 2.0
+
+
+def lines_wanted() -> bool:
+    """Plain progress lines off a terminal: only when KB_PROGRESS=lines."""
+    return os.environ.get("KB_PROGRESS", "").strip().lower() == "lines"
 EVERY_S = 10.0
 
 
@@ -44,6 +52,8 @@ class Heartbeat:
 
     def __enter__(self) -> Heartbeat:
         self._start = time.monotonic()
+        if not lines_wanted():
+            return self
         self._thread = threading.Thread(target=self._run, name="kb-heartbeat", daemon=True)
         self._thread.start()
         return self

@@ -23,6 +23,9 @@ class Product:
     # "version": cycles are versions (3.12, 22.04); "feature": cycles name a use (inference, training)
     cycles: str = "version"
     groups: tuple[str, ...] = ()  # loose names that select this product among others
+    # Someone else's product (Python, Ubuntu...): its windows here are what a vendor (Neuron)
+    # says about supporting it, not the product's own end of life, and say so.
+    outside: bool = False
 
 
 PRODUCTS: tuple[Product, ...] = (
@@ -36,7 +39,7 @@ PRODUCTS: tuple[Product, ...] = (
     Product("torch-neuronx-xla", "PyTorch/XLA on Neuron (torch-neuronx, XLA-based)",
             ("torch-neuronx-xla", "pytorch-xla-on-neuron", "pytorch-xla", "torch-xla", "xla", "neuron-xla",
              "torch-xla-neuron", "pytorch-xla-neuron"),
-            cycles="feature", groups=("torch-neuronx", "neuron", "xla")),
+            cycles="feature", groups=("neuron", "xla")),
     Product("torch-neuron", "torch-neuron (Inf1)", ("torch-neuron", "pytorch-neuron"), groups=("neuron", "inf1")),
     Product("nxd-inference", "NxD Inference and NxD Core inference APIs",
             ("nxd-inference", "nxdi", "nxd-inference-and-nxd-core-inference-apis", "neuronx-distributed-inference"),
@@ -55,10 +58,10 @@ PRODUCTS: tuple[Product, ...] = (
     Product("jax", "JAX on Neuron", ("jax", "jax-neuronx"), groups=("neuron",)),
     Product("torch_tpu", "TorchTPU (torch_tpu, device tpu)", ("torch_tpu", "torch-tpu", "torchtpu", "tpu"),
             releases_with="torch_tpu", groups=("tpu",)),
-    Product("pytorch", "PyTorch", ("pytorch", "torch"), releases_with="neuron-sdk"),
-    Product("python", "Python", ("python", "py", "cpython")),
-    Product("ubuntu", "Ubuntu", ("ubuntu", "os")),
-    Product("amazon-linux", "Amazon Linux", ("amazon-linux", "al", "al2", "amazonlinux")),
+    Product("pytorch", "PyTorch", ("pytorch", "torch"), releases_with="neuron-sdk", outside=True),
+    Product("python", "Python", ("python", "py", "cpython"), outside=True),
+    Product("ubuntu", "Ubuntu", ("ubuntu", "os"), outside=True),
+    Product("amazon-linux", "Amazon Linux", ("amazon-linux", "al", "al2", "amazonlinux"), outside=True),
     Product("instance", "EC2 instance family (Inf1, Inf2, Trn1, Trn2, Trn3)",
             ("instance", "instances", "instance-family", "ec2", "platform"), cycles="feature"),
 )

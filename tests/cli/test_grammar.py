@@ -165,11 +165,15 @@ def test_readable_source_column(world, capsys):
     assert "doc · tpu-doc · https://example.test/doc" in out and "doc: " not in out
 
 
-def test_progress_lines_off_a_terminal(capsys):
+def test_progress_lines_off_a_terminal(capsys, monkeypatch):
     import time
 
     from cli.progress import Heartbeat
 
+    with Heartbeat("quiet", first_after=0.01, every=0.01):  # not asked for: stderr stays for the error line
+        time.sleep(0.05)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("KB_PROGRESS", "lines")
     with Heartbeat("tracing", first_after=0.05, every=0.05) as beat:
         beat.update("3 of 9 ops")
         time.sleep(0.2)

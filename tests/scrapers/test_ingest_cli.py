@@ -30,7 +30,7 @@ def test_unknown_source(capsys):
 
 def test_list(capsys):
     code, out, _ = run(capsys, "ingest", "--list", "--json")
-    assert code == 0 and "torchneuron-op-table" in {row["source"] for row in json.loads(out)}
+    assert code == 0 and "torchneuron-op-table" in {row["source"] for row in json.loads(out)["sources"]}
 
 
 def test_dry_run_over_a_docs_folder(capsys, neuron_docs_fixture):
