@@ -24,7 +24,7 @@ import sqlite3
 from datetime import date, timedelta
 from typing import Any
 
-from kb.eol import products
+from kb import products
 from kb.errors import KBError
 from kb.store.queries import version_key
 
@@ -104,9 +104,7 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         family = products.slug(product)
         if family in products.INSTANCE_FAMILIES:  # a window stated for "Inf1" is instance Inf1
             cycle = family if cycle.lower() in ("", family) else f"{family} {cycle}"
-        row["product"], row["cycle"] = products.canonical(product), cycle
-        if row["product"] == "neuron-feature":
-            row["product"] = products.feature_product(cycle) or "neuron-feature"
+        row["product"], row["cycle"] = products.window_product(product, cycle), cycle
     return rows
 
 

@@ -74,6 +74,15 @@ def limit_connection(conn) -> None:
             conn.create_function(name, arity, refused)
 
 
+def add_functions(conn) -> None:
+    """SQL functions the canned queries use: `kb_product(product, cycle)`, the canonical
+    product name `kb eol` uses (kb.products), so the web and the CLI name products alike."""
+    from kb import products
+
+    conn.create_function("kb_product", 2, lambda product, cycle: products.window_product(product or "", cycle),
+                         deterministic=True)
+
+
 @hookimpl
 def prepare_connection(conn, database, datasette):
     """Each connection to the KB gets kb's bounds (limit_connection) and the
@@ -81,6 +90,7 @@ def prepare_connection(conn, database, datasette):
     if database != DB_NAME:
         return
     limit_connection(conn)
+    add_functions(conn)
     config = _config(datasette)
     if config is not None:
         _fill_latest_release(conn, config)

@@ -79,6 +79,31 @@ def test_upcoming_end_of_support_newest_statement(kb_file):
     assert len(rows(ds, "/kb/upcoming_eol.json?on_or_after=2000-01-01")) == 2
 
 
+def test_upcoming_end_of_support_resolves_releases_drops_the_past_soonest_first(kb_file):
+    from kb.store import records as rec
+    from kb.store.ingest import ingest_records
+    from tests.conftest import prov
+
+    src = prov(name="neuron-eol", url="https://example.test/neuron/eol")
+    ingest_records(kb_file, [
+        rec.Release(product="neuron-sdk", version="2.40.0", date="2099-01-15", provenance=src),
+        rec.Release(product="neuron-sdk", version="2.10.0", date="2001-05-01", provenance=src),
+        rec.SupportWindow(product="PyTorch/XLA on Neuron", cycle="training", eol_kind="with_release",
+                          eol_release="2.40", provenance=src),
+        rec.SupportWindow(product="python", cycle="3.8", eol_kind="with_release", eol_release="2.10",
+                          provenance=src),
+        rec.SupportWindow(product="nxdi", cycle="inference", eol_kind="with_release", eol_release="2.99",
+                          provenance=src),
+    ], source_name="neuron-eol")
+    got = rows(serve.make_datasette(kb_file), "/kb/upcoming_eol.json")
+    assert [(r["product"], r["cycle"], r["end_of_support"]) for r in got] == [
+        ("torch-neuronx-xla", "training", "2099-01-15"),  # "ends with 2.40", resolved; kb eol's name
+        ("neuron-sdk", "2.33", "2099-06-01"),
+        ("nxd-inference", "inference", "pending"),  # not yet released: last
+    ]  # python 3.8 ended with 2.10 in 2001: dropped
+    assert got[0]["how_known"] == "ends with release 2.40 (shipped 2099-01-15)" and got[0]["days_left"] > 0
+
+
 def test_model_check_query_left_out_without_its_tables(kb_file):
     """A KB file from before schema 3 (no check tables) still serves, without that query."""
     conn = sqlite3.connect(kb_file)
