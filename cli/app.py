@@ -69,17 +69,17 @@ def version_command(json_out: JsonOption = False) -> None:
 
 @app.command("op")
 def op_command(
-    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor or add (every overload).")],
+    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor, add (every overload), torch.nonzero or F.scaled_dot_product_attention.")],
     target: TargetsOption = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """One op across targets, versions and modes, each verdict with its source."""
+    """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
     from cli.grammar import split_targets
-    from kb.store import queries
+    from kb.store import oppage
 
     targets, versions = split_targets(target)
-    views.op_report(queries.op_report(_open(db), name, targets or None, versions), json_out)
+    views.op_report(oppage.op_page(_open(db), name, targets or None, versions), json_out)
 
 
 @app.command("ops")

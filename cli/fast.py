@@ -49,10 +49,10 @@ def try_run(argv: list[str]) -> int | None:
         return None
     from cli import render, views
     from cli.grammar import split_targets
-    from kb.store import queries
+    from kb.store import oppage
     from kb.store.db import open_kb
 
     render.COMMAND = "op"
     targets, versions = split_targets(opts["target"])
-    views.op_report(queries.op_report(open_kb(opts["db"]), opts["name"], targets or None, versions), opts["json"])
+    views.op_report(oppage.op_page(open_kb(opts["db"]), opts["name"], targets or None, versions), opts["json"])
     return 0

@@ -30,11 +30,15 @@ def _restriction(v: dict[str, Any]) -> str:
 
 
 def op_report(report: dict[str, Any], as_json: bool) -> None:
+    """The op page (kb.store.oppage): per overload, every target's verdicts, what a
+    decomposed op runs via, related kernels and known issues."""
     if as_json:
         emit_json(report)
         return
     for basis_note in report.get("basis_notes") or ():
         note(basis_note)
+    if report.get("how") and report["how"] != "name":
+        note(report["how"])
     for entry in report["ops"]:
         cat = entry["catalog"] or {}
         kinds = [k for k, flag in (("CompositeImplicitAutograd", cat.get("composite_implicit")),
@@ -46,17 +50,29 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                 header += f"  [{', '.join(kinds)}]"
         else:
             header += "  (not in the local op catalog)"
-        rows = [
-            [v["target"], v["backend_version"], v["mode"], v["status"], _runs(v), _basis(v), _restriction(v),
-             _source(v) + (" ⚠ sources disagree" if v["disagreement"] else "")]
-            for v in entry["verdicts"]
-        ]
-        rows += [[u["target"], "-", "-", "unknown", "no evidence", "", "", f"how to find out: {u['settle']}"]
-                 for u in entry.get("unknown_targets") or ()]
-        if not rows:
-            rows = [["(every target)", "-", "-", "unknown", "no evidence", "", "", verdict.DEFAULT_SETTLE]]
-        table(["target", "version", "mode", "status", "where it runs", "basis", "restriction", "source"],
+        rows = []
+        for t in entry["targets"]:
+            for r in t["rows"]:
+                restriction = _restriction(r) + (f" {r['note']}" if r.get("note") else "")
+                rows.append([r["target"], r["version"], r["mode"], r["status"], _runs_row(r),
+                             _basis(r), restriction.strip(),
+                             r["source"] + (" ⚠ sources disagree" if r["disagreement"] else "")])
+            if not t["rows"]:
+                rows.append([t["target"], "-", "-", "unknown", "no evidence", "", "",
+                             f"how to find out: {t['settle']}"])
+        table(["target", "version", "mode", "status", "where it runs", "basis", "restriction / note", "source"],
               rows, title=header)
+        for t in entry["targets"]:
+            if t["via"]:
+                table(["sub-op", "status", "runs", "basis"],
+                      [[v["op"], v["status"], "" if v["effective_status"] == v["status"] else
+                        f"{_symbol(v['effective_status'])} {v['effective_status']}", _basis(v)] for v in t["via"]],
+                      title=f"runs via on {t['target']} {t['newest']} ({len(t['via'])} sub-ops, worst first)")
+        if entry.get("related"):
+            targets = [t["target"] for t in entry["targets"] if t["rows"]] or [t["target"] for t in entry["targets"]]
+            table(["related kernel", *targets],
+                  [[r["op"], *[r["targets"][t]["label"] for t in targets]] for r in entry["related"]],
+                  title="related kernels (newest version, eager)", status_column=None)
         if entry.get("caveats"):
             table(["target", "versions", "kind", "when", "caveat", "source"],
                   [[c["target"], caveat_versions(c), c["kind"], caveat_when(c), caveat_line(c), c["source_url"]]
@@ -64,6 +80,12 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                   title=f"known issues measured in public ({len(entry['caveats'])})", status_column=None)
         print()
     legend()
+
+
+def _runs_row(r: dict[str, Any]) -> str:
+    if r["status"] != "decomposed":
+        return ""
+    return r["runs"] if r["effective_status"] == "decomposed" else f"{_symbol(r['effective_status'])} {r['runs']}"
 
 
 def legend() -> None:
