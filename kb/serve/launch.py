@@ -150,6 +150,7 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
         files=[kb_path],
         metadata=metadata if metadata is not None else build_metadata(kb_path),
         static_mounts=[(STATIC_MOUNT, os.path.join(METADATA_DIR, "static"))],
+        template_dir=os.path.join(METADATA_DIR, "templates"),
         settings={**DEFAULT_SETTINGS, **(settings or {})},
     )
     db = next(iter(d for d in ds.databases.values() if d.path and os.path.samefile(d.path, kb_path)))

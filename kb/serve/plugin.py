@@ -5,8 +5,9 @@
   queries join on;
 - statuses are shown with their symbol and colour, and each verdict links to its source
   (the source URL, or the probe run that produced it);
-- op names link to every verdict of that op; the coverage matrix's cells link to the
-  verdicts behind them.
+- op names link to the op page (`/-/op?q=NAME`, kb.store.oppage: the same page `kb op`
+  prints, any spelling), reached from a search box on the home page; the coverage matrix's
+  cells link to the verdicts behind them.
 
 It is registered by kb.serve.launch on Datasette's plugin manager and acts only on instances
 whose metadata carries a `plugins: kb:` block (the ones kb.serve.launch builds).
@@ -187,7 +188,8 @@ def render_cell(row, value, column, table, database, datasette):
             return status_html(value, href, title)
         return status_html(value)
     if column == "op" and isinstance(value, str) and value.startswith("aten::"):
-        return Markup(f'<a href="{escape(_support_url(datasette, value))}">{escape(value)}</a>')
+        href = datasette.urls.path(OP_PAGE) + "?q=" + quote(value, safe="")
+        return Markup(f'<a href="{escape(href)}">{escape(value)}</a>')
     if column == "sources" and isinstance(value, str) and value.startswith("{"):
         try:
             sources = json.loads(value)
@@ -199,3 +201,69 @@ def render_cell(row, value, column, table, database, datasette):
                 for name, status in sorted(sources.items()))
     return None
 
+
+
+# ---------------------------------------------------------------- the op page
+
+OP_PAGE = "/-/op"
+LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-{w}">{SYMBOLS[w]} {w}</span>'
+                                                     for w in (*STATUSES[:4], UNKNOWN))
+               + " · basis: evidence, ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version)"
+               + " · unknown: no evidence yet, never “unsupported”</p>")
+
+
+@hookimpl
+def register_routes(datasette):
+    return [(r"^/-/op$", op_page_view)]
+
+
+def _restriction(r: dict[str, Any]) -> str:
+    parts = []
+    if r.get("dtypes"):
+        parts.append("dtypes " + ",".join(r["dtypes"]))
+    parts += [f"{k}={v}" for k, v in (r.get("conditions") or {}).items()]
+    if r.get("note"):
+        parts.append(r["note"])
+    return " · ".join(parts)
+
+
+def _page(path: str, q: str) -> dict[str, Any]:
+    """The op page from the KB file, on a read-only connection of its own (bounded)."""
+    import sqlite3
+
+    from kb.store import oppage
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        limit_connection(conn)
+        return oppage.op_page(conn, q)
+    finally:
+        conn.close()
+
+
+async def op_page_view(datasette, request):
+    """`/-/op?q=NAME`: the op page; without q, the search box; an unknown name, 404 with suggestions."""
+    import asyncio
+
+    from datasette.utils.asgi import Response
+
+    from kb.errors import KBError
+
+    q = (request.args.get("q") or "").strip()[:200]
+    page, error, code = None, None, 200
+    if q:
+        database = datasette.get_database(DB_NAME)
+        try:
+            page = await asyncio.to_thread(_page, database.path, q)
+        except KBError as exc:
+            error, code = str(exc), 404
+    if page is not None:
+        for entry in page["ops"]:
+            for t in entry["targets"]:
+                for r in t["rows"]:
+                    r["restriction"] = _restriction(r)
+                    r["link"], _ = _source_link(datasette, r)
+    html = await datasette.render_template("kb_op.html", {"q": q, "page": page, "error": error, "status": status_html,
+                                                          "legend": LEGEND_HTML}, request=request)
+    return Response.html(html, status=code)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
+from urllib.parse import urlencode
+
+import pytest
 
 from kb.serve import launch as serve
 from tests.serve import kbfixture
@@ -203,3 +206,34 @@ def test_plugin_inert_on_other_datasette_instances(kb_file):
     plain = Datasette(immutables=[kb_file])
     (page,) = fetch(plain, "/kb/support")
     assert page.status_code == 200 and "kb-status" not in page.text and "kb.css" not in page.text
+
+
+def test_home_page_has_the_op_search_box_and_the_legend(kb_file):
+    (home,) = fetch(serve.make_datasette(kb_file), "/")
+    assert home.status_code == 200
+    assert 'action="/-/op"' in home.text and 'name="q"' in home.text and "presumed" in home.text
+
+
+@pytest.mark.parametrize("spelling", ["aten::nonzero", "nonzero", "torch.nonzero", "torch.ops.aten.nonzero"])
+def test_op_page_takes_any_spelling_and_lists_every_target(kb_file, spelling):
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/op?" + urlencode({"q": spelling}))
+    assert page.status_code == 200, page.text
+    text = page.text
+    assert "<h2>aten::nonzero</h2>" in text
+    assert "kb-fallback" in text and "kb-unsupported" in text  # neuron fallback, tpu unsupported (eager)
+    assert "https://example.test/neuron/ops" in text  # each verdict links its source
+    assert "how to find out: <code>kb probe --static --backend cuda" in text  # a target without data: how to settle
+
+
+def test_op_page_unknown_name_is_404_with_suggestions_and_search_without_q(kb_file):
+    ds = serve.make_datasette(kb_file)
+    (missing,) = fetch(ds, "/-/op?q=nonzer")
+    assert missing.status_code == 404 and "did you mean nonzero" in missing.text
+    (empty,) = fetch(ds, "/-/op")
+    assert empty.status_code == 200 and 'name="q"' in empty.text
+
+
+def test_op_names_in_tables_link_to_the_op_page(kb_file):
+    (listing,) = fetch(serve.make_datasette(kb_file), "/kb/support?op=aten::relu")
+    assert 'href="/-/op?q=aten%3A%3Arelu"' in listing.text
