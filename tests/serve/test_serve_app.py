@@ -45,7 +45,7 @@ def test_coverage_matrix_newest_version_per_target(kb_file):
     assert [r["op"] for r in rows(ds, "/kb/coverage.json?grep=add")] == ["aten::add.Scalar", "aten::add.Tensor"]
     assert [r["op"] for r in rows(ds, "/kb/coverage.json?after=aten::relu")] == ["aten::silu"]
     (page,) = fetch(ds, "/kb/coverage")
-    assert f"neuron {kbfixture.NEURON}, tpu {kbfixture.TPU}" in page.text  # the versions shown
+    assert f"neuron {kbfixture.NEURON}: " in page.text and f"; tpu {kbfixture.TPU}: " in page.text  # versions shown
 
 
 def test_native_vs_fallback(kb_file):
@@ -237,3 +237,9 @@ def test_op_page_unknown_name_is_404_with_suggestions_and_search_without_q(kb_fi
 def test_op_names_in_tables_link_to_the_op_page(kb_file):
     (listing,) = fetch(serve.make_datasette(kb_file), "/kb/support?op=aten::relu")
     assert 'href="/-/op?q=aten%3A%3Arelu"' in listing.text
+
+
+def test_coverage_matrix_header_says_how_much_is_known(kb_file):
+    metadata = serve.build_metadata(kb_file)
+    description = metadata["databases"]["kb"]["queries"]["coverage"]["description"]
+    assert "neuron 2.14.3.0: 5 of 5 ops known (100.0%); 0 unknown" in description
