@@ -29,6 +29,18 @@ def check_port_free(host: str, port: int) -> None:
             raise KBError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port") from None
 
 
+def register_pages() -> None:
+    """Hand kb.serve the answers it may not import itself: the end-of-support product pages
+    (kb.eol, a room of the same rank), the same listing `kb eol PRODUCT` prints."""
+    from kb.eol import windows
+    from kb.serve import plugin
+
+    def eol_page(conn, product):
+        return {**windows.listing(conn, product=product), "ending_days": windows.ENDING_DAYS}
+
+    plugin.PROVIDERS["eol"] = eol_page
+
+
 def serve_command(
     port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535, help="Port to listen on.")] = 8001,
     host: Annotated[str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the KB to your network.")] = "127.0.0.1",
@@ -45,6 +57,7 @@ def serve_command(
 
     path = kbdb.resolve_path(db)
     kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server only reads it
+    register_pages()
     if get is not None:
         _print_page(serve.make_datasette(path), get, json_out)
         return

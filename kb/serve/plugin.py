@@ -214,7 +214,12 @@ LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-
 
 @hookimpl
 def register_routes(datasette):
-    return [(r"^/-/op$", op_page_view)]
+    return [(r"^/-/op$", op_page_view), (r"^/-/eol$", eol_page_view), (r"^/-/eol/(?P<product>[^/]{1,100})$", eol_page_view)]
+
+
+# Pages whose answers live in a room of the same rank as this one (kb.eol): the command that
+# starts the server hands them in (cli.serve.register_pages), so kb.serve imports no sibling.
+PROVIDERS: dict[str, Any] = {}
 
 
 def _restriction(r: dict[str, Any]) -> str:
@@ -266,4 +271,60 @@ async def op_page_view(datasette, request):
                     r["link"], _ = _source_link(datasette, r)
     html = await datasette.render_template("kb_op.html", {"q": q, "page": page, "error": error, "status": status_html,
                                                           "legend": LEGEND_HTML}, request=request)
+    return Response.html(html, status=code)
+
+
+# ---------------------------------------------------------------- product pages (end of support)
+
+EOL_MARKS = {"supported": "✔", "ending": "◐", "ended": "✘", "unknown": "?"}
+
+
+def _eol(path: str, product: str | None) -> dict[str, Any]:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        limit_connection(conn)
+        return PROVIDERS["eol"](conn, product)
+    finally:
+        conn.close()
+
+
+async def eol_page_view(datasette, request):
+    """`/-/eol/PRODUCT`: every cycle of a product with its resolved end, state and how long
+    ago / until, soonest first; `/-/eol`: every product's cycles. Names as `kb eol` takes them."""
+    import asyncio
+
+    from datasette.utils.asgi import Response
+
+    from kb.errors import KBError
+
+    product = (request.url_vars.get("product") or request.args.get("product") or "").strip()[:100] or None
+    if request.args.get("product") and not request.url_vars.get("product"):
+        return Response.redirect(datasette.urls.path("/-/eol/" + quote(product, safe="")))
+    context: dict[str, Any] = {"product": product, "windows": [], "error": None, "scope": None, "related": [],
+                               "marks": EOL_MARKS, "heading": "End of support", "today": "", "ending_days": ""}
+    code = 200
+    if "eol" not in PROVIDERS:
+        context["error"], code = "end-of-support pages are served by `kb serve` (kb.eol is not connected here)", 404
+    else:
+        try:
+            result = await asyncio.to_thread(_eol, datasette.get_database(DB_NAME).path, product)
+        except KBError as exc:
+            context["error"], code = str(exc), 404
+        else:
+            windows = result["windows"]
+            context.update(windows=windows, related=result.get("related") or [], today=result["today"],
+                           ending_days=result.get("ending_days", ""),
+                           with_support_end=any(w.get("support_end") for w in windows))
+            if product:
+                context["heading"] = f"{result.get('product_label') or product}: end of support"
+                by = sorted({w["support_by"] for w in windows if w.get("support_by")})
+                if by:
+                    context["scope"] = (f"These dates are the {', '.join(by)}'s support for "
+                                        f"{result.get('product_label') or product}, not its own end of life.")
+                if not windows:
+                    context["error"] = "no support window is known for this product: no end of support stated"
+    html = await datasette.render_template("kb_eol.html", context, request=request)
     return Response.html(html, status=code)

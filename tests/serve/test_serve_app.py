@@ -243,3 +243,20 @@ def test_coverage_matrix_header_says_how_much_is_known(kb_file):
     metadata = serve.build_metadata(kb_file)
     description = metadata["databases"]["kb"]["queries"]["coverage"]["description"]
     assert "neuron 2.14.3.0: 5 of 5 ops known (100.0%); 0 unknown" in description
+
+
+def test_product_page_every_cycle_with_state_and_relative_day(kb_file):
+    from cli.serve import register_pages
+
+    register_pages()
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/eol/torch_tpu")
+    assert page.status_code == 200
+    assert "TorchTPU (torch_tpu, device tpu): end of support" in page.text
+    assert "kb-eol-ended" in page.text and "2001-01-01" in page.text and "days ago" in page.text
+    (sdk,) = fetch(ds, "/-/eol/neuron-sdk")
+    assert "2099-06-01" in sdk.text and "2099-03-01" not in sdk.text  # the newest statement wins
+    (redirect,) = fetch(ds, "/-/eol?product=tpu")
+    assert redirect.status_code == 302 and redirect.headers["location"].endswith("/-/eol/tpu")
+    (missing,) = fetch(ds, "/-/eol/cobol")
+    assert missing.status_code == 404 and "no support windows for" in missing.text
