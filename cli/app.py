@@ -51,6 +51,13 @@ def _root() -> None:
     """kb: a compatibility knowledge base for PyTorch on Trainium and TPU."""
 
 
+TargetsOption = Annotated[Optional[list[str]], typer.Option(
+    "--target", "-t", help="Target, or TARGET=VERSION (repeat for several).")]
+BackendVersionOption = Annotated[Optional[str], typer.Option(
+    "--backend-version", help="Backend version, or TARGET=VERSION (default: newest with data).")]
+OldVersionOption = Annotated[Optional[str], typer.Option("--version", hidden=True, help="Old spelling of --backend-version.")]
+
+
 @app.command("version")
 def version_command(json_out: JsonOption = False) -> None:
     """kb's distribution name and version, and which data it answers from (a content digest)."""
@@ -73,28 +80,32 @@ def version_command(json_out: JsonOption = False) -> None:
 
 @app.command("op")
 def op_command(
-    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor or add (every overload).")],
-    target: Annotated[Optional[str], typer.Option("--target", "-t", help="Only this target.")] = None,
+    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor, add (every overload), torch.nonzero or F.scaled_dot_product_attention.")],
+    target: TargetsOption = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """One op across targets, versions and modes, each verdict with its source."""
-    from kb.store import queries
+    """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
+    from cli.grammar import split_targets
+    from kb.store import oppage
 
-    views.op_report(queries.op_report(_open(db), name, target), json_out)
+    targets, versions = split_targets(target)
+    views.op_report(oppage.op_page(_open(db), name, targets or None, versions), json_out)
 
 
 @app.command("ops")
 def ops_command(
-    target: Annotated[str, typer.Option("--target", "-t", help="Target to list.")],
+    target: Annotated[list[str], typer.Option("--target", "-t", help="Target to list, or TARGET=VERSION.")],
     status: Annotated[Optional[str], typer.Option("--status", "-s", help="Only this status (unknown: catalog ops with no verdict).")] = None,
-    version: Annotated[Optional[str], typer.Option("--version", help="Backend version (default: newest with data).")] = None,
+    backend_version: BackendVersionOption = None,
+    old_version: OldVersionOption = None,
     mode: ModeOption = "eager",
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """The ops of one target with a given status."""
+    from cli.grammar import merge_alias, split_targets
     from kb.errors import KBError
     from kb.store import queries
     from kb.vocab import STATUSES, UNKNOWN
@@ -102,31 +113,42 @@ def ops_command(
     _check_mode(mode)
     if status is not None and status not in (*STATUSES, UNKNOWN):
         raise KBError(f"unknown status {status!r} (expected one of {', '.join((*STATUSES, UNKNOWN))})")
+    version = merge_alias(backend_version, old_version, "--backend-version", "--version")
+    targets, versions = split_targets(target, [version] if version else None)
+    if len(targets) != 1:
+        raise KBError(f"ops lists one target; for {' and '.join(targets)} side by side: kb compare "
+                      + " ".join(f"--target {t}" for t in targets))
     conn = _open(db)
-    queries.check_target(conn, target)
-    views.ops_list(queries.list_ops(conn, target, status, version, mode, grep), json_out)
+    queries.check_target(conn, targets[0])
+    views.ops_list(queries.list_ops(conn, targets[0], status, versions.get(targets[0]), mode, grep), json_out)
 
 
 @app.command("compare")
 def compare_command(
-    targets: Annotated[list[str], typer.Argument(help="Two or more targets, e.g. neuron tpu.")],
+    targets: Annotated[Optional[list[str]], typer.Argument(help="Two or more targets, e.g. neuron tpu (or tpu=0.2.0).")] = None,
+    target: TargetsOption = None,
+    backend_version: Annotated[Optional[list[str]], typer.Option(
+        "--backend-version", help="TARGET=VERSION (repeat per target; default: newest with data).")] = None,
     mode: ModeOption = "eager",
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
-    diff: Annotated[bool, typer.Option("--diff", help="Only ops whose status differs between targets.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Only ops whose status differs between targets (known on every one unless --all).")] = False,
+    all_rows: Annotated[bool, typer.Option("--all", help="With --diff: keep the rows where a target is unknown.")] = False,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """A caniuse-style matrix of ops × targets (each at its newest version with data)."""
+    from cli.grammar import split_targets
     from kb.errors import KBError
     from kb.store import queries
 
     _check_mode(mode)
-    if len(set(targets)) < 2:
+    names, versions = split_targets([*(targets or ()), *(target or ())], backend_version)
+    if len(names) < 2:
         raise KBError("compare needs two or more different targets, e.g. kb compare neuron tpu")
     conn = _open(db)
-    for target in targets:
-        queries.check_target(conn, target)
-    views.compare_matrix(queries.compare(conn, targets, mode, grep, diff), json_out)
+    for name in names:
+        queries.check_target(conn, name)
+    views.compare_matrix(queries.compare(conn, names, mode, grep, diff, versions, keep_unknown=all_rows), json_out)
 
 
 @app.command("diff")
@@ -156,22 +178,33 @@ def targets_command(json_out: JsonOption = False, db: DbOption = None) -> None:
 
 @app.command("disagreements")
 def disagreements_command(
-    target: Annotated[Optional[str], typer.Option("--target", "-t")] = None,
+    target: TargetsOption = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """Verdicts whose sources say different things (doc vs probe, say)."""
+    from cli.grammar import split_targets
     from kb.store import queries
 
-    views.disagreements_view(queries.disagreements(_open(db), target), json_out)
+    targets, versions = split_targets(target)
+    conn = _open(db)
+    rows = [r for name in (targets or [None]) for r in queries.disagreements(conn, name)
+            if r["target"] not in versions or r["backend_version"] == versions[r["target"]]]
+    views.disagreements_view(rows, json_out)
 
 
 @db_app.command("path")
-def db_path_command(db: DbOption = None) -> None:
+def db_path_command(json_out: JsonOption = False, db: DbOption = None) -> None:
     """Print where the KB file is (KB_DB / --db override the user cache folder)."""
+    import os
+
     from kb.store.db import resolve_path
 
-    typer.echo(resolve_path(db))
+    path = resolve_path(db)
+    if json_out:
+        emit_json({"path": path, "exists": os.path.exists(path)})
+    else:
+        typer.echo(path)
 
 
 @db_app.command("build")

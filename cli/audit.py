@@ -78,7 +78,10 @@ def render_markdown(report: AuditReport) -> str:
 def _progress():
     """A spinner with the current file on an interactive stderr; nothing in pipes/CI."""
     if not sys.stderr.isatty():
-        yield None
+        from cli.progress import Heartbeat
+
+        with Heartbeat("auditing") as beat:
+            yield beat
         return
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn
@@ -137,7 +140,9 @@ def audit_command(
         typer.echo(summary_line(report))
     else:
         if output_format is OutputFormat.json:
-            document = json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+            from cli.render import envelope
+
+            document = json.dumps(envelope(report.as_dict()), indent=2, ensure_ascii=False) + "\n"
         elif output_format is OutputFormat.sarif:
             from kb.migrate.sarif import to_sarif
 

@@ -3,6 +3,7 @@ over to kb.chat.answer / kb.chat.mcp_server / kb.chat.bot; nothing here knows ho
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from typing import Annotated, Optional
@@ -44,15 +45,22 @@ def mcp_command(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")] = False,
     host: Annotated[str, typer.Option("--host", help="Address to bind with --http.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port for --http (path /mcp).")] = 8765,
+    json_out: Annotated[bool, typer.Option("--json", help="With --http: print where it listens as JSON first.")] = False,
     db: DbOption = None,
 ) -> None:
     """Run a Model Context Protocol server exposing the KB's read-only tools (stdio by default)."""
     from kb.chat.mcp_server import check_available, serve
-    from kb.store.db import open_kb
+    from kb.errors import KBError
+    from kb.store.db import open_kb, resolve_path
 
+    if json_out and not http:
+        raise KBError("--json goes with --http: over stdio, stdout speaks MCP")
     open_kb(db).close()  # build or refresh now, not inside the first tool call
     if http:
         note(f"MCP server on http://{host}:{port}/mcp")
+    if json_out:
+        emit_json({"url": f"http://{host}:{port}/mcp", "db": resolve_path(db), "pid": os.getpid()})
+        sys.stdout.flush()
     if not check_available():
         note("check_model tool not offered: this kb has no `kb check` (kb.check.resolve)")
     serve(db, http=http, host=host, port=port)
@@ -77,6 +85,7 @@ def bot_command(
     print_manifest: Annotated[Optional[str], typer.Option(
         "--print-manifest", metavar="PUBLIC_URL",
         help="Print a Slack app manifest for this endpoint at PUBLIC_URL (…/slack/events) and exit.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print where it listens (or the manifest) in kb's JSON envelope.")] = False,
     db: DbOption = None,
 ) -> None:
     """Serve a Slack endpoint: `/kb <question>` slash command, @mentions and direct messages."""
@@ -84,7 +93,10 @@ def bot_command(
     from kb.store.db import open_kb, resolve_path
 
     if print_manifest:
-        emit_json(manifest(print_manifest, command))
+        if json_out:
+            emit_json({"manifest": manifest(print_manifest, command)})
+        else:  # the bare manifest, as Slack takes it
+            sys.stdout.write(json.dumps(manifest(print_manifest, command), indent=2, ensure_ascii=False) + "\n")
         return
     if not signing_secret:
         raise BotConfigError("the bot needs a signing secret (KB_SLACK_SIGNING_SECRET or --signing-secret)")
@@ -95,4 +107,7 @@ def bot_command(
     if not bot_token:
         note("no bot token: slash commands are answered, mentions and direct messages cannot be replied to")
     note(f"kb bot on http://{host}:{port}/slack/events (pid {os.getpid()})")
+    if json_out:
+        emit_json({"url": f"http://{host}:{port}/slack/events", "db": resolve_path(db), "pid": os.getpid()})
+        sys.stdout.flush()
     make_server(settings, host, port).run()

@@ -57,7 +57,7 @@ def make_warning_hooks(db: str | None) -> list:
 
 def check_command(
     model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
-    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target (repeat to compare side by side; default neuron).")] = None,
+    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default neuron).")] = None,
     backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
@@ -76,11 +76,12 @@ def check_command(
 ) -> None:
     """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
     falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
+    from cli.grammar import split_targets
     from kb.check import model_formats, tracing
     from kb.check import resolve as kc
     from kb.opnames import OpNameError, canonical
 
-    target = target or ["neuron"]
+    target, target_versions = split_targets(target or ["neuron"])
     fmt = "json" if as_json else fmt
     if fmt not in FORMATS:
         raise CheckUsageError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
@@ -96,7 +97,7 @@ def check_command(
     except OpNameError as exc:
         raise CheckUsageError(f"--allow: {exc}") from None
     known = _read_baseline(baseline) if baseline else None
-    versions = parse_versions(backend_version or [], target)
+    versions = {**target_versions, **parse_versions(backend_version or [], target)}
 
     source = model_formats.detect(model, trust=trust, trust_modules=trust_module or ())
     trust = trust or bool(trust_module)
@@ -393,7 +394,7 @@ def render_markdown(reports, gate: dict) -> str:
 
 
 class _progress:
-    """A rich spinner on stderr when it is a terminal; silent otherwise."""
+    """A rich spinner on stderr when it is a terminal; plain progress lines past ~2 s otherwise."""
 
     def __init__(self, text: str):
         self.text = text
@@ -404,7 +405,11 @@ class _progress:
             from rich.console import Console
 
             self.status = Console(stderr=True).status(self.text)
-            self.status.__enter__()
+        else:  # plain lines past ~2 s (cli.progress), so a pipe or CI log is never silent
+            from cli.progress import Heartbeat
+
+            self.status = Heartbeat(self.text)
+        self.status.__enter__()
         return self
 
     def __exit__(self, *exc):

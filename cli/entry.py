@@ -82,10 +82,7 @@ def _main(argv: list[str]) -> int:
         code = fast.try_run(argv)
         if code is not None:
             return code
-        from cli.app import app
-
-        app(args=argv, prog_name="kb", standalone_mode=True)
-        return 0
+        return _run_typer(argv)
     except KBError as exc:
         error(str(exc))
         return 2
@@ -108,6 +105,36 @@ def _command(argv: list[str]) -> str:
     """The command's name for a message: `kb probe`, `kb db catalog` (groups take a second word)."""
     words = argv[:2] if argv[:1] in (["db"], ["data"]) else argv[:1]
     return " ".join(["kb", *(w for w in words if not w.startswith("-"))])
+
+
+def _run_typer(argv: list[str]) -> int:
+    """Run the typer app with kb's grammar (cli.grammar): one value per single-value
+    option, usage errors as one line with exit 2."""
+    import typer
+    from typer import exceptions as typer_exc
+    from typer._click import exceptions as click_exc
+
+    from cli import grammar, render
+    from cli.app import app
+
+    command = typer.main.get_command(app)
+    grammar.install_single_value_check(command)
+    render.COMMAND = grammar.command_path(command, argv)
+    try:
+        result = command.main(args=argv, prog_name="kb", standalone_mode=False)
+    except click_exc.NoArgsIsHelpError as exc:  # `kb` or `kb db` alone: the help, as typer would
+        sys.stdout.write(exc.ctx.get_help() + "\n")
+        return 0
+    except click_exc.UsageError as exc:
+        render.error(grammar.usage_message(exc))
+        return 2
+    except typer_exc.Abort:
+        render.error("aborted")
+        return 1
+    except click_exc.ClickException as exc:
+        render.error(exc.format_message())
+        return exc.exit_code
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import typer
 
 from cli.options import DbOption, JsonOption
 from cli.render import emit_json, note, table
+from kb.eol.windows import ENDING_DAYS
 
 
 def _source(w: dict[str, Any]) -> str:
@@ -18,14 +19,40 @@ def _source(w: dict[str, Any]) -> str:
 
 
 def _eol_cell(w: dict[str, Any]) -> str:
-    return w["eol_from"] or ("pending" if w["eol_pending"] else "")
+    if w["eol_from"]:
+        return w["eol_from"]
+    if w["eol_pending"]:
+        return f"with {w['eol_release_product'] or ''} {w['eol_release']} (not yet released)".replace("neuron-sdk", "Neuron")
+    return "no date stated"
+
+
+def product_title(w: dict[str, Any]) -> str:
+    """"Python — as the Neuron SDK supports it": someone else's product says whose support it is."""
+    label = w.get("product_label") or w["product"]
+    return f"{label} — as the {w['support_by']} supports it" if w.get("support_by") else label
 
 
 def _windows_table(windows: list[dict[str, Any]], title: str | None = None) -> None:
-    rows = [[w["product"], w["cycle"], w["status"], _eol_cell(w), w["state"], w["support_end"] or "",
-             "" if w["days_left"] is None else w["days_left"], _source(w)] for w in windows]
-    table(["product", "cycle", "status", "end of life", "how known", "active support ends", "days left", "source"],
-          rows, title=title, status_column=None)
+    """One row per cycle, endoflife.date style: state, resolved date, how long ago / until."""
+    with_support_end = any(w["support_end"] for w in windows)
+    rows = []
+    for w in windows:
+        row = [w["product"], w["cycle"], f"{_STATE_MARK[w['support_state']]} {w['support_state']}", _eol_cell(w),
+               w["relative"], w["state"]]
+        if with_support_end:
+            row.append(w["support_end"] or "")
+        rows.append([*row, _source(w)])
+    columns = ["product", "cycle", "state", "end of support", "when", "how known"]
+    if with_support_end:
+        columns.append("active support ends")
+    table([*columns, "source"], rows, title=title, status_column=None)
+    scoped = sorted({product_title(w) for w in windows if w.get("support_by")})
+    for line in scoped:
+        note(f"{line}: these dates are that vendor's support, not the product's own end of life")
+    note(f"state: ✔ supported · ◐ ending (within {ENDING_DAYS} days, pending a release, or maintenance only) · ✘ ended · ? no end stated")
+
+
+_STATE_MARK = {"supported": "✔", "ending": "◐", "ended": "✘", "unknown": "?"}
 
 
 def _history_tables(windows: list[dict[str, Any]]) -> None:
@@ -50,6 +77,9 @@ def _stack_view(result: dict[str, Any]) -> None:
         table(["finding", "part", "detail", "source"],
               [[i["kind"], i["component"] or "", i["message"], i["source_url"] or ""] for i in result["issues"]],
               status_column=None)
+    if result.get("unknown"):
+        note(f"unknown: no source dates the end of support of {', '.join(result['unknown'])}"
+             " (not verified; --fail-on-unknown makes this fail)")
     if result["matrices_checked"]:
         note(f"checked against the support matrices of {', '.join(result['matrices_checked'])}"
              + ("" if result["issues"] else ": no conflicts"))
@@ -65,6 +95,7 @@ def eol_command(
     ics: Annotated[bool, typer.Option("--ics", help="Write the dates as an iCalendar feed.")] = False,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="With --ics: write to this file instead of stdout.")] = None,
     history: Annotated[bool, typer.Option("--history", help="Show every statement per window (older ones superseded).")] = False,
+    fail_on_unknown: Annotated[bool, typer.Option("--fail-on-unknown", help="With --stack: exit 1 when a part's end of support is not known.")] = False,
     today: Annotated[Optional[str], typer.Option("--today", envvar="KB_TODAY", hidden=True, help="Pretend today is this day.")] = None,
     json_out: JsonOption = False,
     db: DbOption = None,
@@ -83,7 +114,7 @@ def eol_command(
     if stack:
         if product or at:
             raise KBError("--stack checks a whole stack; drop the product / --at")
-        result = eol.check_stack(conn, stack, within=horizon, today_=now)
+        result = eol.check_stack(conn, stack, within=horizon, today_=now, fail_on_unknown=fail_on_unknown)
         if json_out:
             emit_json(result)
         else:
@@ -91,6 +122,8 @@ def eol_command(
         if result["failed"]:
             raise typer.Exit(1)
         return
+    if fail_on_unknown:
+        raise KBError("--fail-on-unknown goes with --stack")
     result = eol.listing(conn, product=product, at=at_day, within=horizon, today_=now)
     if ics:
         from kb.eol.ics import calendar
@@ -114,6 +147,10 @@ def eol_command(
             _windows_table(result["windows"], title)
             if history:
                 _history_tables(result["windows"])
+        elif product and not horizon and not at_day:
+            note(f"no support window is known for {result['product_label']} ({result['product_name']}): "
+                 "no end of support stated — not verified"
+                 + (f"; related: {', '.join('kb eol ' + r for r in result['related'])}" if result["related"] else ""))
         else:
             note("no support windows match" + (f" within {horizon.days} days" if horizon else ""))
     if horizon is not None and result["windows"]:

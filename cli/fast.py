@@ -1,4 +1,4 @@
-"""Plain `kb op NAME [--target T] [--json] [--db PATH]` without typer.
+"""Plain `kb op NAME [--target T[=VERSION]]... [--json] [--db PATH]` without typer.
 
 Typer, click and rich together take several times Python's own start-up; a look-up
 that scripts run in loops should not pay that. Anything this parser does not
@@ -12,19 +12,26 @@ import os
 
 
 def _parse_op(args: list[str]) -> dict | None:
-    opts: dict = {"name": None, "target": None, "json": False, "db": os.environ.get("KB_DB")}
+    opts: dict = {"name": None, "target": [], "json": False, "db": os.environ.get("KB_DB")}
     flags = {"--target": "target", "-t": "target", "--db": "db"}
     i = 0
     while i < len(args):
         arg = args[i]
         key, eq, value = arg.partition("=")
         if arg == "--json":
+            if opts["json"]:
+                return None  # repeated: the typer app says so
             opts["json"] = True
-        elif key in flags and eq:
-            opts[flags[key]] = value
-        elif arg in flags and i + 1 < len(args):
-            opts[flags[arg]] = args[i + 1]
-            i += 1
+        elif (key in flags and eq) or (arg in flags and i + 1 < len(args)):
+            if not eq:
+                value = args[i + 1]
+                i += 1
+            if flags[key] == "target":
+                opts["target"].append(value)
+            elif "db_given" in opts:
+                return None
+            else:
+                opts["db"], opts["db_given"] = value, True
         elif arg.startswith("-") or opts["name"] is not None:
             return None
         else:
@@ -40,9 +47,12 @@ def try_run(argv: list[str]) -> int | None:
     opts = _parse_op(argv[1:])
     if opts is None:
         return None
-    from cli import views
-    from kb.store import queries
+    from cli import render, views
+    from cli.grammar import split_targets
+    from kb.store import oppage
     from kb.store.db import open_kb
 
-    views.op_report(queries.op_report(open_kb(opts["db"]), opts["name"], opts["target"]), opts["json"])
+    render.COMMAND = "op"
+    targets, versions = split_targets(opts["target"])
+    views.op_report(oppage.op_page(open_kb(opts["db"]), opts["name"], targets or None, versions), opts["json"])
     return 0

@@ -100,7 +100,8 @@ def ingest_command(
     if list_sources:
         rows = [(s.name, s.kind, len(s.urls), s.description) for s in SOURCES.values()]
         if json_output:
-            emit_json([dict(zip(("source", "kind", "documents", "description"), row, strict=False)) for row in rows])
+            emit_json([dict(zip(("source", "kind", "documents", "description"), row, strict=False)) for row in rows],
+                      "sources")
         else:
             table(["source", "kind", "documents", "description"], rows)
         return

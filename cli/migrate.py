@@ -125,6 +125,11 @@ class _Progress:
 
             self.status = Console(stderr=True).status("running the reference and the device…")
             self.status.__enter__()
+        elif not quiet:
+            from cli.progress import Heartbeat
+
+            self.status = Heartbeat("running the reference and the device")
+            self.status.__enter__()
 
     def point(self, result) -> None:
         if self.status is not None:
@@ -272,7 +277,7 @@ def report_command(
         help="Code base to audit (folder or file); omit to leave the code items out.")] = None,
     model: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--model", "-m", help="Model for op coverage (as kb check takes it).")] = None,
-    target: Annotated[str, typer.Option("--target", "-t", help="Migration target: neuron, tpu...")] = "neuron",
+    target: Annotated[str, typer.Option("--target", "-t", help="Migration target: neuron, tpu... or TARGET=VERSION.")] = "neuron",
     backend_version: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--backend-version", help="Backend version (default: newest with data).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
@@ -303,11 +308,14 @@ def report_command(
     report.html) with inline charts."""
     from datetime import timedelta
 
+    from cli.grammar import split_targets
     from kb.eol.windows import today
     from kb.migrate import report as kreport
     from kb.migrate.audit import audit_path
     from kb.migrate.cost import compare, targets_from_toml
 
+    (target,), versions = split_targets([target], [backend_version] if backend_version else None)
+    backend_version = versions.get(target)
     if fmt is None:
         fmt = "html" if out and out.lower().endswith((".html", ".htm")) else "markdown"
     fmt = {"md": "markdown"}.get(fmt.lower(), fmt.lower())

@@ -94,11 +94,11 @@ def probe_command(
 
 
 def _progress(message: str):
-    """A spinner on stderr while the child works (only on a terminal)."""
-    import contextlib
-
+    """A spinner on stderr while the child works; plain progress lines past ~2 s off a terminal."""
     if not sys.stderr.isatty():
-        return contextlib.nullcontext()
+        from cli.progress import Heartbeat
+
+        return Heartbeat(message)
     from rich.console import Console
 
     return Console(stderr=True).status(message)

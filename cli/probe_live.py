@@ -113,7 +113,7 @@ def run_live(*, device, resume, dtypes, timeout, workers, ops, samples, out, ing
 
 
 class _Progress:
-    """A rich progress bar with ETA on stderr (a terminal only; pipes get the summary)."""
+    """A rich progress bar with ETA on a terminal stderr; plain progress lines past ~2 s elsewhere."""
 
     def __init__(self):
         self.bar = None
@@ -137,18 +137,35 @@ class _Progress:
                                 TextColumn("{task.fields[last]}"), console=Console(stderr=True), transient=False)
             self.bar.start()
             self.task = self.bar.add_task("starting workers", total=None, last="")
+        else:  # a pipe or CI log: plain lines past ~2 s (cli.progress)
+            from cli.progress import Heartbeat
+
+            self.beat = Heartbeat("live probe: starting workers").__enter__()
         return self
 
+    beat = None
+    total = done = 0
+
     def start(self, total: int, done: int) -> None:
+        self.total, self.done = total, done
+        if self.beat is not None:
+            self.beat.message = "live probe"
+            self.beat.update(f"{done} of {total} cases")
         if self.bar is not None:
             self.bar.update(self.task, description="probing", total=total, completed=done)
 
     def advance(self, entry: dict[str, Any]) -> None:
+        self.done += 1
+        if self.beat is not None:
+            self.beat.update(f"{self.done} of {self.total} cases, last {entry['key']} {entry['dtype']}")
         if self.bar is not None:
             flag = "" if entry["outcome"] == "ok" else f" {entry['outcome'].upper()}"
             self.bar.update(self.task, advance=1, last=f"{entry['key']} {entry['dtype']}{flag}")
 
     def stop(self) -> None:
+        if self.beat is not None:
+            self.beat.__exit__(None, None, None)
+            self.beat = None
         if self.bar is not None:
             self.bar.stop()
             self.bar = None

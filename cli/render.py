@@ -29,8 +29,37 @@ def status_label(status: str) -> str:
     return f"{SYMBOLS.get(status, '?')} {status}"
 
 
-def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+# The command being run (`db path`), set by the entry point; JSON output names it.
+COMMAND = ""
+
+
+def current_command() -> str:
+    """The words of the running command: typer's context when typer runs it, else COMMAND."""
+    if "typer" in sys.modules:
+        from typer._click.globals import get_current_context
+
+        ctx = get_current_context(silent=True)
+        if ctx is not None:
+            return ctx.command_path.partition(" ")[2]
+    return COMMAND
+
+
+def envelope(data: Any, key: str = "items", command: str | None = None) -> dict[str, Any]:
+    """The one JSON shape of every `--json` output (cli.grammar.JSON_ENVELOPE_DOC):
+    kb_version and command first, then the command's fields; a list goes under `key`."""
+    import kb
+
+    doc: dict[str, Any] = {"kb_version": kb.__version__, "command": command or current_command()}
+    if isinstance(data, dict):
+        doc.update({k: v for k, v in data.items() if k not in ("kb_version", "command")})
+    else:
+        doc[key] = data
+    return doc
+
+
+def emit_json(data: Any, key: str = "items", command: str | None = None) -> None:
+    """Print `data` in the envelope (see `envelope`)."""
+    sys.stdout.write(json.dumps(envelope(data, key, command), indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def error(message: str) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.options import DbOption
-from cli.render import note
+from cli.render import emit_json, note
 from kb.errors import KBError
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -29,10 +29,23 @@ def check_port_free(host: str, port: int) -> None:
             raise KBError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port") from None
 
 
+def register_pages() -> None:
+    """Hand kb.serve the answers it may not import itself: the end-of-support product pages
+    (kb.eol, a room of the same rank), the same listing `kb eol PRODUCT` prints."""
+    from kb.eol import windows
+    from kb.serve import plugin
+
+    def eol_page(conn, product):
+        return {**windows.listing(conn, product=product), "ending_days": windows.ENDING_DAYS}
+
+    plugin.PROVIDERS["eol"] = eol_page
+
+
 def serve_command(
     port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535, help="Port to listen on.")] = 8001,
     host: Annotated[str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the KB to your network.")] = "127.0.0.1",
     get: Annotated[Optional[str], typer.Option("--get", help="Print one page (e.g. /kb/coverage.json) and exit, no server.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print where it serves (or, with --get, the page) in kb's JSON envelope.")] = False,
     db: DbOption = None,
 ) -> None:
     """Browse the KB in Datasette: coverage matrix, facets, disagreements, probe runs, end of support.
@@ -44,18 +57,25 @@ def serve_command(
 
     path = kbdb.resolve_path(db)
     kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server only reads it
+    register_pages()
     if get is not None:
-        _print_page(serve.make_datasette(path), get)
+        _print_page(serve.make_datasette(path), get, json_out)
         return
     check_port_free(host, port)
     if host not in LOOPBACK:
         note(f"warning: listening on {host}: anyone who can reach this machine can read the KB")
     shown = f"[{host}]" if ":" in host else host
     note(f"serving {path} read-only at http://{shown}:{port}/kb/coverage (Ctrl-C to stop)")
+    if json_out:
+        import os
+        import sys
+
+        emit_json({"url": f"http://{shown}:{port}/", "db": path, "pid": os.getpid()})
+        sys.stdout.flush()
     serve.serve(path, host=host, port=port)
 
 
-def _print_page(ds, path: str) -> None:
+def _print_page(ds, path: str, json_out: bool = False) -> None:
     import asyncio
 
     if not path.startswith("/") or path.startswith("//"):
@@ -64,7 +84,16 @@ def _print_page(ds, path: str) -> None:
     if any(segment in (".", "..") for segment in route.split("/")) or any(ord(c) < 32 for c in path):
         raise KBError(f"--get {path!r}: a page of the KB, e.g. /kb/coverage.json (no . or .. segments)")
     response = asyncio.run(ds.client.get(path))
-    typer.echo(response.text)
+    if json_out:
+        import json
+
+        try:
+            page = json.loads(response.text)
+        except ValueError:
+            page = response.text
+        emit_json({"path": path, "http_status": response.status_code, "page": page})
+    else:
+        typer.echo(response.text)
     if response.status_code != 200:
         from cli.render import error
 

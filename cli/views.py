@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from cli.render import emit_json, note, table
-from kb.store import verdict
+from kb.store import queries, verdict
 from kb.vocab import BASIS_LEGEND, BASIS_MARKS
 
 
 def _source(v: dict[str, Any]) -> str:
-    return f"{v['source_kind']}: {v['source_name']}"
+    """kind · name · link: `doc · neuron-xla-op-list · https://…`, `static probe · run static-tpu-…`."""
+    return verdict.source_text(v)
 
 
 def _restriction(v: dict[str, Any]) -> str:
@@ -29,16 +30,17 @@ def _restriction(v: dict[str, Any]) -> str:
 
 
 def op_report(report: dict[str, Any], as_json: bool) -> None:
+    """The op page (kb.store.oppage): per overload, every target's verdicts, what a
+    decomposed op runs via, related kernels and known issues."""
     if as_json:
         emit_json(report)
         return
     for basis_note in report.get("basis_notes") or ():
         note(basis_note)
     hidden = 0
+    if report.get("how") and report["how"] != "name":
+        note(report["how"])
     for entry in report["ops"]:
-        shown = _newest_presumed_only(entry["verdicts"])
-        hidden += len(entry["verdicts"]) - len(shown)
-        entry = {**entry, "verdicts": shown}
         cat = entry["catalog"] or {}
         kinds = [k for k, flag in (("CompositeImplicitAutograd", cat.get("composite_implicit")),
                                    ("CompositeExplicitAutograd", cat.get("composite_explicit"))) if flag]
@@ -49,17 +51,31 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                 header += f"  [{', '.join(kinds)}]"
         else:
             header += "  (not in the local op catalog)"
-        rows = [
-            [v["target"], v["backend_version"], v["mode"], v["status"], _runs(v), _basis(v), _restriction(v),
-             _source(v) + (" ⚠ sources disagree" if v["disagreement"] else ""), v["source_url"] or v["probe_run_id"]]
-            for v in entry["verdicts"]
-        ]
-        if rows:
-            table(["target", "version", "mode", "status", "where it runs", "basis", "restriction", "source", "url"],
-                  rows, title=header)
-        else:
-            table(["target", "status", "how to find out"], [["(every target)", "unknown", verdict.DEFAULT_SETTLE]],
-                  title=header)
+        rows = []
+        for t in entry["targets"]:
+            shown = _newest_presumed_only(t["rows"], t["newest"])
+            hidden += len(t["rows"]) - len(shown)
+            for r in shown:
+                restriction = _restriction(r) + (f" {r['note']}" if r.get("note") else "")
+                rows.append([r["target"], r["version"], r["mode"], r["status"], _runs_row(r),
+                             _basis(r), restriction.strip(),
+                             r["source"] + (" ⚠ sources disagree" if r["disagreement"] else "")])
+            if not t["rows"]:
+                rows.append([t["target"], "-", "-", "unknown", "no evidence", "", "",
+                             f"how to find out: {t['settle']}"])
+        table(["target", "version", "mode", "status", "where it runs", "basis", "restriction / note", "source"],
+              rows, title=header)
+        for t in entry["targets"]:
+            if t["via"]:
+                table(["sub-op", "status", "runs", "basis"],
+                      [[v["op"], v["status"], "" if v["effective_status"] == v["status"] else
+                        f"{_symbol(v['effective_status'])} {v['effective_status']}", _basis(v)] for v in t["via"]],
+                      title=f"runs via on {t['target']} {t['newest']} ({len(t['via'])} sub-ops, worst first)")
+        if entry.get("related"):
+            targets = [t["target"] for t in entry["targets"] if t["rows"]] or [t["target"] for t in entry["targets"]]
+            table(["related kernel", *targets],
+                  [[r["op"], *[r["targets"][t]["label"] for t in targets]] for r in entry["related"]],
+                  title="related kernels (newest version, eager)", status_column=None)
         if entry.get("caveats"):
             table(["target", "versions", "kind", "when", "caveat", "source"],
                   [[c["target"], caveat_versions(c), c["kind"], caveat_when(c), caveat_line(c), c["source_url"]]
@@ -71,16 +87,16 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
     legend()
 
 
-def _newest_presumed_only(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _newest_presumed_only(rows: list[dict[str, Any]], newest: str | None) -> list[dict[str, Any]]:
     """Presumed rows repeat an older version's word for every later version: keep them for
-    each target's newest version only; evidence and inferred rows are all shown."""
-    from kb.store.queries import version_key
+    the target's newest version only; evidence and inferred rows are all shown."""
+    return [r for r in rows if r.get("basis") != "presumed" or r["version"] == newest]
 
-    newest: dict[str, str] = {}
-    for v in verdicts:
-        if v["target"] not in newest or version_key(v["backend_version"]) > version_key(newest[v["target"]]):
-            newest[v["target"]] = v["backend_version"]
-    return [v for v in verdicts if v.get("basis") != "presumed" or v["backend_version"] == newest[v["target"]]]
+
+def _runs_row(r: dict[str, Any]) -> str:
+    if r["status"] != "decomposed":
+        return ""
+    return r["runs"] if r["effective_status"] == "decomposed" else f"{_symbol(r['effective_status'])} {r['runs']}"
 
 
 def legend() -> None:
@@ -135,7 +151,13 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
              _restriction(r) if "source_kind" in r else "", _source(r) if "source_kind" in r else ""]
             for r in result["ops"]]
     table(["op", "status", "where it runs", "basis", "restriction", "source"], rows, title=title)
-    note(f"{len(rows)} ops")
+    cover = result.get("coverage")
+    if cover and result.get("status") not in (None, "unknown"):
+        note(queries.coverage_line(cover, result["status"]))
+    elif cover:
+        note(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
+    else:
+        note(f"{len(rows)} ops")
     legend()
 
 
@@ -150,6 +172,12 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
     rows = [[r["op"], *[r["labels"][t] for t in targets]] for r in result["rows"]]
     table(["op", *heads], rows, title=f"mode: {result['mode']}", status_column=None)
     note(f"{len(rows)} ops")
+    for t in targets:
+        if t in (result.get("coverage") or {}):
+            note(f"{t}: {queries.coverage_line(result['coverage'][t])}")
+    if result.get("unknown_left_out"):
+        note(f"{result['unknown_left_out']:,} more ops differ only because a target has no verdict "
+             "(unknown); --all lists them")
     legend()
 
 
@@ -180,21 +208,30 @@ def _status_runs(status: str, runs: str) -> str:
     return text if runs == status else f"{text} → {_symbol(runs)} {runs}"
 
 
+def _versions(versions: list[str]) -> str:
+    """All of a few versions; of many, the oldest, the newest and how many."""
+    if len(versions) <= 4:
+        return ", ".join(versions) or "-"
+    return f"{versions[0]} … {versions[-1]} ({len(versions)} versions)"
+
+
 def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
-        emit_json(rows)
+        emit_json(rows, "targets")
         return
     table(
-        ["target", "label", "key", "versions with data", "eager verdicts (newest version)"],
-        [[r["name"], r["label"], r["dispatch_key"], ", ".join(r["versions"]) or "-",
-          " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-"] for r in rows],
+        ["target", "label", "key", "versions with data", "eager verdicts (newest version)", "coverage (newest, eager)"],
+        [[r["name"], r["label"], r["dispatch_key"], _versions(r["versions"]),
+          " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-",
+          queries.coverage_line(r["coverage"]) if r.get("coverage") else "-"] for r in rows],
         status_column=None,
     )
+    note("coverage: ops of the local op catalog with a verdict; unknown ops have none (not \"unsupported\")")
 
 
 def disagreements_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
-        emit_json(rows)
+        emit_json(rows, "disagreements")
         return
     table(["op", "target", "version", "mode", "verdict", "sources"],
           [[r["op"], r["target"], r["backend_version"], r["mode"], r["status"],

@@ -24,7 +24,7 @@ import sqlite3
 from datetime import date, timedelta
 from typing import Any
 
-from kb.eol import products
+from kb import products
 from kb.errors import KBError
 from kb.store.queries import version_key
 
@@ -104,9 +104,7 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         family = products.slug(product)
         if family in products.INSTANCE_FAMILIES:  # a window stated for "Inf1" is instance Inf1
             cycle = family if cycle.lower() in ("", family) else f"{family} {cycle}"
-        row["product"], row["cycle"] = products.canonical(product), cycle
-        if row["product"] == "neuron-feature":
-            row["product"] = products.feature_product(cycle) or "neuron-feature"
+        row["product"], row["cycle"] = products.window_product(product, cycle), cycle
     return rows
 
 
@@ -233,10 +231,48 @@ def evaluate(window: dict[str, Any], as_of: date) -> dict[str, Any]:
         status = "supported"
     else:
         status = "no date"
+    days_left = (eol_day - as_of).days if eol_day else None
     window.update(as_of=as_of.isoformat(), is_eol=is_eol, in_maintenance=in_maintenance, status=status,
-                  days_left=(eol_day - as_of).days if eol_day else None,
-                  state=describe_date(window))
+                  days_left=days_left, state=describe_date(window))
+    window.update(support_state=support_state(window), relative=relative(days_left),
+                  support_by=support_by(window))
     return window
+
+
+# Within this many days of its end a cycle is "ending" (endoflife.date's amber).
+ENDING_DAYS = 90
+
+
+def support_state(window: dict[str, Any]) -> str:
+    """supported / ending / ended, as endoflife.date colours a cycle (unknown: no end is
+    stated). Ending: the end is within ENDING_DAYS, announced for a release not yet out,
+    or active support is over."""
+    if window["is_eol"]:
+        return "ended"
+    days = window.get("days_left")
+    if (days is not None and days <= ENDING_DAYS) or window["eol_pending"] or window["in_maintenance"]:
+        return "ending"
+    return "supported" if days is not None else "unknown"  # no end stated: not "supported forever"
+
+
+def relative(days_left: int | None) -> str:
+    """"ended 194 days ago", "ends today", "ends in 30 days" ("" without a date)."""
+    if days_left is None:
+        return ""
+    if days_left < 0:
+        return f"ended {-days_left} day{'s' if days_left != -1 else ''} ago"
+    if days_left == 0:
+        return "ends today"
+    return f"ends in {days_left} day{'s' if days_left != 1 else ''}"
+
+
+def support_by(window: dict[str, Any]) -> str | None:
+    """For someone else's product (Python, Ubuntu, PyTorch): whose support the window is,
+    from its source ("Neuron SDK"); None for a vendor's own product."""
+    if not products.info(window["product"]).outside:
+        return None
+    name = (window.get("source_name") or "") + " " + (window.get("source_url") or "")
+    return "Neuron SDK" if "neuron" in name.lower() else (window.get("source_name") or "its source")
 
 
 def describe_date(window: dict[str, Any]) -> str:
@@ -302,11 +338,16 @@ def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | 
     now = today_ or today()
     as_of = at or now
     windows = current_windows(conn, as_of)
+    related: list[str] = []
     if product:
+        everything = windows
         windows = [w for w in windows if products.matches(product, w["product"])]
-        if not windows:
-            known = sorted({w["product"] for w in current_windows(conn, as_of)})
+        known = sorted({w["product"] for w in everything})
+        if not windows and products.canonical(product) not in products.known_names():
             raise EolError(f"no support windows for {product!r} (products with windows: {', '.join(known) or 'none'})")
+        # a known product without windows of its own: name its neighbours, never show them as it
+        key = products.slug(product)
+        related = [name for name in known if not windows and key in name and name != products.canonical(product)]
     if at:
         windows = [w for w in windows if w["status"] in ("ended", "maintenance", "pending")]
     if within is not None:
@@ -314,7 +355,9 @@ def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | 
         windows = [w for w in windows if w["eol_from"] and now <= parse_day(w["eol_from"])[0] <= end]
     return {"today": now.isoformat(), "at": at.isoformat() if at else None,
             "within_days": within.days if within is not None else None, "product": product,
-            "windows": windows}
+            "product_name": products.canonical(product) if product else None,
+            "product_label": products.info(product).label if product else None,
+            "windows": windows, "related": related}
 
 
 # ---------------------------------------------------------------- stacks
@@ -502,10 +545,12 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
 
 
 def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, within: timedelta | None = None,
-                today_: date | None = None) -> dict[str, Any]:
+                today_: date | None = None, fail_on_unknown: bool = False) -> dict[str, Any]:
     """`kb eol --stack`: every window that covers a part of the stack, the first day any
     part leaves support, and incompatible combinations. `failed` is the CI gate: something
-    is already out of support, incompatible, or (with `within`) ends within the horizon."""
+    is already out of support, incompatible, or (with `within`) ends within the horizon;
+    with `fail_on_unknown`, also a part whose end of support no source dates (`unknown`
+    lists them always: no date is not "supported forever")."""
     now = today_ or today()
     components = parse_stack(stack) if isinstance(stack, str) else stack
     windows = current_windows(conn, now)
@@ -546,11 +591,14 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
             if now <= day <= horizon_end:
                 issues.append(_issue("within", None, f"{w['product_label']} {w['cycle']}: ends {w['eol_from']} "
                                      f"({w['days_left']} days), within {within.days} days", w["source_url"], w["eol_from"]))
+    dated_parts = {w["component"] for w in matched if w["eol_from"] or w["eol_pending"]}
+    unknown = [f"{c['key']}={c['version']}" for c in components
+               if f"{c['key']}={c['version']}" not in dated_parts and c["version"] != "*"]
     return {
         "today": now.isoformat(), "stack": components, "within_days": within.days if within is not None else None,
         "first_eol": {k: first[k] for k in ("product", "cycle", "eol_from", "state", "source_url")} if first else None,
-        "windows": sort_windows(matched), "issues": issues, "matrices_checked": matrices,
-        "failed": any(i["gate"] for i in issues),
+        "windows": sort_windows(matched), "issues": issues, "matrices_checked": matrices, "unknown": unknown,
+        "failed": any(i["gate"] for i in issues) or (fail_on_unknown and bool(unknown)),
     }
 
 

@@ -69,6 +69,17 @@ CUDA_ONLY_PACKAGES: dict[str, CudaPackage] = {
                                 "torch.accelerator memory statistics", Severity.MEDIUM),
     "gpustat": CudaPackage("gpustat: NVIDIA GPU monitoring", "the target's monitoring tool", Severity.MEDIUM),
 }
+
+# The top-level module each CUDA-only package is imported as (`import apex`), for the code
+# half of the audit. Triton has rules of its own; onnxruntime-gpu imports as onnxruntime,
+# which is not CUDA-only, so it is found only in the dependency lists.
+CUDA_ONLY_MODULES: dict[str, str] = {
+    "flash_attn": "flash-attn", "flashinfer": "flashinfer", "xformers": "xformers", "apex": "apex",
+    "bitsandbytes": "bitsandbytes", "cupy": "cupy", "pycuda": "pycuda", "liger_kernel": "liger-kernel",
+    "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d", "transformer_engine": "transformer-engine",
+    "tensorrt": "tensorrt", "torch_tensorrt": "torch-tensorrt", "auto_gptq": "auto-gptq", "awq": "autoawq",
+    "exllamav2": "exllamav2", "pynvml": "pynvml", "gpustat": "gpustat",
+}
 # Name patterns: NVIDIA's CUDA library wheels and RAPIDS-style per-CUDA-version builds.
 CUDA_NAME_PATTERNS = (
     ("nvidia-*", "an NVIDIA CUDA library wheel"),

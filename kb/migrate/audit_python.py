@@ -16,6 +16,8 @@ What it reports (rule ids from `kb.migrate.audit_findings.RULES`):
 * the string `"nccl"` (`nccl-backend`);
 * `import triton` (`triton-import`, once per file) and Triton-decorated kernels
   (`triton-kernel`);
+* imports of CUDA-only packages: `import apex`, `from flash_attn import ...`
+  (`cuda-only-import`, once per package and file; kb.migrate.audit_deps.CUDA_ONLY_MODULES);
 * `CUDAExtension` or `cpp_extension.load(...)` with CUDA sources (`cuda-extension-build`).
 
 Imports are collected from the whole file first (also those inside functions and
@@ -77,7 +79,9 @@ AMP_ALTERNATIVES = {
 LOGGING_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 # Every finding needs one of these words somewhere in the file (an import, a call, a literal).
 TRIGGERS = ("cuda", "cudnn", "triton", "nccl", "cpp_extension", "install_requires", "setup_requires",
-            "extras_require")
+            "extras_require", "apex", "flash_attn", "flashinfer", "xformers", "bitsandbytes", "cupy", "liger_kernel",
+            "mamba_ssm", "causal_conv1d", "transformer_engine", "tensorrt", "gptq", "awq", "exllamav2", "nvml",
+            "gpustat")
 SETUP_FUNCTIONS = frozenset({"setuptools.setup", "distutils.core.setup"})
 HOT_NAME_TOKENS = frozenset({"train", "training", "pretrain", "finetune", "fit"})
 
@@ -119,6 +123,7 @@ class _Auditor(ast.NodeVisitor):
                 self._bind_aliases(statement)
         self.scopes: list[ast.AST] = []
         self.triton_import_reported = False
+        self.cuda_imports_reported: set[str] = set()
 
     # -- names ----------------------------------------------------------------------
 
@@ -236,15 +241,32 @@ class _Auditor(ast.NodeVisitor):
                     "Import Triton lazily behind a device check (`if device.type == 'cuda'`) so the module "
                     "imports on other accelerators.")
 
+    def _cuda_only_import(self, node: ast.AST, module: str) -> None:
+        """`import apex`, `from flash_attn import ...`: once per package and file."""
+        from kb.migrate.audit_deps import CUDA_ONLY_MODULES, CUDA_ONLY_PACKAGES
+
+        top = module.split(".")[0]
+        name = CUDA_ONLY_MODULES.get(top)
+        if name is None or top in self.cuda_imports_reported:
+            return
+        self.cuda_imports_reported.add(top)
+        package = CUDA_ONLY_PACKAGES[name]
+        self.report("cuda-only-import", node, f"imports {module}: {package.why}",
+                    f"Import it only on CUDA machines (behind a device check) and use {package.instead} elsewhere.")
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.name == "triton" or alias.name.startswith("triton."):
                 self._triton_import(node, alias.name)
+            else:
+                self._cuda_only_import(node, alias.name)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
         if node.level == 0 and (module == "triton" or module.startswith("triton.")):
             self._triton_import(node, module)
+        elif node.level == 0 and module:
+            self._cuda_only_import(node, module)
 
     # -- expressions ----------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from kb.migrate.audit_findings import AuditReport, Severity
 
-STATES = ("pass", "warn", "fail", "info", "skipped")
+STATES = ("pass", "warn", "unverified", "fail", "info", "skipped")
 STATUS_ORDER = ("native", "decomposed", "fallback", "unsupported", "unknown")
 STATUS_COLOURS = {"native": "#2e7d32", "decomposed": "#00838f", "fallback": "#f9a825",
                   "unsupported": "#c62828", "unknown": "#9e9e9e"}
@@ -118,7 +118,10 @@ def coverage_item(check: dict | None) -> dict:
     field_issues = [c for c in check.get("caveats", []) if c["kind"] not in INFO_CAVEAT_KINDS]
     if by_status.get("unsupported"):
         state = "fail"
-    elif by_status.get("fallback") or by_status.get("unknown") or field_issues:
+    elif by_status.get("unknown"):  # missing data is not good news: amber, "not verified"
+        state = "unverified"
+        head += f"; {by_status['unknown']} op(s) unknown: not verified"
+    elif by_status.get("fallback") or field_issues:
         state = "warn"
     else:
         state = "pass"
@@ -180,9 +183,10 @@ def eol_item(eol: dict | None) -> dict:
         return _item("eol", title, "fail", f"{len(before)} part(s) out of support by {cycle}", details)
     if soft:
         return _item("eol", title, "warn", f"nothing ends before {cycle}; {len(soft)} to watch", details)
-    known = len(eol["warnings"])
-    return _item("eol", title, "pass", f"nothing ends before {cycle}"
-                 + ("" if known else " (no dated support windows found for this stack)"), details)
+    if not any(w.get("eol_from") or w.get("is_eol") for w in eol["warnings"]):
+        return _item("eol", title, "unverified", "no dated support window found for this stack: not verified",
+                     details)
+    return _item("eol", title, "pass", f"nothing ends before {cycle}", details)
 
 
 def build_report(*, target: str, audit: AuditReport | None = None, check: dict | None = None,
@@ -199,6 +203,7 @@ def build_report(*, target: str, audit: AuditReport | None = None, check: dict |
         "checklist": items,
         "counts": counts,
         "ready": counts["fail"] == 0,
+        "verified": counts["unverified"] == 0,
         "audit": audit.as_dict()["summary"] | {"root": audit.root, "by_rule": audit.by_rule()} if audit else None,
         "coverage": _coverage(check),
         "parity": parity,
@@ -222,7 +227,23 @@ def _coverage(check: dict | None) -> dict | None:
 
 # --- Markdown ------------------------------------------------------------------------
 
-_MARK = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "info": "ℹ️ info", "skipped": "— skipped"}
+_MARK = {"pass": "✅ pass", "warn": "⚠️ warn", "unverified": "🟠 not verified", "fail": "❌ fail", "info": "ℹ️ info",
+         "skipped": "— skipped"}
+
+
+def headline(doc: dict) -> str:
+    """"no blocker found" only when every item rests on data; otherwise say what is missing."""
+    c = doc["counts"]
+    if not doc["ready"]:
+        return f"{c['fail']} blocker(s) to fix first"
+    if c.get("unverified"):
+        return f"no blocker found, but not verified: {c['unverified']} item(s) lack data"
+    return "no blocker found"
+
+
+def _tally(c: dict) -> str:
+    return (f"{c['pass']} pass, {c['warn']} warn, " + (f"{c['unverified']} not verified, " if c.get("unverified") else "")
+            + f"{c['fail']} fail, {c['skipped']} skipped")
 
 
 def _md(text: Any) -> str:
@@ -232,8 +253,7 @@ def _md(text: Any) -> str:
 def render_markdown(doc: dict) -> str:
     c = doc["counts"]
     out = [f"# {doc['title']}", "",
-           f"Generated {doc['generated']} by kb. {c['pass']} pass, {c['warn']} warn, {c['fail']} fail, "
-           f"{c['skipped']} skipped — **{'no blocker found' if doc['ready'] else 'blockers to fix first'}**.", "",
+           f"Generated {doc['generated']} by kb. {_tally(c)} — **{headline(doc)}**.", "",
            "## Checklist", "", "| | item | summary |", "|---|---|---|"]
     out += [f"| {_MARK[i['state']]} | {_md(i['title'])} | {_md(i['summary'])} |" for i in doc["checklist"]]
     out.append("")
@@ -353,7 +373,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .state{font-weight:700;white-space:nowrap;border-radius:4px;padding:2px 8px;font-size:13px}
 .state.pass{background:#e3f3e6;color:#1b5e20}.state.warn{background:#fff4d6;color:#7a5300}
 .state.fail{background:#fde4e4;color:#8e1c1c}.state.info{background:#e3eefc;color:#134a8e}
-.state.skipped{background:#eceef2;color:#5b6372}
+.state.skipped{background:#eceef2;color:#5b6372}.state.unverified{background:#ffe7cc;color:#8a4b00}
+.verdict.unverified{color:#8a4b00}
 details{margin:4px 0 0}summary{cursor:pointer;color:#36507a}
 ul.details{margin:6px 0 0 18px;padding:0;font-size:13px;color:#3a4150}
 code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef0f4;padding:1px 4px;border-radius:3px}
@@ -365,17 +386,18 @@ code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef0f4;pa
 footer{margin-top:36px;color:#7a8191;font-size:12px}
 """
 
-_SYMBOL = {"pass": "✔ pass", "warn": "! warn", "fail": "✘ fail", "info": "i info", "skipped": "– skipped"}
+_SYMBOL = {"pass": "✔ pass", "warn": "! warn", "unverified": "? not verified", "fail": "✘ fail", "info": "i info",
+           "skipped": "– skipped"}
 
 
 def render_html(doc: dict) -> str:
     """One self-contained page: inline CSS, inline SVG, no script, no external resource."""
     c = doc["counts"]
-    verdict = ('<span class="verdict ok">no blocker found</span>' if doc["ready"]
-               else f'<span class="verdict blocked">{c["fail"]} blocker(s) to fix first</span>')
+    kind = "blocked" if not doc["ready"] else ("unverified" if c.get("unverified") else "ok")
+    verdict = f'<span class="verdict {kind}">{_e(headline(doc))}</span>'
     body = [f"<h1>{_e(doc['title'])}</h1>",
             f'<p class="sub">Generated {_e(doc["generated"])} by kb · target <code>{_e(doc["target"])}</code> · '
-            f"{c['pass']} pass, {c['warn']} warn, {c['fail']} fail, {c['skipped']} skipped · {verdict}</p>",
+            f"{_tally(c)} · {verdict}</p>",
             '<section id="checklist"><h2>Checklist</h2>',
             '<table class="checklist"><thead><tr><th>state</th><th>item</th><th>summary</th></tr></thead><tbody>']
     for item in doc["checklist"]:

@@ -96,6 +96,18 @@ def coverage_sql(targets: list[str]) -> str:
     )
 
 
+def _coverage(conn: sqlite3.Connection, latest: list[dict[str, Any]]) -> dict[str, str]:
+    """"3,136 of 3,136 ops known (100.0%); 0 unknown" per matrix column (eager), as `kb targets` says it."""
+    from kb.store import queries
+
+    conn.row_factory = sqlite3.Row
+    try:
+        return {row["target"]: queries.coverage_line(queries.coverage(conn, row["target"], row["version"]))
+                for row in latest}
+    finally:
+        conn.row_factory = None
+
+
 def kb_tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
 
@@ -107,6 +119,7 @@ def build_metadata(kb_path: str, base: dict[str, Any] | None = None) -> dict[str
     try:
         latest = latest_releases(conn)
         tables = kb_tables(conn)
+        covered = _coverage(conn, latest)
     finally:
         conn.close()
     database = metadata["databases"][DB_NAME]
@@ -118,7 +131,8 @@ def build_metadata(kb_path: str, base: dict[str, Any] | None = None) -> dict[str
     targets = [row["target"] for row in latest]
     if "coverage" in queries:
         queries["coverage"]["sql"] = coverage_sql(targets)
-        at = ", ".join(f"{row['target']} {row['version']}" for row in latest) or "no target has verdicts yet"
+        at = "; ".join(f"{row['target']} {row['version']}: {covered[row['target']]}" for row in latest) \
+            or "no target has verdicts yet"
         queries["coverage"]["description"] = queries["coverage"].get("description", "").rstrip() + f" Versions: {at}."
     database["tables"] = {name: table for name, table in database.get("tables", {}).items() if name in tables}
     metadata.setdefault("plugins", {})["kb"] = {
@@ -150,6 +164,7 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
         files=[kb_path],
         metadata=metadata if metadata is not None else build_metadata(kb_path),
         static_mounts=[(STATIC_MOUNT, os.path.join(METADATA_DIR, "static"))],
+        template_dir=os.path.join(METADATA_DIR, "templates"),
         settings={**DEFAULT_SETTINGS, **(settings or {})},
     )
     db = next(iter(d for d in ds.databases.values() if d.path and os.path.samefile(d.path, kb_path)))

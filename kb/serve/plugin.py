@@ -5,8 +5,9 @@
   queries join on;
 - statuses are shown with their symbol and colour, and each verdict links to its source
   (the source URL, or the probe run that produced it);
-- op names link to every verdict of that op; the coverage matrix's cells link to the
-  verdicts behind them.
+- op names link to the op page (`/-/op?q=NAME`, kb.store.oppage: the same page `kb op`
+  prints, any spelling), reached from a search box on the home page; the coverage matrix's
+  cells link to the verdicts behind them.
 
 It is registered by kb.serve.launch on Datasette's plugin manager and acts only on instances
 whose metadata carries a `plugins: kb:` block (the ones kb.serve.launch builds).
@@ -74,6 +75,15 @@ def limit_connection(conn) -> None:
             conn.create_function(name, arity, refused)
 
 
+def add_functions(conn) -> None:
+    """SQL functions the canned queries use: `kb_product(product, cycle)`, the canonical
+    product name `kb eol` uses (kb.products), so the web and the CLI name products alike."""
+    from kb import products
+
+    conn.create_function("kb_product", 2, lambda product, cycle: products.window_product(product or "", cycle),
+                         deterministic=True)
+
+
 @hookimpl
 def prepare_connection(conn, database, datasette):
     """Each connection to the KB gets kb's bounds (limit_connection) and the
@@ -81,6 +91,7 @@ def prepare_connection(conn, database, datasette):
     if database != DB_NAME:
         return
     limit_connection(conn)
+    add_functions(conn)
     config = _config(datasette)
     if config is not None:
         _fill_latest_release(conn, config)
@@ -177,7 +188,8 @@ def render_cell(row, value, column, table, database, datasette):
             return status_html(value, href, title)
         return status_html(value)
     if column == "op" and isinstance(value, str) and value.startswith("aten::"):
-        return Markup(f'<a href="{escape(_support_url(datasette, value))}">{escape(value)}</a>')
+        href = datasette.urls.path(OP_PAGE) + "?q=" + quote(value, safe="")
+        return Markup(f'<a href="{escape(href)}">{escape(value)}</a>')
     if column == "sources" and isinstance(value, str) and value.startswith("{"):
         try:
             sources = json.loads(value)
@@ -189,3 +201,130 @@ def render_cell(row, value, column, table, database, datasette):
                 for name, status in sorted(sources.items()))
     return None
 
+
+
+# ---------------------------------------------------------------- the op page
+
+OP_PAGE = "/-/op"
+LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-{w}">{SYMBOLS[w]} {w}</span>'
+                                                     for w in (*STATUSES[:4], UNKNOWN))
+               + " · basis: evidence, ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version)"
+               + " · unknown: no evidence yet, never “unsupported”</p>")
+
+
+@hookimpl
+def register_routes(datasette):
+    return [(r"^/-/op$", op_page_view), (r"^/-/eol$", eol_page_view), (r"^/-/eol/(?P<product>[^/]{1,100})$", eol_page_view)]
+
+
+# Pages whose answers live in a room of the same rank as this one (kb.eol): the command that
+# starts the server hands them in (cli.serve.register_pages), so kb.serve imports no sibling.
+PROVIDERS: dict[str, Any] = {}
+
+
+def _restriction(r: dict[str, Any]) -> str:
+    parts = []
+    if r.get("dtypes"):
+        parts.append("dtypes " + ",".join(r["dtypes"]))
+    parts += [f"{k}={v}" for k, v in (r.get("conditions") or {}).items()]
+    if r.get("note"):
+        parts.append(r["note"])
+    return " · ".join(parts)
+
+
+def _page(path: str, q: str) -> dict[str, Any]:
+    """The op page from the KB file, on a read-only connection of its own (bounded)."""
+    import sqlite3
+
+    from kb.store import oppage
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        limit_connection(conn)
+        return oppage.op_page(conn, q)
+    finally:
+        conn.close()
+
+
+async def op_page_view(datasette, request):
+    """`/-/op?q=NAME`: the op page; without q, the search box; an unknown name, 404 with suggestions."""
+    import asyncio
+
+    from datasette.utils.asgi import Response
+
+    from kb.errors import KBError
+
+    q = (request.args.get("q") or "").strip()[:200]
+    page, error, code = None, None, 200
+    if q:
+        database = datasette.get_database(DB_NAME)
+        try:
+            page = await asyncio.to_thread(_page, database.path, q)
+        except KBError as exc:
+            error, code = str(exc), 404
+    if page is not None:
+        for entry in page["ops"]:
+            for t in entry["targets"]:
+                for r in t["rows"]:
+                    r["restriction"] = _restriction(r)
+                    r["link"], _ = _source_link(datasette, r)
+    html = await datasette.render_template("kb_op.html", {"q": q, "page": page, "error": error, "status": status_html,
+                                                          "legend": LEGEND_HTML}, request=request)
+    return Response.html(html, status=code)
+
+
+# ---------------------------------------------------------------- product pages (end of support)
+
+EOL_MARKS = {"supported": "✔", "ending": "◐", "ended": "✘", "unknown": "?"}
+
+
+def _eol(path: str, product: str | None) -> dict[str, Any]:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        limit_connection(conn)
+        return PROVIDERS["eol"](conn, product)
+    finally:
+        conn.close()
+
+
+async def eol_page_view(datasette, request):
+    """`/-/eol/PRODUCT`: every cycle of a product with its resolved end, state and how long
+    ago / until, soonest first; `/-/eol`: every product's cycles. Names as `kb eol` takes them."""
+    import asyncio
+
+    from datasette.utils.asgi import Response
+
+    from kb.errors import KBError
+
+    product = (request.url_vars.get("product") or request.args.get("product") or "").strip()[:100] or None
+    if request.args.get("product") and not request.url_vars.get("product"):
+        return Response.redirect(datasette.urls.path("/-/eol/" + quote(product, safe="")))
+    context: dict[str, Any] = {"product": product, "windows": [], "error": None, "scope": None, "related": [],
+                               "marks": EOL_MARKS, "heading": "End of support", "today": "", "ending_days": ""}
+    code = 200
+    if "eol" not in PROVIDERS:
+        context["error"], code = "end-of-support pages are served by `kb serve` (kb.eol is not connected here)", 404
+    else:
+        try:
+            result = await asyncio.to_thread(_eol, datasette.get_database(DB_NAME).path, product)
+        except KBError as exc:
+            context["error"], code = str(exc), 404
+        else:
+            windows = result["windows"]
+            context.update(windows=windows, related=result.get("related") or [], today=result["today"],
+                           ending_days=result.get("ending_days", ""),
+                           with_support_end=any(w.get("support_end") for w in windows))
+            if product:
+                context["heading"] = f"{result.get('product_label') or product}: end of support"
+                by = sorted({w["support_by"] for w in windows if w.get("support_by")})
+                if by:
+                    context["scope"] = (f"These dates are the {', '.join(by)}'s support for "
+                                        f"{result.get('product_label') or product}, not its own end of life.")
+                if not windows:
+                    context["error"] = "no support window is known for this product: no end of support stated"
+    html = await datasette.render_template("kb_eol.html", context, request=request)
+    return Response.html(html, status=code)

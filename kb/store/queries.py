@@ -110,21 +110,30 @@ def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = N
     return rows
 
 
-def op_report(conn: sqlite3.Connection, name: str, target: str | None = None) -> dict[str, Any]:
-    """`kb op NAME`: the overloads NAME stands for, each with catalog facts and verdicts."""
-    if target is not None:
-        check_target(conn, target)
+def op_report(conn: sqlite3.Connection, name: str, target: str | list[str] | None = None,
+              versions: dict[str, str] | None = None) -> dict[str, Any]:
+    """`kb op NAME`: the overloads NAME stands for, each with catalog facts and verdicts.
+    `target` narrows to one or several targets, `versions` to one version per target."""
+    targets = [target] if isinstance(target, str) else list(target or [])
+    versions = versions or {}
+    for t in targets:
+        check_target(conn, t)
     ops = resolve_op(conn, name)
-    verdicts = op_verdicts(conn, ops, target)
+    verdicts = [v for v in op_verdicts(conn, ops)
+                if (not targets or v["target"] in targets)
+                and v["backend_version"] == versions.get(v["target"], v["backend_version"])]
     by_op: dict[str, list] = {op: [] for op in ops}
     for v in verdicts:
         by_op[v["op"]].append(v)
     notes = basis_notes(conn, sorted({(v["target"], v["backend_version"]) for v in verdicts}))
+    listed = targets or target_names(conn)
     return {
         "query": name,
         "ops": [
             {"op": op, "catalog": op_catalog_entry(conn, op), "verdicts": by_op[op],
-             "caveats": caveats(conn, ops=[op], target=target)}
+             "unknown_targets": [{"target": t, "status": UNKNOWN, "settle": verdict.settle(t)}
+                                 for t in listed if not any(v["target"] == t for v in by_op[op])],
+             "caveats": [c for t in (targets or [None]) for c in caveats(conn, ops=[op], target=t)]}
             for op in ops
         ],
         "basis_notes": notes,
@@ -250,13 +259,42 @@ def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, v
                 if status is None or status in (v["status"], verdict.effective_status(v))]
     if pattern:
         rows = [r for r in rows if pattern in r["op"]]
+    cover = coverage(conn, target, chosen, mode, pattern, set(verdicts))
+    cover["matching"] = len(rows)
     return {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
-            "basis_note": basis_note(conn, target, chosen)}
+            "basis_note": basis_note(conn, target, chosen), "coverage": cover}
+
+
+def coverage(conn: sqlite3.Connection, target: str, version: str | None, mode: str = "eager",
+             pattern: str | None = None, known_ops: set[str] | None = None) -> dict[str, Any]:
+    """How much of the op catalog one target version has a verdict for: known, unknown
+    (catalog ops without one) and the share known, so an empty answer is never read as
+    "none of them" when it means "no data"."""
+    if known_ops is None:
+        known_ops = set(support_map(conn, target, version, mode)) if version else set()
+    catalog = {r[0] for r in conn.execute("SELECT name FROM op")}
+    if pattern:
+        known_ops = {op for op in known_ops if pattern in op}
+        catalog = {op for op in catalog if pattern in op}
+    unknown = len(catalog - known_ops)
+    total = len(known_ops) + unknown
+    return {"known": len(known_ops), "unknown": unknown, "total": total,
+            "percent": round(100 * len(known_ops) / total, 1) if total else 0.0}
+
+
+def coverage_line(cov: dict[str, Any], what: str = "") -> str:
+    """"403 of 3,110 known (13.0%); 2,707 unknown" — or, with `what` ("unsupported")
+    and a count, "0 unsupported of 403 known; 2,707 unknown"."""
+    return (f"{cov['known']:,} of {cov['total']:,} ops known ({cov['percent']}%); {cov['unknown']:,} unknown"
+            if not what else f"{cov['matching']:,} {what} of {cov['known']:,} known; {cov['unknown']:,} unknown")
 
 
 def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", pattern: str | None = None,
-            only_differences: bool = False, versions: dict[str, str] | None = None) -> dict[str, Any]:
-    """A caniuse-style matrix: ops × targets (each at its newest version with data)."""
+            only_differences: bool = False, versions: dict[str, str] | None = None,
+            keep_unknown: bool = True) -> dict[str, Any]:
+    """A caniuse-style matrix: ops × targets (each at its newest version with data).
+    With `only_differences` and not `keep_unknown`, rows where some target has no verdict
+    are left out and counted in `unknown_left_out` (an unknown is no difference)."""
     versions = versions or {}
     maps, chosen = {}, {}
     for target in targets:
@@ -266,16 +304,22 @@ def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", p
     if pattern:
         ops = [op for op in ops if pattern in op]
     rows = []
+    left_out = 0
     for op in ops:
         cells = {t: maps[t][op]["status"] if op in maps[t] else UNKNOWN for t in targets}
         effective = {t: verdict.effective_status(maps[t].get(op)) for t in targets}
         if only_differences and len(set(effective.values())) < 2:
             continue
+        if only_differences and not keep_unknown and UNKNOWN in effective.values():
+            left_out += 1
+            continue
         rows.append({"op": op, **cells, "effective": effective,
                      "basis": {t: maps[t][op].get("basis") if op in maps[t] else None for t in targets},
                      "labels": {t: verdict.label(maps[t].get(op)) for t in targets}})
     notes = basis_notes(conn, [(t, chosen[t]) for t in targets])
-    return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes}
+    cover = {t: coverage(conn, t, chosen[t], mode, pattern, set(maps[t])) for t in targets}
+    return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes,
+            "coverage": cover, "unknown_left_out": left_out}
 
 
 def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = "eager") -> dict[str, Any]:
@@ -312,7 +356,8 @@ def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:
                 "SELECT s.status, count(*) FROM support s JOIN release r ON r.id = s.release_id "
                 "WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' GROUP BY s.status",
                 (row["name"], latest)).fetchall())
-        out.append({**target, "versions": versions, "latest": latest, "eager_counts": counts})
+        out.append({**target, "versions": versions, "latest": latest, "eager_counts": counts,
+                    "coverage": coverage(conn, row["name"], latest, "eager")})
     return out
 
 

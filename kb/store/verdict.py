@@ -75,3 +75,22 @@ def label(row: dict[str, Any] | None) -> str:
 def settle(target: str) -> str:
     """The command that would turn an unknown on `target` into evidence."""
     return SETTLE.get(target, DEFAULT_SETTLE)
+
+
+KIND_WORDS = {"live_probe": "live probe", "static_probe": "static probe", "release_notes": "release notes",
+              "inferred": "inferred", "doc": "doc", "manual": "manual", "field": "field"}
+
+
+def source_text(row: dict[str, Any]) -> str:
+    """kind · name · link, each said once: `doc · neuron-xla-op-list · https://…`,
+    `static probe · run static-tpu-0.2.0-…` (a probe's link is its run)."""
+    kind = row.get("source_kind") or ""
+    parts = [KIND_WORDS.get(kind, kind.replace("_", " "))]
+    name = row.get("source_name") or ""
+    if name and name not in (kind, parts[0]):
+        parts.append(name)
+    if row.get("source_url"):
+        parts.append(row["source_url"])
+    elif row.get("probe_run_id"):
+        parts.append(f"run {row['probe_run_id']}")
+    return " · ".join(p for p in parts if p)

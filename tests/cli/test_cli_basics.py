@@ -77,7 +77,7 @@ def test_ops_unknown_lists_catalog_ops_without_verdicts(filled, capsys):
 
 def test_targets_and_db_commands(filled, capsys):
     code, out, _ = run_kb(capsys, "targets", "--json")
-    neuron = next(t for t in json.loads(out) if t["name"] == "neuron")
+    neuron = next(t for t in json.loads(out)["targets"] if t["name"] == "neuron")
     assert neuron["versions"] == ["2.14.3.0"] and neuron["eager_counts"] == {"native": 1, "fallback": 1}
     code, out, _ = run_kb(capsys, "db", "stats", "--json")
     assert json.loads(out)["tables"]["observation"] == 4

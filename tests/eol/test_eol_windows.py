@@ -111,7 +111,10 @@ def test_source_product_names_meet_in_one_window(small_data, isolated_kb):
 
 
 def test_loose_product_filter(kb):
-    assert _names(_windows(kb, product="torch-neuronx")) == [("torch-neuronx-xla", "inference")]
+    # torch-neuronx is its own product: PyTorch/XLA on Neuron is named as related, never shown as it
+    assert _names(_windows(kb, product="torch-neuronx")) == []
+    assert eol.listing(db.open_kb(str(kb)), product="torch-neuronx", today_=TODAY)["related"] == ["torch-neuronx-xla"]
+    assert _names(_windows(kb, product="torch-neuronx-xla")) == [("torch-neuronx-xla", "inference")]
     assert _names(_windows(kb, product="PyTorch/XLA")) == [("torch-neuronx-xla", "inference")]
     assert _names(_windows(kb, product="Python")) == [
         ("python", "3.9"), ("python", "3.10")]
@@ -226,3 +229,26 @@ def test_a_release_train_other_than_neurons(small_data, isolated_kb):
     by = {(w["product"], w["cycle"]): w for w in _windows(isolated_kb)}
     assert by["torch_tpu", "0.2"]["eol_from"] == "2027-03-03" and by["torch_tpu", "0.2"]["eol_release_product"] == "torch_tpu"
     assert by["python", "3.11"]["eol_from"] == "2027-03-03" and by["python", "3.11"]["state"].startswith("ends with torch_tpu 0.4")
+
+
+def test_every_cycle_says_supported_ending_or_ended_and_how_long(kb):
+    windows = {(w["product"], w["cycle"]): w for w in _windows(kb)}
+    for w in windows.values():
+        assert w["support_state"] in ("supported", "ending", "ended", "unknown")
+        if w["is_eol"]:
+            assert w["support_state"] == "ended" and w["relative"] == f"ended {-w['days_left']} days ago"
+    assert eol.relative(-194) == "ended 194 days ago" and eol.relative(30) == "ends in 30 days"
+    assert eol.relative(1) == "ends in 1 day" and eol.relative(None) == ""
+
+
+def test_someone_elses_product_says_whose_support_it_is(kb):
+    (w, *_) = _windows(kb, product="python")
+    assert w["support_by"]  # whose support: the source (test-doc here, the Neuron SDK in the shipped data)
+    assert _windows(kb, product="torch-neuronx-xla")[0]["support_by"] is None
+
+
+def test_stack_names_the_parts_nobody_dates(kb):
+    conn = db.open_kb(str(kb))
+    result = eol.check_stack(conn, "python=3.12 ubuntu=24.04", today_=TODAY)
+    assert result["unknown"] == ["python=3.12", "ubuntu=24.04"] and not result["failed"]
+    assert eol.check_stack(conn, "python=3.12", today_=TODAY, fail_on_unknown=True)["failed"]

@@ -30,8 +30,10 @@ def inputs(tmp_path, small_data, isolated_kb, monkeypatch, run_cli):
 
 
 def full_args(inputs, *extra):
+    """Every input; an option in `extra` replaces the default (a repeated option is refused)."""
+    cycle = () if "--next-cycle" in extra else ("--next-cycle", fx.NEXT_CYCLE)
     return ("report", inputs["repo"], "--model", inputs["model"], "--input-shape", "2x4", "--target", "neuron",
-            "--parity", inputs["parity"], "--cost", inputs["costs"], "--next-cycle", fx.NEXT_CYCLE, *extra)
+            "--parity", inputs["parity"], "--cost", inputs["costs"], *cycle, *extra)
 
 
 def test_checklist_states_come_from_each_tool(run_cli, inputs):
@@ -160,3 +162,21 @@ def test_field_caveats_the_model_triggers_are_listed_and_warn():
     (coverage,) = [i for i in doc["checklist"] if i["key"] == "coverage"]
     assert coverage["state"] == "warn" and any("index int64" in d for d in coverage["details"])
     assert doc["coverage"]["caveats"][0]["source_url"] == "https://x.test/r"
+
+
+def test_missing_data_is_amber_not_verified_never_a_pass():
+    from kb.migrate import report as kreport
+
+    check = {"model": "m.py:build", "target": "neuron", "backend_version": "2.14.3.0", "warnings": [], "caveats": [],
+             "summary": {"ops_by_status": {"native": 3, "unknown": 1}, "distinct_ops": 4, "call_sites": 9,
+                         "call_sites_by_status": {"native": 8, "unknown": 1}, "on_device_call_sites_pct": 90.0},
+             "ops": [{"op": "aten::scaled_dot_product_attention", "status": "unknown", "count": 1}]}
+    coverage = kreport.coverage_item(check)
+    assert coverage["state"] == "unverified" and "not verified" in coverage["summary"]
+    eol = kreport.eol_item({"next_cycle": "2027-06-01", "warnings": []})
+    assert eol["state"] == "unverified"
+    doc = kreport.build_report(target="neuron", check=check, eol={"next_cycle": "2027-06-01", "warnings": []})
+    assert doc["ready"] and not doc["verified"]
+    assert "not verified" in kreport.headline(doc)
+    assert "no blocker found**" not in kreport.render_markdown(doc)
+    assert 'class="verdict unverified"' in kreport.render_html(doc)

@@ -144,7 +144,6 @@ def test_report_loads_with_kb_ingest_on_another_machine(capsys, tmp_path, isolat
 
 
 def test_probe_straight_into_the_kb_twice_adds_nothing_new(capsys, monkeypatch, isolated_kb, small_data):
-    pytest.importorskip("kb.store.ingest")
     from kb.probe import backends, static
 
     raw = {"backend": "sim", "backend_version": "0.1.0", "torch_version": "2.13.0", "torch_build": "2.13.0+cpu",

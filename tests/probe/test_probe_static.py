@@ -120,7 +120,8 @@ def test_same_install_same_run_id_and_observations():
 
 
 def test_reprobing_adds_nothing_to_the_kb(isolated_kb, small_data):
-    ingest = pytest.importorskip("kb.store.ingest")
+    from kb.store import ingest
+
     raw = {"backend": "sim", "backend_version": "0.1.0", "torch_version": "2.13.0", "torch_build": "2.13.0+cpu",
            "python_version": "3.11.7", "host": "h", "dispatch_key": "PrivateUse1", "privateuse1_name": "sim",
            "policy": {"eager": "per-op", "compile": "raise"},

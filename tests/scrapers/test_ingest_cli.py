@@ -3,8 +3,6 @@
 
 import json
 
-import pytest
-
 from cli.entry import main
 from kb.store.records import read_jsonl
 
@@ -30,7 +28,7 @@ def test_unknown_source(capsys):
 
 def test_list(capsys):
     code, out, _ = run(capsys, "ingest", "--list", "--json")
-    assert code == 0 and "torchneuron-op-table" in {row["source"] for row in json.loads(out)}
+    assert code == 0 and "torchneuron-op-table" in {row["source"] for row in json.loads(out)["sources"]}
 
 
 def test_dry_run_over_a_docs_folder(capsys, neuron_docs_fixture):
@@ -75,7 +73,6 @@ def test_missing_report_file(capsys, tmp_path):
 
 
 def test_ingest_into_kb_when_storage_exists(capsys, neuron_docs_fixture, tmp_path):
-    pytest.importorskip("kb.store.ingest")
     db = str(tmp_path / "kb.sqlite")
     args = ("ingest", "--source", "neuron-xla-op-list", "--from-file", str(neuron_docs_fixture), "--db", db, "--json")
     code, out, err = run(capsys, *args)
@@ -95,7 +92,6 @@ def test_offline_without_cache_fails_clearly(capsys, tmp_path, monkeypatch):
 
 def test_refetch_of_unchanged_pages_is_a_no_op(capsys, tmp_path, monkeypatch, server, neuron_docs_fixture):
     """Online path end to end: the second run revalidates (304) and ingest reports no change."""
-    pytest.importorskip("kb.store.ingest")
     import dataclasses
 
     from scrapers import registry

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
+from urllib.parse import urlencode
+
+import pytest
 
 from kb.serve import launch as serve
 from tests.serve import kbfixture
@@ -42,7 +45,7 @@ def test_coverage_matrix_newest_version_per_target(kb_file):
     assert [r["op"] for r in rows(ds, "/kb/coverage.json?grep=add")] == ["aten::add.Scalar", "aten::add.Tensor"]
     assert [r["op"] for r in rows(ds, "/kb/coverage.json?after=aten::relu")] == ["aten::silu"]
     (page,) = fetch(ds, "/kb/coverage")
-    assert f"neuron {kbfixture.NEURON}, tpu {kbfixture.TPU}" in page.text  # the versions shown
+    assert f"neuron {kbfixture.NEURON}: " in page.text and f"; tpu {kbfixture.TPU}: " in page.text  # versions shown
 
 
 def test_native_vs_fallback(kb_file):
@@ -77,6 +80,31 @@ def test_upcoming_end_of_support_newest_statement(kb_file):
         ("neuron-sdk", "2.33", "2099-06-01", "announced")]
     assert got[0]["source_url"] == "https://example.test/neuron/eol"
     assert len(rows(ds, "/kb/upcoming_eol.json?on_or_after=2000-01-01")) == 2
+
+
+def test_upcoming_end_of_support_resolves_releases_drops_the_past_soonest_first(kb_file):
+    from kb.store import records as rec
+    from kb.store.ingest import ingest_records
+    from tests.conftest import prov
+
+    src = prov(name="neuron-eol", url="https://example.test/neuron/eol")
+    ingest_records(kb_file, [
+        rec.Release(product="neuron-sdk", version="2.40.0", date="2099-01-15", provenance=src),
+        rec.Release(product="neuron-sdk", version="2.10.0", date="2001-05-01", provenance=src),
+        rec.SupportWindow(product="PyTorch/XLA on Neuron", cycle="training", eol_kind="with_release",
+                          eol_release="2.40", provenance=src),
+        rec.SupportWindow(product="python", cycle="3.8", eol_kind="with_release", eol_release="2.10",
+                          provenance=src),
+        rec.SupportWindow(product="nxdi", cycle="inference", eol_kind="with_release", eol_release="2.99",
+                          provenance=src),
+    ], source_name="neuron-eol")
+    got = rows(serve.make_datasette(kb_file), "/kb/upcoming_eol.json")
+    assert [(r["product"], r["cycle"], r["end_of_support"]) for r in got] == [
+        ("torch-neuronx-xla", "training", "2099-01-15"),  # "ends with 2.40", resolved; kb eol's name
+        ("neuron-sdk", "2.33", "2099-06-01"),
+        ("nxd-inference", "inference", "pending"),  # not yet released: last
+    ]  # python 3.8 ended with 2.10 in 2001: dropped
+    assert got[0]["how_known"] == "ends with release 2.40 (shipped 2099-01-15)" and got[0]["days_left"] > 0
 
 
 def test_model_check_query_left_out_without_its_tables(kb_file):
@@ -178,3 +206,57 @@ def test_plugin_inert_on_other_datasette_instances(kb_file):
     plain = Datasette(immutables=[kb_file])
     (page,) = fetch(plain, "/kb/support")
     assert page.status_code == 200 and "kb-status" not in page.text and "kb.css" not in page.text
+
+
+def test_home_page_has_the_op_search_box_and_the_legend(kb_file):
+    (home,) = fetch(serve.make_datasette(kb_file), "/")
+    assert home.status_code == 200
+    assert 'action="/-/op"' in home.text and 'name="q"' in home.text and "presumed" in home.text
+
+
+@pytest.mark.parametrize("spelling", ["aten::nonzero", "nonzero", "torch.nonzero", "torch.ops.aten.nonzero"])
+def test_op_page_takes_any_spelling_and_lists_every_target(kb_file, spelling):
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/op?" + urlencode({"q": spelling}))
+    assert page.status_code == 200, page.text
+    text = page.text
+    assert "<h2>aten::nonzero</h2>" in text
+    assert "kb-fallback" in text and "kb-unsupported" in text  # neuron fallback, tpu unsupported (eager)
+    assert "https://example.test/neuron/ops" in text  # each verdict links its source
+    assert "how to find out: <code>kb probe --static --backend cuda" in text  # a target without data: how to settle
+
+
+def test_op_page_unknown_name_is_404_with_suggestions_and_search_without_q(kb_file):
+    ds = serve.make_datasette(kb_file)
+    (missing,) = fetch(ds, "/-/op?q=nonzer")
+    assert missing.status_code == 404 and "did you mean nonzero" in missing.text
+    (empty,) = fetch(ds, "/-/op")
+    assert empty.status_code == 200 and 'name="q"' in empty.text
+
+
+def test_op_names_in_tables_link_to_the_op_page(kb_file):
+    (listing,) = fetch(serve.make_datasette(kb_file), "/kb/support?op=aten::relu")
+    assert 'href="/-/op?q=aten%3A%3Arelu"' in listing.text
+
+
+def test_coverage_matrix_header_says_how_much_is_known(kb_file):
+    metadata = serve.build_metadata(kb_file)
+    description = metadata["databases"]["kb"]["queries"]["coverage"]["description"]
+    assert "neuron 2.14.3.0: 5 of 5 ops known (100.0%); 0 unknown" in description
+
+
+def test_product_page_every_cycle_with_state_and_relative_day(kb_file):
+    from cli.serve import register_pages
+
+    register_pages()
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/eol/torch_tpu")
+    assert page.status_code == 200
+    assert "TorchTPU (torch_tpu, device tpu): end of support" in page.text
+    assert "kb-eol-ended" in page.text and "2001-01-01" in page.text and "days ago" in page.text
+    (sdk,) = fetch(ds, "/-/eol/neuron-sdk")
+    assert "2099-06-01" in sdk.text and "2099-03-01" not in sdk.text  # the newest statement wins
+    (redirect,) = fetch(ds, "/-/eol?product=tpu")
+    assert redirect.status_code == 302 and redirect.headers["location"].endswith("/-/eol/tpu")
+    (missing,) = fetch(ds, "/-/eol/cobol")
+    assert missing.status_code == 404 and "no support windows for" in missing.text

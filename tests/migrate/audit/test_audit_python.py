@@ -252,3 +252,16 @@ def test_star_import_from_torch_cuda():
 def test_snippets_follow_python_line_numbering_with_form_feeds():
     (finding,) = audit("x = 1  # page\x0c break\ny = z.cuda()\n")
     assert finding.line == 2 and finding.snippet == "y = z.cuda()"
+
+
+@pytest.mark.parametrize("source", ["import apex", "from apex import amp", "from apex.optimizers import FusedAdam",
+                                    "import flash_attn", "from flash_attn import flash_attn_func",
+                                    "import xformers.ops as xops", "import bitsandbytes as bnb"])
+def test_import_of_a_cuda_only_package_is_reported(source):
+    (finding,) = [f for f in audit(source) if f.rule == "cuda-only-import"]
+    assert finding.line == 1 and finding.severity.name == "HIGH"
+
+
+def test_cuda_only_import_once_per_package_and_not_for_lookalikes():
+    assert rules("import apex\nfrom apex import amp\nimport apexlib\nfrom mypkg.apex import x\n") == \
+        [(1, "cuda-only-import")]
