@@ -52,7 +52,11 @@ RULES = {
     "default": "no kernel of its own; its CompositeExplicitAutograd kernel calls other ops",
     "fallback": "no kernel, no composite: the backend's boxed fallback takes it",
     "none": "no kernel, no composite, no fallback reaches it",
+    "sdpa_fused": "the backend registers SDPA's _fused_sdp_choice stub and an overrideable fused kernel: SDPA "
+                  "is taken to run as that kernel (a DispatchStub the sim cannot register, stated by the spec)",
 }
+SDPA = "aten::scaled_dot_product_attention"
+SDPA_FUSED = "aten::_scaled_dot_product_fused_attention_overrideable"
 
 
 class ReplayError(KBError):
@@ -74,6 +78,11 @@ class ReplaySpec:
     note: str | None = None
     modes: tuple[str, ...] = ("eager", "compile")
     policy_notes: dict[str, str] = field(default_factory=dict)
+    # "overrideable" when the backend registers SDPA's `_fused_sdp_choice_stub` (a DispatchStub,
+    # REGISTER_PRIVATEUSE1_DISPATCH) to pick its fused kernel: a Python backend cannot register
+    # a DispatchStub, so the sim cannot take that path itself and the spec states it, with its source.
+    sdpa_choice: str | None = None
+    sdpa_choice_source: str | None = None
 
 
 def read_kernel_list(path: str) -> list[str]:
@@ -113,6 +122,8 @@ def load_spec(path: str) -> ReplaySpec:
             cpu_pinned=frozenset(read_kernel_list(os.path.join(folder, pinned["file"]))) if pinned else frozenset(),
             cpu_pinned_source=pinned.get("source"), note=raw.get("note"),
             modes=tuple(raw["policy"]), policy_notes={m: r.get("note", "") for m, r in raw["policy"].items()},
+            sdpa_choice=(raw.get("sdpa_choice") or {}).get("choice"),
+            sdpa_choice_source=(raw.get("sdpa_choice") or {}).get("source"),
         )
     except (KeyError, TypeError) as exc:
         raise ReplayError(f"{path}: replay spec lacks {exc}") from None
@@ -267,6 +278,10 @@ def leaves_by_base(header: dict[str, Any], tasks: list[dict[str, Any]]) -> dict[
     return out
 
 
+def _sdpa_takes_fused(spec: ReplaySpec) -> bool:
+    return spec.sdpa_choice == "overrideable" and SDPA_FUSED in spec.kernels
+
+
 def _base(op: str) -> str:
     return op.removeprefix("aten::").partition(".")[0]
 
@@ -310,6 +325,7 @@ def replay(spec: ReplaySpec, catalog: list[dict[str, Any]], *, trace: bool = Tru
     leaves = leaves_by_base(header, tasks)
     traced_bases = set(leaves)
     digest = hashlib.sha256(json.dumps([sorted(spec.kernels), sorted(spec.cpu_pinned), spec.policy,
+                                        *([spec.sdpa_choice] if spec.sdpa_choice else []),
                                         sorted(entries.items(), key=lambda kv: kv[0])],
                                        default=str).encode()).hexdigest()
     run_id = f"replay-{spec.target}-{spec.backend_version}-{digest[:16]}"
@@ -349,6 +365,10 @@ def replay(spec: ReplaySpec, catalog: list[dict[str, Any]], *, trace: bool = Tru
                         detail["effective_at"] = at
                 else:
                     detail["leaves"] = None  # no OpInfo samples for it: leaves not traced
+            if op == SDPA and status == "decomposed" and _sdpa_takes_fused(spec):
+                rule = "sdpa_fused"
+                detail = {"rule": rule, "leaves": {SDPA_FUSED: "native"}, "effective": "decomposed",
+                          "source": spec.sdpa_choice_source}
             statuses.append(OpStatus(op=op, target=spec.target, backend_version=spec.backend_version, status=status,
                                      provenance=provenance, mode=mode, torch_version=raw["torch_version"],
                                      note=spec.policy_notes.get(mode) if status in ("fallback", "unsupported")

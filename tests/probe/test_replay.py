@@ -107,3 +107,23 @@ def test_a_bad_spec_is_one_line(tmp_path, capsys):
     (tmp_path / "k.txt").write_text("not an op name\n", encoding="utf-8")
     with pytest.raises(replay.ReplayError, match="k.txt:1"):
         replay.read_kernel_list(str(tmp_path / "k.txt"))
+
+
+def test_sdpa_takes_the_fused_kernel_when_the_backend_registers_its_choice(tmp_path):
+    """A backend that registers SDPA's _fused_sdp_choice stub (a DispatchStub: no Python backend
+    can) and the overrideable fused kernel runs SDPA as that kernel; the spec says so, with its source."""
+    (tmp_path / "kernels.txt").write_text("\n".join((*KERNELS, replay.SDPA_FUSED)) + "\n", encoding="utf-8")
+    (tmp_path / "spec.json").write_text(json.dumps({
+        "target": "sim", "backend_version": "9.9.9", "kernels": {"file": "kernels.txt", "source": SOURCE},
+        "policy": {"eager": {"action": "cpu"}, "compile": {"action": "raise"}},
+        "policy_source": "https://example.test/policy",
+        "sdpa_choice": {"choice": "overrideable", "source": "https://example.test/sdp_choice.cc"},
+    }), encoding="utf-8")
+    spec = replay.load_spec(str(tmp_path / "spec.json"))
+    _run, statuses = replay.replay(spec, read_catalog(shipped_catalogs()[-1]), trace=False)
+    sdpa = {s.mode: s for s in statuses if s.op == replay.SDPA}
+    assert sdpa["eager"].detail["rule"] == "sdpa_fused" and sdpa["eager"].detail["effective"] == "decomposed"
+    assert sdpa["eager"].detail["leaves"] == {replay.SDPA_FUSED: "native"}
+    assert sdpa["eager"].detail["source"] == "https://example.test/sdp_choice.cc"
+    fused = next(s for s in statuses if s.op == replay.SDPA_FUSED and s.mode == "eager")
+    assert fused.status == "native"
