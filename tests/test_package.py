@@ -50,7 +50,8 @@ def test_checkout_reads_top_level_data_and_a_wheel_its_bundled_copy(monkeypatch,
 def test_version_names_the_distribution_and_the_data(small_data, capsys):
     assert main(["version", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown == {"distribution": kb.DIST_NAME, "version": kb.__version__, "data_dir": str(small_data),
+    assert shown == {"kb_version": kb.__version__, "command": "version",  # the --json envelope
+                     "distribution": kb.DIST_NAME, "version": kb.__version__, "data_dir": str(small_data),
                      "data_sha256": data_digest(str(small_data))}
     assert main(["version"]) == 0
     line = capsys.readouterr().out.strip()
