@@ -87,3 +87,12 @@ def run_kb(capsys, *args):
     code = main([str(a) for a in args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def load_workflow(path: Path) -> dict:
+    """A GitHub Actions workflow as data; YAML 1.1 reads the key `on` as true, so it is put back."""
+    import yaml
+
+    doc = yaml.safe_load(path.read_text())
+    doc["on"] = doc.pop(True, doc.get("on"))
+    return doc

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+
+from tests.conftest import load_workflow
 
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOW = REPO / ".github" / "workflows" / "refresh.yml"
@@ -22,9 +23,7 @@ BODY = REPO / ".github" / "scripts" / "refresh_pr_body.py"
 
 @pytest.fixture(scope="module")
 def workflow() -> dict:
-    doc = yaml.safe_load(WORKFLOW.read_text())
-    doc["on"] = doc.pop(True, doc.get("on"))  # YAML 1.1 reads the key `on` as true
-    return doc
+    return load_workflow(WORKFLOW)
 
 
 def _steps(workflow: dict) -> list[dict]:

@@ -8,18 +8,15 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_workflow
 
 WORKFLOW = REPO / ".github" / "workflows" / "release.yml"
 
 
 @pytest.fixture(scope="module")
 def workflow() -> dict:
-    doc = yaml.safe_load(WORKFLOW.read_text())
-    doc["on"] = doc.pop(True, doc.get("on"))  # YAML 1.1 reads the key `on` as true
-    return doc
+    return load_workflow(WORKFLOW)
 
 
 def test_valid_against_the_published_workflow_schema():
