@@ -8,8 +8,11 @@ every scraper testable from a string.
 
 from __future__ import annotations
 
+import ast
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import kb
 from kb.errors import KBError
@@ -95,6 +98,26 @@ def provenance(source: str, kind: str, doc: Document) -> Provenance:
         content_sha256=doc.sha256,
         tool_version=TOOL_VERSION,
     )
+
+
+def load_json(source: str, doc: Document, limit: int, too_large: str) -> Any:
+    """`doc` as JSON, refused before parsing when over `limit` characters (`too_large` says why)."""
+    if len(doc.text) > limit:
+        raise ScrapeError(source, doc.name, too_large)
+    try:
+        return json.loads(doc.text)
+    except json.JSONDecodeError as exc:
+        raise ScrapeError(source, doc.name, f"not JSON ({exc.msg})") from None
+
+
+def parse_python(source: str, doc: Document, limit: int, too_large: str) -> ast.Module:
+    """`doc` as a Python syntax tree (never imported or run), refused first when over `limit`."""
+    if len(doc.text) > limit:
+        raise ScrapeError(source, doc.name, too_large)
+    try:
+        return ast.parse(doc.text)
+    except SyntaxError as exc:
+        raise ScrapeError(source, doc.name, f"not Python ({exc.msg})") from None
 
 
 def require_records(source: str, where: str, records: Iterable[Record]) -> list[Record]:

@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 
 from kb.store.records import Caveat, Provenance
-from scrapers.base import TOOL_VERSION, Document, ScrapeError, Source, require_records
+from scrapers.base import Document, ScrapeError, Source, load_json, parse_python, provenance, require_records
 
 NAME = "torchneuron-dev-test-expectations"
 SNAPSHOT_VERSION = "0.1.0.dev0+g98154b8"
@@ -87,8 +87,7 @@ _TEST = re.compile(r"^test_(?P<stem>.+?)_neuron(?:_(?P<dtype>[a-z0-9]+))?$")
 
 
 def _prov(doc: Document) -> Provenance:
-    return Provenance(source_kind="field", source_name=NAME, source_url=doc.url, retrieved_at=doc.retrieved_at,
-                      content_sha256=doc.sha256, tool_version=TOOL_VERSION)
+    return provenance(NAME, "field", doc)
 
 
 def _kind(reason: str) -> str | None:
@@ -101,12 +100,7 @@ def _kind(reason: str) -> str | None:
 
 def _literal_dicts(doc: Document) -> dict[str, dict]:
     """Top-level `NAME: dict[...] = {...}` / `NAME = {...}` literals of a Python file."""
-    if len(doc.text) > MAX_BYTES:
-        raise ScrapeError(NAME, doc.name, "file too large for a test list")
-    try:
-        tree = ast.parse(doc.text)
-    except SyntaxError as exc:
-        raise ScrapeError(NAME, doc.name, f"not Python ({exc.msg})") from None
+    tree = parse_python(NAME, doc, MAX_BYTES, "file too large for a test list")
     found = {}
     for node in tree.body:
         target = node.target if isinstance(node, ast.AnnAssign) else (
@@ -147,12 +141,7 @@ def parse_skip_xfail(doc: Document) -> list[Caveat]:
 
 def parse_failing_tests(doc: Document) -> list[Caveat]:
     """Upstream PyTorch tests the snapshot expects to fail, grouped per op and condition."""
-    if len(doc.text) > MAX_BYTES:
-        raise ScrapeError(NAME, doc.name, "file too large for a test list")
-    try:
-        data = json.loads(doc.text)
-    except json.JSONDecodeError as exc:
-        raise ScrapeError(NAME, doc.name, f"not JSON ({exc.msg})") from None
+    data = load_json(NAME, doc, MAX_BYTES, "file too large for a test list")
     names = data.get("failed_tests") if isinstance(data, dict) else None
     if not isinstance(names, list):
         raise ScrapeError(NAME, doc.name, "no failed_tests list")
@@ -193,12 +182,7 @@ def parse_failing_tests(doc: Document) -> list[Caveat]:
 def parse_cpu_fallbacks(doc: Document) -> list[Caveat]:
     """Ops the snapshot registers for the neuron device but runs on the host (read from
     `torch.ops.aten.NAME.OVERLOAD` references inside its registration function)."""
-    if len(doc.text) > MAX_BYTES:
-        raise ScrapeError(NAME, doc.name, "file too large")
-    try:
-        tree = ast.parse(doc.text)
-    except SyntaxError as exc:
-        raise ScrapeError(NAME, doc.name, f"not Python ({exc.msg})") from None
+    tree = parse_python(NAME, doc, MAX_BYTES, "file too large")
     ops = set()
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
@@ -243,12 +227,7 @@ def parse_spec(doc: Document) -> list[Caveat]:
     """Caveats from an upstream-suite spec: tests named with a reason (mapped to their op
     by STEM_OPS, dtype from the test name's suffix), and quoted errors saying an op has no
     CPU kernel (the dynamo suite meets them under torch.compile: mode compile)."""
-    if len(doc.text) > MAX_BYTES:
-        raise ScrapeError(NAME, doc.name, "file too large for a test spec")
-    try:
-        data = json.loads(doc.text)
-    except json.JSONDecodeError as exc:
-        raise ScrapeError(NAME, doc.name, f"not JSON ({exc.msg})") from None
+    data = load_json(NAME, doc, MAX_BYTES, "file too large for a test spec")
     configs = data.get("test_configurations") if isinstance(data, dict) else None
     if not isinstance(configs, list):
         raise ScrapeError(NAME, doc.name, "no test_configurations list")

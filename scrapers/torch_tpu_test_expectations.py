@@ -23,7 +23,7 @@ import re
 import tokenize
 
 from kb.store.records import Caveat, Provenance
-from scrapers.base import TOOL_VERSION, Document, ScrapeError, Source, require_records
+from scrapers.base import Document, Source, parse_python, provenance, require_records
 
 NAME = "torch-tpu-op-tests"
 VERSION = "0.1.1"
@@ -62,8 +62,7 @@ _MISSING = re.compile(r"(?:error (?:that )?)?([A-Za-z_][A-Za-z0-9_.]*) is unimpl
 
 
 def _prov(doc: Document) -> Provenance:
-    return Provenance(source_kind="field", source_name=NAME, source_url=doc.url, retrieved_at=doc.retrieved_at,
-                      content_sha256=doc.sha256, tool_version=TOOL_VERSION)
+    return provenance(NAME, "field", doc)
 
 
 def aten_name(opinfo: str) -> str | None:
@@ -216,12 +215,7 @@ def _skipped(method: ast.FunctionDef, comments: dict[int, str], doc: Document) -
 
 def parse(doc: Document) -> list[Caveat]:
     """Caveats from every `test_*` method of the op-test module (see the module docstring)."""
-    if len(doc.text) > MAX_BYTES:
-        raise ScrapeError(NAME, doc.name, "file too large for an op test module")
-    try:
-        tree = ast.parse(doc.text)
-    except SyntaxError as exc:
-        raise ScrapeError(NAME, doc.name, f"not Python ({exc.msg})") from None
+    tree = parse_python(NAME, doc, MAX_BYTES, "file too large for an op test module")
     comments = _comments(doc.text)
     out: list[Caveat] = []
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
