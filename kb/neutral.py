@@ -43,6 +43,11 @@ def clean(text: object) -> str:
     return _ACTING.sub(_visible, value)
 
 
+def acts(text: str) -> bool:
+    """Whether `text` holds a character `clean` would change (cheap: one regex search)."""
+    return _ACTING.search(text) is not None
+
+
 def terminal(text: object) -> str:
     """For a terminal or a plain-text pipe: no escape sequence, no line break. Rich
     markup is a separate concern: render cells as rich Text objects, never markup."""
