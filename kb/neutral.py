@@ -85,8 +85,9 @@ def html(text: object) -> str:
 
 def safe_url(url: object) -> str | None:
     """`url` when it is an http(s) URL that can be a link, else None (javascript:,
-    data:, relative paths, anything with whitespace or a control inside)."""
-    if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s\x00-\x1f\x7f-\x9f\"'<>`\\]+", url, re.IGNORECASE):
+    data:, relative paths, anything with whitespace, a control, a quote, `<`, `>` or a
+    `|` inside: nothing that could end an attribute, a Slack link or a table cell)."""
+    if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s\x00-\x1f\x7f-\x9f\"'<>`\\|]+", url, re.IGNORECASE):
         return None
     return url
 
