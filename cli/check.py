@@ -404,14 +404,15 @@ class _progress:
     """A rich spinner on stderr when it is a terminal; plain progress lines past ~2 s otherwise."""
 
     def __init__(self, text: str):
-        self.text = text
+        self.text = neutral.terminal(text)  # it names the model file: shown, never obeyed
         self.status = None
 
     def __enter__(self):
         if sys.stderr.isatty():
             from rich.console import Console
+            from rich.markup import escape
 
-            self.status = Console(stderr=True).status(self.text)
+            self.status = Console(stderr=True).status(escape(self.text))
         else:  # plain lines past ~2 s (cli.progress), so a pipe or CI log is never silent
             from cli.progress import Heartbeat
 

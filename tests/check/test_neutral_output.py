@@ -114,6 +114,11 @@ def test_sarif_is_json_and_shows_no_control(run_cli, hostile):
     result = next(r for r in doc["runs"][0]["results"] if "evil" in r["properties"]["op"])
     assert "\x1b" not in result["message"]["text"] and "\n" not in result["message"]["text"]
     assert result["properties"]["op"].startswith("evil\x1b")  # the data itself, JSON-escaped
+    jsonschema = pytest.importorskip("jsonschema")
+    from tests.migrate.audit.test_audit_sarif import official_schema
+
+    errors = list(jsonschema.Draft4Validator(official_schema()).iter_errors(doc))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
 
 
 def test_json_keeps_the_data_and_prints_no_raw_control(run_cli, hostile):
