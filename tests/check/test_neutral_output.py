@@ -128,3 +128,11 @@ def test_json_keeps_the_data_and_prints_no_raw_control(run_cli, hostile):
     doc = json.loads(out)
     assert any(op["op"].startswith("evil\x1b[2J") and "\x9b" in op["op"] for op in doc["reports"][0]["ops"])
     assert doc["gate"]["failing"][0]["op"].startswith("evil\x1b")
+
+
+def test_an_error_naming_a_hostile_path_is_one_clean_line(run_cli, tmp_path):
+    code, out, err = run_cli("check", str(tmp_path / f"missing{ANSI}\n[/].pt2"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("kb: error:")
+    _no_acting_bytes(err)
+    assert "\\x1b[2J" in err
