@@ -131,7 +131,7 @@ def check_command(
     elif fmt == "sarif":
         from cli.check_formats import sarif
 
-        sys.stdout.write(neutral.json_text(json.dumps(sarif(reports, gate), indent=2, ensure_ascii=False)) + "\n")
+        sys.stdout.write(json.dumps(sarif(reports, gate), indent=2) + "\n")  # ASCII: nothing raw reaches stdout
     elif fmt == "junit":
         from cli.check_formats import junit
 
