@@ -100,3 +100,36 @@ def test_kb_ask_prints_no_escape(hostile_conn, tmp_path, monkeypatch, capsys, te
     out = capsys.readouterr().out
     assert "channel" in out
     assert re.sub(r"\x1b\[[0-9;]*m|\x1b]8;[^\x1b]*\x1b\\\\", "", out).count("\x1b") == 0  # rich's own styles and links only
+
+
+def test_mcp_answers_and_checks_hostile_input_as_data(hostile_conn, tmp_path, chat_kb_paths, model_files):
+    """Over the real stdio transport: the ask tool's markdown forms nothing from records;
+    check_model returns a hostile export's names as JSON data (escaped), nothing raw."""
+    pytest.importorskip("mcp")
+    import os
+    import sys
+
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.chat.conftest import REPO
+    from tests.check.test_neutral_output import hostile_pt2
+
+    model = hostile_pt2(str(model_files["exported"]), tmp_path / "hostile.pt2")
+    env = {**os.environ, "KB_DB": str(tmp_path / "kb.sqlite"), "KB_DATA_DIR": str(chat_kb_paths[1]),
+           "PYTHONPATH": str(REPO)}
+
+    async def session():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "cli.entry", "mcp"], env=env, cwd=str(REPO))
+        async with Client(params, read_timeout_seconds=120) as client:
+            return (await client.call_tool("ask", {"question": "is nonzero native on neuron?"}),
+                    await client.call_tool("check_model", {"path": model, "targets": ["neuron"]}))
+
+    asked, checked = anyio.run(session)
+    text = asked.structured_content["text"]
+    assert "&lt;!channel&gt;" in text and "<!channel>" not in text and "\x1b" not in text
+    assert not checked.is_error, checked.content[0].text
+    ops = [op["op"] for op in checked.structured_content["reports"][0]["ops"]]
+    assert any(op.startswith("evil\x1b[2J") for op in ops)  # the data, as it was
+    assert "\x1b" not in checked.content[0].text  # JSON text: escaped
