@@ -23,7 +23,7 @@ def test_clean_leaves_nothing_that_acts(text):
 
 def test_visible_forms():
     assert neutral.clean("a\x1b[2Jb") == "a\\x1b[2Jb"
-    assert neutral.clean("line\nnext\ttab") == "line next tab"
+    assert neutral.clean("line\nnext\ttab\u2028para\u2029end\x85") == "line next tab para end "
     assert neutral.clean("\u202eabc") == "\\u202eabc"
     assert neutral.clean("caf\udce9") == "caf\\xe9"  # a Latin-1 file name read with surrogateescape
     assert neutral.clean(None) == "" and neutral.clean(3) == "3"
