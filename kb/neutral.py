@@ -20,8 +20,9 @@ import re
 # Line and paragraph breaks of every kind: shown as one space, so a value stays on its line.
 _BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 # What must not reach any output raw: C0 and C1 controls, DEL, the Unicode line and
-# paragraph separators, the bidirectional marks, overrides and isolates (text that reads differently from what it is), lone
-# surrogates (a file name decoded with surrogateescape) and the XML non-characters.
+# paragraph separators, the bidirectional marks, overrides and isolates (text that reads
+# differently from what it is), lone surrogates (a file name decoded with surrogateescape)
+# and the XML non-characters.
 _ACTING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                      "\ud800-\udfff\ufffe\uffff]")
 
