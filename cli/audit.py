@@ -14,6 +14,7 @@ import typer
 import kb
 from cli.options import JsonOption
 from cli.render import table
+from kb import neutral
 from kb.errors import KBError
 from kb.migrate.audit import audit_path, sort_findings
 from kb.migrate.audit_findings import RULES, SEVERITY_RULES, AuditReport, Severity
@@ -52,25 +53,22 @@ def summary_line(report: AuditReport) -> str:
             f"{counts['low']} low; {files}{skipped}")
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def render_markdown(report: AuditReport) -> str:
-    """A report to paste into an issue or a migration plan."""
-    out = [f"# kb audit: `{report.root}`", "", summary_line(report) + ".", ""]
+    """A report to paste into an issue or a migration plan. File names, snippets and
+    messages come from the audited tree: each goes through kb.neutral (one line, escaped)."""
+    out = [f"# kb audit: {neutral.markdown_code(report.root)}", "", neutral.markdown(summary_line(report)) + ".", ""]
     if report.findings:
         out.append("| " + " | ".join(COLUMNS) + " |")
         out.append("|" + "---|" * len(COLUMNS))
         for row in _rows(report):
-            row[1] = f"`{row[1]}`"
-            out.append("| " + " | ".join(_md_cell(cell) for cell in row) + " |")
+            cells = [neutral.markdown_code(cell) if i == 1 else neutral.markdown(cell) for i, cell in enumerate(row)]
+            out.append("| " + " | ".join(cells) + " |")
         out.append("")
         out += ["## By rule", "", "| rule | findings | what it means |", "|---|---|---|"]
-        out += [f"| {rule} | {count} | {_md_cell(RULES[rule].description)} |"
+        out += [f"| {neutral.markdown(rule)} | {count} | {neutral.markdown(RULES[rule].description)} |"
                 for rule, count in report.by_rule().items()]
         out.append("")
-    out.append(f"Severity rules — {SEVERITY_RULES}")
+    out.append(f"Severity rules — {neutral.markdown(SEVERITY_RULES)}")
     return "\n".join(out) + "\n"
 
 
@@ -89,7 +87,10 @@ def _progress():
     with Progress(SpinnerColumn(), TextColumn("{task.completed} files  {task.description}"),
                   console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("", total=None)
-        yield lambda rel_path: progress.update(task, advance=1, description=rel_path[-60:])
+        from rich.markup import escape
+
+        # a file name is shown, never read as rich markup or obeyed as an escape sequence
+        yield lambda rel_path: progress.update(task, advance=1, description=escape(neutral.terminal(rel_path[-60:])))
 
 
 def audit_command(
@@ -137,16 +138,16 @@ def audit_command(
     if output_format is OutputFormat.table:
         if report.findings:
             table(list(COLUMNS), _rows(report), title=f"kb audit {path}", status_column=None)
-        typer.echo(summary_line(report))
+        typer.echo(neutral.terminal(summary_line(report)))
     else:
         if output_format is OutputFormat.json:
             from cli.render import envelope
 
-            document = json.dumps(envelope(report.as_dict()), indent=2, ensure_ascii=False) + "\n"
+            document = neutral.json_text(json.dumps(envelope(report.as_dict()), indent=2, ensure_ascii=False)) + "\n"
         elif output_format is OutputFormat.sarif:
             from kb.migrate.sarif import to_sarif
 
-            document = json.dumps(to_sarif(report, kb.__version__), indent=2, ensure_ascii=False) + "\n"
+            document = neutral.json_text(json.dumps(to_sarif(report, kb.__version__), indent=2, ensure_ascii=False)) + "\n"
         else:
             document = render_markdown(report)
         if output:
@@ -155,7 +156,7 @@ def audit_command(
                     handle.write(document)
             except OSError as exc:
                 raise KBError(f"cannot write {output}: {exc.strerror or exc}") from None
-            sys.stderr.write(f"kb: {summary_line(report)}; report written to {output}\n")
+            sys.stderr.write(f"kb: {neutral.terminal(summary_line(report))}; report written to {neutral.terminal(output)}\n")
         else:
             sys.stdout.write(document)
 

@@ -32,13 +32,17 @@ def ask_command(
     if json_out:
         emit_json(result.to_dict())
         return
+    from kb.neutral import terminal
+
+    # the answer's own lines stay lines; inside each, nothing from a record may act
+    text = "\n".join(terminal(line) for line in result.text.split("\n"))
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.markdown import Markdown
 
-        Console().print(Markdown(result.text))
+        Console().print(Markdown(text))
     else:
-        sys.stdout.write(result.text + "\n")
+        sys.stdout.write(text + "\n")
 
 
 def mcp_command(

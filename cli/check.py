@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from cli.options import DbOption, JsonOption
+from kb import neutral
 from kb.errors import KBError
 from kb.vocab import MODES, SEVERITY, UNKNOWN
 
@@ -130,7 +131,7 @@ def check_command(
     elif fmt == "sarif":
         from cli.check_formats import sarif
 
-        sys.stdout.write(json.dumps(sarif(reports, gate), indent=2) + "\n")
+        sys.stdout.write(json.dumps(sarif(reports, gate), indent=2) + "\n")  # ASCII: nothing raw reaches stdout
     elif fmt == "junit":
         from cli.check_formats import junit
 
@@ -299,7 +300,7 @@ def render_table(reports, gate: dict) -> None:
 
     for report in reports:
         for line in summary_lines(report):
-            sys.stdout.write(line + "\n")
+            sys.stdout.write(neutral.terminal(line) + "\n")
     if len(reports) == 1:
         report = reports[0]
         rows = [[op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), _paths_text(op.module_paths),
@@ -309,7 +310,7 @@ def render_table(reports, gate: dict) -> None:
         _side_by_side(reports)
     _gate_lines(gate)
     for line in closing_lines(reports):
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(neutral.terminal(line) + "\n")
 
 
 def settle_command(reports) -> str | None:
@@ -367,29 +368,35 @@ def _gate_lines(gate: dict) -> None:
     if gate["failed"]:
         listed = ", ".join(f"{f['op']} ({f['status']} on {f['target']})" for f in gate["failing"][:10])
         more = len(gate["failing"]) - 10
-        sys.stdout.write(f"gate {name}: FAILED, {len(gate['failing'])} finding{'s' if len(gate['failing']) != 1 else ''}"
-                         f" — {listed}{f' +{more} more' if more > 0 else ''}\n")
+        sys.stdout.write(neutral.terminal(
+            f"gate {name}: FAILED, {len(gate['failing'])} finding{'s' if len(gate['failing']) != 1 else ''}"
+            f" — {listed}{f' +{more} more' if more > 0 else ''}") + "\n")
     else:
         sys.stdout.write(f"gate {name}: passed\n")
 
 
 def render_markdown(reports, gate: dict) -> str:
+    """Markdown for a PR comment. Every value from the model file or the KB goes through
+    kb.neutral (one line, HTML and markdown escaped; op names as code spans), so no value
+    can end a row, open a link or forge the gate's line."""
+    md = neutral.markdown
     out = []
     for report in reports:
-        out.append(f"### {report.target}{' ' + report.backend_version if report.backend_version else ''} ({report.mode})\n")
-        out.extend(f"{line.strip()}  " for line in summary_lines(report))
+        out.append(f"### {md(report.target)}{' ' + md(report.backend_version) if report.backend_version else ''} "
+                   f"({md(report.mode)})\n")
+        out.extend(f"{md(line.strip())}  " for line in summary_lines(report))
         out.append("")
         out.append("| op | count | status | via | dtypes | modules | source |")
         out.append("|---|---:|---|---|---|---|---|")
         for op in report.ops:
-            cells = [f"`{op.op}`", str(op.count), op.status, via_text(op), ", ".join(op.dtypes),
-                     _paths_text(op.module_paths), _source_text(op)]
-            out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            cells = [neutral.markdown_code(op.op), str(op.count), md(op.status), md(via_text(op)),
+                     md(", ".join(op.dtypes)), md(_paths_text(op.module_paths)), md(_source_text(op))]
+            out.append("| " + " | ".join(cells) + " |")
         out.append("")
     if gate_name(gate):
         verdict = f"failed, {len(gate['failing'])} findings" if gate["failed"] else "passed"
         out.append(f"**Gate `{gate_name(gate)}`: {verdict}**\n")
-    out.extend(f"{line}  " for line in closing_lines(reports))
+    out.extend(f"{md(line)}  " for line in closing_lines(reports))
     return "\n".join(out) + "\n"
 
 
@@ -397,14 +404,15 @@ class _progress:
     """A rich spinner on stderr when it is a terminal; plain progress lines past ~2 s otherwise."""
 
     def __init__(self, text: str):
-        self.text = text
+        self.text = neutral.terminal(text)  # it names the model file: shown, never obeyed
         self.status = None
 
     def __enter__(self):
         if sys.stderr.isatty():
             from rich.console import Console
+            from rich.markup import escape
 
-            self.status = Console(stderr=True).status(self.text)
+            self.status = Console(stderr=True).status(escape(self.text))
         else:  # plain lines past ~2 s (cli.progress), so a pipe or CI log is never silent
             from cli.progress import Heartbeat
 

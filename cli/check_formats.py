@@ -10,6 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import kb
+from kb import neutral
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _RULES = {
@@ -39,7 +40,8 @@ def _message(report, op) -> str:
 def sarif(reports, gate: dict) -> dict:
     """One SARIF run; one result per problem op per target, located in the model file and
     (logically) in its modules. Results at level error/warning are the gate's findings,
-    one for one; the other problem ops are notes."""
+    one for one; the other problem ops are notes. Texts a viewer shows (messages, module
+names) are neutral (kb.neutral.terminal); properties keep the data as read."""
     failing = failing_keys(gate)
     results = []
     used_rules: dict[str, dict] = {}
@@ -55,10 +57,10 @@ def sarif(reports, gate: dict) -> dict:
             results.append({
                 "ruleId": rule_id,
                 "level": level,
-                "message": {"text": _message(report, op)},
+                "message": {"text": neutral.terminal(_message(report, op))},
                 "locations": [{
                     "physicalLocation": {"artifactLocation": {"uri": report.model}},
-                    "logicalLocations": [{"name": path, "kind": "module"} for path in op.module_paths[:10]],
+                    "logicalLocations": [{"name": neutral.terminal(path), "kind": "module"} for path in op.module_paths[:10]],
                 }],
                 "properties": {"op": op.op, "target": report.target, "mode": report.mode, "count": op.count,
                                "backendVersion": report.backend_version, "source": op.source_url or op.source_kind,
@@ -68,7 +70,7 @@ def sarif(reports, gate: dict) -> dict:
             used_rules["kb/warning"] = {"id": "kb/warning", "name": "warning",
                                         "shortDescription": {"text": "A known limitation or end-of-support notice."},
                                         "defaultConfiguration": {"level": "note"}}
-            results.append({"ruleId": "kb/warning", "level": "note", "message": {"text": text},
+            results.append({"ruleId": "kb/warning", "level": "note", "message": {"text": neutral.terminal(text)},
                             "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
                             "properties": {"target": report.target, "mode": report.mode}})
     return {
@@ -82,21 +84,24 @@ def sarif(reports, gate: dict) -> dict:
 
 
 def junit(reports, gate: dict) -> str:
-    """A testsuite per target, a testcase per op; the gate's findings fail, nothing else."""
+    """A testsuite per target, a testcase per op; the gate's findings fail, nothing else.
+    Every value goes through kb.neutral.xml: XML 1.0 has no way to carry most control
+    characters, even escaped, so one in an op name would make the whole file unreadable."""
     failing = failing_keys(gate)
+    x = neutral.xml
     suites = ET.Element("testsuites", name="kb check")
     for report in reports:
         failures = [op for op in report.ops if (report.target, op.op) in failing]
-        suite = ET.SubElement(suites, "testsuite", name=f"kb check {report.target} {report.mode}",
+        suite = ET.SubElement(suites, "testsuite", name=x(f"kb check {report.target} {report.mode}"),
                               tests=str(len(report.ops)), failures=str(len(failures)), errors="0", skipped="0")
         for op in report.ops:
-            case = ET.SubElement(suite, "testcase", classname=f"{report.target}.{report.mode}", name=op.op)
+            case = ET.SubElement(suite, "testcase", classname=x(f"{report.target}.{report.mode}"), name=x(op.op))
             if (report.target, op.op) in failing:
-                failure = ET.SubElement(case, "failure", message=f"{op.status} on {report.target}", type=op.status)
-                failure.text = _message(report, op)
+                failure = ET.SubElement(case, "failure", message=x(f"{op.status} on {report.target}"), type=x(op.status))
+                failure.text = x(_message(report, op))
             elif op.status not in ("native", "decomposed"):
-                ET.SubElement(case, "system-out").text = _message(report, op) + " (not gated)"
+                ET.SubElement(case, "system-out").text = x(_message(report, op)) + " (not gated)"
         if report.warnings:
-            ET.SubElement(suite, "system-out").text = "\n".join(f"warning: {w}" for w in report.warnings)
+            ET.SubElement(suite, "system-out").text = "\n".join(f"warning: {x(w)}" for w in report.warnings)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

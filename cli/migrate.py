@@ -104,13 +104,15 @@ def parity_command(
                              f"{out.mismatched}/{out.numel} outside tolerance" + (f"; {out.note}" if out.note else "")])
         table(["size", "output", "dtype", "max abs", "max rel", "atol", "rtol", "result", "detail"], rows,
               title=f"kb parity {model}: {device} vs {ref}", status_column=None)
-        t = report.trend
-        sys.stdout.write(("trend: GROWS WITH SIZE — " if t["grows"] else "trend: ") + t["reason"] + "\n")
+        from kb.neutral import terminal
+
+        t = report.trend  # output names and notes come from the user's model: shown, never obeyed
+        sys.stdout.write(terminal(("trend: GROWS WITH SIZE — " if t["grows"] else "trend: ") + t["reason"]) + "\n")
         for line in report.notes:
-            sys.stdout.write(f"note: {line}\n")
+            sys.stdout.write(f"note: {terminal(line)}\n")
         verdict = "passed" if report.passed else "FAILED"
         failing = document["failed_points"]
-        sys.stdout.write(f"parity {verdict}" + (f" at {', '.join(failing)}" if failing else "") + "\n")
+        sys.stdout.write(terminal(f"parity {verdict}" + (f" at {', '.join(failing)}" if failing else "")) + "\n")
     if not report.passed:
         raise typer.Exit(1)
 

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kb.neutral import json_text, terminal
 from kb.vocab import SYMBOLS
 
 STATUS_STYLE = {
@@ -59,12 +60,12 @@ def envelope(data: Any, key: str = "items", command: str | None = None) -> dict[
 
 def emit_json(data: Any, key: str = "items", command: str | None = None) -> None:
     """Print `data` in the envelope (see `envelope`)."""
-    sys.stdout.write(json.dumps(envelope(data, key, command), indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(json_text(json.dumps(envelope(data, key, command), indent=2, ensure_ascii=False, default=str)) + "\n")
 
 
 def error(message: str) -> None:
     """One line on stderr, prefixed so it is recognisable in CI logs."""
-    sys.stderr.write(f"kb: error: {one_line(message)}\n")
+    sys.stderr.write(f"kb: error: {one_line(terminal(message))}\n")
 
 
 def one_line(message: str, word_limit: int = 80, line_limit: int = 1000) -> str:
@@ -78,13 +79,17 @@ def one_line(message: str, word_limit: int = 80, line_limit: int = 1000) -> str:
 
 
 def note(message: str) -> None:
-    sys.stderr.write(f"kb: {message}\n")
+    sys.stderr.write(f"kb: {terminal(message)}\n")
 
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None,
           status_column: str | None = "status") -> None:
-    """Print a table; cells in `status_column` get a symbol (and colour on a terminal)."""
-    rows = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    """Print a table; cells in `status_column` get a symbol (and colour on a terminal).
+    Every cell and the title are shown neutrally (kb.neutral.terminal): they come from
+    model files and records, and must not move the cursor or forge a row."""
+    rows = [[terminal(cell) for cell in row] for row in rows]
+    columns = [terminal(c) for c in columns]
+    title = terminal(title) if title else title
     status_index = columns.index(status_column) if status_column in columns else None
     if status_index is not None:
         for row in rows:
@@ -109,16 +114,19 @@ def _plain_table(columns: Sequence[str], rows: list[list[str]], title: str | Non
 
 
 def _rich_table(columns: Sequence[str], rows: list[list[str]], title: str | None, status_index: int | None) -> None:
+    """Cells are rich Text objects, never markup strings: `[bold red]x[/]` or a lone `[/]`
+    in an op name is shown as written instead of styling the table or raising."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    tbl = Table(title=title, header_style="bold")
+    tbl = Table(title=Text(title) if title else None, header_style="bold")
     for column in columns:
-        tbl.add_column(column, overflow="fold")
+        tbl.add_column(Text(column), overflow="fold")
     for row in rows:
-        cells = list(row)
-        if status_index is not None and cells[status_index]:
-            word = cells[status_index].split()[-1]
-            cells[status_index] = f"[{STATUS_STYLE.get(word, 'white')}]{cells[status_index]}[/]"
+        cells = [Text(cell) for cell in row]
+        if status_index is not None and row[status_index]:
+            word = row[status_index].split()[-1]
+            cells[status_index].stylize(STATUS_STYLE.get(word, "white"))
         tbl.add_row(*cells)
     Console().print(tbl)

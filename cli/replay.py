@@ -19,6 +19,7 @@ import typer
 from cli.options import DbOption, JsonOption
 from cli.probe_live import OpsOption, WorkersOption
 from kb.errors import KBError
+from kb.neutral import terminal
 
 
 class ReplayUsageError(KBError):
@@ -60,7 +61,7 @@ def replay_command(
     patterns = [p for p in (ops or "").split(",") if p] or None
     results = []
     for spec in loaded:
-        label = f"{spec.target} {spec.backend_version}"
+        label = terminal(f"{spec.target} {spec.backend_version}")  # from the spec file: shown, never obeyed
         run, statuses = replay.replay(spec, catalog, trace=trace, patterns=patterns, workers=workers,
                                       on_start=lambda total, done, label=label: _progress(label, done, total),
                                       on_task=_ticker(label))

@@ -38,6 +38,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 )
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
+from kb.neutral import markdown as md
 from kb.store import families, queries, verdict
 from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
 
@@ -157,9 +158,9 @@ def _verdict_line(v: dict[str, Any], src: Sources) -> str:
     for key, value in (v.get("conditions") or {}).items():
         restrict.append(f"{key}: {value}")
     extra = f" ({'; '.join(restrict)})" if restrict else ""
-    dis = " — sources disagree: " + ", ".join(f"{k} says {s}" for k, s in (v.get("sources") or {}).items()) \
+    dis = " — sources disagree: " + ", ".join(f"{md(k)} says {md(s)}" for k, s in (v.get("sources") or {}).items()) \
         if v.get("disagreement") else ""
-    note = f" — {v['note']}" if v.get("note") else ""
+    note = f" — {md(v['note'])}" if v.get("note") else ""  # record text: shown, never markup
     runs = ""
     if v["status"] == "decomposed":
         effective = verdict.effective_status(v)
@@ -532,8 +533,8 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
     lines = [f"Known limitations ({len(wanted)}):"]
     for r in wanted[:MAX_LIST]:
-        note = f" — {r['note']}" if r.get("note") else ""
-        lines.append(f"- **{r['feature']}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
+        note = f" — {md(r['note'])}" if r.get("note") else ""
+        lines.append(f"- **{md(r['feature'])}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
     if len(wanted) > MAX_LIST:
         lines.append(f"_…{len(wanted) - MAX_LIST} more._")
     facts = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")} for r in wanted]
@@ -551,9 +552,9 @@ def caveat_line(c: dict[str, Any], src: Sources) -> str:
         when.append(c["phase"])
     figure = c.get("figure") or {}
     fig = f" ({figure['value']} {figure['unit']})" if figure.get("value") is not None else ""
-    fix = f" Workaround: {c['workaround']}." if c.get("workaround") else ""
-    cond = f", {', '.join(when)}" if when else ""
-    return f"- **{c['kind']}** on {c['target']} {span}{cond}: {c['statement']}{fig}{fix} {src.cite(c)}"
+    fix = f" Workaround: {md(c['workaround'])}." if c.get("workaround") else ""
+    cond = f", {md(', '.join(when))}" if when else ""
+    return f"- **{md(c['kind'])}** on {c['target']} {md(span)}{cond}: {md(c['statement'])}{fig}{fix} {src.cite(c)}"
 
 
 def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:

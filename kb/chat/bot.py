@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KBError
+from kb.neutral import safe_url, slack
 
 logger = logging.getLogger("kb.chat.bot")
 
@@ -75,14 +76,30 @@ class RateLimiter:
 
 # ---------------------------------------------------------------- Slack formatting
 
-_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+# A link kb's own answer text writes; one from data was escaped (`\[t\](u)`) and is not matched.
+_LINK = re.compile(r"(?<!\\)\[([^\]\\]+)\]\((https?://[^)\s<>|]+)\)")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]#~|])")
+
+
+def _mrkdwn_text(markdown: str) -> str:
+    """Text between links: entities decoded, then `&`, `<`, `>` escaped the way Slack asks
+    (kb.neutral.slack: no `<!channel>`, no `<url|text>` from data), **bold** → *bold*,
+    and markdown's backslash escapes dropped (mrkdwn has none)."""
+    text = _BOLD.sub(lambda m: f"*{m.group(1)}*", slack(html.unescape(markdown)))
+    return _MD_ESCAPE.sub(r"\1", text)
 
 
 def to_mrkdwn(markdown: str) -> str:
-    """kb's markdown → Slack mrkdwn: **bold** → *bold*, [t](u) → <u|t>; the rest carries over."""
-    text = _LINK.sub(lambda m: f"<{m.group(2)}|{m.group(1)}>", markdown)
-    return _BOLD.sub(lambda m: f"*{m.group(1)}*", text)
+    """kb's markdown → Slack mrkdwn: **bold** → *bold*, [t](u) → <u|t>; every other `&`,
+    `<` and `>` escaped, so the text forms no mention and no link of its own."""
+    out, pos = [], 0
+    for m in _LINK.finditer(markdown):
+        out.append(_mrkdwn_text(markdown[pos:m.start()]))
+        out.append(f"<{m.group(2).replace('&', '&amp;')}|{_mrkdwn_text(m.group(1))}>")
+        pos = m.end()
+    out.append(_mrkdwn_text(markdown[pos:]))
+    return "".join(out)
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -110,8 +127,14 @@ def answer_blocks(result: Any) -> list[dict[str, Any]]:
     if result.sources:
         elements = []
         for number, src in enumerate(result.sources[:10], 1):
-            where = f"<{src['url']}|{src['name']}>" if src.get("url") else f"probe run `{src.get('probe_run_id')}`"
-            elements.append({"type": "mrkdwn", "text": f"[{number}] {src['kind']} · {where}"[:2000]})
+            url = safe_url(src.get("url"))
+            if url:
+                where = f"<{url.replace('&', '&amp;')}|{slack(src.get('name'))}>"
+            elif src.get("url"):  # not http(s): named as text, never a link
+                where = f"{slack(src.get('name'))} · {slack(src['url'])}"
+            else:
+                where = f"probe run `{slack(src.get('probe_run_id'))}`"
+            elements.append({"type": "mrkdwn", "text": f"[{number}] {slack(src['kind'])} · {where}"[:2000]})
         blocks.append({"type": "context", "elements": elements})
     return blocks[:MAX_BLOCKS]
 

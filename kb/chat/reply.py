@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kb.neutral import markdown, markdown_code, safe_url
+
 MAX_LIST = 15  # rows an answer lists before it says "and N more"
 
 
@@ -52,7 +54,9 @@ class Sources:
             return ""
         lines = ["", "", "**Sources**"]
         for number, item in enumerate(self.items, 1):
-            where = item["url"] or f"probe run `{item['probe_run_id']}`"
-            when = f", retrieved {item['retrieved_at'][:10]}" if item.get("retrieved_at") else ""
-            lines.append(f"[{number}] {item['kind']} · {item['name']} · {where}{when}")
+            # record values: escaped (kb.neutral), and a URL is shown bare only when http(s)
+            url = safe_url(item["url"]) or (markdown(item["url"]) if item["url"] else None)
+            where = url or f"probe run {markdown_code(item['probe_run_id'])}"
+            when = f", retrieved {markdown(item['retrieved_at'][:10])}" if item.get("retrieved_at") else ""
+            lines.append(f"[{number}] {markdown(item['kind'])} · {markdown(item['name'])} · {where}{when}")
         return "\n".join(lines)

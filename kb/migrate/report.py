@@ -15,11 +15,11 @@ figures only) or ``skipped`` (its input was not given).
 
 from __future__ import annotations
 
-import html
 import math
 from datetime import date
 from typing import Any
 
+from kb import neutral
 from kb.migrate.audit_findings import AuditReport, Severity
 
 STATES = ("pass", "warn", "unverified", "fail", "info", "skipped")
@@ -247,12 +247,13 @@ def _tally(c: dict) -> str:
 
 
 def _md(text: Any) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A value in markdown: one line, HTML and markdown escaped (kb.neutral)."""
+    return neutral.markdown(text)
 
 
 def render_markdown(doc: dict) -> str:
     c = doc["counts"]
-    out = [f"# {doc['title']}", "",
+    out = [f"# {_md(doc['title'])}", "",
            f"Generated {doc['generated']} by kb. {_tally(c)} — **{headline(doc)}**.", "",
            "## Checklist", "", "| | item | summary |", "|---|---|---|"]
     out += [f"| {_MARK[i['state']]} | {_md(i['title'])} | {_md(i['summary'])} |" for i in doc["checklist"]]
@@ -260,17 +261,18 @@ def render_markdown(doc: dict) -> str:
     for item in doc["checklist"]:
         if not item["details"]:
             continue
-        out += [f"### {item['title']}", ""]
-        out += [f"- {d}" for d in item["details"]]
+        out += [f"### {_md(item['title'])}", ""]
+        out += [f"- {_md(d)}" for d in item["details"]]
         out.append("")
     cov = doc["coverage"]
     if cov:
-        out += [f"## Op coverage on {cov['target']}", "", "| status | ops | call sites |", "|---|---:|---:|"]
+        out += [f"## Op coverage on {_md(cov['target'])}", "", "| status | ops | call sites |", "|---|---:|---:|"]
         s = cov["summary"]
         for status in STATUS_ORDER:
             out.append(f"| {status} | {s['ops_by_status'].get(status, 0)} | {s['call_sites_by_status'].get(status, 0)} |")
         out += ["", "| op | status | calls | via |", "|---|---|---:|---|"]
-        out += [f"| `{op['op']}` | {op['status']} | {op['count']} | {_md(', '.join(op['via']))} |" for op in cov["ops"]]
+        out += [f"| {neutral.markdown_code(op['op'])} | {_md(op['status'])} | {op['count']} | {_md(', '.join(op['via']))} |"
+                for op in cov["ops"]]
         out.append("")
     if doc["costs"]:
         out += ["## Cost per million tokens", "", "| target | per 1M tokens | × cheapest | price/hour | tokens/s |",
@@ -292,7 +294,8 @@ def _num(value: Any) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """A value in HTML: controls shown visibly, escaped quotes included (kb.neutral)."""
+    return neutral.html(text)
 
 
 def coverage_chart(summary: dict, width: int = 560) -> str:
@@ -460,7 +463,7 @@ def render_html(doc: dict) -> str:
                     "</tr></thead><tbody>")
         for w in eol["warnings"]:
             url = w.get("source_url")
-            link = f'<a href="{_e(url)}">{_e(url)}</a>' if url and url.startswith(("http://", "https://")) else _e(url or "")
+            link = neutral.html_link(url or "")  # an http(s) URL is a link; anything else, text
             body.append(f"<tr><td>{_e(w['severity'])}</td><td>{_e(w['message'])}</td>"
                         f"<td>{_e(w.get('eol_from') or '')}</td><td>{link}</td></tr>")
         body.append("</tbody></table></section>")

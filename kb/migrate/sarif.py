@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
+from kb import neutral
 from kb.migrate.audit_findings import RULES, AuditReport, Finding, Severity
 
 SARIF_VERSION = "2.1.0"
@@ -23,7 +24,9 @@ LEVELS = {Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "not
 
 
 def _artifact_uri(path: str) -> str:
-    return quote(path, safe="/")
+    """A relative URI; a file name that is not UTF-8 (read with surrogateescape) keeps
+    its own bytes, percent-encoded, instead of failing the whole report."""
+    return quote(path, safe="/", errors="surrogateescape")
 
 
 def _rule_descriptor(rule_id: str) -> dict:
@@ -40,7 +43,7 @@ def _rule_descriptor(rule_id: str) -> dict:
 
 def _fingerprint(finding: Finding) -> str:
     key = "\0".join((finding.rule, finding.path, finding.snippet or finding.message))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def _result(finding: Finding, rule_index: int) -> dict:
@@ -48,10 +51,10 @@ def _result(finding: Finding, rule_index: int) -> dict:
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
         "level": LEVELS[finding.severity],
-        "message": {"text": f"{finding.message}. Portable: {finding.suggestion}"},
+        "message": {"text": neutral.terminal(f"{finding.message}. Portable: {finding.suggestion}")},
         "partialFingerprints": {"kbFinding/v1": _fingerprint(finding)},
-        "properties": {"severity": finding.severity.label, "context": finding.context,
-                       "suggestion": finding.suggestion},
+        "properties": {"severity": finding.severity.label, "context": neutral.terminal(finding.context),
+                       "suggestion": neutral.terminal(finding.suggestion)},
     }
     if not finding.path.startswith("<"):  # "<installed>" has no file to point at
         physical: dict = {"artifactLocation": {"uri": _artifact_uri(finding.path), "uriBaseId": "SRCROOT"}}
@@ -62,7 +65,7 @@ def _result(finding: Finding, rule_index: int) -> dict:
             if finding.column > 0:
                 region["startColumn"] = finding.column
             if finding.snippet:
-                region["snippet"] = {"text": finding.snippet}
+                region["snippet"] = {"text": neutral.terminal(finding.snippet)}
             physical["region"] = region
         result["locations"] = [{"physicalLocation": physical}]
     return result

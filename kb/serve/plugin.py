@@ -25,6 +25,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
+from kb.neutral import acts, clean, safe_url
 from kb.vocab import STATUSES, SYMBOLS, UNKNOWN
 
 PLUGIN_NAME = "kb"
@@ -151,10 +152,11 @@ def _support_url(datasette, op: str, extra: str = "") -> str:
 
 
 def _source_link(datasette, row) -> tuple[str | None, str | None]:
-    """Where a verdict came from: its source URL, else the probe run's row page."""
+    """Where a verdict came from: its source URL, else the probe run's row page. A URL
+    that is not http(s) (`javascript:…` from a crafted report) is named, never linked."""
     url = _get(row, "source_url")
     if url:
-        return str(url), f"source: {url}"
+        return safe_url(str(url)), f"source: {clean(url)}"
     run = _get(row, "probe_run_id")
     if run:
         return datasette.urls.row(DB_NAME, "proberun", tilde_encode(str(run))), f"probe run {run}"
@@ -189,7 +191,7 @@ def render_cell(row, value, column, table, database, datasette):
         return status_html(value)
     if column == "op" and isinstance(value, str) and value.startswith("aten::"):
         href = datasette.urls.path(OP_PAGE) + "?q=" + quote(value, safe="")
-        return Markup(f'<a href="{escape(href)}">{escape(value)}</a>')
+        return Markup(f'<a href="{escape(href)}">{escape(clean(value))}</a>')
     if column == "sources" and isinstance(value, str) and value.startswith("{"):
         try:
             sources = json.loads(value)
@@ -197,8 +199,10 @@ def render_cell(row, value, column, table, database, datasette):
             return None
         if isinstance(sources, dict):
             return Markup("<br>").join(
-                Markup(f"{escape(name)}: {status_html(str(status))}")
+                Markup(f"{escape(clean(name))}: {status_html(str(status))}")
                 for name, status in sorted(sources.items()))
+    if isinstance(value, str) and acts(value):  # any other cell: controls shown, not passed on
+        return Markup(escape(clean(value)))
     return None
 
 
@@ -210,6 +214,14 @@ LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-
                                                      for w in (*STATUSES[:4], UNKNOWN))
                + " · basis: evidence, ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version)"
                + " · unknown: no evidence yet, never “unsupported”</p>")
+
+
+@hookimpl
+def prepare_jinja2_environment(env, datasette):
+    """`|http_url` (a URL fit for href, else empty: the templates then show text) and
+    `|neutral` (controls and bidi marks in visible form) for values from records."""
+    env.filters["http_url"] = lambda url: safe_url(url) or ""
+    env.filters["neutral"] = clean
 
 
 @hookimpl
