@@ -40,7 +40,11 @@ def make_lookup(db: str | None, target: str, backend_version: str | None, mode: 
         raise KBError("this kb build has no KB query layer (kb.store.queries.support_map)") from None
     conn = kbdb.open_kb(db)
     try:
-        version = queries.pick_version(conn, target, backend_version) if hasattr(queries, "pick_version") else backend_version
+        if backend_version is not None:  # the one version grammar (kb.store.targetspec), said in one line
+            from cli.grammar import resolve_versions
+
+            backend_version = resolve_versions(conn, {target: backend_version}, single=True)[target]
+        version = queries.pick_version(conn, target, backend_version)
         rows = queries.support_map(conn, target, backend_version, mode)
     finally:
         conn.close()

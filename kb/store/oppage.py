@@ -129,8 +129,17 @@ def _rank(status: str) -> int:
     return SEVERITY.get(status, 3)
 
 
+def _wanted(v: dict[str, Any], versions: dict[str, Any] | None) -> bool:
+    """A verdict at a version asked for (one version, or the list a spelling such as an SDK
+    release stands for, kb.store.targetspec); every version when none was asked."""
+    asked = (versions or {}).get(v["target"])
+    if asked is None:
+        return True
+    return v["backend_version"] in ([asked] if isinstance(asked, str) else asked)
+
+
 def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = None,
-            versions: dict[str, str] | None = None) -> dict[str, Any]:
+            versions: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything `kb op` and the web's op page show for NAME (see the module docstring)."""
     for t in targets or ():
         queries.check_target(conn, t)
@@ -139,8 +148,7 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
     known = queries.known_op_names(conn)
     pages = []
     for op in ops:
-        rows = [v for v in queries.op_verdicts(conn, [op])
-                if v["target"] in listed and v["backend_version"] == (versions or {}).get(v["target"], v["backend_version"])]
+        rows = [v for v in queries.op_verdicts(conn, [op]) if v["target"] in listed and _wanted(v, versions)]
         per_target = []
         for target in listed:
             mine = [v for v in rows if v["target"] == target]

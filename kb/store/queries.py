@@ -210,27 +210,18 @@ def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
 
 
 def pick_version(conn: sqlite3.Connection, target: str, version: str | None) -> str | None:
-    """The version asked for (checked), else the newest one with verdicts."""
+    """The one version a single-version command reads for `version` as typed (the grammar
+    of kb.store.targetspec: a package version, an SDK release, a line), else the newest one
+    with verdicts."""
     if version is None:
         return latest_release_with_verdicts(conn, target)
-    versions = _release_versions(conn, target)
-    if version not in versions:
-        shipped = sdk_release_versions(conn, target, version)
-        if shipped:
-            return max(shipped, key=version_key)
-        known = ", ".join(sorted(versions, key=version_key)) or "none"
-        raise KBError(f"no verdicts for {target} version {version!r} (versions with data: {known})")
-    return version
+    from kb.store.targetspec import resolve
 
-
-def sdk_release_versions(conn: sqlite3.Connection, target: str, sdk: str) -> list[str]:
-    """The target's package versions that an SDK release ships (`neuron=2.33` → torch-neuronx
-    2.13.3.0 and 2.14.3.0), among those with verdicts."""
-    wanted = {sdk, sdk + ".0"} if sdk.count(".") == 1 else {sdk}
-    rows = conn.execute(
-        "SELECT DISTINCT r.version, r.sdk_version FROM support s JOIN release r ON r.id = s.release_id "
-        "WHERE s.target = ? AND r.sdk_version IS NOT NULL", (target,)).fetchall()
-    return [version for version, sdk_version in rows if sdk_version in wanted]
+    found = resolve(conn, target, version, strict=True)
+    if found.chosen not in found.with_data:
+        known = ", ".join(found.with_data) or "none"
+        raise KBError(f"no verdicts for {target} version {version!r} ({found.label}; versions with data: {known})")
+    return found.chosen
 
 
 def support_map(conn: sqlite3.Connection, target: str, backend_version: str | None = None,
