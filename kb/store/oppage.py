@@ -30,17 +30,25 @@ EXTRA_RELATED = {"scaled_dot_product_attention": ("_fused_sdp_choice",)}
 MAX_RELATED = 40
 
 
+# Spellings that are ATen names already (kb.opnames): never read as torch functions.
+_ATEN_PREFIXES = ("torch.ops.aten.", "torch.ops.aten::", "ops.aten.", "aten::", "aten.")
+
+
 def resolve_any(conn: sqlite3.Connection, text: str) -> tuple[list[str], str]:
     """(canonical overloads, how they were found) for any spelling; UnknownOpError if none."""
     text = (text or "").strip()
     if not text:
         raise KBError("empty op name: try aten::nonzero, torch.nonzero or F.scaled_dot_product_attention")
+    if text.startswith(_ATEN_PREFIXES):  # torch.ops.aten.silu.default is an ATen name, not a torch function
+        return queries.resolve_op(conn, text), "name"
     function = next((text[len(p):] for p in _FUNCTION_PREFIXES if text.startswith(p)), None)
     if function is None:
         return queries.resolve_op(conn, text), "name"
     name = function.split("(")[0].strip()
     try:
-        return queries.resolve_op(conn, name), f"{text} names the ATen op {name}"
+        ops = queries.resolve_op(conn, name)
+        named = ops[0] if len(ops) == 1 else f"aten::{opnames.base_name(ops[0])} ({len(ops)} overloads)"
+        return ops, f"{text} names the ATen op {named}"
     except (UnknownOpError, KBError):
         pass
     key = ("torch.nn.functional." + name) if text.startswith(("F.", "nn.functional.", "torch.nn.functional.")) \

@@ -89,8 +89,15 @@ def suggest(known: set[str], base: str, overload: str = "", limit: int = 3) -> l
 
 
 def op_catalog_entry(conn: sqlite3.Connection, op: str) -> dict[str, Any] | None:
+    """The catalog row of an op, with `composite_kinds` named as the dispatcher names them."""
+    from kb.store.catalog import composite_label
+
     row = conn.execute("SELECT * FROM op WHERE name = ?", (op,)).fetchone()
-    return _row(row) if row else None
+    if not row:
+        return None
+    entry = _row(row)
+    entry["composite_kinds"] = composite_label(entry)
+    return entry
 
 
 def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = None,
@@ -252,15 +259,36 @@ def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, v
         rows = [r for r in rows if pattern in r["op"]]
     cover = coverage(conn, target, chosen, mode, pattern, set(verdicts))
     cover["matching"] = len(rows)
-    return {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
-            "basis_note": basis_note(conn, target, chosen), "coverage": cover}
+    result = {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
+              "basis_note": basis_note(conn, target, chosen), "coverage": cover}
+    if status not in (None, UNKNOWN):
+        result["matching_by"] = matching_by(rows, status)
+    return result
+
+
+def matching_by(rows: list[dict[str, Any]], status: str) -> dict[str, int]:
+    """How ops listed for a status match it: by their own status (`kb targets` counts
+    those), or as a decomposed op that runs as that status at a leaf (where it runs)."""
+    own = sum(1 for r in rows if r["status"] == status)
+    return {"own_status": own, "runs_as": len(rows) - own}
+
+
+def matching_line(by: dict[str, int], status: str) -> str:
+    """"1,163 fallback: 711 by own status + 452 decomposed ops that run as fallback at a leaf"."""
+    total = by["own_status"] + by["runs_as"]
+    if not by["runs_as"]:
+        return f"{total:,} {status} by own status"
+    return (f"{total:,} {status} where the op runs: {by['own_status']:,} by own status + {by['runs_as']:,} "
+            f"decomposed ops that run as {status} at a leaf")
 
 
 def coverage(conn: sqlite3.Connection, target: str, version: str | None, mode: str = "eager",
              pattern: str | None = None, known_ops: set[str] | None = None) -> dict[str, Any]:
     """How much of the op catalog one target version has a verdict for: known, unknown
     (catalog ops without one) and the share known, so an empty answer is never read as
-    "none of them" when it means "no data"."""
+    "none of them" when it means "no data". `outside_catalog` counts verdicts for names
+    that are no overload of the local catalog (a source's family name, another torch
+    version's overload): why two targets that both cover the catalog show different counts."""
     if known_ops is None:
         known_ops = set(support_map(conn, target, version, mode)) if version else set()
     catalog = {r[0] for r in conn.execute("SELECT name FROM op")}
@@ -268,16 +296,26 @@ def coverage(conn: sqlite3.Connection, target: str, version: str | None, mode: s
         known_ops = {op for op in known_ops if pattern in op}
         catalog = {op for op in catalog if pattern in op}
     unknown = len(catalog - known_ops)
+    outside = len(known_ops - catalog)
     total = len(known_ops) + unknown
+    in_catalog = len(catalog) - unknown
     return {"known": len(known_ops), "unknown": unknown, "total": total,
-            "percent": round(100 * len(known_ops) / total, 1) if total else 0.0}
+            "percent": round(100 * in_catalog / len(catalog), 1) if catalog else 0.0,
+            "catalog": len(catalog), "outside_catalog": outside}
 
 
 def coverage_line(cov: dict[str, Any], what: str = "") -> str:
     """"403 of 3,110 known (13.0%); 2,707 unknown" — or, with `what` ("unsupported")
-    and a count, "0 unsupported of 403 known; 2,707 unknown"."""
-    return (f"{cov['known']:,} of {cov['total']:,} ops known ({cov['percent']}%); {cov['unknown']:,} unknown"
-            if not what else f"{cov['matching']:,} {what} of {cov['known']:,} known; {cov['unknown']:,} unknown")
+    and a count, "0 unsupported of 403 known; 2,707 unknown". Verdicts for ops outside
+    the catalog are said apart: "3,110 of 3,110 catalog ops known (100.0%) + 26 outside it"."""
+    outside = cov.get("outside_catalog") or 0
+    if what:
+        return f"{cov['matching']:,} {what} of {cov['known']:,} known; {cov['unknown']:,} unknown"
+    if not outside:
+        return f"{cov['known']:,} of {cov['total']:,} ops known ({cov['percent']}%); {cov['unknown']:,} unknown"
+    return (f"{cov['known'] - outside:,} of {cov['catalog']:,} catalog ops known ({cov['percent']}%), "
+            f"+ {outside:,} names its sources give that are no overload of the catalog (a family name such as "
+            f"aten::div, or another torch version's overload); {cov['unknown']:,} unknown")
 
 
 def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", pattern: str | None = None,
@@ -341,13 +379,18 @@ def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         target = dict(row)
         versions = sorted(_release_versions(conn, row["name"]), key=version_key)
         latest = versions[-1] if versions else None
-        counts = {}
+        counts, runs = {}, {}
         if latest:
             counts = dict(conn.execute(
                 "SELECT s.status, count(*) FROM support s JOIN release r ON r.id = s.release_id "
                 "WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' GROUP BY s.status",
                 (row["name"], latest)).fetchall())
-        out.append({**target, "versions": versions, "latest": latest, "eager_counts": counts,
+            # where the op runs: a decomposed op counts as its worst leaf (what kb ops --status and kb ask count)
+            runs = dict(conn.execute(
+                "SELECT COALESCE(s.effective_status, s.status), count(*) FROM support s JOIN release r "
+                "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' "
+                "GROUP BY COALESCE(s.effective_status, s.status)", (row["name"], latest)).fetchall())
+        out.append({**target, "versions": versions, "latest": latest, "eager_counts": counts, "eager_runs": runs,
                     "coverage": coverage(conn, row["name"], latest, "eager")})
     return out
 
