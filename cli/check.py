@@ -255,7 +255,9 @@ def _source_text(op) -> str:
     from kb.vocab import BASIS_MARKS
 
     basis = getattr(op, "basis", None)
-    mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed") else ""
+    mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed", "doc rule") else ""
+    if basis == "doc rule" and op.reason:  # the rule says why: show its summary beside its URL
+        return f"{mark}{op.reason} · {op.source_url or op.source_kind}"
     if op.source_url:
         return f"{mark}{op.source_kind}: {op.source_url}"
     return mark + (op.source_kind or (op.reason or ""))

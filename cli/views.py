@@ -179,6 +179,8 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
     if result.get("unknown_left_out"):
         note(f"{result['unknown_left_out']:,} more ops differ only because a target has no verdict "
              "(unknown); --all lists them")
+    for rule in result.get("doc_rules") or ():
+        note(f"ʳ {rule['target']}: {rule['verdicts']:,} verdicts by the doc rule \"{rule['rule']}\" ({rule['source_url']})")
     legend()
 
 

@@ -475,9 +475,13 @@ def _feature_hits(conn: sqlite3.Connection, q: Question) -> tuple[list[tuple[str
         return [], []
     targets = q.target_names()
     rows = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
-    hits = [r for r in rows if any(w in r["feature"].lower() or (w == "fallback" and "fallback" in r["feature"].lower())
-                                   for _, words in asked for w in words)]
-    return asked, hits
+    def matching(wanted):
+        return [r for r in rows if any(w in r["feature"].lower() or (w == "fallback" and "fallback" in r["feature"].lower())
+                                       for _, words in wanted for w in words)]
+
+    specific = [a for a in asked if a[0] not in names.GENERIC_FEATURES]
+    narrow = matching(specific) if specific and len(specific) < len(asked) else []
+    return asked, narrow or matching(asked)
 
 
 def _limitation(conn: sqlite3.Connection, q: Question) -> Answer:

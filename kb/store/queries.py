@@ -348,7 +348,22 @@ def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", p
     notes = basis_notes(conn, [(t, chosen[t]) for t in targets])
     cover = {t: coverage(conn, t, chosen[t], mode, pattern, set(maps[t])) for t in targets}
     return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes,
-            "coverage": cover, "unknown_left_out": left_out}
+            "coverage": cover, "unknown_left_out": left_out,
+            "doc_rules": doc_rules_behind([maps[t][r["op"]] for r in rows for t in targets if r["op"] in maps[t]])}
+
+
+def doc_rules_behind(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The doc rules (kb.store.rules) that verdicts of basis `doc rule` rest on: each
+    rule's summary, URL and how many of the verdicts it decides, for a table's footer."""
+    found: dict[tuple, dict[str, Any]] = {}
+    for v in verdicts:
+        if v.get("basis") != "doc rule":
+            continue
+        key = (v["target"], v.get("note"), v.get("source_url"))
+        entry = found.setdefault(key, {"target": v["target"], "rule": (v.get("note") or "").removeprefix("doc rule: "),
+                                       "source_url": v.get("source_url"), "verdicts": 0})
+        entry["verdicts"] += 1
+    return sorted(found.values(), key=lambda e: (e["target"], -e["verdicts"]))
 
 
 def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = "eager") -> dict[str, Any]:

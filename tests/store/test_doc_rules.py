@@ -109,3 +109,45 @@ def test_a_bad_selector_is_an_input_error(bad):
 def test_a_rule_needs_its_own_source_kind():
     with pytest.raises(rec.RecordError):
         _rule(provenance=prov(kind="doc"))
+
+
+FACTORY = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return nn.functional.silu(x)
+
+
+def build():
+    return Net()
+"""
+
+
+def test_check_and_compare_show_the_rule_and_its_url(rule_data, isolated_kb, tmp_path, capsys):
+    from tests.conftest import run_kb
+
+    rule = _rule(rule_id="silu-rule", summary="silu is not supported (test rule)", select={"ops": ["aten::silu"]})
+    ingest_records(str(isolated_kb), [*_releases("2.14.3.0"), rule], source_name="vendor-rules")
+    model = tmp_path / "net.py"
+    model.write_text(FACTORY)
+    code, out, err = run_kb(capsys, "check", f"{model}:build", "--input-shape", "2x4", "-t", "neuron=2.14.3.0")
+    assert "doc rule ʳ" in out and "silu is not supported (test rule)" in out and RULE_URL in out, out
+    code, out, err = run_kb(capsys, "compare", "neuron", "cpu", "--json")
+    row = next(r for r in json.loads(out)["rows"] if r["op"] == "aten::silu")
+    assert row["neuron"] == "unsupported" and row["labels"]["neuron"].endswith("ʳ")
+    code, out, err = run_kb(capsys, "compare", "neuron", "cpu")
+    assert "verdicts by the doc rule \"silu is not supported (test rule)\"" in err and RULE_URL in err
+
+
+def test_the_serve_op_page_shows_the_rule(rule_data, isolated_kb):
+    from urllib.parse import urlencode
+
+    from kb.serve import launch as serve
+    from tests.serve.test_serve_app import fetch
+
+    ingest_records(str(isolated_kb), [*_releases("2.14.3.0"), _rule()], source_name="vendor-rules")
+    (page,) = fetch(serve.make_datasette(str(isolated_kb)), "/-/op?" + urlencode({"q": "aten::quantize_per_tensor"}))
+    assert page.status_code == 200
+    assert "doc rule" in page.text and "quantized variants are not supported" in page.text and RULE_URL in page.text
