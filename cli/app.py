@@ -176,11 +176,17 @@ def diff_command(
 
 
 @app.command("targets")
-def targets_command(json_out: JsonOption = False, db: DbOption = None) -> None:
-    """The targets kb knows, their versions with data and verdict counts."""
+def targets_command(target: TargetsOption = None, json_out: JsonOption = False, db: DbOption = None) -> None:
+    """The targets kb knows, their versions with data and verdict counts (newest version, or TARGET=VERSION)."""
+    from cli.grammar import resolve_versions, split_targets
     from kb.store import queries
 
-    views.targets_view(queries.targets_overview(_open(db)), json_out)
+    names, versions = split_targets(target)
+    conn = _open(db)
+    for name in names:
+        queries.check_target(conn, name)
+    versions = resolve_versions(conn, versions, single=True)
+    views.targets_view(queries.targets_overview(conn, versions, names or None), json_out)
 
 
 @app.command("disagreements")

@@ -223,15 +223,15 @@ def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
         emit_json(rows, "targets")
         return
     table(
-        ["target", "label", "key", "versions with data", "eager verdicts by own status (newest)",
-         "eager verdicts by where the op runs (newest)", "coverage (newest, eager)"],
-        [[r["name"], r["label"], r["dispatch_key"], _versions(r["versions"]),
+        ["target", "label", "key", "versions with data", "counted at", "eager verdicts by own status",
+         "eager verdicts by where the op runs", "coverage (eager)"],
+        [[r["name"], r["label"], r["dispatch_key"], _versions(r["versions"]), r.get("latest") or "-",
           " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-",
           " ".join(f"{k}={v}" for k, v in sorted((r.get("eager_runs") or {}).items())) or "-",
           queries.coverage_line(r["coverage"]) if r.get("coverage") else "-"] for r in rows],
         status_column=None,
     )
-    note("own status: the op's own verdict (a decomposed op counts as decomposed); where the op runs: a decomposed "
+    note("counted at: the newest version with data unless TARGET=VERSION names one; own status: the op's own verdict (a decomposed op counts as decomposed); where the op runs: a decomposed "
          "op counts as its worst leaf — what kb ops --status and kb ask count")
     note("coverage: ops of the local op catalog with a verdict; unknown ops have none (not \"unsupported\")")
 

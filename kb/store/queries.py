@@ -387,13 +387,18 @@ def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = 
             "changed": changed, "basis_notes": basis_notes(conn, [(target, old), (target, new)])}
 
 
-def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Each target with its versions that have verdicts and its status counts (newest version)."""
+def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None = None,
+                     only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Each target with its versions that have verdicts and its status counts (at the
+    newest version, or the one `versions` names: already resolved, kb.store.targetspec)."""
     out = []
     for row in conn.execute("SELECT * FROM target ORDER BY name"):
+        if only and row["name"] not in only:
+            continue
         target = dict(row)
-        versions = sorted(_release_versions(conn, row["name"]), key=version_key)
-        latest = versions[-1] if versions else None
+        with_data = sorted(_release_versions(conn, row["name"]), key=version_key)
+        latest = (versions or {}).get(row["name"]) or (with_data[-1] if with_data else None)
+        versions_of = with_data
         counts, runs = {}, {}
         if latest:
             counts = dict(conn.execute(
@@ -405,7 +410,7 @@ def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:
                 "SELECT COALESCE(s.effective_status, s.status), count(*) FROM support s JOIN release r "
                 "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' "
                 "GROUP BY COALESCE(s.effective_status, s.status)", (row["name"], latest)).fetchall())
-        out.append({**target, "versions": versions, "latest": latest, "eager_counts": counts, "eager_runs": runs,
+        out.append({**target, "versions": versions_of, "latest": latest, "eager_counts": counts, "eager_runs": runs,
                     "coverage": coverage(conn, row["name"], latest, "eager")})
     return out
 

@@ -42,6 +42,9 @@ def _versions_used(capsys, command: str, spelling: str) -> set[str]:
     if command == "compare":
         doc, err = _json(capsys, "compare", spelling, other, "--grep", "add.Tensor")
         return {doc["versions"][target]}
+    if command == "targets":
+        doc, err = _json(capsys, "targets", "-t", spelling)
+        return {t["latest"] for t in doc["targets"]}
     if command == "diff":
         doc, err = _json(capsys, "diff", target, version, version)
         return {doc["new"]}
@@ -73,7 +76,7 @@ def shared(shipped_kb, monkeypatch):
 MULTI = ("op", "ask")  # commands that show every version a spelling stands for
 
 
-@pytest.mark.parametrize("command", ["op", "ops", "compare", "diff", "check", "ask"])
+@pytest.mark.parametrize("command", ["op", "ops", "compare", "diff", "targets", "check", "ask"])
 def test_every_command_reads_each_spelling_the_same_way(capsys, shared, command):
     for spelling, (every, single) in SPELLINGS.items():
         used = _versions_used(capsys, command, spelling)
@@ -104,7 +107,7 @@ def test_a_new_sdk_release_resolves_everywhere_from_its_packages(capsys, isolate
     conn = db.open_kb(str(isolated_kb))
     found = targetspec.resolve(conn, "neuron", "2.90")
     assert (found.how, found.versions, found.chosen) == ("sdk", ["2.14.90.0"], "2.14.90.0")
-    for command in ("op", "ops", "compare", "check", "ask"):
+    for command in ("op", "ops", "compare", "targets", "check", "ask"):
         assert _versions_used(capsys, command, "neuron=2.90") == {"2.14.90.0"}, command
 
 
