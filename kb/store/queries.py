@@ -7,13 +7,15 @@ Every verdict returned carries its source (kind, name, URL, retrieval time).
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
 from kb.store import verdict
+
+# the version grammar and the target registry live in kb.store.targetspec; re-exported here
+from kb.store.targetspec import _release_versions, check_target, resolve, target_names, version_key  # noqa: F401
 from kb.vocab import UNKNOWN
 
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "effective_via", "torch_versions", "python_versions", "os",
@@ -38,19 +40,6 @@ def _row(row: sqlite3.Row) -> dict[str, Any]:
         if key in out:
             out[key] = bool(out[key])
     return out
-
-
-def version_key(version: str) -> tuple:
-    """Order versions numerically (2.14.3.0 > 2.9.1); pre-releases before their release."""
-    head = re.split(r"[+]", version)[0]
-    parts = re.findall(r"\d+|[a-z]+", head.lower())
-    key = []
-    for part in parts:
-        if part.isdigit():
-            key.append((1, int(part)))
-        else:  # dev/a/b/rc sort below any number at the same position
-            key.append((0, {"dev": 0, "a": 1, "b": 2, "rc": 3}.get(part, 0)))
-    return tuple(key)
 
 
 def known_op_names(conn: sqlite3.Connection) -> set[str]:
@@ -195,25 +184,10 @@ def basis_note(conn: sqlite3.Connection, target: str, version: str | None) -> st
     return "; ".join(basis_notes(conn, [(target, version)])) or None
 
 
-def target_names(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT name FROM target ORDER BY name")]
-
-
-def check_target(conn: sqlite3.Connection, target: str) -> None:
-    names = target_names(conn)
-    if target not in names:
-        raise KBError(f"unknown target {target!r} (known: {', '.join(names)})")
-
-
 def latest_release_with_verdicts(conn: sqlite3.Connection, target: str) -> str | None:
     """The newest backend version of `target` that has any verdict (the default version)."""
     versions = _release_versions(conn, target)
     return max(versions, key=version_key) if versions else None
-
-
-def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
-    return [r[0] for r in conn.execute(
-        "SELECT DISTINCT r.version FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ?", (target,))]
 
 
 def pick_version(conn: sqlite3.Connection, target: str, version: str | None) -> str | None:
@@ -222,8 +196,6 @@ def pick_version(conn: sqlite3.Connection, target: str, version: str | None) -> 
     with verdicts."""
     if version is None:
         return latest_release_with_verdicts(conn, target)
-    from kb.store.targetspec import resolve
-
     found = resolve(conn, target, version, strict=True)
     if found.chosen not in found.with_data:
         known = ", ".join(found.with_data) or "none"

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 
 from kb.store import records as rec
-from kb.store.queries import version_key
+from kb.store.targetspec import version_key
 
 MAX_PATTERN = 2000  # a selector is a short regular expression, not a program
 

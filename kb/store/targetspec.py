@@ -9,11 +9,40 @@ and `eol --stack` all resolve through `resolve`, and say what they resolved to i
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, field
 
 from kb.errors import KBError
-from kb.store.queries import _release_versions, check_target, version_key
+
+
+def version_key(version: str) -> tuple:
+    """Order versions numerically (2.14.3.0 > 2.9.1); pre-releases before their release."""
+    head = re.split(r"[+]", version)[0]
+    parts = re.findall(r"\d+|[a-z]+", head.lower())
+    key = []
+    for part in parts:
+        if part.isdigit():
+            key.append((1, int(part)))
+        else:  # dev/a/b/rc sort below any number at the same position
+            key.append((0, {"dev": 0, "a": 1, "b": 2, "rc": 3}.get(part, 0)))
+    return tuple(key)
+
+
+def target_names(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM target ORDER BY name")]
+
+
+def check_target(conn: sqlite3.Connection, target: str) -> None:
+    names = target_names(conn)
+    if target not in names:
+        raise KBError(f"unknown target {target!r} (known: {', '.join(names)})")
+
+
+def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
+    """The target's versions that have verdicts."""
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT r.version FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ?", (target,))]
 
 
 @dataclass
