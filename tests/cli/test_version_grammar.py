@@ -116,3 +116,5 @@ def test_eol_stack_reads_a_package_version_as_the_sdk_that_ships_it(capsys, shar
     by_package, _ = _json(capsys, "eol", "--stack", "neuron=2.14.3.0 torch=2.14")
     assert by_package["stack"][0]["version"] == "2.33.0" and "Neuron SDK 2.33.0" in by_package["stack"][0]["resolved"]
     assert [w["cycle"] for w in by_package["windows"]] == [w["cycle"] for w in by_sdk["windows"]]
+    code, out, err = run_kb(capsys, "eol", "--stack", "neuron=2.14.3.0 torch=2.14")
+    assert "neuron=2.14.3.0 is torchneuron 2.14.3.0, shipped by Neuron SDK 2.33.0" in err
