@@ -177,8 +177,7 @@ def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str |
         if dry_run:
             results.append({"source": path, "documents": 1, "records": _counts(records), "skipped": found.skipped})
             continue
-        outcome = _ingest_module().ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
-                                                  content_sha256=found.sha256, origin="local")
+        outcome = _ingest_module().ingest_report_records(db_path, path, records, content_sha256=found.sha256)
         results.append({**outcome, "ops": len(found.ops), "skipped": found.skipped})
         if found.skipped and not json_output:
             note(f"{path}: {len(found.skipped)} names left out (not ATen ops): {', '.join(found.skipped[:5])}")
