@@ -86,11 +86,13 @@ def op_command(
     db: DbOption = None,
 ) -> None:
     """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
-    from cli.grammar import split_targets
+    from cli.grammar import resolve_versions, split_targets
     from kb.store import oppage
 
     targets, versions = split_targets(target)
-    views.op_report(oppage.op_page(_open(db), name, targets or None, versions), json_out)
+    conn = _open(db)
+    versions = resolve_versions(conn, versions, single=False)
+    views.op_report(oppage.op_page(conn, name, targets or None, versions), json_out)
 
 
 @app.command("ops")
@@ -105,7 +107,7 @@ def ops_command(
     db: DbOption = None,
 ) -> None:
     """The ops of one target with a given status."""
-    from cli.grammar import merge_alias, split_targets
+    from cli.grammar import merge_alias, resolve_versions, split_targets
     from kb.errors import KBError
     from kb.store import queries
     from kb.vocab import STATUSES, UNKNOWN
@@ -120,6 +122,7 @@ def ops_command(
                       + " ".join(f"--target {t}" for t in targets))
     conn = _open(db)
     queries.check_target(conn, targets[0])
+    versions = resolve_versions(conn, versions, single=True)
     views.ops_list(queries.list_ops(conn, targets[0], status, versions.get(targets[0]), mode, grep), json_out)
 
 
@@ -137,7 +140,7 @@ def compare_command(
     db: DbOption = None,
 ) -> None:
     """A caniuse-style matrix of ops × targets (each at its newest version with data)."""
-    from cli.grammar import split_targets
+    from cli.grammar import resolve_versions, split_targets
     from kb.errors import KBError
     from kb.store import queries
 
@@ -148,6 +151,7 @@ def compare_command(
     conn = _open(db)
     for name in names:
         queries.check_target(conn, name)
+    versions = resolve_versions(conn, versions, single=True)
     views.compare_matrix(queries.compare(conn, names, mode, grep, diff, versions, keep_unknown=all_rows), json_out)
 
 
@@ -161,19 +165,28 @@ def diff_command(
     db: DbOption = None,
 ) -> None:
     """Ops gained and lost between two versions of a target, and every other change of where an op runs."""
+    from cli.grammar import resolve_versions
     from kb.store import queries
 
     conn = _open(db)
     queries.check_target(conn, target)
+    old = resolve_versions(conn, {target: old}, single=True)[target]
+    new = resolve_versions(conn, {target: new}, single=True)[target]
     views.diff_view(queries.diff(conn, target, old, new, mode), json_out)
 
 
 @app.command("targets")
-def targets_command(json_out: JsonOption = False, db: DbOption = None) -> None:
-    """The targets kb knows, their versions with data and verdict counts."""
+def targets_command(target: TargetsOption = None, json_out: JsonOption = False, db: DbOption = None) -> None:
+    """The targets kb knows, their versions with data and verdict counts (newest version, or TARGET=VERSION)."""
+    from cli.grammar import resolve_versions, split_targets
     from kb.store import queries
 
-    views.targets_view(queries.targets_overview(_open(db)), json_out)
+    names, versions = split_targets(target)
+    conn = _open(db)
+    for name in names:
+        queries.check_target(conn, name)
+    versions = resolve_versions(conn, versions, single=True)
+    views.targets_view(queries.targets_overview(conn, versions, names or None), json_out)
 
 
 @app.command("disagreements")

@@ -41,7 +41,11 @@ def make_lookup(db: str | None, target: str, backend_version: str | None, mode: 
         raise KBError("this kb build has no KB query layer (kb.store.queries.support_map)") from None
     conn = kbdb.open_kb(db)
     try:
-        version = queries.pick_version(conn, target, backend_version) if hasattr(queries, "pick_version") else backend_version
+        if backend_version is not None:  # the one version grammar (kb.store.targetspec), said in one line
+            from cli.grammar import resolve_versions
+
+            backend_version = resolve_versions(conn, {target: backend_version}, single=True)[target]
+        version = queries.pick_version(conn, target, backend_version)
         rows = queries.support_map(conn, target, backend_version, mode)
     finally:
         conn.close()
@@ -252,7 +256,9 @@ def _source_text(op) -> str:
     from kb.vocab import BASIS_MARKS
 
     basis = getattr(op, "basis", None)
-    mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed") else ""
+    mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed", "doc rule") else ""
+    if basis == "doc rule" and op.reason:  # the rule says why: show its summary beside its URL
+        return f"{mark}{op.reason} · {op.source_url or op.source_kind}"
     if op.source_url:
         return f"{mark}{op.source_kind}: {op.source_url}"
     return mark + (op.source_kind or (op.reason or ""))

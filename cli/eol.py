@@ -66,6 +66,9 @@ def _history_tables(windows: list[dict[str, Any]]) -> None:
 
 def _stack_view(result: dict[str, Any]) -> None:
     first = result["first_eol"]
+    for c in result["stack"]:
+        if c.get("resolved"):  # a package version read as its SDK release (kb.store.targetspec)
+            note(c["resolved"])
     stack = " ".join(f"{c['key']}={c['version']}" for c in result["stack"])
     if first:
         note(f"stack {stack}: first end of support {first['eol_from']} ({first['product']} {first['cycle']}, {first['state']})")

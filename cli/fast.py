@@ -48,11 +48,13 @@ def try_run(argv: list[str]) -> int | None:
     if opts is None:
         return None
     from cli import render, views
-    from cli.grammar import split_targets
+    from cli.grammar import resolve_versions, split_targets
     from kb.store import oppage
     from kb.store.db import open_kb
 
     render.COMMAND = "op"
     targets, versions = split_targets(opts["target"])
-    views.op_report(oppage.op_page(open_kb(opts["db"]), opts["name"], targets or None, versions), opts["json"])
+    conn = open_kb(opts["db"])
+    versions = resolve_versions(conn, versions, single=False)
+    views.op_report(oppage.op_page(conn, opts["name"], targets or None, versions), opts["json"])
     return 0

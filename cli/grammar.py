@@ -52,6 +52,23 @@ def split_targets(specs: list[str] | None, versions: list[str] | None = None,
     return targets, chosen
 
 
+def resolve_versions(conn: Any, versions: dict[str, str], *, single: bool) -> dict[str, Any]:
+    """Every `TARGET=VERSION` through kb's one resolver (kb.store.targetspec), each
+    resolution that is not the version itself said in one line on stderr. `single`: the
+    command reads one version per target (the newest the spelling stands for); else it
+    gets every package version the spelling stands for."""
+    from cli.render import note
+    from kb.store.targetspec import resolve
+
+    out: dict[str, Any] = {}
+    for target, asked in versions.items():
+        found = resolve(conn, target, asked, strict=True)
+        if found.line(single):
+            note(found.line(single))
+        out[target] = found.chosen if single else found.versions
+    return out
+
+
 def merge_alias(value: Any, alias: Any, name: str, alias_name: str) -> Any:
     """The value of an option that has an old spelling kept as a hidden alias."""
     if value is not None and alias is not None:

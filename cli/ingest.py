@@ -91,6 +91,14 @@ def ingest_command(
     out: Annotated[str | None, typer.Option(
         "--out", help="Write each source's records as sorted JSONL into this folder instead of the KB.")] = None,
     list_sources: Annotated[bool, typer.Option("--list", help="List the known sources and exit.")] = False,
+    fallback_ops: Annotated[bool, typer.Option(
+        "--fallback-ops", help="The files are what torch_neuronx.get_fallback_ops() printed after a run "
+        "(op names); needs --backend-version.")] = False,
+    backend_version: Annotated[str | None, typer.Option(
+        "--backend-version", help="With --fallback-ops: the torch-neuronx version the run used, e.g. 2.14.3.0.")] = None,
+    target: Annotated[str, typer.Option("--target", "-t", help="With --fallback-ops: the target the run used.")] = "neuron",
+    torch_version: Annotated[str | None, typer.Option(
+        "--torch-version", help="With --fallback-ops: the PyTorch version the run used.")] = None,
     json_output: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -104,6 +112,9 @@ def ingest_command(
                       "sources")
         else:
             table(["source", "kind", "documents", "description"], rows)
+        return
+    if fallback_ops or backend_version or torch_version:
+        _fallback_lists(paths or [], fallback_ops, backend_version, target, torch_version, db, dry_run, json_output)
         return
     names = list(SOURCES) if all_sources else list(dict.fromkeys(source or []))
     if not names and not paths:
@@ -142,6 +153,38 @@ def ingest_command(
         error(message)
     if failures:
         raise typer.Exit(2)
+
+
+def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str | None, target: str,
+                    torch_version: str | None, db: str | None, dry_run: bool, json_output: bool) -> None:
+    """`kb ingest FILE --fallback-ops --backend-version V`: a saved get_fallback_ops() list
+    as live evidence, through the same ingest (and local marking) as a probe report."""
+    from kb.paths import default_db_path
+    from kb.probe.live import fallback_list
+
+    if not fallback_ops:
+        raise KBError("--backend-version and --torch-version belong to --fallback-ops (a JSONL report names its versions)")
+    if not backend_version:
+        raise KBError("--fallback-ops needs --backend-version (the torch-neuronx version of the run, e.g. 2.14.3.0)")
+    if not paths:
+        raise KBError("--fallback-ops needs the file(s) get_fallback_ops() was saved to")
+    db_path = db or default_db_path()
+    results = []
+    for path in paths:
+        found = fallback_list.read(path)
+        records = fallback_list.to_records(found, backend_version=backend_version, target=target,
+                                           torch_version=torch_version)
+        if dry_run:
+            results.append({"source": path, "documents": 1, "records": _counts(records), "skipped": found.skipped})
+            continue
+        outcome = _ingest_module().ingest_report_records(db_path, path, records, content_sha256=found.sha256)
+        results.append({**outcome, "ops": len(found.ops), "skipped": found.skipped})
+        if found.skipped and not json_output:
+            note(f"{path}: {len(found.skipped)} names left out (not ATen ops): {', '.join(found.skipped[:5])}")
+    if json_output:
+        emit_json({"results": results, "errors": []})
+    else:
+        _render(results, not dry_run)
 
 
 def _split_shard_reports(paths: list[str], failures: list[str]) -> tuple[list[str], list[tuple[str, Any]]]:

@@ -42,8 +42,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
         note(report["how"])
     for entry in report["ops"]:
         cat = entry["catalog"] or {}
-        kinds = [k for k, flag in (("CompositeImplicitAutograd", cat.get("composite_implicit")),
-                                   ("CompositeExplicitAutograd", cat.get("composite_explicit"))) if flag]
+        kinds = cat.get("composite_kinds") or []
         header = entry["op"]
         if cat:
             header += f"  — {cat['schema']}"
@@ -153,6 +152,8 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
     table(["op", "status", "where it runs", "basis", "restriction", "source"], rows, title=title)
     cover = result.get("coverage")
     if cover and result.get("status") not in (None, "unknown"):
+        if result.get("matching_by"):
+            note(queries.matching_line(result["matching_by"], result["status"]))
         note(queries.coverage_line(cover, result["status"]))
     elif cover:
         note(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
@@ -178,6 +179,8 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
     if result.get("unknown_left_out"):
         note(f"{result['unknown_left_out']:,} more ops differ only because a target has no verdict "
              "(unknown); --all lists them")
+    for rule in result.get("doc_rules") or ():
+        note(f"ʳ {rule['target']}: {rule['verdicts']:,} verdicts by the doc rule \"{rule['rule']}\" ({rule['source_url']})")
     legend()
 
 
@@ -220,12 +223,16 @@ def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
         emit_json(rows, "targets")
         return
     table(
-        ["target", "label", "key", "versions with data", "eager verdicts (newest version)", "coverage (newest, eager)"],
-        [[r["name"], r["label"], r["dispatch_key"], _versions(r["versions"]),
+        ["target", "label", "key", "versions with data", "counted at", "eager verdicts by own status",
+         "eager verdicts by where the op runs", "coverage (eager)"],
+        [[r["name"], r["label"], r["dispatch_key"], _versions(r["versions"]), r.get("latest") or "-",
           " ".join(f"{k}={v}" for k, v in sorted(r["eager_counts"].items())) or "-",
+          " ".join(f"{k}={v}" for k, v in sorted((r.get("eager_runs") or {}).items())) or "-",
           queries.coverage_line(r["coverage"]) if r.get("coverage") else "-"] for r in rows],
         status_column=None,
     )
+    note("counted at: the newest version with data unless TARGET=VERSION names one; own status: the op's own verdict (a decomposed op counts as decomposed); where the op runs: a decomposed "
+         "op counts as its worst leaf — what kb ops --status and kb ask count")
     note("coverage: ops of the local op catalog with a verdict; unknown ops have none (not \"unsupported\")")
 
 

@@ -24,13 +24,17 @@ SEVERITY = {
 
 # Evidence precedence (higher wins). A restated fact (`manual`) ranks with the
 # document it restates.
-SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "inferred", "field")
+# A `doc_rule` (a vendor page's rule for a class of ops, kb.store.rules) ranks below every
+# source that names the op itself and above the dispatcher replay: the vendor's word on a
+# class beats kb's inference, never evidence for that op.
+SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "doc_rule", "inferred", "field")
 SOURCE_RANK = {
-    "live_probe": 5,
-    "static_probe": 4,
-    "doc": 3,
-    "manual": 3,
-    "release_notes": 2,
+    "live_probe": 6,
+    "static_probe": 5,
+    "doc": 4,
+    "manual": 4,
+    "release_notes": 3,
+    "doc_rule": 2,
     "inferred": 1,
 }
 
@@ -43,10 +47,13 @@ MODES = ("eager", "compile")
 # What a verdict rests on. `evidence`: a probe or a document named the op for that
 # version. `inferred`: the dispatcher replay of a known kernel list under a documented
 # fallback policy (kb.probe.replay). `presumed`: carried forward from an older version of
-# the same product line, for a version with no word of its own on the op.
-BASES = ("evidence", "inferred", "presumed")
-BASIS_MARKS = {"evidence": "", "inferred": "ⁱ", "presumed": "ᵖ"}
-BASIS_LEGEND = "ⁱ inferred (dispatcher replay of a kernel list) · ᵖ presumed (carried from an older version)"
+# the same product line, for a version with no word of its own on the op. `doc rule`: a
+# vendor page's rule for a class of ops that includes this one (kb.store.rules).
+DOC_RULE_BASIS = "doc rule"
+BASES = ("evidence", DOC_RULE_BASIS, "inferred", "presumed")
+BASIS_MARKS = {"evidence": "", DOC_RULE_BASIS: "ʳ", "inferred": "ⁱ", "presumed": "ᵖ"}
+BASIS_LEGEND = ("ʳ doc rule (a vendor page's rule for a class of ops) · ⁱ inferred (dispatcher replay of a kernel list)"
+                " · ᵖ presumed (carried from an older version)")
 
 # What a field caveat says happens to an op that runs (kb.store.records.Caveat):
 # slow — much slower than a comparable op or argument choice; wrong_result — numerics or

@@ -212,6 +212,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
             mentions, silent = _mentions_for(q, rows)
+            shown: list[dict[str, Any]] = []
             for mention in mentions:
                 pick = pick_versions(conn, mention)
                 mine = [r for r in rows if r["target"] == mention.target]
@@ -220,6 +221,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     newest = max((r["backend_version"] for r in mine), key=queries.version_key)
                     chosen = [r for r in mine if r["backend_version"] == newest]
                 if chosen:
+                    shown += chosen
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
@@ -234,8 +236,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                 facts += [{"op": op, "target": t, "mode": mode, "status": UNKNOWN} for t in silent]
             catalog = queries.op_catalog_entry(conn, op)
             if catalog and catalog.get("composite_implicit"):
-                lines.append(f"- PyTorch decomposes `{op}` on every backend (CompositeImplicitAutograd in torch "
-                             f"{catalog['torch_version']}'s op catalog): it runs wherever the ops it decomposes into run.")
+                lines.append(_implicit_line(op, catalog, shown))
                 facts.append({"op": op, "catalog": "composite_implicit", "torch_version": catalog["torch_version"]})
         hidden = len(match.ops) - len(ops)
         if hidden > 0:
@@ -246,6 +247,20 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     head = _yes_no(q, verdict_for_yes_no)
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
+
+
+def _implicit_line(op: str, catalog: dict[str, Any], shown: list[dict[str, Any]]) -> str:
+    """What CompositeImplicitAutograd means here: PyTorch's decomposition is used only
+    where the backend registers no kernel of its own; a target whose verdict is native
+    (TorchTPU registers aten::linear) runs the op as one kernel."""
+    where = f"CompositeImplicitAutograd in torch {catalog['torch_version']}'s op catalog"
+    own = sorted({r["target"] for r in shown if r["status"] == "native"})
+    if own:
+        return (f"- PyTorch has a decomposition for `{op}` ({where}), but {', '.join(own)} "
+                f"{'registers' if len(own) == 1 else 'register'} a kernel of its own, so there it runs as one kernel; "
+                "a backend without one runs the ops it decomposes into.")
+    return (f"- PyTorch decomposes `{op}` on a backend that registers no kernel of its own ({where}): "
+            "it then runs wherever the ops it decomposes into run.")
 
 
 def _focus(conn: sqlite3.Connection, ops: list[str]) -> list[str]:
@@ -408,8 +423,11 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             continue
         listing = queries.list_ops(conn, mention.target, status, versions[-1])
         ops = listing["ops"]
-        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops)} ops with status **{status}** "
-                     "in the KB (ops it has no evidence for are unknown, not counted).")
+        by = listing.get("matching_by") or queries.matching_by(ops, status)
+        split = (f": {by['own_status']:,} by their own status, {by['runs_as']:,} decomposed ops that run as {status} "
+                 "at a leaf (`kb targets` counts own status only)") if by["runs_as"] else ""
+        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops)} ops that run as "
+                     f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
         for row in ops[:MAX_LIST]:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))
@@ -458,9 +476,13 @@ def _feature_hits(conn: sqlite3.Connection, q: Question) -> tuple[list[tuple[str
         return [], []
     targets = q.target_names()
     rows = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
-    hits = [r for r in rows if any(w in r["feature"].lower() or (w == "fallback" and "fallback" in r["feature"].lower())
-                                   for _, words in asked for w in words)]
-    return asked, hits
+    def matching(wanted):
+        return [r for r in rows if any(w in r["feature"].lower() or (w == "fallback" and "fallback" in r["feature"].lower())
+                                       for _, words in wanted for w in words)]
+
+    specific = [a for a in asked if a[0] not in names.GENERIC_FEATURES]
+    narrow = matching(specific) if specific and len(specific) < len(asked) else []
+    return asked, narrow or matching(asked)
 
 
 def _limitation(conn: sqlite3.Connection, q: Question) -> Answer:

@@ -345,14 +345,15 @@ def build_server(db: str | None = None):
     @server.tool(name="list_targets", title="Targets and versions", annotations=read_only, structured_output=True)
     def list_targets() -> dict[str, Any]:
         """The targets kb knows (neuron, neuron-xla, tpu, cpu, meta, cuda, sim), the backend versions of each
-        that have verdicts, and verdict counts by status at the newest version. Call this first to learn
+        that have verdicts, and verdict counts at the newest version by own status (eager_counts) and by
+        where the op runs (eager_runs: a decomposed op as its worst leaf). Call this first to learn
         which versions questions can be answered for."""
         from kb.store import queries
 
         def fn(conn):
             rows = queries.targets_overview(conn)
             keep = ("name", "label", "product", "device", "dispatch_key", "vendor", "description", "versions",
-                    "latest", "eager_counts")
+                    "latest", "eager_counts", "eager_runs")  # by own status / by where the op runs
             return {"targets": [{k: r.get(k) for k in keep} for r in rows]}
 
         return run(fn)

@@ -136,7 +136,15 @@ FEATURE_WORDS: dict[str, tuple[str, ...]] = {
     "compile fallback": ("compile fallback",), "fallback_execution": ("compile fallback",),
     "fallback policy": ("fallback",), "cpu fallback": ("fallback",), "missing op": ("missing op",),
     "torch.compile": ("torch.compile", "compile"), "compile options": ("torch.compile", "compile"),
+    # compile settings (TorchTPU reads them in its compile backend: data/manual/torch-tpu-0.2.0-compile.jsonl)
+    "max-autotune": ("torch.compile mode",), "mode=max-autotune": ("torch.compile mode",),
+    "reduce-overhead": ("torch.compile mode",), "mode=reduce-overhead": ("torch.compile mode",),
+    "max-autotune-no-cudagraphs": ("torch.compile mode",), "compile mode": ("torch.compile mode",),
+    "inductor": ("backend=inductor",), "backend=inductor": ("backend=inductor",),
+    "dynamic=false": ("dynamic=true",), "options=": ("torch.compile options",),
 }
+# Feature words that only say "compile": a more specific word in the same question wins.
+GENERIC_FEATURES = ("torch.compile", "compile options")
 DTYPES = ("float64", "float16", "bfloat16", "int64", "mxfp8", "fp8", "complex")
 
 

@@ -194,27 +194,15 @@ class VersionPick:
 
 
 def pick_versions(conn: sqlite3.Connection, mention: TargetMention) -> VersionPick:
-    """A target mention's version phrase → backend versions. "neuron 2.33" is Neuron SDK
-    2.33 (through release.sdk_version); "tpu 0.2.0" is the backend version itself."""
-    target = mention.target
-    product = _product_of(conn, target)
-    with_data = sorted(queries._release_versions(conn, target), key=queries.version_key)
-    if mention.version is None:
-        latest = with_data[-1:] if with_data else []
-        return VersionPick(target, None, latest, f"{product} {latest[0]}" if latest else product, with_data)
-    asked = mention.version
-    releases = [dict(r) for r in conn.execute("SELECT version, sdk_version FROM release WHERE product = ?", (product,))]
-    direct = [r["version"] for r in releases if r["version"] == asked]
-    by_sdk = [r["version"] for r in releases if r["sdk_version"] and same_line(asked, r["sdk_version"])]
-    by_line = [r["version"] for r in releases if same_line(asked, r["version"])]
-    if direct and not mention.sdk:
-        chosen, label = direct, f"{product} {asked}"
-    elif by_sdk:
-        chosen = sorted(by_sdk, key=queries.version_key)
-        label = f"Neuron SDK {asked} ({product} {', '.join(chosen)})"
-    elif by_line and not mention.sdk:
-        chosen = sorted(by_line, key=queries.version_key)
-        label = f"{product} {', '.join(chosen)}"
-    else:
-        chosen, label = [], f"{'SDK ' if mention.sdk else product + ' '}{asked}"
-    return VersionPick(target, asked, chosen, label, with_data)
+    """A target mention's version phrase → backend versions, through the one grammar every
+    command uses (kb.store.targetspec): "neuron 2.33" is Neuron SDK 2.33 (release.sdk_version);
+    "tpu 0.2.0" is the backend version itself; "SDK 2.33" is only ever the SDK."""
+    from kb.store.targetspec import resolve
+
+    found = resolve(conn, mention.target, mention.version, sdk_only=bool(mention.sdk and mention.version))
+    label = found.label
+    if found.how == "sdk" and mention.target.startswith("neuron"):
+        label = f"Neuron SDK {mention.version} ({found.product} {', '.join(found.versions)})"
+    elif found.how == "none":
+        label = f"{'SDK ' if mention.sdk else found.product + ' '}{mention.version}"
+    return VersionPick(mention.target, mention.version, found.versions, label, found.with_data)

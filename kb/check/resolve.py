@@ -26,7 +26,7 @@ from typing import Any
 
 from kb.check.tracing import CallSite, TensorSpec, TracedModel
 from kb.check.tracing import overload_for as _overload
-from kb.vocab import SEVERITY, STATUSES, UNKNOWN, worst
+from kb.vocab import DOC_RULE_BASIS, SEVERITY, STATUSES, UNKNOWN, worst
 
 # How deep decompositions are followed (each level is one traced decomposition).
 MAX_DEPTH = 4
@@ -50,9 +50,10 @@ class Verdict:
     source_kind: str | None = None
     source_url: str | None = None
     backend_version: str | None = None
-    basis: str = "evidence"  # evidence | inferred | presumed
+    basis: str = "evidence"  # evidence | doc rule | inferred | presumed
     effective_status: str | None = None  # where a decomposed op runs: its worst leaf's status
     effective_leaf: str | None = None
+    note: str | None = None  # the verdict's note (a doc rule's summary, say)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Verdict:
@@ -82,6 +83,7 @@ class Verdict:
             basis=row.get("basis") or "evidence",
             effective_status=row.get("effective_status"),
             effective_leaf=(via or {}).get("leaf"),
+            note=row.get("note"),
         )
 
 
@@ -241,6 +243,8 @@ def _effective(res: Resolution, verdict: Verdict) -> Resolution:
     """A decomposed verdict as the op really runs: the status of its worst leaf, known
     from the KB (the dispatcher replay traced it), with that leaf shown."""
     res.basis = verdict.basis
+    if verdict.basis == DOC_RULE_BASIS and not res.reason:
+        res.reason = verdict.note  # the rule's summary: why a whole class of ops has this verdict
     if res.status != "decomposed" or verdict.effective_status in (None, "decomposed"):
         return res
     leaf = verdict.effective_leaf

@@ -544,6 +544,22 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
     return issues
 
 
+def _packages_as_sdk(conn: sqlite3.Connection, components: list[dict[str, str]]) -> list[dict[str, str]]:
+    """`neuron=` in a stack is the Neuron SDK; a TorchNeuron package version there
+    (`neuron=2.14.3.0`) stands for the SDK release that ships it, by the same grammar as
+    every other command (kb.store.targetspec), and says so in `resolved`."""
+    from kb.store.targetspec import sdk_of
+
+    out = []
+    for c in components:
+        sdk = sdk_of(conn, "neuron", c["version"]) if c.get("product") == "neuron-sdk" else None
+        if sdk:
+            c = {**c, "version": sdk, "as_typed": c["version"],
+                 "resolved": f"{c['key']}={c['version']} is torchneuron {c['version']}, shipped by Neuron SDK {sdk}"}
+        out.append(c)
+    return out
+
+
 def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, within: timedelta | None = None,
                 today_: date | None = None, fail_on_unknown: bool = False) -> dict[str, Any]:
     """`kb eol --stack`: every window that covers a part of the stack, the first day any
@@ -552,7 +568,7 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
     with `fail_on_unknown`, also a part whose end of support no source dates (`unknown`
     lists them always: no date is not "supported forever")."""
     now = today_ or today()
-    components = parse_stack(stack) if isinstance(stack, str) else stack
+    components = _packages_as_sdk(conn, parse_stack(stack) if isinstance(stack, str) else stack)
     windows = current_windows(conn, now)
     releases = load_releases(conn)
     known = {w["product"] for w in windows} | {r["canonical"] for r in releases} | set(products.known_names())

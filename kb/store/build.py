@@ -28,7 +28,8 @@ def targets_csv() -> str:
 
 
 def record_files() -> list[str]:
-    """Every JSONL record file under data/ except the op catalogs, in a stable order."""
+    """Every JSONL record file under data/ except the op catalogs, in a stable order; the
+    doc rules (data/rules/) last, so that they apply to every release the others name."""
     root = paths.data_dir()
     found = []
     for folder, dirs, files in os.walk(root):
@@ -36,7 +37,7 @@ def record_files() -> list[str]:
         if os.path.relpath(folder, root).split(os.sep)[0] == "ops":
             continue
         found.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith(".jsonl"))
-    return found
+    return sorted(found, key=lambda p: os.path.relpath(p, root).split(os.sep)[0] == "rules")
 
 
 def load_ops(conn, rows: list[dict[str, Any]]) -> None:

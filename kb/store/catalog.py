@@ -15,6 +15,19 @@ from kb import paths
 
 # Dispatch keys whose own kernels we list per op (reference backends; PrivateUse1 is probed).
 BACKEND_KEYS = ("CPU", "CUDA", "Meta", "QuantizedCPU", "SparseCPU", "SparseCsrCPU", "MkldnnCPU", "NestedTensorCPU")
+# The composite alias keys a default ("explicit") kernel can be registered under. Both make
+# `composite_explicit` true; which one it is goes into `backend_kernels` too, so a view
+# names the key the dispatcher shows (silu: CompositeExplicitAutogradNonFunctional).
+EXPLICIT_KEYS = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+
+
+def composite_label(entry: dict) -> list[str]:
+    """The composite kinds of a catalog entry, named as the dispatcher names them."""
+    kinds = ["CompositeImplicitAutograd"] if entry.get("composite_implicit") else []
+    if entry.get("composite_explicit"):
+        named = [k for k in EXPLICIT_KEYS if k in (entry.get("backend_kernels") or ())]
+        kinds += named or ["CompositeExplicitAutograd"]  # a catalog written before the keys were listed
+    return kinds
 _VIEW_RETURN = re.compile(r"->\s*\(?Tensor\([a-z]\)(?!!)")
 
 
@@ -65,11 +78,8 @@ def build_catalog() -> list[dict]:
                 "overload": overload,
                 "schema": schema,
                 "composite_implicit": bool(has_kernel(name, "CompositeImplicitAutograd")),
-                "composite_explicit": bool(
-                    has_kernel(name, "CompositeExplicitAutograd")
-                    or has_kernel(name, "CompositeExplicitAutogradNonFunctional")
-                ),
-                "backend_kernels": [key for key in BACKEND_KEYS if has_kernel(name, key)],
+                "composite_explicit": any(has_kernel(name, key) for key in EXPLICIT_KEYS),
+                "backend_kernels": [key for key in (*BACKEND_KEYS, *EXPLICIT_KEYS) if has_kernel(name, key)],
                 "tags": tags,
                 "torch_version": torch.__version__.split("+")[0],
             }

@@ -19,7 +19,7 @@ from kb.store import records as rec
 from kb.store.records import RecordError, utc_now
 from kb.store.writer import IngestError, file_sha256, read_report, write_records
 
-__all__ = ["IngestError", "ingest_jsonl", "ingest_records", "read_report"]
+__all__ = ["IngestError", "ingest_jsonl", "ingest_records", "ingest_report_records", "read_report"]
 
 
 def _support_snapshot(conn) -> dict[tuple, str]:
@@ -99,5 +99,13 @@ def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str,
         if isinstance(shard, dict):  # partial: an overload's verdict may need the other shards' tasks
             raise IngestError(f"{path}: shard {shard.get('index')}/{shard.get('count')} of run {record.run_id}; "
                               "ingest it together with the run's other shards (kb ingest DIR/*.jsonl)")
+    return ingest_report_records(db_path, path, records, content_sha256=file_sha256(path), origin=origin)
+
+
+def ingest_report_records(db_path: str, path: str, records: list[rec.Record], *, content_sha256: str,
+                          origin: str = "local") -> dict[str, Any]:
+    """Records read from a local report file (a JSONL probe report, or a saved
+    get_fallback_ops() list turned into records by kb.probe.live.fallback_list): one path
+    for every local file, so whatever marks local evidence marks them all alike."""
     return ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
-                          content_sha256=file_sha256(path), origin=origin)
+                          content_sha256=content_sha256, origin=origin)

@@ -30,17 +30,25 @@ EXTRA_RELATED = {"scaled_dot_product_attention": ("_fused_sdp_choice",)}
 MAX_RELATED = 40
 
 
+# Spellings that are ATen names already (kb.opnames): never read as torch functions.
+_ATEN_PREFIXES = ("torch.ops.aten.", "torch.ops.aten::", "ops.aten.", "aten::", "aten.")
+
+
 def resolve_any(conn: sqlite3.Connection, text: str) -> tuple[list[str], str]:
     """(canonical overloads, how they were found) for any spelling; UnknownOpError if none."""
     text = (text or "").strip()
     if not text:
         raise KBError("empty op name: try aten::nonzero, torch.nonzero or F.scaled_dot_product_attention")
+    if text.startswith(_ATEN_PREFIXES):  # torch.ops.aten.silu.default is an ATen name, not a torch function
+        return queries.resolve_op(conn, text), "name"
     function = next((text[len(p):] for p in _FUNCTION_PREFIXES if text.startswith(p)), None)
     if function is None:
         return queries.resolve_op(conn, text), "name"
     name = function.split("(")[0].strip()
     try:
-        return queries.resolve_op(conn, name), f"{text} names the ATen op {name}"
+        ops = queries.resolve_op(conn, name)
+        named = ops[0] if len(ops) == 1 else f"aten::{opnames.base_name(ops[0])} ({len(ops)} overloads)"
+        return ops, f"{text} names the ATen op {named}"
     except (UnknownOpError, KBError):
         pass
     key = ("torch.nn.functional." + name) if text.startswith(("F.", "nn.functional.", "torch.nn.functional.")) \
@@ -129,8 +137,17 @@ def _rank(status: str) -> int:
     return SEVERITY.get(status, 3)
 
 
+def _wanted(v: dict[str, Any], versions: dict[str, Any] | None) -> bool:
+    """A verdict at a version asked for (one version, or the list a spelling such as an SDK
+    release stands for, kb.store.targetspec); every version when none was asked."""
+    asked = (versions or {}).get(v["target"])
+    if asked is None:
+        return True
+    return v["backend_version"] in ([asked] if isinstance(asked, str) else asked)
+
+
 def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = None,
-            versions: dict[str, str] | None = None) -> dict[str, Any]:
+            versions: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything `kb op` and the web's op page show for NAME (see the module docstring)."""
     for t in targets or ():
         queries.check_target(conn, t)
@@ -139,8 +156,7 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
     known = queries.known_op_names(conn)
     pages = []
     for op in ops:
-        rows = [v for v in queries.op_verdicts(conn, [op])
-                if v["target"] in listed and v["backend_version"] == (versions or {}).get(v["target"], v["backend_version"])]
+        rows = [v for v in queries.op_verdicts(conn, [op]) if v["target"] in listed and _wanted(v, versions)]
         per_target = []
         for target in listed:
             mine = [v for v in rows if v["target"] == target]

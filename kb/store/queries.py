@@ -7,13 +7,15 @@ Every verdict returned carries its source (kind, name, URL, retrieval time).
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
 from kb.store import verdict
+
+# the version grammar and the target registry live in kb.store.targetspec; re-exported here
+from kb.store.targetspec import _release_versions, check_target, resolve, target_names, version_key  # noqa: F401
 from kb.vocab import UNKNOWN
 
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "effective_via", "torch_versions", "python_versions", "os",
@@ -38,19 +40,6 @@ def _row(row: sqlite3.Row) -> dict[str, Any]:
         if key in out:
             out[key] = bool(out[key])
     return out
-
-
-def version_key(version: str) -> tuple:
-    """Order versions numerically (2.14.3.0 > 2.9.1); pre-releases before their release."""
-    head = re.split(r"[+]", version)[0]
-    parts = re.findall(r"\d+|[a-z]+", head.lower())
-    key = []
-    for part in parts:
-        if part.isdigit():
-            key.append((1, int(part)))
-        else:  # dev/a/b/rc sort below any number at the same position
-            key.append((0, {"dev": 0, "a": 1, "b": 2, "rc": 3}.get(part, 0)))
-    return tuple(key)
 
 
 def known_op_names(conn: sqlite3.Connection) -> set[str]:
@@ -89,8 +78,15 @@ def suggest(known: set[str], base: str, overload: str = "", limit: int = 3) -> l
 
 
 def op_catalog_entry(conn: sqlite3.Connection, op: str) -> dict[str, Any] | None:
+    """The catalog row of an op, with `composite_kinds` named as the dispatcher names them."""
+    from kb.store.catalog import composite_label
+
     row = conn.execute("SELECT * FROM op WHERE name = ?", (op,)).fetchone()
-    return _row(row) if row else None
+    if not row:
+        return None
+    entry = _row(row)
+    entry["composite_kinds"] = composite_label(entry)
+    return entry
 
 
 def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = None,
@@ -188,49 +184,23 @@ def basis_note(conn: sqlite3.Connection, target: str, version: str | None) -> st
     return "; ".join(basis_notes(conn, [(target, version)])) or None
 
 
-def target_names(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT name FROM target ORDER BY name")]
-
-
-def check_target(conn: sqlite3.Connection, target: str) -> None:
-    names = target_names(conn)
-    if target not in names:
-        raise KBError(f"unknown target {target!r} (known: {', '.join(names)})")
-
-
 def latest_release_with_verdicts(conn: sqlite3.Connection, target: str) -> str | None:
     """The newest backend version of `target` that has any verdict (the default version)."""
     versions = _release_versions(conn, target)
     return max(versions, key=version_key) if versions else None
 
 
-def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
-    return [r[0] for r in conn.execute(
-        "SELECT DISTINCT r.version FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ?", (target,))]
-
-
 def pick_version(conn: sqlite3.Connection, target: str, version: str | None) -> str | None:
-    """The version asked for (checked), else the newest one with verdicts."""
+    """The one version a single-version command reads for `version` as typed (the grammar
+    of kb.store.targetspec: a package version, an SDK release, a line), else the newest one
+    with verdicts."""
     if version is None:
         return latest_release_with_verdicts(conn, target)
-    versions = _release_versions(conn, target)
-    if version not in versions:
-        shipped = sdk_release_versions(conn, target, version)
-        if shipped:
-            return max(shipped, key=version_key)
-        known = ", ".join(sorted(versions, key=version_key)) or "none"
-        raise KBError(f"no verdicts for {target} version {version!r} (versions with data: {known})")
-    return version
-
-
-def sdk_release_versions(conn: sqlite3.Connection, target: str, sdk: str) -> list[str]:
-    """The target's package versions that an SDK release ships (`neuron=2.33` → torch-neuronx
-    2.13.3.0 and 2.14.3.0), among those with verdicts."""
-    wanted = {sdk, sdk + ".0"} if sdk.count(".") == 1 else {sdk}
-    rows = conn.execute(
-        "SELECT DISTINCT r.version, r.sdk_version FROM support s JOIN release r ON r.id = s.release_id "
-        "WHERE s.target = ? AND r.sdk_version IS NOT NULL", (target,)).fetchall()
-    return [version for version, sdk_version in rows if sdk_version in wanted]
+    found = resolve(conn, target, version, strict=True)
+    if found.chosen not in found.with_data:
+        known = ", ".join(found.with_data) or "none"
+        raise KBError(f"no verdicts for {target} version {version!r} ({found.label}; versions with data: {known})")
+    return found.chosen
 
 
 def support_map(conn: sqlite3.Connection, target: str, backend_version: str | None = None,
@@ -261,15 +231,36 @@ def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, v
         rows = [r for r in rows if pattern in r["op"]]
     cover = coverage(conn, target, chosen, mode, pattern, set(verdicts))
     cover["matching"] = len(rows)
-    return {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
-            "basis_note": basis_note(conn, target, chosen), "coverage": cover}
+    result = {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
+              "basis_note": basis_note(conn, target, chosen), "coverage": cover}
+    if status not in (None, UNKNOWN):
+        result["matching_by"] = matching_by(rows, status)
+    return result
+
+
+def matching_by(rows: list[dict[str, Any]], status: str) -> dict[str, int]:
+    """How ops listed for a status match it: by their own status (`kb targets` counts
+    those), or as a decomposed op that runs as that status at a leaf (where it runs)."""
+    own = sum(1 for r in rows if r["status"] == status)
+    return {"own_status": own, "runs_as": len(rows) - own}
+
+
+def matching_line(by: dict[str, int], status: str) -> str:
+    """"1,163 fallback: 711 by own status + 452 decomposed ops that run as fallback at a leaf"."""
+    total = by["own_status"] + by["runs_as"]
+    if not by["runs_as"]:
+        return f"{total:,} {status} by own status"
+    return (f"{total:,} {status} where the op runs: {by['own_status']:,} by own status + {by['runs_as']:,} "
+            f"decomposed ops that run as {status} at a leaf")
 
 
 def coverage(conn: sqlite3.Connection, target: str, version: str | None, mode: str = "eager",
              pattern: str | None = None, known_ops: set[str] | None = None) -> dict[str, Any]:
     """How much of the op catalog one target version has a verdict for: known, unknown
     (catalog ops without one) and the share known, so an empty answer is never read as
-    "none of them" when it means "no data"."""
+    "none of them" when it means "no data". `outside_catalog` counts verdicts for names
+    that are no overload of the local catalog (a source's family name, another torch
+    version's overload): why two targets that both cover the catalog show different counts."""
     if known_ops is None:
         known_ops = set(support_map(conn, target, version, mode)) if version else set()
     catalog = {r[0] for r in conn.execute("SELECT name FROM op")}
@@ -277,16 +268,26 @@ def coverage(conn: sqlite3.Connection, target: str, version: str | None, mode: s
         known_ops = {op for op in known_ops if pattern in op}
         catalog = {op for op in catalog if pattern in op}
     unknown = len(catalog - known_ops)
+    outside = len(known_ops - catalog)
     total = len(known_ops) + unknown
+    in_catalog = len(catalog) - unknown
     return {"known": len(known_ops), "unknown": unknown, "total": total,
-            "percent": round(100 * len(known_ops) / total, 1) if total else 0.0}
+            "percent": round(100 * in_catalog / len(catalog), 1) if catalog else 0.0,
+            "catalog": len(catalog), "outside_catalog": outside}
 
 
 def coverage_line(cov: dict[str, Any], what: str = "") -> str:
     """"403 of 3,110 known (13.0%); 2,707 unknown" — or, with `what` ("unsupported")
-    and a count, "0 unsupported of 403 known; 2,707 unknown"."""
-    return (f"{cov['known']:,} of {cov['total']:,} ops known ({cov['percent']}%); {cov['unknown']:,} unknown"
-            if not what else f"{cov['matching']:,} {what} of {cov['known']:,} known; {cov['unknown']:,} unknown")
+    and a count, "0 unsupported of 403 known; 2,707 unknown". Verdicts for ops outside
+    the catalog are said apart: "3,110 of 3,110 catalog ops known (100.0%) + 26 outside it"."""
+    outside = cov.get("outside_catalog") or 0
+    if what:
+        return f"{cov['matching']:,} {what} of {cov['known']:,} known; {cov['unknown']:,} unknown"
+    if not outside:
+        return f"{cov['known']:,} of {cov['total']:,} ops known ({cov['percent']}%); {cov['unknown']:,} unknown"
+    return (f"{cov['known'] - outside:,} of {cov['catalog']:,} catalog ops known ({cov['percent']}%), "
+            f"+ {outside:,} names its sources give that are no overload of the catalog (a family name such as "
+            f"aten::div, or another torch version's overload); {cov['unknown']:,} unknown")
 
 
 def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", pattern: str | None = None,
@@ -319,7 +320,22 @@ def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", p
     notes = basis_notes(conn, [(t, chosen[t]) for t in targets])
     cover = {t: coverage(conn, t, chosen[t], mode, pattern, set(maps[t])) for t in targets}
     return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes,
-            "coverage": cover, "unknown_left_out": left_out}
+            "coverage": cover, "unknown_left_out": left_out,
+            "doc_rules": doc_rules_behind([maps[t][r["op"]] for r in rows for t in targets if r["op"] in maps[t]])}
+
+
+def doc_rules_behind(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The doc rules (kb.store.rules) that verdicts of basis `doc rule` rest on: each
+    rule's summary, URL and how many of the verdicts it decides, for a table's footer."""
+    found: dict[tuple, dict[str, Any]] = {}
+    for v in verdicts:
+        if v.get("basis") != "doc rule":
+            continue
+        key = (v["target"], v.get("note"), v.get("source_url"))
+        entry = found.setdefault(key, {"target": v["target"], "rule": (v.get("note") or "").removeprefix("doc rule: "),
+                                       "source_url": v.get("source_url"), "verdicts": 0})
+        entry["verdicts"] += 1
+    return sorted(found.values(), key=lambda e: (e["target"], -e["verdicts"]))
 
 
 def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = "eager") -> dict[str, Any]:
@@ -343,20 +359,30 @@ def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = 
             "changed": changed, "basis_notes": basis_notes(conn, [(target, old), (target, new)])}
 
 
-def targets_overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Each target with its versions that have verdicts and its status counts (newest version)."""
+def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None = None,
+                     only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Each target with its versions that have verdicts and its status counts (at the
+    newest version, or the one `versions` names: already resolved, kb.store.targetspec)."""
     out = []
     for row in conn.execute("SELECT * FROM target ORDER BY name"):
+        if only and row["name"] not in only:
+            continue
         target = dict(row)
-        versions = sorted(_release_versions(conn, row["name"]), key=version_key)
-        latest = versions[-1] if versions else None
-        counts = {}
+        with_data = sorted(_release_versions(conn, row["name"]), key=version_key)
+        latest = (versions or {}).get(row["name"]) or (with_data[-1] if with_data else None)
+        versions_of = with_data
+        counts, runs = {}, {}
         if latest:
             counts = dict(conn.execute(
                 "SELECT s.status, count(*) FROM support s JOIN release r ON r.id = s.release_id "
                 "WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' GROUP BY s.status",
                 (row["name"], latest)).fetchall())
-        out.append({**target, "versions": versions, "latest": latest, "eager_counts": counts,
+            # where the op runs: a decomposed op counts as its worst leaf (what kb ops --status and kb ask count)
+            runs = dict(conn.execute(
+                "SELECT COALESCE(s.effective_status, s.status), count(*) FROM support s JOIN release r "
+                "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' "
+                "GROUP BY COALESCE(s.effective_status, s.status)", (row["name"], latest)).fetchall())
+        out.append({**target, "versions": versions_of, "latest": latest, "eager_counts": counts, "eager_runs": runs,
                     "coverage": coverage(conn, row["name"], latest, "eager")})
     return out
 

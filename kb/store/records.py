@@ -202,8 +202,44 @@ class Caveat:
             object.__setattr__(self, "dtypes", tuple(sorted(self.dtypes)))
 
 
+@dataclass(frozen=True)
+class DocRule:
+    """A vendor page's rule for a whole class of ops or APIs ("quantized operator variants:
+    not supported"). Ingest expands it (kb.store.rules) into one `doc_rule` observation per
+    catalog op it selects × release of the target's product in [min_version, max_version]
+    × mode, and one limitation per API it names. Such a verdict outranks inferred and
+    presumed ones but never evidence that names the op (kb.vocab.SOURCE_RANK).
+    `summary` is kb's own wording of the rule, never the page's sentence."""
+
+    rule_id: str
+    target: str
+    status: str  # one of vocab.STATUSES: what the rule says the selected ops do
+    summary: str
+    provenance: Provenance  # source_kind "doc_rule"
+    vendor_class: str | None = None  # the page's own class: "N", "CPU_FALLBACK", "Y"
+    select: dict[str, Any] | None = None  # {"name_regex": "...", "ops": [...]}: catalog ops it covers
+    apis: tuple[str, ...] = ()  # public APIs it names that are not ATen ops ("torch.backends.mps")
+    api_status: str | None = None  # the word a limitation row states for those APIs
+    min_version: str | None = None  # first version of the target's product it applies to
+    max_version: str | None = None  # last one; None = every later version until a page says otherwise
+    modes: tuple[str, ...] = MODES
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise RecordError(f"rule {self.rule_id}: unknown status {self.status!r}")
+        if self.provenance.source_kind != "doc_rule":
+            raise RecordError(f"rule {self.rule_id}: a doc rule's source kind is 'doc_rule'")
+        if not self.select and not self.apis:
+            raise RecordError(f"rule {self.rule_id}: selects no op and names no API")
+        if not self.summary.strip():
+            raise RecordError(f"rule {self.rule_id}: a rule needs a summary")
+        if any(m not in MODES for m in self.modes):
+            raise RecordError(f"rule {self.rule_id}: unknown mode in {self.modes}")
+
+
 RECORD_TYPES: dict[str, type] = {
     "caveat": Caveat,
+    "doc_rule": DocRule,
     "op_status": OpStatus,
     "release": Release,
     "limitation": Limitation,
@@ -211,7 +247,7 @@ RECORD_TYPES: dict[str, type] = {
     "probe_run": ProbeRun,
 }
 _TYPE_NAMES = {cls: name for name, cls in RECORD_TYPES.items()}
-Record = OpStatus | Release | Limitation | SupportWindow | ProbeRun | Caveat
+Record = OpStatus | Release | Limitation | SupportWindow | ProbeRun | Caveat | DocRule
 
 
 def to_dict(record: Record) -> dict[str, Any]:

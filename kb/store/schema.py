@@ -66,9 +66,11 @@ class Op(SQLModel, table=True):
     base: str = Field(index=True)  # add
     overload: str  # Tensor ("" for the default overload)
     schema_: str = Field(sa_column_kwargs={"name": "schema"})
-    composite_implicit: bool  # CompositeImplicitAutograd: decomposes everywhere
-    composite_explicit: bool  # CompositeExplicitAutograd: a default kernel calling other ops
-    backend_kernels: Optional[list] = _json()  # dispatch keys with a kernel of their own (CPU, CUDA, Meta...)
+    composite_implicit: bool  # CompositeImplicitAutograd: decomposes where the backend has no kernel
+    composite_explicit: bool  # CompositeExplicitAutograd(NonFunctional): a default kernel calling other ops
+    # dispatch keys with a kernel of their own (CPU, CUDA, Meta..., and which composite key
+    # a default kernel is registered under: kb.store.catalog.EXPLICIT_KEYS)
+    backend_kernels: Optional[list] = _json()
     tags: Optional[list] = _json()  # core, inplace, out, view, pointwise...
     torch_version: str
 

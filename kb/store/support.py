@@ -2,7 +2,7 @@
 
 For every op × target × release × mode, each source's *current* word (its newest ingest
 for that target and release) is reduced to one status, then the source of highest
-precedence wins (live_probe > static_probe > doc/manual > release_notes > inferred;
+precedence wins (live_probe > static_probe > doc/manual > release_notes > doc_rule > inferred;
 newest retrieval breaks ties). Sources that say different things are kept side by side
 in `Support.sources` and flagged as a disagreement, never averaged away.
 """
@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.store.queries import version_key
-from kb.vocab import FAMILY_GRANULARITY, SEVERITY, SOURCE_RANK, best
+from kb.vocab import DOC_RULE_BASIS, FAMILY_GRANULARITY, SEVERITY, SOURCE_RANK, best
+
+# The basis a winning source kind gives a verdict (every other kind is evidence).
+BASIS_OF_KIND = {"inferred": "inferred", "doc_rule": DOC_RULE_BASIS}
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "observation_id": obs["id"],
                 "sources": {v.source: v.status for v in sorted(verdicts, key=lambda v: v.source)},
                 "disagreement": len({v.status for v in verdicts}) > 1,
-                "basis": "inferred" if obs["source_kind"] == "inferred" else "evidence",
+                "basis": BASIS_OF_KIND.get(obs["source_kind"], "evidence"),
                 "effective_status": effective_status,
                 "effective_via": effective_via,
             }

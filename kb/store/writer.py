@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -104,12 +105,17 @@ class _Writer:
 
     def write(self, records: Iterable[rec.Record]) -> None:
         items = list(records)
-        # probe runs and releases first: other records point at them
-        order = {rec.ProbeRun: 0, rec.Release: 1}
+        # probe runs and releases first: other records point at them; doc rules last, so
+        # that they expand over every release the same batch names
+        order = {rec.ProbeRun: 0, rec.Release: 1, rec.DocRule: 3}
         items.sort(key=lambda r: order.get(type(r), 2))
         observations = []
-        for record in items:
-            if isinstance(record, rec.OpStatus):
+        pending = deque(items)
+        while pending:
+            record = pending.popleft()
+            if isinstance(record, rec.DocRule):
+                pending.extendleft(reversed(self._rule(record)))
+            elif isinstance(record, rec.OpStatus):
                 observations.append(self._observation(record))
             elif isinstance(record, rec.Release):
                 self._release(record)
@@ -124,6 +130,17 @@ class _Writer:
                 if self._upsert_fact("supportwindow", row):
                     self.new_windows.append({k: row[k] for k in ("product", "cycle", "eol", "eol_kind", "eol_release")})
         self._upsert_many(observations)
+
+    def _rule(self, r: rec.DocRule) -> list[rec.Record]:
+        """A doc rule as the op verdicts and API limitations it stands for (kb.store.rules),
+        over the op catalog and the releases of the target's product known by now."""
+        from kb.store import rules
+
+        product = self.target_product(r.target)
+        raw = self.conn.connection.driver_connection
+        catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
+        versions = [v for (v,) in raw.execute("SELECT version FROM release WHERE product = ?", (product,))]
+        return rules.expand(r, catalog, versions, product)
 
     def _upsert_fact(self, table: str, row: dict[str, Any]) -> bool:
         """Insert a limitation or window once; seen again, only its ingested_at moves. True when new."""

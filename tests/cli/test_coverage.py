@@ -36,7 +36,7 @@ def test_compare_diff_leaves_unknown_out_with_a_summary(kb, capsys):
 def test_targets_say_known_and_unknown(kb, capsys):
     code, out, _ = run_kb(capsys, "targets", "--json")
     tpu = next(t for t in json.loads(out)["targets"] if t["name"] == "tpu")
-    assert tpu["coverage"] == {"known": 2, "unknown": 4, "total": 6, "percent": 33.3}
+    assert tpu["coverage"] == {"known": 2, "unknown": 4, "total": 6, "percent": 33.3, "catalog": 6, "outside_catalog": 0}
     code, out, _ = run_kb(capsys, "targets")
     assert "2 of 6 ops known (33.3%); 4 unknown" in out
 

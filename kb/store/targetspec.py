@@ -1,0 +1,146 @@
+"""One version grammar for every command that takes a target: `TARGET=VERSION`.
+
+`neuron=2.14.3.0` is a package version of the target's product; `neuron=2.33` is a vendor
+SDK release, which stands for the packages it ships (through `release.sdk_version`);
+`tpu=0.2` is the line of 0.2.x packages. `kb op`, `ops`, `check`, `compare`, `diff`, `ask`
+and `eol --stack` all resolve through `resolve`, and say what they resolved to in one line
+(`Resolution.line`), so one spelling never means two things in two commands.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from kb.errors import KBError
+
+
+def version_key(version: str) -> tuple:
+    """Order versions numerically (2.14.3.0 > 2.9.1); pre-releases before their release."""
+    head = re.split(r"[+]", version)[0]
+    parts = re.findall(r"\d+|[a-z]+", head.lower())
+    key = []
+    for part in parts:
+        if part.isdigit():
+            key.append((1, int(part)))
+        else:  # dev/a/b/rc sort below any number at the same position
+            key.append((0, {"dev": 0, "a": 1, "b": 2, "rc": 3}.get(part, 0)))
+    return tuple(key)
+
+
+def target_names(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM target ORDER BY name")]
+
+
+def check_target(conn: sqlite3.Connection, target: str) -> None:
+    names = target_names(conn)
+    if target not in names:
+        raise KBError(f"unknown target {target!r} (known: {', '.join(names)})")
+
+
+def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
+    """The target's versions that have verdicts."""
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT r.version FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ?", (target,))]
+
+
+@dataclass
+class Resolution:
+    target: str
+    asked: str | None  # the version as typed (None: the newest with data)
+    versions: list[str]  # the package versions it stands for, oldest first (empty: none known)
+    how: str  # "newest" | "package" | "sdk" | "line" | "none"
+    product: str
+    sdk: str | None = None  # the SDK release the versions belong to, when asked by SDK
+    with_data: list[str] = field(default_factory=list)  # versions of the target that have verdicts
+
+    @property
+    def chosen(self) -> str | None:
+        """The one version a single-version command reads: the newest of `versions` with
+        data (else the newest of them)."""
+        have = [v for v in self.versions if v in self.with_data]
+        return (have or self.versions or [None])[-1]
+
+    @property
+    def label(self) -> str:
+        if self.how == "sdk":
+            return f"SDK {self.sdk} ({self.product} {', '.join(self.versions)})"
+        if self.how == "none":
+            return f"{self.product} {self.asked}"
+        return f"{self.product} {', '.join(self.versions)}" if self.versions else self.product
+
+    def line(self, single: bool = False) -> str:
+        """What the spelling resolved to, in one line (empty when it is the version itself)."""
+        if self.how in ("package", "newest") or not self.versions:
+            return ""
+        spell = f"{self.target}={self.asked}"
+        if self.how == "sdk":
+            text = f"{spell} is SDK release {self.sdk}: {self.product} {', '.join(self.versions)}"
+        else:
+            text = f"{spell} is the {self.asked} line: {self.product} {', '.join(self.versions)}"
+        if single and len(self.versions) > 1:
+            text += f"; showing {self.chosen} (give {self.target}=VERSION for another)"
+        return text
+
+
+def _same_line(short: str, full: str) -> bool:
+    """2.33 ~ 2.33.0 and 2.14 ~ 2.14.3.0: every component the shorter has agrees."""
+    a, b = short.split("."), full.split(".")
+    return len(a) <= len(b) and a == b[:len(a)]
+
+
+def resolve(conn: sqlite3.Connection, target: str, asked: str | None, *, sdk_only: bool = False,
+            strict: bool = False) -> Resolution:
+    """A target's version as typed → the package versions it stands for. A version that is
+    a package version is itself; else an SDK release ships the packages whose sdk_version
+    is on its line; else the packages on its line. `strict`: no match is an input error."""
+    check_target(conn, target)
+    product = conn.execute("SELECT product FROM target WHERE name = ?", (target,)).fetchone()[0]
+    with_data = sorted(_release_versions(conn, target), key=version_key)
+    if asked is None:
+        return Resolution(target, None, with_data[-1:], "newest", product, with_data=with_data)
+    asked = asked.strip()
+    releases = conn.execute("SELECT version, sdk_version FROM release WHERE product = ?", (product,)).fetchall()
+    direct = [v for v, _ in releases if v == asked]
+    by_sdk = sorted({v for v, sdk in releases if sdk and _same_line(asked, sdk)}, key=version_key)
+    by_line = sorted({v for v, _ in releases if _same_line(asked, v)}, key=version_key)
+    if direct and not sdk_only:
+        return Resolution(target, asked, direct, "package", product, with_data=with_data)
+    if by_sdk:
+        sdks = sorted({sdk for v, sdk in releases if v in by_sdk and sdk}, key=version_key)
+        return Resolution(target, asked, by_sdk, "sdk", product, sdk=", ".join(sdks), with_data=with_data)
+    if by_line and not sdk_only:
+        return Resolution(target, asked, by_line, "line", product, with_data=with_data)
+    found = Resolution(target, asked, [], "none", product, with_data=with_data)
+    if strict:
+        known = ", ".join(sorted({v for v, _ in releases}, key=version_key)) or "none"
+        sdks = sorted({sdk for _, sdk in releases if sdk}, key=version_key)
+        also = f"; SDK releases: {', '.join(sdks)}" if sdks else ""
+        raise KBError(f"{target}={asked}: no {product} release or SDK release {asked} in the KB "
+                      f"(known {product} versions: {known}{also})")
+    return found
+
+
+def resolve_all(conn: sqlite3.Connection, versions: dict[str, str]) -> tuple[dict[str, list[str]], list[str]]:
+    """{target: typed version} → ({target: package versions}, the one-line notes), strict."""
+    out: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for target, asked in versions.items():
+        found = resolve(conn, target, asked, strict=True)
+        out[target] = found.versions
+        if found.line():
+            lines.append(found.line())
+    return out, lines
+
+
+def sdk_of(conn: sqlite3.Connection, target: str, version: str) -> str | None:
+    """The SDK release that ships a package version of the target (`neuron=2.14.3.0` →
+    2.33.0), for commands whose `neuron=` means the SDK (`kb eol --stack`); None when the
+    version is no package version or no SDK is recorded for it."""
+    found = resolve(conn, target, version)
+    if found.how != "package":
+        return None
+    row = conn.execute("SELECT sdk_version FROM release WHERE product = ? AND version = ?",
+                       (found.product, version)).fetchone()
+    return row[0] if row and row[0] else None
