@@ -28,6 +28,9 @@ from kb import products
 from kb.errors import KBError
 from kb.store.queries import version_key
 
+# Source name of a product's own end-of-life statements (scrapers.reference_facts writes it).
+UPSTREAM_SOURCE = "upstream-eol"
+
 
 class EolError(KBError):
     """Bad input to an end-of-support question (a date, a horizon, a stack)."""
@@ -105,6 +108,9 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         if family in products.INSTANCE_FAMILIES:  # a window stated for "Inf1" is instance Inf1
             cycle = family if cycle.lower() in ("", family) else f"{family} {cycle}"
         row["product"], row["cycle"] = products.window_product(product, cycle), cycle
+        # a product's own end of life (Python's, Ubuntu's) is a window of its own beside
+        # what a vendor says about supporting that cycle: never one superseding the other
+        row["scope"] = "upstream" if row["source_name"] == UPSTREAM_SOURCE else "vendor"
     return rows
 
 
@@ -154,6 +160,13 @@ def release_date_of(releases: list[dict[str, Any]], product: str, version: str) 
     return first["date"], first["version"]
 
 
+def releases_known_as_of(releases: list[dict[str, Any]], product: str) -> str | None:
+    """The day of the newest release data kb has for `product` (its latest retrieval):
+    a release not in the registry is "not known as of" that day, never "not released"."""
+    days = [(r.get("retrieved_at") or "")[:10] for r in releases if r["canonical"] == product]
+    return max((d for d in days if d), default=None)
+
+
 def _release_product(window_product: str, eol_release: str) -> tuple[str, str]:
     """"torch_tpu 0.3" names its product; a bare "2.34" is a release of the product's
     usual release train (Neuron SDK for everything Neuron)."""
@@ -180,12 +193,13 @@ def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]
         "product": product,
         "product_label": products.info(product).label,
         "cycle": newest["cycle"],
+        "scope": newest.get("scope", "vendor"),
         "title": (eol_stmt or newest).get("title") or newest.get("title"),
         "release_date": rel_stmt["release_date"] if rel_stmt else None,
         "support_end": end_stmt["support_end"] if end_stmt else None,
         "support_end_source": _source(end_stmt) if end_stmt else None,
         "eol_kind": None, "eol_release": None, "eol_release_product": None, "eol_release_version": None,
-        "eol_pending": False, "eol_approximate": False, "eol_from": None, "eol_stated": None,
+        "eol_pending": False, "release_known_as_of": None, "eol_approximate": False, "eol_from": None, "eol_stated": None,
         "eol_source": _source(eol_stmt) if eol_stmt else None,
         "note": (eol_stmt or newest).get("note"),
         "statement_date": (eol_stmt or newest).get("statement_date"),
@@ -204,6 +218,7 @@ def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]
                 eol_day, approx = parse_day(shipped)
                 window["eol_release_version"] = shipped_version
                 window["eol_pending"] = eol_day is None
+                window["release_known_as_of"] = releases_known_as_of(releases, rel_product)
         window["eol_from"] = eol_day.isoformat() if eol_day else None
         window["eol_approximate"] = approx
     current = {id(s) for s in (eol_stmt, end_stmt, rel_stmt) if s is not None} or {id(newest)}
@@ -269,6 +284,8 @@ def relative(days_left: int | None) -> str:
 def support_by(window: dict[str, Any]) -> str | None:
     """For someone else's product (Python, Ubuntu, PyTorch): whose support the window is,
     from its source ("Neuron SDK"); None for a vendor's own product."""
+    if window.get("scope") == "upstream":
+        return "upstream"
     if not products.info(window["product"]).outside:
         return None
     name = (window.get("source_name") or "") + " " + (window.get("source_url") or "")
@@ -282,7 +299,8 @@ def describe_date(window: dict[str, Any]) -> str:
     train = "Neuron" if window["eol_release_product"] == "neuron-sdk" else (window["eol_release_product"] or "")
     if kind == "with_release" and release:
         if window["eol_pending"]:
-            return f"pending: ends with {train} {release}"
+            known = window.get("release_known_as_of")
+            return f"pending: ends with {train} {release}" + (f" (not known as of {known})" if known else "")
         shipped = window["eol_release_version"] or release
         return f"ends with {train} {release} (shipped {shipped} on {window['eol_from']})"
     if kind and window["eol_from"]:
@@ -301,7 +319,7 @@ def current_windows(conn: sqlite3.Connection, as_of: date) -> list[dict[str, Any
     releases = load_releases(conn)
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in load_statements(conn):
-        groups.setdefault((row["product"], row["cycle"].lower()), []).append(row)
+        groups.setdefault((row["product"], row["cycle"].lower(), row["scope"]), []).append(row)
     windows = [build_window(stmts, releases, as_of) for stmts in groups.values()]
     return sort_windows(windows)
 
@@ -575,7 +593,7 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
                 issues.append(_issue("incompatible", c, f"{w['product_label']} {w['cycle']}: ends with Neuron "
                                      f"{w['eol_release']}, and the stack has Neuron {sdk}", w["source_url"], w["eol_from"]))
             elif w["eol_pending"]:
-                issues.append(_issue("pending", c, f"{w['product_label']} {w['cycle']}: {w['state']} (not yet released)",
+                issues.append(_issue("pending", c, f"{w['product_label']} {w['cycle']}: {w['state']}",
                                      w["source_url"], gate=False))
             elif w["in_maintenance"]:
                 issues.append(_issue("maintenance", c, f"{w['product_label']} {w['cycle']}: active support ended "
