@@ -117,7 +117,7 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for r in conn.execute("SELECT product, version, date, sdk_version, torch_versions, python_versions, os, "
-                          "instance_families, source_url, retrieved_at FROM release"):
+                          "instance_families, source_url, retrieved_at, source_kind, source_name FROM release"):
         row = dict(r)
         for key in ("torch_versions", "python_versions", "os", "instance_families"):
             row[key] = _json_list(row[key])
@@ -194,6 +194,7 @@ def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]
         "product_label": products.info(product).label,
         "cycle": newest["cycle"],
         "scope": newest.get("scope", "vendor"),
+        "listed": False,  # True: a cycle a release matrix lists, with no statement of its own
         "title": (eol_stmt or newest).get("title") or newest.get("title"),
         "release_date": rel_stmt["release_date"] if rel_stmt else None,
         "support_end": end_stmt["support_end"] if end_stmt else None,
@@ -307,6 +308,8 @@ def describe_date(window: dict[str, Any]) -> str:
         return kind + (" (month only)" if window["eol_approximate"] else "")
     if kind == "projected":
         return "projected, no date"
+    if window.get("scope") == "upstream" and not window["eol_from"]:
+        return "no end stated by its maintainers"
     if window["support_end"] and not window["eol_from"]:
         return "end of active support only"
     if (window["note"] or "").lower().startswith("maintenance"):
@@ -366,6 +369,9 @@ def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | 
         # a known product without windows of its own: name its neighbours, never show them as it
         key = products.slug(product)
         related = [name for name in known if not windows and key in name and name != products.canonical(product)]
+    if product and not at and within is None:
+        listed = listed_windows(conn, windows, as_of)
+        windows = windows + [w for w in listed if products.matches(product, w["product"])]
     if at:
         windows = [w for w in windows if w["status"] in ("ended", "maintenance", "pending")]
     if within is not None:
@@ -376,6 +382,69 @@ def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | 
             "product_name": products.canonical(product) if product else None,
             "product_label": products.info(product).label if product else None,
             "windows": windows, "related": related}
+
+
+# ---------------------------------------------------------------- supported cycles
+
+_MATRIX_FIELDS = {"python": "python_versions", "pytorch": "torch_versions", "ubuntu": "os"}
+_OWN_RELEASES = ("torchneuron", "torch_tpu", "libtpu")
+
+
+def _cycle_of(product: str, value: str) -> str | None:
+    if product == "ubuntu":
+        found = _ubuntu_versions([value])
+        return found[0] if found else None
+    parts = value.split(".")
+    return ".".join(parts[:2]) if product == "pytorch" and len(parts) > 2 else value
+
+
+def _listed(product: str, cycle: str, state: str, release: dict[str, Any], as_of: date) -> dict[str, Any]:
+    """A cycle that a release matrix lists as supported and no statement ends: a row of
+    its own ("supported, no end stated"), so `kb eol python` shows what still works."""
+    window = {"product": product, "product_label": products.info(product).label, "cycle": cycle, "scope": "vendor",
+              "title": None, "release_date": None, "support_end": None, "support_end_source": None,
+              "eol_kind": None, "eol_release": None, "eol_release_product": None, "eol_release_version": None,
+              "eol_pending": False, "release_known_as_of": None, "eol_approximate": False, "eol_from": None,
+              "eol_stated": None, "eol_source": None, "note": None, "statement_date": None,
+              "source_kind": release.get("source_kind"), "source_name": release.get("source_name"),
+              "source_url": release["source_url"], "retrieved_at": release["retrieved_at"], "history": [],
+              "superseded": 0, "listed": True}
+    window = evaluate(window, as_of)
+    window.update(status="listed", support_state="supported", state=state)
+    return window
+
+
+def listed_windows(conn: sqlite3.Connection, windows: list[dict[str, Any]], as_of: date) -> list[dict[str, Any]]:
+    """Supported cycles that no end-of-support statement covers: for Python, PyTorch and
+    Ubuntu, what the newest Neuron SDK release stating a matrix lists (the Neuron SDK's
+    support); for TorchNeuron, TorchTPU and libtpu, each known release."""
+    releases = load_releases(conn)
+    vendor = {(w["product"], w["cycle"].lower()) for w in windows if w.get("scope") != "upstream"}
+    out: list[dict[str, Any]] = []
+    for product, field in _MATRIX_FIELDS.items():
+        stating = [r for r in releases if r["sdk_version"] and r[field]]
+        if not stating:
+            continue
+        newest = max((r["sdk_version"] for r in stating), key=version_key)
+        seen: set[str] = set()
+        for r in stating:
+            if r["sdk_version"] != newest:
+                continue
+            for value in r[field]:
+                cycle = _cycle_of(product, value)
+                if not cycle or cycle in seen or any(p == product and same_line(c, cycle) for p, c in vendor):
+                    continue
+                seen.add(cycle)
+                out.append(_listed(product, cycle, f"listed as supported by Neuron {newest} (newest release "
+                                   "stating it); no end stated", r, as_of))
+    stated = {(w["product"], w["cycle"].lower()) for w in windows}
+    for product in _OWN_RELEASES:
+        for r in sorted((r for r in releases if r["canonical"] == product), key=lambda r: version_key(r["version"])):
+            if (product, r["version"].lower()) in stated:
+                continue
+            shipped = f"released {r['date']}" if r["date"] else "release date not stated"
+            out.append(_listed(product, r["version"], f"{shipped}; no end of support stated", r, as_of))
+    return out
 
 
 # ---------------------------------------------------------------- stacks

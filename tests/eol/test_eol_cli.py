@@ -30,8 +30,13 @@ def test_json_and_today_option(kb, capsys):
     code, out, _ = run_kb(capsys, "eol", "python", "--json", "--today", "2026-12-20")
     data = json.loads(out)
     assert code == 0 and data["today"] == "2026-12-20"
-    assert [w["cycle"] for w in data["windows"]] == ["3.10", "3.9"]  # pending first, then ended
-    first = data["windows"][1]
+    stated = [w for w in data["windows"] if not w["listed"]]
+    assert [w["cycle"] for w in stated] == ["3.10", "3.9"]  # pending first, then ended
+    # then the cycles the newest release matrix lists and no statement ends: supported, no end stated
+    listed = [w for w in data["windows"] if w["listed"]]
+    assert [(w["cycle"], w["support_state"]) for w in listed] == [("3.12", "supported"), ("3.13", "supported")]
+    assert all("no end stated" in w["state"] for w in listed)
+    first = stated[1]
     assert (first["cycle"], first["is_eol"], first["eol_from"]) == ("3.9", True, "2026-12-15")
     assert isinstance(first["history"], list) and first["history"][0]["source_url"] == "https://example.test/eos"
 

@@ -114,10 +114,12 @@ def test_loose_product_filter(kb):
     # torch-neuronx is the package of both families: its windows are those of PyTorch/XLA on
     # Neuron and of the native TorchNeuron, each under its own product name (the README's
     # `kb eol torch-neuronx` answers)
-    assert _names(_windows(kb, product="torch-neuronx")) == [("torch-neuronx-xla", "inference")]
+    both = _windows(kb, product="torch-neuronx")
+    assert _names(w for w in both if not w["listed"]) == [("torch-neuronx-xla", "inference")]
+    assert _names(w for w in both if w["listed"]) == [("torchneuron", "2.13.3.0"), ("torchneuron", "2.14.3.0")]
     assert _names(_windows(kb, product="torch-neuronx-xla")) == [("torch-neuronx-xla", "inference")]
     assert _names(_windows(kb, product="PyTorch/XLA")) == [("torch-neuronx-xla", "inference")]
-    assert _names(_windows(kb, product="Python")) == [
+    assert _names(w for w in _windows(kb, product="Python") if not w["listed"]) == [
         ("python", "3.9"), ("python", "3.10")]
     with pytest.raises(eol.EolError, match="no support windows for 'cobol'"):
         _windows(kb, product="cobol")
