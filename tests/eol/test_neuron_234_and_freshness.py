@@ -26,17 +26,20 @@ def test_neuron_234_is_a_release_and_its_packages_get_presumed_verdicts(isolated
     conn = db.open_kb(str(isolated_kb))
     sdk = dict(conn.execute("SELECT * FROM release WHERE product = 'neuron-sdk' AND version = '2.34.0'").fetchone())
     assert sdk["date"] == "2026-11-30" and sdk["source_url"].endswith("/release-notes/2.34.0.html")
-    native = dict(conn.execute("SELECT * FROM release WHERE product = 'torchneuron' AND version = '2.34.0'").fetchone())
+    # the torch-neuronx the 2.34 components require (the only 2.34 package a stored page names)
+    native = dict(conn.execute("SELECT * FROM release WHERE product = 'torchneuron' AND version = '2.14.3.1'").fetchone())
     assert native["sdk_version"] == "2.34.0" and native["channel"] == "beta"
+    assert json.loads(native["torch_versions"]) == ["2.14.0"]
+    assert json.loads(native["python_versions"]) == ["3.12", "3.13", "3.14"]
     # carried forward like 2.33's packages: presumed, from the same older version
     rows = conn.execute("SELECT s.basis, s.effective_via FROM support s JOIN release r ON r.id = s.release_id "
-                        "WHERE s.target = 'neuron' AND r.version IN ('2.14.3.0', '2.34.0') AND s.op = 'aten::silu' "
+                        "WHERE s.target = 'neuron' AND r.version IN ('2.14.3.0', '2.14.3.1') AND s.op = 'aten::silu' "
                         "AND s.mode = 'eager' ORDER BY r.version").fetchall()
     assert [r["basis"] for r in rows] == ["presumed", "presumed"]
     assert len({json.loads(r["effective_via"])["presumed_from"] for r in rows}) == 1
     code, data, _ = _json(capsys, "targets")
     neuron = next(t for t in data["targets"] if t["name"] == "neuron")
-    assert code == 0 and "2.34.0" in json.dumps(neuron)
+    assert code == 0 and "2.14.3.1" in json.dumps(neuron)
 
 
 @pytest.mark.parametrize("day, state, is_eol", [("2026-11-29", "ending", False), ("2026-11-30", "ended", True)])
@@ -72,6 +75,8 @@ def test_stack_with_neuron_234(isolated_kb, capsys, monkeypatch):
     monkeypatch.setenv("KB_TODAY", "2026-12-01")
     code, data, _ = _json(capsys, "eol", "--stack", "neuron=2.34 torch=2.9 python=3.12 ubuntu=24.04")
     assert "Neuron 2.34" in data["matrices_checked"]
+    # PyTorch 2.9 (PyTorch/XLA) is not in 2.34's matrix: its torch-neuronx last shipped in 2.31
+    assert ("incompatible", "torch=2.9") in {(i["kind"], i["component"]) for i in data["issues"]}
     windows = {(w["product"], w["cycle"], w["scope"]) for w in data["windows"]}
     assert ("python", "3.12", "upstream") in windows and ("ubuntu", "24.04", "upstream") in windows
     assert ("pytorch", "2.9", "upstream") in windows
@@ -112,7 +117,7 @@ def test_torch_tpu_and_libtpu_rows_say_no_end_stated_with_the_source(isolated_kb
 
 def test_eol_torch_neuronx_answers_on_stdout(isolated_kb, capsys):
     code, out, _ = run_kb(capsys, "eol", "torch-neuronx")
-    assert code == 0 and "torch-neuronx-xla" in out and "torchneuron" in out and "2.34.0" in out
+    assert code == 0 and "torch-neuronx-xla" in out and "torchneuron" in out and "2.14.3.1" in out
 
 
 def _newest(isolated_kb) -> date:
@@ -141,7 +146,7 @@ def test_version_json_states_as_of_per_source(isolated_kb, capsys):
 
 
 def test_basis_notes_say_as_of(isolated_kb, capsys):
-    code, data, _ = _json(capsys, "op", "aten::silu", "-t", "neuron=2.34.0")
+    code, data, _ = _json(capsys, "op", "aten::silu", "-t", "neuron=2.14.3.1")
     assert any("as of " in n for n in data["basis_notes"])
 
 
