@@ -317,7 +317,8 @@ async def eol_page_view(datasette, request):
             windows = result["windows"]
             context.update(windows=windows, related=result.get("related") or [], today=result["today"],
                            ending_days=result.get("ending_days", ""),
-                           with_support_end=any(w.get("support_end") for w in windows))
+                           with_support_end=any(w.get("support_end") for w in windows),
+                           with_whose=any(w.get("support_by") for w in windows))
             if product:
                 context["heading"] = f"{result.get('product_label') or product}: end of support"
                 by = sorted({w["support_by"] for w in windows if w.get("support_by") not in (None, "upstream")})

@@ -225,3 +225,16 @@ def test_announcement_scraper_reads_a_234_no_longer_supported_post():
     windows = [r for r in neuron_announcements.SOURCE.scrape([doc]) if isinstance(r, SupportWindow)]
     assert windows and all(w.statement_date == "2026-11-17" for w in windows)
     assert any(w.eol_release == "2.34" or (w.eol or "").startswith("2.34") or w.eol_kind for w in windows)
+
+
+def test_calendar_keeps_own_end_of_life_apart(isolated_kb, capsys, monkeypatch):
+    from icalendar import Calendar
+
+    monkeypatch.setenv("KB_TODAY", "2026-12-01")
+    code = main(["eol", "python", "--ics"])
+    cal = Calendar.from_ical(capsys.readouterr().out)
+    uids = [str(e["uid"]) for e in cal.walk("VEVENT")]
+    assert code == 0 and len(uids) == len(set(uids))
+    summaries = {str(e["uid"]): str(e["summary"]) for e in cal.walk("VEVENT")}
+    assert "(its own)" in summaries["python-3.10-eol-upstream@kb"]
+    assert "Neuron SDK's support" in summaries["python-3.10-eol@kb"]
