@@ -414,6 +414,36 @@ def _listed(product: str, cycle: str, state: str, release: dict[str, Any], as_of
     return window
 
 
+def _platform_listed(conn: sqlite3.Connection, covered: set[tuple[str, str]], as_of: date) -> list[dict[str, Any]]:
+    """Ubuntu versions the newest Neuron SDK support matrix names (platform facts):
+    supported ones as supported, "end of support" ones as ended with no date stated."""
+    facts = [f for f in load_platform_facts(conn) if f["canonical"] == "neuron-sdk"
+             and re.match(r"ubuntu\s*\d{2}\.\d{2}", f["platform"], re.I)]
+    if not facts:
+        return []
+    newest = max((f["version"] for f in facts), key=version_key)
+    out = []
+    for f in facts:
+        cycle = _ubuntu_versions([f["platform"]])[0]
+        if f["version"] != newest or ("ubuntu", cycle) in covered:
+            continue
+        status = f["status"].strip().lower()
+        release = {"source_url": f["source_url"], "retrieved_at": f["retrieved_at"], "source_kind": None,
+                   "source_name": None}
+        if status in ("supported", "yes", "ga"):
+            window = _listed("ubuntu", cycle, f"listed as supported by Neuron {newest}; no end stated", release, as_of)
+        elif "end of support" in status:
+            window = _listed("ubuntu", cycle, f"end of support stated by Neuron {newest}'s support matrix, no date",
+                             release, as_of)
+            window.update(support_state="ended", status="ended (no date)")
+        else:
+            continue
+        window["support_by"] = "Neuron SDK"
+        covered.add(("ubuntu", cycle))
+        out.append(window)
+    return out
+
+
 def listed_windows(conn: sqlite3.Connection, windows: list[dict[str, Any]], as_of: date) -> list[dict[str, Any]]:
     """Supported cycles that no end-of-support statement covers: for Python, PyTorch and
     Ubuntu, what the newest Neuron SDK release stating a matrix lists (the Neuron SDK's
@@ -437,6 +467,7 @@ def listed_windows(conn: sqlite3.Connection, windows: list[dict[str, Any]], as_o
                 seen.add(cycle)
                 out.append(_listed(product, cycle, f"listed as supported by Neuron {newest} (newest release "
                                    "stating it); no end stated", r, as_of))
+    out += _platform_listed(conn, vendor | {(w["product"], w["cycle"].lower()) for w in out}, as_of)
     stated = {(w["product"], w["cycle"].lower()) for w in windows}
     for product in _OWN_RELEASES:
         for r in sorted((r for r in releases if r["canonical"] == product), key=lambda r: version_key(r["version"])):

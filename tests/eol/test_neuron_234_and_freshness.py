@@ -96,6 +96,9 @@ def test_upstream_dates_beside_neurons_with_whose_support(isolated_kb, capsys, m
     assert ubuntu[("22.04", "upstream")]["eol_from"] == "2027-05-01"
     assert ubuntu[("26.04", "upstream")]["eol_kind"] == "projected"
     assert ubuntu[("20.04", "upstream")]["source_url"] == "https://ubuntu.com/about/release-cycle"
+    # beside them, what the newest Neuron support matrix says: 22.04 ended (no date), 24.04 supported
+    assert ubuntu[("22.04", "Neuron SDK")]["support_state"] == "ended" and ubuntu[("22.04", "Neuron SDK")]["listed"]
+    assert ubuntu[("24.04", "Neuron SDK")]["support_state"] == "supported"
     code, data, _ = _json(capsys, "eol", "pytorch")
     torch = {(w["cycle"], w["support_by"]): w for w in data["windows"]}
     assert torch[("2.13", "upstream")]["state"] == "no end stated by its maintainers"
