@@ -83,7 +83,7 @@ def test_knowledge_tools_return_the_facts(mcp_results):
     assert neuronx["product"] == "torchneuron" and neuronx["latest"] == "2.14.3.1"
     assert neuronx["other_readings"] == ["torch-neuronx-xla"]
     assert neuronx["releases"][0]["python_versions"] == ["3.12", "3.13", "3.14"]
-    assert neuronx["releases"][0]["source_url"].endswith("about-torchao-neuron.html")  # 2.14.3.1, Neuron 2.34
+    assert neuronx["releases"][0]["source_url"].endswith("release-notes/components/torchao-neuron.html")  # 2.14.3.1, Neuron 2.34
     assert tpu["releases"][0]["version"] == "0.2.0" and "pypi.org" in tpu["releases"][0]["source_url"]
     assert {c["version"] for c in sdk["in_sdk"] if c["product"] == "torchneuron"} == {"2.13.3.0", "2.14.3.0"}
     fp64, tpu64, dynamic = r[3], r[4], r[5]
