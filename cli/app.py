@@ -73,10 +73,14 @@ def version_command(json_out: JsonOption = False) -> None:
     from kb.store import queries
     from kb.store.db import open_kb
 
-    conn = open_kb(None)
+    try:  # the KB's "as of": kb version still answers where the KB cannot be opened
+        conn = open_kb(None)
+        by_source = queries.data_as_of(conn)
+    except (KBError, OSError):
+        by_source = {}
     result = {"distribution": kb.DIST_NAME, "version": kb.__version__, "data_dir": root,
-              "data_sha256": data_digest(root), "data_as_of": queries.newest_data_day(conn),
-              "data_as_of_by_source": queries.data_as_of(conn)}
+              "data_sha256": data_digest(root), "data_as_of": max(by_source.values(), default=None),
+              "data_as_of_by_source": by_source}
     if json_out:
         emit_json(result)
     else:
