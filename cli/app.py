@@ -70,12 +70,23 @@ def version_command(json_out: JsonOption = False) -> None:
     root = paths.data_dir()
     if not os.path.isdir(root):
         raise KBError(f"no data folder at {root} (KB_DATA_DIR names a folder that does not exist?)")
+    from kb.store import queries
+    from kb.store.db import open_kb
+
+    try:  # the KB's "as of": kb version still answers where the KB cannot be opened
+        conn = open_kb(None)
+        by_source = queries.data_as_of(conn)
+    except (KBError, OSError):
+        by_source = {}
     result = {"distribution": kb.DIST_NAME, "version": kb.__version__, "data_dir": root,
-              "data_sha256": data_digest(root)}
+              "data_sha256": data_digest(root), "data_as_of": max(by_source.values(), default=None),
+              "data_as_of_by_source": by_source}
     if json_out:
         emit_json(result)
     else:
-        typer.echo(f"{result['distribution']} {result['version']} (data sha256:{result['data_sha256'][:16]} from {root})")
+        as_of = f", as of {result['data_as_of']}" if result["data_as_of"] else ""
+        typer.echo(f"{result['distribution']} {result['version']} (data sha256:{result['data_sha256'][:16]} "
+                   f"from {root}{as_of})")
 
 
 @app.command("op")

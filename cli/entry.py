@@ -80,9 +80,11 @@ def _main(argv: list[str]) -> int:
         from cli import fast
 
         code = fast.try_run(argv)
-        if code is not None:
-            return code
-        return _run_typer(argv)
+        if code is None:
+            code = _run_typer(argv)
+        if code in (0, 1):
+            _freshness_notice()
+        return code
     except KBError as exc:
         error(str(exc))
         return 2
@@ -99,6 +101,34 @@ def _main(argv: list[str]) -> int:
             return 2
         error(f"unexpected {type(exc).__name__}: {exc} (set KB_TRACEBACK=1 to see where)")
         return 2
+
+
+def _freshness_notice() -> None:
+    """One line on stderr when the KB a command answered from holds only old data (more
+    than 30 days before today, or KB_TODAY), naming `kb ingest --all`."""
+    from kb.store import db
+
+    if not db.OPENED:
+        return
+    path = db.OPENED[-1]
+    db.OPENED.clear()
+    from datetime import date
+
+    from cli.render import note
+    from kb.store.dbfile import connect
+    from kb.store.queries import freshness_notice
+
+    try:
+        today = date.fromisoformat(os.environ["KB_TODAY"]) if os.environ.get("KB_TODAY") else date.today()
+        conn = connect(path)
+        try:
+            line = freshness_notice(conn, today)
+        finally:
+            conn.close()
+    except Exception:  # a notice never turns an answer into a failure
+        return
+    if line:
+        note(line)
 
 
 def _command(argv: list[str]) -> str:

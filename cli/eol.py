@@ -22,13 +22,17 @@ def _eol_cell(w: dict[str, Any]) -> str:
     if w["eol_from"]:
         return w["eol_from"]
     if w["eol_pending"]:
-        return f"with {w['eol_release_product'] or ''} {w['eol_release']} (not yet released)".replace("neuron-sdk", "Neuron")
+        known = w.get("release_known_as_of")
+        return (f"with {w['eol_release_product'] or ''} {w['eol_release']} "
+                f"({'not known as of ' + known if known else 'no such release known'})").replace("neuron-sdk", "Neuron")
     return "no date stated"
 
 
 def product_title(w: dict[str, Any]) -> str:
     """"Python — as the Neuron SDK supports it": someone else's product says whose support it is."""
     label = w.get("product_label") or w["product"]
+    if w.get("support_by") == "upstream":
+        return f"{label} — its own end of life"
     return f"{label} — as the {w['support_by']} supports it" if w.get("support_by") else label
 
 
@@ -36,20 +40,33 @@ def _windows_table(windows: list[dict[str, Any]], title: str | None = None) -> N
     """One row per cycle, endoflife.date style: state, resolved date, how long ago / until."""
     with_support_end = any(w["support_end"] for w in windows)
     rows = []
+    with_whose = any(w.get("support_by") for w in windows)
     for w in windows:
         row = [w["product"], w["cycle"], f"{_STATE_MARK[w['support_state']]} {w['support_state']}", _eol_cell(w),
                w["relative"], w["state"]]
+        if with_whose:
+            row.insert(2, _whose(w))
         if with_support_end:
             row.append(w["support_end"] or "")
         rows.append([*row, _source(w)])
     columns = ["product", "cycle", "state", "end of support", "when", "how known"]
+    if with_whose:
+        columns.insert(2, "whose support")
     if with_support_end:
         columns.append("active support ends")
     table([*columns, "source"], rows, title=title, status_column=None)
-    scoped = sorted({product_title(w) for w in windows if w.get("support_by")})
+    scoped = sorted({product_title(w) for w in windows if w.get("support_by") not in (None, "upstream")})
     for line in scoped:
         note(f"{line}: these dates are that vendor's support, not the product's own end of life")
+    if any(w.get("support_by") == "upstream" for w in windows):
+        note("whose support 'upstream': the product's own end of life, as its maintainers publish it")
     note(f"state: ✔ supported · ◐ ending (within {ENDING_DAYS} days, pending a release, or maintenance only) · ✘ ended · ? no end stated")
+
+
+def _whose(w: dict[str, Any]) -> str:
+    """Whose support a row is: the product's own maintainers (upstream) or a vendor's."""
+    by = w.get("support_by")
+    return "upstream (own end of life)" if by == "upstream" else (by or "")
 
 
 _STATE_MARK = {"supported": "✔", "ending": "◐", "ended": "✘", "unknown": "?"}

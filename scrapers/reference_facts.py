@@ -26,7 +26,13 @@ SNAPSHOT_URL = "https://github.com/parmoham-aws/test-repo-parmoham/tree/98154b86
 _PRODUCTS = {
     "torch-neuronx (native TorchNeuron)": ("torchneuron", "neuron"),
     "torch_tpu": ("torch_tpu", "tpu"),
+    "Neuron SDK": ("neuron-sdk", "neuron"),
 }
+# Whose end of life an `upstream-eol` row states: the product's own maintainers' (Python's
+# devguide, Ubuntu's release cycle), never a vendor's support of it. kb.eol keeps these
+# apart from what Neuron says about the same cycle by this source name.
+UPSTREAM_SOURCE = "upstream-eol"
+_UPSTREAM_DATE = re.compile(r"^(projected )?(\d{4}-\d{2}(?:-\d{2})?)$")
 _SDK = re.compile(r"Neuron SDK (\d+\.\d+(?:\.\d+)?)")
 _TORCH = re.compile(r"PyTorch (\d+\.\d+(?:\.\d+)?)")
 _PYTHON = re.compile(r"Python ((?:\d\.\d+;?)+)")
@@ -51,20 +57,30 @@ def _sdk_version(version: str) -> str:
     return version if version.count(".") >= 2 else version + ".0"
 
 
-def parse_manual_facts(text: str, *, source_file_url: str, retrieved_at: str, sha256: str) -> list[rec.Record]:
-    """Rows of manual-facts.csv as records; unknown row kinds are an error, not skipped."""
+def parse_manual_facts(text: str, *, source_file_url: str, retrieved_at: str, sha256: str,
+                       source_name: str = "manual-facts") -> list[rec.Record]:
+    """Rows of manual-facts.csv as records; unknown row kinds are an error, not skipped.
+
+    Kind `upstream-eol` is a product's own end of life (value: an ISO day or month,
+    `projected YYYY-MM`, or `no end stated`), kept apart from any vendor's support of it."""
     rows = list(csv.DictReader(io.StringIO(text)))
     expected = {"kind", "product", "subject", "value", "note", "source_url"}
-    if not rows or set(rows[0]) != expected:
+    # optional, per row: when the fact was read (facts read at different times keep their
+    # own day) and when the vendor stated it (the newer statement wins in kb.eol)
+    optional = {"retrieved_at", "statement_date"}
+    if not rows or not expected <= set(rows[0]) or set(rows[0]) - expected - optional:
         found = sorted(rows[0]) if rows else []
-        raise FactsError(f"{source_file_url}: expected columns {sorted(expected)}, found {found}")
+        raise FactsError(f"{source_file_url}: expected columns {sorted(expected)} (optionally "
+                         f"{sorted(optional)}), found {found}")
     out: list[rec.Record] = []
     for row in rows:
-        prov = rec.Provenance(
-            source_kind="manual", source_name="manual-facts", source_url=row["source_url"] or source_file_url,
-            retrieved_at=retrieved_at, content_sha256=sha256, tool_version=TOOL_VERSION,
-        )
         kind, note = row["kind"], row["note"] or None
+        prov = rec.Provenance(
+            source_kind="manual", source_name=UPSTREAM_SOURCE if kind == "upstream-eol" else source_name,
+            source_url=row["source_url"] or source_file_url, retrieved_at=row.get("retrieved_at") or retrieved_at,
+            content_sha256=sha256, tool_version=TOOL_VERSION,
+        )
+        stated = row.get("statement_date") or None
         product, target, version = _split_product(row["product"])
         if kind == "release":
             out.append(_release(product, row["subject"], row["value"], note or "", prov))
@@ -88,12 +104,29 @@ def parse_manual_facts(text: str, *, source_file_url: str, retrieved_at: str, sh
             out.append(rec.SupportWindow(
                 product=product, cycle=row["subject"], provenance=prov,
                 eol_kind="with_release" if ends else None, eol_release=ends.group(1) if ends else None,
-                statement_date=announced.group(1) if announced else None,
+                statement_date=stated or (announced.group(1) if announced else None),
                 title=f"{row['product']}: {row['subject']} {row['value']}", note=note,
             ))
+        elif kind == "upstream-eol":
+            out.append(_upstream_window(product, row, note, stated, prov, source_file_url))
         else:
             raise FactsError(f"{source_file_url}: unknown fact kind {kind!r}")
     return out
+
+
+def _upstream_window(product: str, row: dict, note: str | None, stated: str | None, prov: rec.Provenance,
+                     where: str) -> rec.SupportWindow:
+    """A product's own end of life; "no end stated" is a statement too (with its source)."""
+    value = row["value"].strip()
+    m = _UPSTREAM_DATE.match(value)
+    if not m and value.lower() != "no end stated":
+        raise FactsError(f"{where}: upstream-eol {row['product']} {row['subject']}: value {value!r} is not a date, "
+                         "'projected YYYY-MM' or 'no end stated'")
+    return rec.SupportWindow(
+        product=product, cycle=row["subject"], provenance=prov, statement_date=stated,
+        eol=m.group(2) if m else None, eol_kind=("projected" if m.group(1) else "announced") if m else None,
+        title=f"{row['product']} {row['subject']}: {'own end of life ' + value if m else value}", note=note,
+    )
 
 
 def _release(product: str, version: str, date: str, note: str, prov: rec.Provenance) -> rec.Release:
@@ -146,6 +179,18 @@ def _parse_facts_doc(doc) -> list[rec.Record]:
     return parse_manual_facts(doc.text, source_file_url=_file_url(doc), retrieved_at=doc.retrieved_at, sha256=doc.sha256)
 
 
+def _parse_project_facts_doc(doc) -> list[rec.Record]:
+    where = f"file://scrapers/{doc.path}" if doc.path else doc.url
+    return parse_manual_facts(doc.text, source_file_url=where, retrieved_at=doc.retrieved_at, sha256=doc.sha256,
+                              source_name=PROJECT_FACTS)
+
+
+# Facts of 2026-10/11 read through the docs search (Neuron 2.34, its announcements) and
+# upstream end-of-life dates: a project file, since shared/reference is read-only. Each row
+# names its vendor page and the time it was read.
+PROJECT_FACTS = "manual-facts-2026-11"
+
+
 def _parse_snapshot_doc(doc) -> list[rec.Record]:
     return parse_snapshot_ops(doc.text, source_file_url=_file_url(doc), retrieved_at=doc.retrieved_at, sha256=doc.sha256)
 
@@ -160,6 +205,10 @@ def _sources():
         Source(name="torchneuron-dev-snapshot", kind="manual", urls=(), parse=_parse_snapshot_doc,
                local_paths=("facts/torchneuron-dev-snapshot-registered-ops.txt",),
                description="ATen names a pre-release TorchNeuron snapshot registers; local file only"),
+        Source(name=PROJECT_FACTS, kind="manual", urls=(), parse=_parse_project_facts_doc,
+               local_paths=("facts/manual-facts-2026-11.csv",),
+               description="Neuron 2.34 facts (2026-10/11) and upstream end-of-life dates; "
+                           "kb ingest --source manual-facts-2026-11 --from-file scrapers"),
     )
 
 

@@ -50,9 +50,11 @@ def test_checkout_reads_top_level_data_and_a_wheel_its_bundled_copy(monkeypatch,
 def test_version_names_the_distribution_and_the_data(small_data, capsys):
     assert main(["version", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
+    as_of = {k: shown.pop(k) for k in ("data_as_of", "data_as_of_by_source")}
     assert shown == {"kb_version": kb.__version__, "command": "version",  # the --json envelope
                      "distribution": kb.DIST_NAME, "version": kb.__version__, "data_dir": str(small_data),
                      "data_sha256": data_digest(str(small_data))}
+    assert as_of["data_as_of"] == max(as_of["data_as_of_by_source"].values(), default=None)
     assert main(["version"]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith(f"{kb.DIST_NAME} {kb.__version__} (data sha256:{shown['data_sha256'][:16]}")

@@ -93,6 +93,8 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
         if sdk and "neuron-sdk" in products + ["neuron-sdk"] and word in ("neuron", "trainium", "trn2", "trn1", "trn3",
                                                                           "trn", "torch-neuronx", "neuronx", "neuron-sdk"):
             products = ["neuron-sdk"] + [p for p in products if p != "neuron-sdk"]
+            # "which torch-neuronx versions are in neuron sdk 2.33": the SDK version named later
+            version = version or next((v for _, v in candidates if v), None)
         elif version and products[0] == "neuron-sdk" and not sdk:
             # "neuron 2.14.3" is a TorchNeuron version, "neuron 2.33" an SDK release
             if releases.find(conn, "torchneuron", version) and not releases.find(conn, "neuron-sdk", version):

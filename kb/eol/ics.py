@@ -21,12 +21,15 @@ def _event(window: dict[str, Any], day: date, what: str, stamp: datetime):
     from icalendar import Event
 
     event = Event()
-    event.add("uid", f"{slug(window['product'])}-{slug(window['cycle'])}-{what}@kb")
+    # a product's own end of life (upstream) beside a vendor's support of the same cycle: its own UID
+    scope = "-upstream" if window.get("scope") == "upstream" else ""
+    event.add("uid", f"{slug(window['product'])}-{slug(window['cycle'])}-{what}{scope}@kb")
     event.add("dtstamp", stamp)
     event.add("dtstart", day)
     event.add("dtend", day + timedelta(days=1))
     label = "end of life" if what == "eol" else "end of active support"
-    event.add("summary", f"{window['product_label']} {window['cycle']}: {label}")
+    whose = " (its own)" if scope else (f" ({window['support_by']}'s support)" if window.get("support_by") else "")
+    event.add("summary", f"{window['product_label']} {window['cycle']}: {label}{whose}")
     lines = [window.get("title") or "", f"date: {window['state']}" if what == "eol" else "date: announced"]
     source = window["eol_source"] if what == "eol" else window["support_end_source"]
     if source:

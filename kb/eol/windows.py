@@ -28,6 +28,9 @@ from kb import products
 from kb.errors import KBError
 from kb.store.queries import version_key
 
+# Source name of a product's own end-of-life statements (scrapers.reference_facts writes it).
+UPSTREAM_SOURCE = "upstream-eol"
+
 
 class EolError(KBError):
     """Bad input to an end-of-support question (a date, a horizon, a stack)."""
@@ -105,13 +108,16 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
         if family in products.INSTANCE_FAMILIES:  # a window stated for "Inf1" is instance Inf1
             cycle = family if cycle.lower() in ("", family) else f"{family} {cycle}"
         row["product"], row["cycle"] = products.window_product(product, cycle), cycle
+        # a product's own end of life (Python's, Ubuntu's) is a window of its own beside
+        # what a vendor says about supporting that cycle: never one superseding the other
+        row["scope"] = "upstream" if row["source_name"] == UPSTREAM_SOURCE else "vendor"
     return rows
 
 
 def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for r in conn.execute("SELECT product, version, date, sdk_version, torch_versions, python_versions, os, "
-                          "instance_families, source_url, retrieved_at FROM release"):
+                          "instance_families, source_url, retrieved_at, source_kind, source_name FROM release"):
         row = dict(r)
         for key in ("torch_versions", "python_versions", "os", "instance_families"):
             row[key] = _json_list(row[key])
@@ -154,6 +160,13 @@ def release_date_of(releases: list[dict[str, Any]], product: str, version: str) 
     return first["date"], first["version"]
 
 
+def releases_known_as_of(releases: list[dict[str, Any]], product: str) -> str | None:
+    """The day of the newest release data kb has for `product` (its latest retrieval):
+    a release not in the registry is "not known as of" that day, never "not released"."""
+    days = [(r.get("retrieved_at") or "")[:10] for r in releases if r["canonical"] == product]
+    return max((d for d in days if d), default=None)
+
+
 def _release_product(window_product: str, eol_release: str) -> tuple[str, str]:
     """"torch_tpu 0.3" names its product; a bare "2.34" is a release of the product's
     usual release train (Neuron SDK for everything Neuron)."""
@@ -180,12 +193,14 @@ def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]
         "product": product,
         "product_label": products.info(product).label,
         "cycle": newest["cycle"],
+        "scope": newest.get("scope", "vendor"),
+        "listed": False,  # True: a cycle a release matrix lists, with no statement of its own
         "title": (eol_stmt or newest).get("title") or newest.get("title"),
         "release_date": rel_stmt["release_date"] if rel_stmt else None,
         "support_end": end_stmt["support_end"] if end_stmt else None,
         "support_end_source": _source(end_stmt) if end_stmt else None,
         "eol_kind": None, "eol_release": None, "eol_release_product": None, "eol_release_version": None,
-        "eol_pending": False, "eol_approximate": False, "eol_from": None, "eol_stated": None,
+        "eol_pending": False, "release_known_as_of": None, "eol_approximate": False, "eol_from": None, "eol_stated": None,
         "eol_source": _source(eol_stmt) if eol_stmt else None,
         "note": (eol_stmt or newest).get("note"),
         "statement_date": (eol_stmt or newest).get("statement_date"),
@@ -204,6 +219,7 @@ def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]
                 eol_day, approx = parse_day(shipped)
                 window["eol_release_version"] = shipped_version
                 window["eol_pending"] = eol_day is None
+                window["release_known_as_of"] = releases_known_as_of(releases, rel_product)
         window["eol_from"] = eol_day.isoformat() if eol_day else None
         window["eol_approximate"] = approx
     current = {id(s) for s in (eol_stmt, end_stmt, rel_stmt) if s is not None} or {id(newest)}
@@ -269,6 +285,8 @@ def relative(days_left: int | None) -> str:
 def support_by(window: dict[str, Any]) -> str | None:
     """For someone else's product (Python, Ubuntu, PyTorch): whose support the window is,
     from its source ("Neuron SDK"); None for a vendor's own product."""
+    if window.get("scope") == "upstream":
+        return "upstream"
     if not products.info(window["product"]).outside:
         return None
     name = (window.get("source_name") or "") + " " + (window.get("source_url") or "")
@@ -282,13 +300,16 @@ def describe_date(window: dict[str, Any]) -> str:
     train = "Neuron" if window["eol_release_product"] == "neuron-sdk" else (window["eol_release_product"] or "")
     if kind == "with_release" and release:
         if window["eol_pending"]:
-            return f"pending: ends with {train} {release}"
+            known = window.get("release_known_as_of")
+            return f"pending: ends with {train} {release}" + (f" (not known as of {known})" if known else "")
         shipped = window["eol_release_version"] or release
         return f"ends with {train} {release} (shipped {shipped} on {window['eol_from']})"
     if kind and window["eol_from"]:
         return kind + (" (month only)" if window["eol_approximate"] else "")
     if kind == "projected":
         return "projected, no date"
+    if window.get("scope") == "upstream" and not window["eol_from"]:
+        return "no end stated by its maintainers"
     if window["support_end"] and not window["eol_from"]:
         return "end of active support only"
     if (window["note"] or "").lower().startswith("maintenance"):
@@ -301,7 +322,7 @@ def current_windows(conn: sqlite3.Connection, as_of: date) -> list[dict[str, Any
     releases = load_releases(conn)
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in load_statements(conn):
-        groups.setdefault((row["product"], row["cycle"].lower()), []).append(row)
+        groups.setdefault((row["product"], row["cycle"].lower(), row["scope"]), []).append(row)
     windows = [build_window(stmts, releases, as_of) for stmts in groups.values()]
     return sort_windows(windows)
 
@@ -348,6 +369,9 @@ def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | 
         # a known product without windows of its own: name its neighbours, never show them as it
         key = products.slug(product)
         related = [name for name in known if not windows and key in name and name != products.canonical(product)]
+    if product and not at and within is None:
+        listed = listed_windows(conn, windows, as_of)
+        windows = windows + [w for w in listed if products.matches(product, w["product"])]
     if at:
         windows = [w for w in windows if w["status"] in ("ended", "maintenance", "pending")]
     if within is not None:
@@ -358,6 +382,100 @@ def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | 
             "product_name": products.canonical(product) if product else None,
             "product_label": products.info(product).label if product else None,
             "windows": windows, "related": related}
+
+
+# ---------------------------------------------------------------- supported cycles
+
+_MATRIX_FIELDS = {"python": "python_versions", "pytorch": "torch_versions", "ubuntu": "os"}
+_OWN_RELEASES = ("torchneuron", "torch_tpu", "libtpu")
+
+
+def _cycle_of(product: str, value: str) -> str | None:
+    if product == "ubuntu":
+        found = _ubuntu_versions([value])
+        return found[0] if found else None
+    parts = value.split(".")
+    return ".".join(parts[:2]) if product == "pytorch" and len(parts) > 2 else value
+
+
+def _listed(product: str, cycle: str, state: str, release: dict[str, Any], as_of: date) -> dict[str, Any]:
+    """A cycle that a release matrix lists as supported and no statement ends: a row of
+    its own ("supported, no end stated"), so `kb eol python` shows what still works."""
+    window = {"product": product, "product_label": products.info(product).label, "cycle": cycle, "scope": "vendor",
+              "title": None, "release_date": None, "support_end": None, "support_end_source": None,
+              "eol_kind": None, "eol_release": None, "eol_release_product": None, "eol_release_version": None,
+              "eol_pending": False, "release_known_as_of": None, "eol_approximate": False, "eol_from": None,
+              "eol_stated": None, "eol_source": None, "note": None, "statement_date": None,
+              "source_kind": release.get("source_kind"), "source_name": release.get("source_name"),
+              "source_url": release["source_url"], "retrieved_at": release["retrieved_at"], "history": [],
+              "superseded": 0, "listed": True}
+    window = evaluate(window, as_of)
+    window.update(status="listed", support_state="supported", state=state)
+    return window
+
+
+def _platform_listed(conn: sqlite3.Connection, covered: set[tuple[str, str]], as_of: date) -> list[dict[str, Any]]:
+    """Ubuntu versions the newest Neuron SDK support matrix names (platform facts):
+    supported ones as supported, "end of support" ones as ended with no date stated."""
+    facts = [f for f in load_platform_facts(conn) if f["canonical"] == "neuron-sdk"
+             and re.match(r"ubuntu\s*\d{2}\.\d{2}", f["platform"], re.I)]
+    if not facts:
+        return []
+    newest = max((f["version"] for f in facts), key=version_key)
+    out = []
+    for f in facts:
+        cycle = _ubuntu_versions([f["platform"]])[0]
+        if f["version"] != newest or ("ubuntu", cycle) in covered:
+            continue
+        status = f["status"].strip().lower()
+        release = {"source_url": f["source_url"], "retrieved_at": f["retrieved_at"], "source_kind": None,
+                   "source_name": None}
+        if status in ("supported", "yes", "ga"):
+            window = _listed("ubuntu", cycle, f"listed as supported by Neuron {newest}; no end stated", release, as_of)
+        elif "end of support" in status:
+            window = _listed("ubuntu", cycle, f"end of support stated by Neuron {newest}'s support matrix, no date",
+                             release, as_of)
+            window.update(support_state="ended", status="ended (no date)")
+        else:
+            continue
+        window["support_by"] = "Neuron SDK"
+        covered.add(("ubuntu", cycle))
+        out.append(window)
+    return out
+
+
+def listed_windows(conn: sqlite3.Connection, windows: list[dict[str, Any]], as_of: date) -> list[dict[str, Any]]:
+    """Supported cycles that no end-of-support statement covers: for Python, PyTorch and
+    Ubuntu, what the newest Neuron SDK release stating a matrix lists (the Neuron SDK's
+    support); for TorchNeuron, TorchTPU and libtpu, each known release."""
+    releases = load_releases(conn)
+    vendor = {(w["product"], w["cycle"].lower()) for w in windows if w.get("scope") != "upstream"}
+    out: list[dict[str, Any]] = []
+    for product, field in _MATRIX_FIELDS.items():
+        stating = [r for r in releases if r["sdk_version"] and r[field]]
+        if not stating:
+            continue
+        newest = max((r["sdk_version"] for r in stating), key=version_key)
+        seen: set[str] = set()
+        for r in stating:
+            if r["sdk_version"] != newest:
+                continue
+            for value in r[field]:
+                cycle = _cycle_of(product, value)
+                if not cycle or cycle in seen or any(p == product and same_line(c, cycle) for p, c in vendor):
+                    continue
+                seen.add(cycle)
+                out.append(_listed(product, cycle, f"listed as supported by Neuron {newest} (newest release "
+                                   "stating it); no end stated", r, as_of))
+    out += _platform_listed(conn, vendor | {(w["product"], w["cycle"].lower()) for w in out}, as_of)
+    stated = {(w["product"], w["cycle"].lower()) for w in windows}
+    for product in _OWN_RELEASES:
+        for r in sorted((r for r in releases if r["canonical"] == product), key=lambda r: version_key(r["version"])):
+            if (product, r["version"].lower()) in stated:
+                continue
+            shipped = f"released {r['date']}" if r["date"] else "release date not stated"
+            out.append(_listed(product, r["version"], f"{shipped}; no end of support stated", r, as_of))
+    return out
 
 
 # ---------------------------------------------------------------- stacks
@@ -591,7 +709,7 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
                 issues.append(_issue("incompatible", c, f"{w['product_label']} {w['cycle']}: ends with Neuron "
                                      f"{w['eol_release']}, and the stack has Neuron {sdk}", w["source_url"], w["eol_from"]))
             elif w["eol_pending"]:
-                issues.append(_issue("pending", c, f"{w['product_label']} {w['cycle']}: {w['state']} (not yet released)",
+                issues.append(_issue("pending", c, f"{w['product_label']} {w['cycle']}: {w['state']}",
                                      w["source_url"], gate=False))
             elif w["in_maintenance"]:
                 issues.append(_issue("maintenance", c, f"{w['product_label']} {w['cycle']}: active support ended "

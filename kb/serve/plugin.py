@@ -329,13 +329,16 @@ async def eol_page_view(datasette, request):
             windows = result["windows"]
             context.update(windows=windows, related=result.get("related") or [], today=result["today"],
                            ending_days=result.get("ending_days", ""),
-                           with_support_end=any(w.get("support_end") for w in windows))
+                           with_support_end=any(w.get("support_end") for w in windows),
+                           with_whose=any(w.get("support_by") for w in windows))
             if product:
                 context["heading"] = f"{result.get('product_label') or product}: end of support"
-                by = sorted({w["support_by"] for w in windows if w.get("support_by")})
+                by = sorted({w["support_by"] for w in windows if w.get("support_by") not in (None, "upstream")})
                 if by:
                     context["scope"] = (f"These dates are the {', '.join(by)}'s support for "
-                                        f"{result.get('product_label') or product}, not its own end of life.")
+                                        f"{result.get('product_label') or product}, not its own end of life"
+                                        + (", beside its own end of life (rows marked upstream)."
+                                           if any(w.get("support_by") == "upstream" for w in windows) else "."))
                 if not windows:
                     context["error"] = "no support window is known for this product: no end of support stated"
     html = await datasette.render_template("kb_eol.html", context, request=request)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import date
 from typing import Any
 
 from kb import opnames
@@ -136,6 +137,54 @@ def op_report(conn: sqlite3.Connection, name: str, target: str | list[str] | Non
     }
 
 
+STALE_DAYS = 30  # data older than this gets a one-line notice naming the refresh
+
+
+# Tables whose rows carry a source and the time it was read.
+_DATED_TABLES = ("observation", "release", "limitation", "supportwindow", "caveat")
+
+
+def compute_data_as_of(conn: sqlite3.Connection) -> dict[str, str]:
+    """Per source: the day of its newest data in this KB (its latest retrieval). Counted at
+    every rebuild into kbmeta, so headers say "as of DATE" without a scan."""
+    newest: dict[str, str] = {}
+    for table in _DATED_TABLES:
+        sql = f"SELECT source_name, MAX(retrieved_at) FROM {table} WHERE retrieved_at IS NOT NULL GROUP BY source_name"
+        for name, when in conn.execute(sql):
+            day = (when or "")[:10]
+            if name and day and day > newest.get(name, ""):
+                newest[name] = day
+    return newest
+
+
+def data_as_of(conn: sqlite3.Connection) -> dict[str, str]:
+    """Per source, the day of its newest data (kbmeta `data_as_of`; counted here for a KB
+    built before kb wrote it)."""
+    row = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_as_of'").fetchone()
+    return json.loads(row[0]) if row and row[0] else compute_data_as_of(conn)
+
+
+def newest_data_day(conn: sqlite3.Connection) -> str | None:
+    """The day of the newest data this KB holds, over all sources (None: no dated data)."""
+    return max(data_as_of(conn).values(), default=None)
+
+
+def freshness_notice(conn: sqlite3.Connection, today: date) -> str | None:
+    """One line when the KB's newest data is more than STALE_DAYS old, naming the refresh
+    (and how to share it); None when fresh or undated."""
+    newest = newest_data_day(conn)
+    if not newest:
+        return None
+    try:
+        age = (today - date.fromisoformat(newest)).days
+    except ValueError:
+        return None
+    if age <= STALE_DAYS:
+        return None
+    return (f"the KB's newest data is from {newest} ({age} days old): `kb ingest --all` refreshes it "
+            "(`kb data export` writes the result to data/ to share)")
+
+
 PRESUMED_SHARE_NOTED = 0.5  # a version whose verdicts are mostly presumed says so in every header
 
 
@@ -158,6 +207,8 @@ def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -
         version, channel = releases.get(release_id, (None, None))
         rows.append((target, version, channel, total, presumed, source))
     notes = []
+    as_of = newest_data_day(conn)
+    since = f"as of {as_of}" if as_of else "yet"
     mostly_presumed: dict[str, list[tuple[str, int, int, str]]] = {}
     for target, version, channel, total, presumed, source in sorted(
             (r for r in rows if (r[0], r[1]) in wanted), key=lambda r: (r[0], version_key(r[1]))):
@@ -170,12 +221,12 @@ def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -
     for target, found in mostly_presumed.items():
         if len(found) > 2:  # a long product line (Inf1's torch-neuron): one line, not one per version
             notes.append(f"{target}: {len(found)} versions ({found[0][0]} … {found[-1][0]}) rest mostly on verdicts "
-                         f"presumed from older versions (no evidence of their own for those ops)")
+                         f"presumed from older versions (no evidence of their own for those ops {since})")
             continue
         for version, presumed, total, source in found:
             what = " (a pre-release snapshot)" if source in channels else ""
             notes.append(f"{presumed} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
-                         f"no evidence of its own for those ops yet")
+                         f"no evidence of its own for those ops {since}")
     return notes
 
 

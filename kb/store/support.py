@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kb.store import queries
 from kb.store.queries import version_key
 from kb.vocab import DOC_RULE_BASIS, FAMILY_GRANULARITY, SEVERITY, SOURCE_RANK, best
 
@@ -255,6 +256,8 @@ def rebuild(raw: sqlite3.Connection) -> int:
     rows += carry_forward(rows, releases, products)
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
                 (json.dumps(basis_stats(rows), sort_keys=True),))
+    raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
+                (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
     raw.execute("DELETE FROM support")
     marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
     raw.executemany(

@@ -9,6 +9,8 @@ TorchNeuron, torch-neuronx; TPU, TorchTPU, torch_tpu)."""
 from __future__ import annotations
 
 NEURON_RN = "torchneuron.html"
+NEURON_234 = "torchao-neuron"  # the page naming torch-neuronx 2.14.3.1 for Neuron 2.34 (TorchAO Neuron requirements)
+SDK_234 = "release-notes/2.34.0"
 MANIFEST = "n2-manifest.json"
 TPU_PROBE = "static-tpu-0.2.0"
 TPU_REPLAY = "replay-tpu-0.1.1"
@@ -21,10 +23,10 @@ GROUPS: list[tuple[list[str], list[str], str, str]] = [
     (["what's the latest torch-neuronx version", "latest torch-neuronx?", "What is the newest TorchNeuron release",
       "whats the most recent torchneuron version", "latest torch_neuronx release", "LATEST TORCH-NEURONX VERSION",
       "newest version of torch-neuronx please", "current torchneuron version?"],
-     ["2.14.3.0", "2.33.0"], NEURON_RN, "release"),
+     ["2.14.3.1", "2.34.0"], NEURON_234, "release"),
     (["latest neuron sdk", "what is the latest Neuron SDK release?", "newest neuron sdk version",
       "which Neuron SDK is the most recent"],
-     ["2.33.0", "torchneuron 2.14.3.0"], NEURON_RN, "release"),
+     ["2.34.0", "torchneuron 2.14.3.1", "2026-11-30"], SDK_234, "release"),
     (["latest torch_tpu version", "what's the newest TorchTPU release?", "latest tpu release", "most recent torch-tpu",
       "newest TPU version"],
      ["0.2.0"], "pypi.org/project/torch-tpu", "release"),
@@ -75,7 +77,7 @@ GROUPS: list[tuple[list[str], list[str], str, str]] = [
      ["2026-10"], "pypi.org/project/torch-tpu", "release"),
     # ---- releases: unknown version
     (["when was torch-neuronx 9.9 released", "which python does torchneuron 9.9 support"],
-     ["**Unknown**", "kb ingest --all"], NEURON_RN, "release"),
+     ["**Unknown**", "kb ingest --all"], NEURON_234, "release"),
     # ---- version comparisons
     (["what changed between tpu 0.1.1 and 0.2.0", "What changed between TorchTPU 0.1.1 and 0.2.0?",
       "diff tpu 0.1.1 0.2.0", "differences between torch_tpu 0.1.1 and 0.2.0", "what's new in tpu 0.2.0",

@@ -80,10 +80,10 @@ def test_bank_through_mcp_ask(mcp_results):
 def test_knowledge_tools_return_the_facts(mcp_results):
     r = [t.structured_content if not t.is_error else t for t in mcp_results["tools"]]
     neuronx, tpu, sdk = r[0], r[1], r[2]
-    assert neuronx["product"] == "torchneuron" and neuronx["latest"] == "2.14.3.0"
+    assert neuronx["product"] == "torchneuron" and neuronx["latest"] == "2.14.3.1"
     assert neuronx["other_readings"] == ["torch-neuronx-xla"]
     assert neuronx["releases"][0]["python_versions"] == ["3.12", "3.13", "3.14"]
-    assert neuronx["releases"][0]["source_url"].endswith("torchneuron.html")
+    assert neuronx["releases"][0]["source_url"].endswith("release-notes/components/torchao-neuron.html")  # 2.14.3.1, Neuron 2.34
     assert tpu["releases"][0]["version"] == "0.2.0" and "pypi.org" in tpu["releases"][0]["source_url"]
     assert {c["version"] for c in sdk["in_sdk"] if c["product"] == "torchneuron"} == {"2.13.3.0", "2.14.3.0"}
     fp64, tpu64, dynamic = r[3], r[4], r[5]

@@ -30,8 +30,13 @@ def test_json_and_today_option(kb, capsys):
     code, out, _ = run_kb(capsys, "eol", "python", "--json", "--today", "2026-12-20")
     data = json.loads(out)
     assert code == 0 and data["today"] == "2026-12-20"
-    assert [w["cycle"] for w in data["windows"]] == ["3.10", "3.9"]  # pending first, then ended
-    first = data["windows"][1]
+    stated = [w for w in data["windows"] if not w["listed"]]
+    assert [w["cycle"] for w in stated] == ["3.10", "3.9"]  # pending first, then ended
+    # then the cycles the newest release matrix lists and no statement ends: supported, no end stated
+    listed = [w for w in data["windows"] if w["listed"]]
+    assert [(w["cycle"], w["support_state"]) for w in listed] == [("3.12", "supported"), ("3.13", "supported")]
+    assert all("no end stated" in w["state"] for w in listed)
+    first = stated[1]
     assert (first["cycle"], first["is_eol"], first["eol_from"]) == ("3.9", True, "2026-12-15")
     assert isinstance(first["history"], list) and first["history"][0]["source_url"] == "https://example.test/eos"
 
@@ -104,14 +109,23 @@ def test_bad_input_is_one_line_and_exit_2(kb, capsys, args, message):
 
 
 def test_shipped_data_answers(isolated_kb, capsys, monkeypatch):
-    """The real data/: the two "ends in Neuron 2.34" windows stay pending until 2.34 ships;
-    with the scraped Neuron documents (data/scraped), real dates come out."""
+    """The real data/: the two "ends in Neuron 2.34" windows resolve to the day 2.34.0
+    shipped (2026-11-30): ending the day before, ended from that day; with the scraped
+    Neuron documents (data/scraped), real dates come out."""
+    keys = (("torch-neuronx-xla", "inference on Trn2 and Trn3"), ("nxd-inference", "Trn2 and Trn3"))
+    for day, state in (("2026-11-29", "ending"), ("2026-11-30", "ended"), ("2026-12-01", "ended")):
+        monkeypatch.setenv("KB_TODAY", day)
+        code, out, _ = run_kb(capsys, "eol", "--json")
+        assert code == 0
+        got = {(w["product"], w["cycle"]): w for w in json.loads(out)["windows"] if w["scope"] == "vendor"}
+        for key in keys:
+            w = got[key]
+            assert (w["eol_pending"], w["eol_release"], w["eol_from"], w["support_state"]) == (
+                False, "2.34", "2026-11-30", state), (day, key)
+            assert w["state"] == "ends with Neuron 2.34 (shipped 2.34.0 on 2026-11-30)"
     monkeypatch.setenv("KB_TODAY", "2026-11-30")
     code, out, _ = run_kb(capsys, "eol", "--json")
-    assert code == 0
-    by = {(w["product"], w["cycle"]): w for w in json.loads(out)["windows"]}
-    for key in (("torch-neuronx-xla", "inference on Trn2 and Trn3"), ("nxd-inference", "Trn2 and Trn3")):
-        assert by[key]["eol_pending"] and by[key]["eol_release"] == "2.34" and by[key]["status"] == "pending"
+    by = {(w["product"], w["cycle"]): w for w in json.loads(out)["windows"] if w["scope"] == "vendor"}
     code, out, _ = run_kb(capsys, "eol", "--stack", "neuron=2.33 torch=2.14 python=3.11 ubuntu=22.04", "--json")
     issues = {(i["kind"], i["component"]) for i in json.loads(out)["issues"]}
     assert code == 1 and {("incompatible", "python=3.11"), ("incompatible", "ubuntu=22.04")} <= issues

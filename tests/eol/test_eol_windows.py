@@ -40,7 +40,7 @@ def test_is_eol_and_eol_from_are_separate_fields(kb):
     assert (by["python", "3.9"]["is_eol"], by["python", "3.9"]["eol_from"]) == (False, "2026-12-15")
     pending = by["torch-neuronx-xla", "inference"]
     assert (pending["is_eol"], pending["eol_from"], pending["eol_pending"]) == (False, None, True)
-    assert pending["status"] == "pending" and pending["state"] == "pending: ends with Neuron 2.34"
+    assert pending["status"] == "pending" and pending["state"] == "pending: ends with Neuron 2.34 (not known as of 2026-11-01)"
     assert by["pytorch", "2.8"]["eol_kind"] == "projected" and by["python", "3.9"]["days_left"] == 15
     assert by["python", "3.9"]["source_url"] == "https://example.test/eos"
     assert by["python", "3.9"]["retrieved_at"] == "2026-11-01T00:00:00+00:00"
@@ -111,12 +111,15 @@ def test_source_product_names_meet_in_one_window(small_data, isolated_kb):
 
 
 def test_loose_product_filter(kb):
-    # torch-neuronx is its own product: PyTorch/XLA on Neuron is named as related, never shown as it
-    assert _names(_windows(kb, product="torch-neuronx")) == []
-    assert eol.listing(db.open_kb(str(kb)), product="torch-neuronx", today_=TODAY)["related"] == ["torch-neuronx-xla"]
+    # torch-neuronx is the package of both families: its windows are those of PyTorch/XLA on
+    # Neuron and of the native TorchNeuron, each under its own product name (the README's
+    # `kb eol torch-neuronx` answers)
+    both = _windows(kb, product="torch-neuronx")
+    assert _names(w for w in both if not w["listed"]) == [("torch-neuronx-xla", "inference")]
+    assert _names(w for w in both if w["listed"]) == [("torchneuron", "2.13.3.0"), ("torchneuron", "2.14.3.0")]
     assert _names(_windows(kb, product="torch-neuronx-xla")) == [("torch-neuronx-xla", "inference")]
     assert _names(_windows(kb, product="PyTorch/XLA")) == [("torch-neuronx-xla", "inference")]
-    assert _names(_windows(kb, product="Python")) == [
+    assert _names(w for w in _windows(kb, product="Python") if not w["listed"]) == [
         ("python", "3.9"), ("python", "3.10")]
     with pytest.raises(eol.EolError, match="no support windows for 'cobol'"):
         _windows(kb, product="cobol")

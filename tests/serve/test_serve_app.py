@@ -260,3 +260,19 @@ def test_product_page_every_cycle_with_state_and_relative_day(kb_file):
     assert redirect.status_code == 302 and redirect.headers["location"].endswith("/-/eol/tpu")
     (missing,) = fetch(ds, "/-/eol/cobol")
     assert missing.status_code == 404 and "no support windows for" in missing.text
+
+
+def test_product_page_shows_whose_support_each_row_is(kb_file):
+    """Python's own end of life (upstream) beside a vendor's support of it, each row labelled."""
+    from cli.serve import register_pages
+    from kb.store.ingest import ingest_records
+    from kb.store.records import SupportWindow
+    from tests.conftest import prov
+
+    own = SupportWindow(product="Python", cycle="3.12", eol="2028-10", eol_kind="announced",
+                        provenance=prov(name="upstream-eol", url="https://devguide.python.org/versions/"))
+    ingest_records(kb_file, [own], source_name="upstream-eol")
+    register_pages()
+    (page,) = fetch(serve.make_datasette(kb_file), "/-/eol/python")
+    assert page.status_code == 200 and "whose support" in page.text
+    assert "upstream (own end of life)" in page.text and "2028-10-01" in page.text

@@ -71,3 +71,16 @@ def test_changed_shipped_data_refreshes_and_keeps_local_evidence(small_data, iso
     assert "refreshing the shipped data" in captured.err
     got = {r["op"]: r["status"] for r in json.loads(captured.out)["ops"]}
     assert got == {"aten::relu": "fallback", "aten::nonzero": "native", "aten::silu": "fallback"}
+
+
+def test_shipped_neuron_releases_reach_234(isolated_kb):
+    """Pins the Neuron release registry the shipped data gives (issue 25): SDK 2.33.0 and
+    2.34.0 dated from their release notes, and TorchNeuron's releases up to torch-neuronx
+    2.14.3.1 (the one a stored page names for Neuron 2.34)."""
+    conn = db.open_kb(str(isolated_kb))
+    sdk = dict(conn.execute("SELECT version, date FROM release WHERE product = 'neuron-sdk' AND version IN ('2.33.0', '2.34.0')"))
+    assert sdk == {"2.33.0": "2026-10-19", "2.34.0": "2026-11-30"}
+    native = [r[0] for r in conn.execute("SELECT version FROM release WHERE product = 'torchneuron'")]
+    assert sorted(native) == ["0.1.0.dev0+g98154b8", "2.13.3.0", "2.14.3.0", "2.14.3.1"]
+    upstream = conn.execute("SELECT count(*) FROM supportwindow WHERE source_name = 'upstream-eol'").fetchone()[0]
+    assert upstream == 17  # Python 3.8-3.14, Ubuntu 20.04-26.04, PyTorch 2.9/2.13/2.14, torch_tpu x2, libtpu
