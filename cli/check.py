@@ -62,7 +62,7 @@ def check_command(
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file, through an allow-list: torch, containers and --trust-module modules.")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Allow loading a file that runs code: unpickling through an allow-list (torch, containers, --trust-module modules); TorchScript in a child process with a time and memory limit.")] = False,
     trust_module: Annotated[list[str] | None, typer.Option("--trust-module", help="A module the pickle may name (your model's package; repeatable; implies --trust).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",

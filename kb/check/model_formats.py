@@ -5,8 +5,10 @@ whatever callables the pickle names, so this module never unpickles one unless t
 passed `--trust`: it reads the pickle's opcodes with `pickletools` and lists the globals it
 would import. An ExportedProgram archive is read from its JSON graph with meta tensors in
 place of the weights (`torch.export.load` would unpickle parts of the archive and read
-every weight). TorchScript is loaded with `torch.jit.load` on the meta device: its archive
-holds TorchScript, which cannot name arbitrary Python callables.
+every weight). A TorchScript archive is code too (`torch.jit.load` compiles its code/*.py
+and runs its `__setstate__` methods, which can write files): it is recognised and bounded
+here, and loaded only with `--trust`, in a child process with a time and memory limit
+(`kb.check.ts_child`), never in kb's own.
 
 What comes out is a `ModelSource`: what the thing is and, for traceable kinds, enough to
 trace it (see `kb.check.tracing`).
@@ -282,6 +284,7 @@ def _detect_zip(path: str, trust: bool, trusted: tuple[str, ...]) -> ModelSource
                     bio.check_member(archive, info.filename, limit=1 << 62)
             return ModelSource(EXPORTED_PROGRAM, path, detail=root)
         if any(n.startswith("code/") for n in inner) and "constants.pkl" in inner:
+            _bound_members(archive)
             return ModelSource(TORCHSCRIPT, path, detail=root)
         if "data.pkl" in inner:
             member = f"{root}/data.pkl" if root else "data.pkl"
@@ -289,6 +292,26 @@ def _detect_zip(path: str, trust: bool, trusted: tuple[str, ...]) -> ModelSource
             found = pickle_globals(data, 1, what=f"{path}: {member}")
             return _classify_pickle(path, found, trust, trusted, legacy=False)
     raise ModelInputError(f"{path}: a zip archive but not a PyTorch model (no model graph, TorchScript code or data.pkl)")
+
+
+def _bound_members(archive: zipfile.ZipFile) -> None:
+    """A TorchScript archive's members within the bounds torch.jit.load would read them
+    under: code and pickles at most MAX_PICKLE_BYTES, every member within the zip ratio
+    (weights may be large, but not inflated 1000-fold from a small file)."""
+    for info in archive.infolist():
+        if info.is_dir():
+            continue
+        small = info.filename.endswith((".py", ".pkl", ".debug_pkl"))
+        bio.check_member(archive, info.filename, bio.MAX_PICKLE_BYTES if small else 1 << 62)
+
+
+def refuse_torchscript(source: ModelSource) -> None:
+    """TorchScript without --trust: one line naming --trust and the torch.export route."""
+    raise UntrustedPickleError(
+        f"{source.path}: a TorchScript archive; loading it runs code from the file (its __setstate__ methods) — "
+        "pass --trust if you trust its source (kb then loads it in a separate process with a time and memory "
+        "limit), or save the model with torch.export.save and check the .pt2"
+    )
 
 
 def _classify_pickle(path: str, found: list[str], trust: bool, trusted: tuple[str, ...], *, legacy: bool) -> ModelSource:
@@ -543,16 +566,6 @@ def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:
         )
         out[fqn] = torch.nn.Parameter(tensor, requires_grad=tm.requires_grad) if payload.get("is_param") else tensor
     return out, pickled
-
-
-def load_torchscript(source: ModelSource):
-    """A TorchScript module with its tensors on the meta device (no weight memory)."""
-    import torch
-
-    try:
-        return torch.jit.load(source.path, map_location="meta")
-    except Exception as exc:
-        raise ModelInputError(f"{source.path}: unreadable TorchScript archive ({type(exc).__name__}: {_short(exc)})") from None
 
 
 def load_pickled_module(source: ModelSource, map_location: str = "meta"):
