@@ -121,9 +121,14 @@ def pickle_globals(data: bytes | Any, max_pickles: int = LEGACY_PICKLES, what: s
     ModelInputError when the bytes do not start with a readable pickle.
     """
     stream = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data
-    walker = _GlobalWalker()
+    walker, guard = _GlobalWalker(), bio.AllocationGuard(what)
+
+    def on_op(opcode, arg) -> None:
+        walker.on_op(opcode, arg)
+        guard.on_op(opcode, arg)
+
     try:
-        bio.scan_pickles(bio.BoundedStream(stream, bio.MAX_PICKLE_BYTES, what), what, max_pickles, walker.on_op)
+        bio.scan_pickles(bio.BoundedStream(stream, bio.MAX_PICKLE_BYTES, what), what, max_pickles, on_op)
     except bio.BoundExceeded:
         raise
     except KBError as exc:
