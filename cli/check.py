@@ -211,12 +211,17 @@ def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_o
 
 
 def _read_baseline(path: str) -> dict:
+    from kb import userfiles
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise CheckUsageError(f"--baseline {path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError:
+        text = userfiles.read_text(path)
+    except userfiles.FileRefused as exc:
+        raise CheckUsageError(f"--baseline {exc}") from None
+    try:
+        data = userfiles.parse_json(text, path)
+    except userfiles.FileRefused as exc:
+        if "nested" in str(exc):
+            raise CheckUsageError(f"--baseline {exc}") from None
         raise CheckUsageError(f"--baseline {path}: not JSON (expected a previous `kb check --format json` output)") from None
     if not isinstance(data, dict) or not isinstance(data.get("reports"), list):
         raise CheckUsageError(f"--baseline {path}: not a `kb check --format json` output")

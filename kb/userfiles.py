@@ -169,3 +169,59 @@ def _bounded(entries, room: int, root: str, bound: int):
         if count > room:
             raise FileRefused(f"{root}: more than {bound:,} files and folders (bound)")
         yield entry
+
+
+# --- parsers with a nesting bound ------------------------------------------------------
+
+MAX_NESTING = 200  # JSON arrays/objects or TOML arrays/tables inside one another
+
+
+def parse_json(text: str | bytes, what: str, max_nesting: int = MAX_NESTING):
+    """json.loads, with a nesting bound checked on the raw text first (the C parser would
+    recurse once per level and end in RecursionError): one line, never a traceback."""
+    import json
+
+    _check_nesting(text, what, max_nesting, "[{")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise FileRefused(f"{what}: JSON nested too deep (bound: {max_nesting} levels)") from None
+    except UnicodeDecodeError:
+        raise FileRefused(f"{what}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise FileRefused(f"{what}: not JSON ({getattr(exc, 'msg', exc)})") from None
+
+
+def parse_toml(text: str, what: str, max_nesting: int = MAX_NESTING) -> dict:
+    """tomllib.loads with the same nesting bound (inline arrays and tables recurse too)."""
+    import tomllib
+
+    _check_nesting(text, what, max_nesting, "[{")
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise FileRefused(f"{what}: TOML nested too deep (bound: {max_nesting} levels)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FileRefused(f"{what}: not valid TOML ({exc})") from None
+
+
+def _check_nesting(text: str | bytes, what: str, limit: int, openers: str) -> None:
+    """Refuse text whose brackets open deeper than `limit` outside strings. A cheap upper
+    bound on what a parser will recurse into: brackets in strings are skipped for JSON
+    ("..." with escapes) and TOML's basic strings; a TOML literal or multi-line string
+    with brackets could only make this stricter on absurd input, never let depth through."""
+    import re
+
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    if text.count("[") + text.count("{") <= limit:
+        return
+    depth = 0
+    for token in re.finditer(r'"(?:\\.|[^"\\])*"|[\[\]{}]', text):
+        char = token.group(0)
+        if char in openers:
+            depth += 1
+            if depth > limit:
+                raise FileRefused(f"{what}: nested deeper than {limit} levels (bound)")
+        elif char in "]}":
+            depth = max(depth - 1, 0)

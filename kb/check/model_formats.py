@@ -23,6 +23,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb import userfiles
 from kb.check import bounded_io as bio
 from kb.check import trusted_pickle as tp
 from kb.errors import KBError
@@ -200,7 +201,7 @@ def parse_factory_spec(spec: str) -> tuple[str, str] | None:
     path, sep, attr = spec.rpartition(":")
     if not sep or not attr.isidentifier() or not path:
         return None
-    if not os.path.isfile(path):
+    if not os.path.exists(path):  # a device or FIFO named x.py:build is refused when read
         return None
     return path, attr
 
@@ -215,17 +216,20 @@ def detect(spec: str, *, trust: bool = False, trust_modules: tuple[str, ...] | l
         path, attr = factory
         _check_python_source(path)
         return ModelSource(FACTORY, path, attribute=attr)
-    if not os.path.exists(spec):
+    if not os.path.lexists(spec):
         raise ModelInputError(f"{spec}: no such file (a factory is written path/to/model.py:function)")
     if os.path.isdir(spec):
         raise ModelInputError(f"{spec}: is a directory, not a model file")
-    if os.path.getsize(spec) == 0:
-        raise ModelInputError(f"{spec}: empty file")
-    try:
-        with open(spec, "rb") as fh:
+    try:  # a regular file only (never a device or FIFO, nor a link to one), checked before opening
+        with userfiles.open_file(spec, userfiles.MAX_MODEL_BYTES) as fh:
+            size = os.fstat(fh.fileno()).st_size
             head = fh.read(8)
+    except userfiles.FileRefused as exc:
+        raise ModelInputError(str(exc)) from None
     except OSError as exc:
         raise ModelInputError(f"{spec}: cannot read ({exc.strerror})") from None
+    if size == 0:
+        raise ModelInputError(f"{spec}: empty file")
     try:
         source = _detect_file(spec, head, trust, trusted)
     except bio.BoundExceeded as exc:
@@ -267,9 +271,12 @@ def _is_tar(path: str, tarfile) -> bool:
 
 def _check_python_source(path: str) -> None:
     try:
-        with open(path, "rb") as fh:
-            source = fh.read()
+        source = userfiles.read_bytes(path)
         compile(source, path, "exec")
+    except userfiles.FileRefused as exc:
+        raise ModelInputError(str(exc)) from None
+    except (RecursionError, MemoryError):
+        raise ModelInputError(f"{path}: Python nested too deep to compile (bound)") from None
     except SyntaxError as exc:
         raise ModelInputError(f"{path}:{exc.lineno}: not valid Python ({exc.msg})") from None
     except (OSError, ValueError) as exc:
