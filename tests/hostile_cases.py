@@ -135,8 +135,8 @@ def _run(**params) -> dict:
 
 
 def billion_shards(folder) -> str:
-    """A shard report (one short line) claiming to be shard 0 of a billion."""
-    record = _run(shard={"index": 0, "count": 1_000_000_000, "plan_sha256": "0" * 8, "tasks_total": 1},
+    """A shard report (one short line) claiming to be shard 1 of a billion."""
+    record = _run(shard={"index": 1, "count": 1_000_000_000, "plan_sha256": "0" * 8, "tasks_total": 1},
                   journal={"header": {}, "tasks": []})
     return _write(folder, "shard-0.jsonl", (json.dumps(record) + "\n").encode())
 

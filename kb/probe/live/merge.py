@@ -54,8 +54,8 @@ def check_shard(path: str, info: dict[str, Any]) -> None:
     count, index = info.get("count"), info.get("index")
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_SHARDS:
         raise ShardMergeError(f"{path}: shard count {count!r} is not a whole number in 1..{MAX_SHARDS:,} (bound)")
-    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
-        raise ShardMergeError(f"{path}: shard index {index!r} is not in 0..{count - 1}")
+    if not isinstance(index, int) or isinstance(index, bool) or not 1 <= index <= count:
+        raise ShardMergeError(f"{path}: shard index {index!r} is not one of 1..{count} (shards count from 1)")
 
 
 def peek_shard(path: str) -> ProbeRun | None:
