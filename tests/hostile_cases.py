@@ -195,3 +195,54 @@ def zip_bytes(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             _deflated(out, name, data)
     return buffer.getvalue()
+
+
+# --- running kb in a child, with its peak memory -------------------------------------
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Runs kb in a grandchild and prints (rc, peak RSS in KiB of everything it waited for) as
+# JSON on fd 3, so each run's peak is its own (RUSAGE_CHILDREN only ever grows).
+_WRAPPER = """
+import json, os, resource, subprocess, sys
+done = subprocess.run([sys.executable, "-m", "cli.entry", *sys.argv[1:]], stdin=subprocess.DEVNULL)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+os.write(3, json.dumps([done.returncode, peak]).encode())
+"""
+
+
+def run_kb(*args, env: dict | None = None, timeout: float = 120, cwd: str | None = None) -> dict:
+    """`kb ARGS` in a fresh process: {code, out, err, rss_mib, seconds}. A run past `timeout`
+    fails the calling test (pytest.fail) after the process group is killed."""
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    read, write = os.pipe()
+    full = {**os.environ, "PYTHONPATH": REPO, **(env or {})}
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER, *map(str, args)], cwd=cwd or REPO, env=full,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(write,),
+                            start_new_session=True)
+    os.close(write)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        os.close(read)
+        pytest.fail(f"kb {' '.join(map(str, args))} still running after {timeout} s")
+    with os.fdopen(read, "rb") as fh:
+        code, peak = json.loads(fh.read() or b"[-1, 0]")
+    return {"code": code, "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace"),
+            "rss_mib": peak / 1024, "seconds": time.monotonic() - started}
+
+
+def one_line_error(result: dict) -> str:
+    """The single stderr line of a run that must fail with exit 2 (and no traceback)."""
+    lines = [line for line in result["err"].splitlines() if line.strip() and not line.startswith("kb: building")]
+    assert result["code"] == 2, result
+    assert "Traceback" not in result["err"] and "unexpected" not in result["err"], result["err"]
+    assert len(lines) == 1 and lines[0].startswith("kb: error: "), result["err"]
+    return lines[0]
