@@ -173,6 +173,7 @@ def deep_pyproject(folder, depth: int = 100_000) -> str:
 
 def nested_folders(folder, depth: int = 1_100) -> str:
     """`depth` folders one inside the other, a Python file at the bottom."""
+    os.makedirs(str(folder), exist_ok=True)
     path = str(folder)
     for _ in range(depth):  # os.makedirs recurses once per level
         path = os.path.join(path, "d")
@@ -201,12 +202,12 @@ def zip_bytes(members: dict[str, bytes]) -> bytes:
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Runs kb in a grandchild and prints (rc, peak RSS in KiB of everything it waited for) as
-# JSON on fd 3, so each run's peak is its own (RUSAGE_CHILDREN only ever grows).
+# JSON on the pipe named by argv[1], so each run's peak is its own (RUSAGE_CHILDREN only ever grows).
 _WRAPPER = """
 import json, os, resource, subprocess, sys
-done = subprocess.run([sys.executable, "-m", "cli.entry", *sys.argv[1:]], stdin=subprocess.DEVNULL)
+done = subprocess.run([sys.executable, "-m", "cli.entry", *sys.argv[2:]], stdin=subprocess.DEVNULL)
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-os.write(3, json.dumps([done.returncode, peak]).encode())
+os.write(int(sys.argv[1]), json.dumps([done.returncode, peak]).encode())
 """
 
 
@@ -222,7 +223,7 @@ def run_kb(*args, env: dict | None = None, timeout: float = 120, cwd: str | None
     read, write = os.pipe()
     full = {**os.environ, "PYTHONPATH": REPO, **(env or {})}
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER, *map(str, args)], cwd=cwd or REPO, env=full,
+    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER, str(write), *map(str, args)], cwd=cwd or REPO, env=full,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(write,),
                             start_new_session=True)
     os.close(write)
@@ -246,3 +247,25 @@ def one_line_error(result: dict) -> str:
     assert "Traceback" not in result["err"] and "unexpected" not in result["err"], result["err"]
     assert len(lines) == 1 and lines[0].startswith("kb: error: "), result["err"]
     return lines[0]
+
+
+def remove_tree(root: str) -> None:
+    """Delete a tree of any depth (shutil.rmtree recurses once per level; pytest's clean-up
+    of tmp folders would fail on nested_folders)."""
+    for folder, dirs, files in _deep_walk(root):
+        for name in files:
+            os.unlink(os.path.join(folder, name))
+        for name in dirs:
+            os.rmdir(os.path.join(folder, name))
+
+
+def _deep_walk(root: str):
+    """Bottom-up walk without recursion (links listed as files, never entered)."""
+    order, stack = [], [root]
+    while stack:
+        folder = stack.pop()
+        entries = list(os.scandir(folder))
+        dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        order.append((folder, dirs, [e.name for e in entries if not e.is_dir(follow_symlinks=False)]))
+        stack.extend(os.path.join(folder, d) for d in dirs)
+    return reversed(order)

@@ -116,9 +116,13 @@ def test_parsers_keep_brackets_in_strings_and_real_documents():
 
 
 def test_walk_of_1100_nested_folders_has_no_recursion_and_reports_the_cut(tmp_path):
-    root = hc.nested_folders(tmp_path, 1_100)
+    root = hc.nested_folders(tmp_path / "deep", 1_100)
     skipped: list[tuple[str, str]] = []
-    folders = [folder for folder, _dirs, _files in userfiles.walk(root, on_skip=lambda p, why: skipped.append((p, why)))]
+    try:
+        walked = userfiles.walk(root, on_skip=lambda p, why: skipped.append((p, why)))
+        folders = [folder for folder, _dirs, _files in walked]
+    finally:
+        hc.remove_tree(root)  # pytest's own clean-up recurses once per level
     assert len(folders) == userfiles.MAX_WALK_DEPTH + 1
     assert len(skipped) == 1 and "nested deeper than 256 folders" in skipped[0][1]
 
