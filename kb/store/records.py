@@ -239,7 +239,10 @@ def from_dict(data: dict[str, Any]) -> Record:
     if "provenance" in data:
         if not isinstance(data["provenance"], dict):
             raise RecordError(f"{kind}: provenance must be an object")
-        data["provenance"] = Provenance(**data["provenance"])
+        try:
+            data["provenance"] = Provenance(**data["provenance"])
+        except TypeError as exc:  # an unknown or missing provenance field
+            raise RecordError(f"{kind}: provenance: {exc}") from None
     for name, value in data.items():
         if isinstance(value, list):
             data[name] = tuple(value)
