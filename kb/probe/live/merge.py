@@ -111,7 +111,14 @@ def merge(shards: list[tuple[str, ProbeRun]]) -> list[MergedRun]:
     by_run: dict[str, list[tuple[str, ProbeRun]]] = defaultdict(list)
     for path, record in shards:
         by_run[record.run_id].append((path, record))
-    return [_merge_run(run_id, group) for run_id, group in sorted(by_run.items())]
+    merged = []
+    for run_id, group in sorted(by_run.items()):
+        try:
+            merged.append(_merge_run(run_id, group))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a journal kb did not write
+            raise ShardMergeError(f"run {run_id}: a shard's journal is malformed ({type(exc).__name__}: "
+                                  f"{str(exc)[:80]})") from None
+    return merged
 
 
 def _fingerprint(record: ProbeRun) -> str:
