@@ -71,7 +71,7 @@ def load_sites(path: str, specs: list[TensorSpec] | None) -> tuple[list[CallSite
             tail = err.read().decode("utf-8", "replace")
         if proc.returncode != 0 or not os.path.exists(result):
             raise TrustedLoadError(f"{path}: {_why(proc.returncode, tail, memory)}")
-        document = json.loads(userfiles.read_bytes(result, MAX_RESULT_BYTES, f"{path}: the child's answer"))
+        document = userfiles.parse_json(userfiles.read_bytes(result, MAX_RESULT_BYTES), f"{path}: the child's answer")
     return [_site(item) for item in document["sites"]], bool(document["shaped"])
 
 
