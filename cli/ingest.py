@@ -199,7 +199,7 @@ def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
     """Ingest one probe report (or, when not writing, just read and count it)."""
     from kb import userfiles
 
-    userfiles.check_file(path)
+    userfiles.check_file(path, userfiles.MAX_REPORT_BYTES)
     if writing:
         return _ingest_module().ingest_jsonl(db_path, path)
     from kb.store.records import RecordError, read_jsonl

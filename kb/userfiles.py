@@ -21,7 +21,8 @@ from kb.errors import KBError
 
 MAX_TEXT_BYTES = 64 << 20  # a report, a docs page, a config: far above any real one
 MAX_MODEL_BYTES = 1 << 40  # model files are read in pieces by bounded readers; size alone is fine
-MAX_LINE_BYTES = 8 << 20  # one JSONL record (a shard report's journal is the biggest real one)
+MAX_LINE_BYTES = 32 << 20  # one JSONL record (a shard report carries its whole journal on one line)
+MAX_REPORT_BYTES = 256 << 20  # a JSONL report, read line by line (the shipped replays are ~5 MB)
 MAX_LINES = 2_000_000  # lines of one JSONL file
 MAX_WALK_DEPTH = 256  # folders below the root of a walk
 MAX_WALK_ENTRIES = 200_000  # files and folders seen by one walk
@@ -109,7 +110,7 @@ def read_text(path: str, limit: int = MAX_TEXT_BYTES, what: str | None = None) -
         raise FileRefused(f"{name}: not a UTF-8 text file") from None
 
 
-def iter_lines(path: str, *, limit: int = MAX_TEXT_BYTES, max_line: int = MAX_LINE_BYTES,
+def iter_lines(path: str, *, limit: int = MAX_REPORT_BYTES, max_line: int = MAX_LINE_BYTES,
                max_lines: int = MAX_LINES, what: str | None = None) -> Iterator[str]:
     """The file's lines as text (newline kept), each refused over `max_line` bytes, the file
     over `max_lines` lines or `limit` bytes. A line is never read whole before its length

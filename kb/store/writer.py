@@ -272,7 +272,7 @@ def read_report(path: str) -> list[rec.Record]:
 
 def file_sha256(path: str) -> str:
     digest = hashlib.sha256()
-    with userfiles.open_file(path) as fh:  # regular and within the report bound, streamed
+    with userfiles.open_file(path, userfiles.MAX_REPORT_BYTES) as fh:  # regular and within the report bound, streamed
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

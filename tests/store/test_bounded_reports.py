@@ -29,7 +29,7 @@ def _good_report(folder) -> str:
     (lambda d: hc.fifo(d, "r.jsonl"), "a FIFO, not a regular file"),
     (lambda d: hc.link_to(d, "/dev/zero", "r.jsonl"), "a character device, not a regular file"),
     (hc.billion_shards, "shard count 1000000000 is not a whole number in 1..10,000"),
-    (hc.long_record, "a line over 8 MiB (bound)"),
+    (hc.long_record, "a line over 32 MiB (bound)"),
     (hc.deep_record, "nested deeper than 200 levels"),
 ])
 def test_a_hostile_report_is_one_line_and_cheap(tmp_path, make, words):
