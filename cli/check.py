@@ -67,7 +67,7 @@ def check_command(
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Allow unpickling the file, through an allow-list: torch, containers and --trust-module modules.")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Allow loading a file that runs code: unpickling through an allow-list (torch, containers, --trust-module modules); TorchScript in a child process with a time and memory limit.")] = False,
     trust_module: Annotated[list[str] | None, typer.Option("--trust-module", help="A module the pickle may name (your model's package; repeatable; implies --trust).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
@@ -216,12 +216,17 @@ def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_o
 
 
 def _read_baseline(path: str) -> dict:
+    from kb import userfiles
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise CheckUsageError(f"--baseline {path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError:
+        text = userfiles.read_text(path)
+    except userfiles.FileRefused as exc:
+        raise CheckUsageError(f"--baseline {exc}") from None
+    try:
+        data = userfiles.parse_json(text, path)
+    except userfiles.FileRefused as exc:
+        if "nested" in str(exc):
+            raise CheckUsageError(f"--baseline {exc}") from None
         raise CheckUsageError(f"--baseline {path}: not JSON (expected a previous `kb check --format json` output)") from None
     if not isinstance(data, dict) or not isinstance(data.get("reports"), list):
         raise CheckUsageError(f"--baseline {path}: not a `kb check --format json` output")

@@ -14,12 +14,12 @@ from kb.migrate.cost import Priced, compare, format_money, format_ratio, make_ta
 
 
 def _read(path: str) -> str:
+    from kb import userfiles
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        raise KBError(f"cannot read targets file {path}: {reason}") from None
+        return userfiles.read_text(path)
+    except userfiles.FileRefused as exc:
+        raise KBError(f"cannot read targets file {exc}") from None
 
 
 def _number(value) -> str:

@@ -189,12 +189,13 @@ def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str |
 
 def _split_shard_reports(paths: list[str], failures: list[str]) -> tuple[list[str], list[tuple[str, Any]]]:
     """(ordinary report files, shard reports with their record): shards are merged per run."""
+    from kb import userfiles
     from kb.probe.live.merge import peek_shard
 
     plain, shards = [], []
     for path in paths:
         try:
-            record = peek_shard(path) if os.path.isfile(path) else None
+            record = peek_shard(path) if userfiles.is_regular(path) else None
         except KBError as exc:
             failures.append(str(exc))
             continue
@@ -239,17 +240,17 @@ def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, resu
 
 def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
     """Ingest one probe report (or, when not writing, just read and count it)."""
-    if not os.path.isfile(path):
-        raise KBError(f"{path}: no such file")
+    from kb import userfiles
+
+    userfiles.check_file(path, userfiles.MAX_REPORT_BYTES)
     if writing:
         return _ingest_module().ingest_jsonl(db_path, path)
     from kb.store.records import RecordError, read_jsonl
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            records = list(read_jsonl(handle, where=path))
-    except (RecordError, UnicodeDecodeError) as exc:
-        raise KBError(f"{path}: {exc}") from None
+        records = list(read_jsonl(userfiles.iter_lines(path), where=path))
+    except RecordError as exc:
+        raise KBError(str(exc)) from None
     return {"source": path, "documents": 1, "records": _counts(records)}
 
 
@@ -283,6 +284,8 @@ def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offli
                     yield {"source": name, "documents": documents, "records": _counts(records), "content_sha256": sha}
                 else:
                     yield _ingest_module().ingest_records(db_path, records, source_name=name, content_sha256=sha)
+            except (RecursionError, MemoryError) as exc:  # a parser not yet bounded: this source only
+                yield f"{name}: its documents are too deeply nested or too large to parse ({type(exc).__name__})"
             except KBError as exc:
                 if all_online and "no public copy" in str(exc):
                     note(f"{name}: skipped (local file only: use --source {name} --from-file PATH)")

@@ -216,20 +216,20 @@ def bench_command(
 
 
 def _read_text(path: str, what: str) -> str:
+    from kb import userfiles
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        raise KBError(f"{what} {path}: cannot read ({reason})") from None
+        return userfiles.read_text(path)
+    except userfiles.FileRefused as exc:
+        raise KBError(f"{what} {exc}") from None
 
 
 def _read_parity(path: str) -> dict:
-    import json
+    from kb import userfiles
 
     try:
-        data = json.loads(_read_text(path, "--parity"))
-    except json.JSONDecodeError:
+        data = userfiles.parse_json(_read_text(path, "--parity"), path)
+    except userfiles.FileRefused:
         raise KBError(f"--parity {path}: not JSON (expected the output of kb parity --json)") from None
     if not isinstance(data, dict) or not isinstance(data.get("points"), list) or "passed" not in data:
         raise KBError(f"--parity {path}: not a kb parity --json output")

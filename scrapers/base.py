@@ -9,12 +9,12 @@ every scraper testable from a string.
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import kb
+from kb import userfiles
 from kb.errors import KBError
 from kb.store.records import Provenance, Record, sha256_text, utc_now
 
@@ -105,9 +105,9 @@ def load_json(source: str, doc: Document, limit: int, too_large: str) -> Any:
     if len(doc.text) > limit:
         raise ScrapeError(source, doc.name, too_large)
     try:
-        return json.loads(doc.text)
-    except json.JSONDecodeError as exc:
-        raise ScrapeError(source, doc.name, f"not JSON ({exc.msg})") from None
+        return userfiles.parse_json(doc.text, doc.name)
+    except userfiles.FileRefused as exc:
+        raise ScrapeError(source, doc.name, str(exc).removeprefix(f"{doc.name}: ")) from None
 
 
 def parse_python(source: str, doc: Document, limit: int, too_large: str) -> ast.Module:
@@ -118,6 +118,8 @@ def parse_python(source: str, doc: Document, limit: int, too_large: str) -> ast.
         return ast.parse(doc.text)
     except SyntaxError as exc:
         raise ScrapeError(source, doc.name, f"not Python ({exc.msg})") from None
+    except (RecursionError, MemoryError):  # the parser recurses per nesting level
+        raise ScrapeError(source, doc.name, "Python nested too deep to parse (bound)") from None
 
 
 def require_records(source: str, where: str, records: Iterable[Record]) -> list[Record]:

@@ -15,6 +15,7 @@ import glob
 import os
 from datetime import UTC, datetime
 
+from kb import userfiles
 from kb.errors import KBError
 from scrapers import (
     neuron_announcements,
@@ -73,13 +74,9 @@ def fetch_documents(source: Source, client: HttpClient, offline: bool = False) -
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except UnicodeDecodeError:
-        raise KBError(f"{path}: not a UTF-8 text file") from None
-    except OSError as exc:
-        raise KBError(f"{path}: {exc.strerror}") from None
+    """A local document's text: a regular file within the text bound (kb.userfiles), so a
+    device, FIFO or huge file in a docs folder fails its source in one line."""
+    return userfiles.read_text(path)
 
 
 def _mtime(path: str) -> str:

@@ -17,7 +17,7 @@ PACKAGES = ("kb", "scrapers", "cli")
 RANKS = {"basics": 0, "store": 1, "probe": 2, "eol": 2, "serve": 2, "scrapers": 2, "check": 3,
          "chat": 4, "migrate": 4, "cli": 5}
 BASICS = {"kb", "kb.vocab", "kb.opnames", "kb.paths", "kb.errors", "kb.tolerances", "kb.products",
-          "kb.neutral"}
+          "kb.neutral", "kb.userfiles"}
 MAX_BASICS = 8
 
 

@@ -23,17 +23,18 @@ def model_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     path = q.model_path or "MODEL"
     lines = ["To see what falls back for a model, check it against the KB:"]
     lines += [f"- `kb check {path} --target {t}`" for t in targets]
-    lines.append("It accepts an ExportedProgram (`torch.export.save`), TorchScript, a `model.py:factory` "
-                 "with `--input-shape`, or a pickled module with `--trust` (unpickling runs code). It lists every "
+    lines.append("It accepts an ExportedProgram (`torch.export.save`, read as data), a `model.py:factory` "
+                 "with `--input-shape`, or TorchScript and pickled modules with `--trust` (loading them runs code). It lists every "
                  "ATen op with its status, where in the model it is used, and the device↔host hops fallbacks cause; "
                  "`--fail-on fallback` makes it a CI gate.")
     facts: list[dict[str, Any]] = [{"command": f"kb check {path} --target {t}"} for t in targets]
     return Answer(q.text, "model", "\n".join(lines), facts)
 
 
-# Formats that load without running code from the file. Factories (model.py:build)
-# import Python; pickles need --trust.
-SAFE_MODEL_KINDS = ("exported_program", "torchscript")
+# Formats that are read without running code from the file: the ExportedProgram's graph
+# is read as data. Factories (model.py:build) import Python; pickles and TorchScript (its
+# __setstate__ runs on loading) need --trust, which a chat never gives.
+SAFE_MODEL_KINDS = ("exported_program",)
 
 
 def check_available() -> bool:
@@ -56,8 +57,8 @@ def check_model_file(conn: sqlite3.Connection, path: str, targets: list[str], ve
 
     source = model_formats.detect(path, trust=False)
     if source.kind not in SAFE_MODEL_KINDS:
-        raise KBError(f"{path}: a {source.kind.replace('_', ' ')}; only ExportedProgram and TorchScript files are "
-                      f"checked here (they load without running code). Run `kb check {path}` yourself.")
+        raise KBError(f"{path}: a {source.kind.replace('_', ' ')}; only ExportedProgram files (torch.export.save) "
+                      f"are checked here (they are read without running code). Run `kb check {path}` yourself.")
     traced = tracing.trace(source, None, trust=False)
     reports = []
     for target in targets:

@@ -466,12 +466,13 @@ def check_model_data(conn, path: str, targets: list[str], version: str | None, m
 
 
 def register_check_tool(server, db: str | None, annotations) -> None:
-    """check_model: what a model file runs on a target (ExportedProgram / TorchScript only)."""
+    """check_model: what a model file runs on a target (ExportedProgram only: TorchScript and
+    pickles run code on loading, and a chat client cannot pass --trust)."""
 
     @server.tool(name="check_model", title="Check a model file", annotations=annotations, structured_output=True)
     def check_model(
-        path: Annotated[str, Field(description="Local path of an ExportedProgram (torch.export.save) or TorchScript "
-                                               "(torch.jit.save) file; formats that run code are refused")],
+        path: Annotated[str, Field(description="Local path of an ExportedProgram (torch.export.save) file; "
+                                               "formats that run code (TorchScript, pickles) are refused")],
         targets: Annotated[list[str], Field(description="Targets, e.g. [\"neuron\"] or [\"neuron\", \"tpu\"]",
                                             min_length=1, max_length=4)] = ["neuron"],  # noqa: B006
         version: Annotated[str | None, Field(description="Neuron SDK release (2.33) or backend version; default newest with data")] = None,

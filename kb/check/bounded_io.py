@@ -231,3 +231,124 @@ def _ops(stream, what: str, budget: _Budget) -> Iterator[tuple[Any, Any]]:
         yield opcode, arg
         if opcode.name == "STOP":
             return
+
+
+# --- calls in a pickle that allocate what the file does not contain -------------------
+
+# Callables a data-only pickle may name whose arguments size an allocation: bytearray(n)
+# and bytes(n) make n zero bytes (a 919-byte file asks for 1.6 GB), and torch's own
+# weights-only unpickler allows bytearray. Real checkpoints only ever call them on the
+# bytes or text the pickle itself carries.
+SIZED_CALLS = frozenset({"builtins.bytearray", "__builtin__.bytearray", "builtins.bytes", "__builtin__.bytes"})
+MAX_SIZED_CALL = 1 << 20  # an int argument this big to one of SIZED_CALLS is refused
+
+_INTS = ("INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4")
+_TEXTS = ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING", "BINSTRING", "STRING",
+          "SHORT_BINBYTES", "BINBYTES", "BINBYTES8", "BYTEARRAY8")
+
+
+def _literal(args: tuple) -> bool:
+    """Whether a call's argument tuple is bytes or text the pickle itself carries (protocol 2
+    spells bytes as _codecs.encode(text, "latin1"), which AllocationGuard reads as text)."""
+    return args[0] == "tuple" and args[1] is not None and all(item[0] in ("text", "name") for item in args[1])
+
+
+class AllocationGuard:
+    """A symbolic model of the unpickler's stack, just precise enough to see which callable
+    each REDUCE / NEWOBJ / OBJ / INST calls and with what literal arguments; refuses a call
+    of SIZED_CALLS whose arguments are not the literal bytes or text it was given."""
+
+    _UNKNOWN = ("?",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.stack: list[tuple] = []
+        self.marks: list[int] = []
+        self.memo: dict[int, tuple] = {}
+
+    def _pop(self, n: int = 1) -> list[tuple]:
+        items = self.stack[-n:] if n else []
+        del self.stack[len(self.stack) - len(items):]
+        return [self._UNKNOWN] * (n - len(items)) + items
+
+    def _to_mark(self) -> list[tuple]:
+        start = self.marks.pop() if self.marks else 0
+        items = self.stack[start:]
+        del self.stack[start:]
+        return items
+
+    def _call(self, fn: tuple, args: tuple) -> None:
+        if fn[0] != "global" or fn[1] not in SIZED_CALLS:
+            return
+        if _literal(args):
+            return  # bytearray(b"..."), bytearray("...", "latin-1"): what the file holds
+        items = args[1] if args[0] == "tuple" else None
+        ints = [item[1] for item in items or () if item[0] == "int"]
+        if items is not None and len(items) == 1 and ints and 0 <= ints[0] <= MAX_SIZED_CALL:
+            return
+        shown = f"{fn[1]}({ints[0]:,})" if ints else f"{fn[1]} on values it computes"
+        raise BoundExceeded(f"{self.what}: the pickle calls {shown}, an allocation the file does not hold "
+                            "— refusing it")
+
+    def on_op(self, opcode, arg) -> None:
+        from pickletools import markobject
+
+        name, push = opcode.name, self.stack.append
+        if name == "PROTO":
+            self.memo.clear()
+        elif name == "GLOBAL":
+            module, _, attr = str(arg).partition(" ")
+            push(("global", f"{module}.{attr}"))
+        elif name == "INST":
+            module, _, attr = str(arg).partition(" ")
+            self._call(("global", f"{module}.{attr}"), ("tuple", self._to_mark()))
+            push(self._UNKNOWN)
+        elif name == "STACK_GLOBAL":
+            module, attr = self._pop(2)
+            ok = module[0] == "name" and attr[0] == "name"
+            push(("global", f"{module[1]}.{attr[1]}") if ok else self._UNKNOWN)
+        elif name in _INTS:
+            push(("int", int(arg)) if isinstance(arg, int) else self._UNKNOWN)
+        elif name in _TEXTS:
+            push(("name", arg) if isinstance(arg, str) and len(arg) < 256 else ("text", None))
+        elif name == "MARK":
+            self.marks.append(len(self.stack))
+        elif name in ("MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT"):
+            key = len(self.memo) if name == "MEMOIZE" else int(arg)
+            self.memo[key] = self.stack[-1] if self.stack else self._UNKNOWN
+        elif name in ("GET", "BINGET", "LONG_BINGET"):
+            push(self.memo.get(int(arg), self._UNKNOWN))
+        elif name == "EMPTY_TUPLE":
+            push(("tuple", ()))
+        elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
+            push(("tuple", tuple(self._pop(int(name[-1])))))
+        elif name == "TUPLE":
+            push(("tuple", tuple(self._to_mark())))
+        elif name == "REDUCE":
+            fn, args = self._pop(2)
+            self._call(fn, args)
+            push(("text", None) if fn == ("global", "_codecs.encode") and _literal(args) else self._UNKNOWN)
+        elif name == "NEWOBJ":
+            cls, args = self._pop(2)
+            self._call(cls, args)
+            push(self._UNKNOWN)
+        elif name == "NEWOBJ_EX":
+            cls, args, _kwargs = self._pop(3)
+            self._call(cls, ("tuple", None) if args[0] != "tuple" else args)
+            push(self._UNKNOWN)
+        elif name == "OBJ":
+            items = self._to_mark()
+            if items:
+                self._call(items[0], ("tuple", tuple(items[1:])))
+            push(self._UNKNOWN)
+        elif name == "STOP":
+            self.stack.clear()
+            self.marks.clear()
+        else:  # anything else: its stack effect, with unknown results
+            before, after = opcode.stack_before, opcode.stack_after
+            if markobject in before:
+                self._to_mark()
+                self._pop(before.index(markobject))
+            else:
+                self._pop(len(before))
+            self.stack.extend([self._UNKNOWN] * len(after))

@@ -5,8 +5,10 @@ whatever callables the pickle names, so this module never unpickles one unless t
 passed `--trust`: it reads the pickle's opcodes with `pickletools` and lists the globals it
 would import. An ExportedProgram archive is read from its JSON graph with meta tensors in
 place of the weights (`torch.export.load` would unpickle parts of the archive and read
-every weight). TorchScript is loaded with `torch.jit.load` on the meta device: its archive
-holds TorchScript, which cannot name arbitrary Python callables.
+every weight). A TorchScript archive is code too (`torch.jit.load` compiles its code/*.py
+and runs its `__setstate__` methods, which can write files): it is recognised and bounded
+here, and loaded only with `--trust`, in a child process with a time and memory limit
+(`kb.check.ts_child`), never in kb's own.
 
 What comes out is a `ModelSource`: what the thing is and, for traceable kinds, enough to
 trace it (see `kb.check.tracing`).
@@ -21,6 +23,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb import userfiles
 from kb.check import bounded_io as bio
 from kb.check import trusted_pickle as tp
 from kb.errors import KBError
@@ -119,9 +122,14 @@ def pickle_globals(data: bytes | Any, max_pickles: int = LEGACY_PICKLES, what: s
     ModelInputError when the bytes do not start with a readable pickle.
     """
     stream = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data
-    walker = _GlobalWalker()
+    walker, guard = _GlobalWalker(), bio.AllocationGuard(what)
+
+    def on_op(opcode, arg) -> None:
+        walker.on_op(opcode, arg)
+        guard.on_op(opcode, arg)
+
     try:
-        bio.scan_pickles(bio.BoundedStream(stream, bio.MAX_PICKLE_BYTES, what), what, max_pickles, walker.on_op)
+        bio.scan_pickles(bio.BoundedStream(stream, bio.MAX_PICKLE_BYTES, what), what, max_pickles, on_op)
     except bio.BoundExceeded:
         raise
     except KBError as exc:
@@ -193,7 +201,7 @@ def parse_factory_spec(spec: str) -> tuple[str, str] | None:
     path, sep, attr = spec.rpartition(":")
     if not sep or not attr.isidentifier() or not path:
         return None
-    if not os.path.isfile(path):
+    if not os.path.exists(path):  # a device or FIFO named x.py:build is refused when read
         return None
     return path, attr
 
@@ -208,17 +216,20 @@ def detect(spec: str, *, trust: bool = False, trust_modules: tuple[str, ...] | l
         path, attr = factory
         _check_python_source(path)
         return ModelSource(FACTORY, path, attribute=attr)
-    if not os.path.exists(spec):
+    if not os.path.lexists(spec):
         raise ModelInputError(f"{spec}: no such file (a factory is written path/to/model.py:function)")
     if os.path.isdir(spec):
         raise ModelInputError(f"{spec}: is a directory, not a model file")
-    if os.path.getsize(spec) == 0:
-        raise ModelInputError(f"{spec}: empty file")
-    try:
-        with open(spec, "rb") as fh:
+    try:  # a regular file only (never a device or FIFO, nor a link to one), checked before opening
+        with userfiles.open_file(spec, userfiles.MAX_MODEL_BYTES) as fh:
+            size = os.fstat(fh.fileno()).st_size
             head = fh.read(8)
+    except userfiles.FileRefused as exc:
+        raise ModelInputError(str(exc)) from None
     except OSError as exc:
         raise ModelInputError(f"{spec}: cannot read ({exc.strerror})") from None
+    if size == 0:
+        raise ModelInputError(f"{spec}: empty file")
     try:
         source = _detect_file(spec, head, trust, trusted)
     except bio.BoundExceeded as exc:
@@ -260,9 +271,12 @@ def _is_tar(path: str, tarfile) -> bool:
 
 def _check_python_source(path: str) -> None:
     try:
-        with open(path, "rb") as fh:
-            source = fh.read()
+        source = userfiles.read_bytes(path)
         compile(source, path, "exec")
+    except userfiles.FileRefused as exc:
+        raise ModelInputError(str(exc)) from None
+    except (RecursionError, MemoryError):
+        raise ModelInputError(f"{path}: Python nested too deep to compile (bound)") from None
     except SyntaxError as exc:
         raise ModelInputError(f"{path}:{exc.lineno}: not valid Python ({exc.msg})") from None
     except (OSError, ValueError) as exc:
@@ -282,6 +296,7 @@ def _detect_zip(path: str, trust: bool, trusted: tuple[str, ...]) -> ModelSource
                     bio.check_member(archive, info.filename, limit=1 << 62)
             return ModelSource(EXPORTED_PROGRAM, path, detail=root)
         if any(n.startswith("code/") for n in inner) and "constants.pkl" in inner:
+            _bound_members(archive)
             return ModelSource(TORCHSCRIPT, path, detail=root)
         if "data.pkl" in inner:
             member = f"{root}/data.pkl" if root else "data.pkl"
@@ -289,6 +304,26 @@ def _detect_zip(path: str, trust: bool, trusted: tuple[str, ...]) -> ModelSource
             found = pickle_globals(data, 1, what=f"{path}: {member}")
             return _classify_pickle(path, found, trust, trusted, legacy=False)
     raise ModelInputError(f"{path}: a zip archive but not a PyTorch model (no model graph, TorchScript code or data.pkl)")
+
+
+def _bound_members(archive: zipfile.ZipFile) -> None:
+    """A TorchScript archive's members within the bounds torch.jit.load would read them
+    under: code and pickles at most MAX_PICKLE_BYTES, every member within the zip ratio
+    (weights may be large, but not inflated 1000-fold from a small file)."""
+    for info in archive.infolist():
+        if info.is_dir():
+            continue
+        small = info.filename.endswith((".py", ".pkl", ".debug_pkl"))
+        bio.check_member(archive, info.filename, bio.MAX_PICKLE_BYTES if small else 1 << 62)
+
+
+def refuse_torchscript(source: ModelSource) -> None:
+    """TorchScript without --trust: one line naming --trust and the torch.export route."""
+    raise UntrustedPickleError(
+        f"{source.path}: a TorchScript archive; loading it runs code from the file (its __setstate__ methods) — "
+        "pass --trust if you trust its source (kb then loads it in a separate process with a time and memory "
+        "limit), or save the model with torch.export.save and check the .pt2"
+    )
 
 
 def _classify_pickle(path: str, found: list[str], trust: bool, trusted: tuple[str, ...], *, legacy: bool) -> ModelSource:
@@ -543,16 +578,6 @@ def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:
         )
         out[fqn] = torch.nn.Parameter(tensor, requires_grad=tm.requires_grad) if payload.get("is_param") else tensor
     return out, pickled
-
-
-def load_torchscript(source: ModelSource):
-    """A TorchScript module with its tensors on the meta device (no weight memory)."""
-    import torch
-
-    try:
-        return torch.jit.load(source.path, map_location="meta")
-    except Exception as exc:
-        raise ModelInputError(f"{source.path}: unreadable TorchScript archive ({type(exc).__name__}: {_short(exc)})") from None
 
 
 def load_pickled_module(source: ModelSource, map_location: str = "meta"):

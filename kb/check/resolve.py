@@ -661,12 +661,13 @@ def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: 
 def file_sha256(path: str) -> str | None:
     """Hash of the model file (streamed: checkpoints can be large); None for folders."""
     import hashlib
-    import os
 
-    if not os.path.isfile(path):
+    from kb import userfiles
+
+    if not userfiles.is_regular(path):
         return None
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with userfiles.open_file(path, userfiles.MAX_MODEL_BYTES) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -10,8 +10,10 @@ the module path that made the call. Modules are traced on the meta device, so an
 - `--train`: the forward and backward passes run on meta tensors under a dispatch
   recorder, which sees the ops autograd actually dispatches (backward kernels included);
   `torch.utils.module_tracker.ModuleTracker` names the module in both passes;
-- TorchScript: a static walk of the inlined graph (counts per graph node); with
-  `--input-shape`, TorchScript's own shape propagation gives the arguments' shapes.
+- TorchScript (only with --trust: loading it runs its code): a static walk of the inlined
+  graph (counts per graph node), in a child process with a time and memory limit
+  (`kb.check.ts_child`); with `--input-shape`, TorchScript's own shape propagation gives
+  the arguments' shapes.
 """
 
 from __future__ import annotations
@@ -395,8 +397,11 @@ def _trace(source: mf.ModelSource, input_shapes: list[str] | None, *, train: boo
                                train=True)
         return TracedModel(source.kind, source.path, sites_from_graph(program.graph))
     if source.kind == mf.TORCHSCRIPT:
-        module = mf.load_torchscript(source)
-        sites, shaped = sites_from_torchscript(module, meta_inputs(specs) if specs else None)
+        if not trust:
+            mf.refuse_torchscript(source)
+        from kb.check import ts_child
+
+        sites, shaped = ts_child.load_sites(source.path, specs)
         notes = ["TorchScript, read statically: counts are per graph node (a loop body counts once)"
                  + ("" if shaped else "; argument shapes unknown (pass --input-shape)")]
         if train:

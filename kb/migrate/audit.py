@@ -32,6 +32,7 @@ import re
 import tokenize
 from collections.abc import Callable, Iterator, Sequence
 
+from kb import userfiles
 from kb.errors import KBError
 from kb.migrate import audit_deps, audit_python
 from kb.migrate.audit_findings import AuditReport, Finding, grade
@@ -71,7 +72,11 @@ def iter_files(root: str, skipped: list[str], excludes: Sequence[str] = (),
     if os.path.isfile(root):
         yield root, os.path.basename(root)
         return
-    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+    def skipped_folder(folder: str, reason: str) -> None:  # too deep, or not listable
+        if on_error is not None:
+            on_error(OSError(0, reason, folder))
+
+    for dirpath, dirnames, filenames in userfiles.walk(root, on_skip=skipped_folder):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         prefix = "" if rel_dir == "." else rel_dir + "/"
         kept = []
@@ -140,15 +145,17 @@ def read_text(path: str, rel_path: str, python: bool = False) -> tuple[str | Non
     Python sources honour their PEP 263 coding line; everything else is UTF-8 (a BOM is
     dropped)."""
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
+        if userfiles.is_regular(path) and os.path.getsize(path) > MAX_FILE_BYTES:
             raise _TooLarge
-        with open(path, "rb") as handle:
-            data = handle.read()
+        # a regular file only: x.py -> /dev/zero or a FIFO is reported, never read (or waited on)
+        data = userfiles.read_bytes(path, MAX_FILE_BYTES, rel_path)
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0] if python else "utf-8-sig"
         return data.decode(encoding), None
-    except (OSError, UnicodeDecodeError, SyntaxError, LookupError, _TooLarge) as exc:
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError, _TooLarge, userfiles.FileRefused) as exc:
         if isinstance(exc, _TooLarge):
             reason = f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
+        elif isinstance(exc, userfiles.FileRefused):
+            reason = str(exc).removeprefix(f"{rel_path}: ")
         elif isinstance(exc, OSError) and exc.strerror:
             reason = exc.strerror
         elif isinstance(exc, SyntaxError):  # detect_encoding: an unknown or contradictory coding line
@@ -185,7 +192,14 @@ def audit_file(path: str, rel_path: str) -> list[Finding] | None:
     text, problem = read_text(path, rel_path, python=python)
     if problem is not None:
         return [problem]
-    return checker(text, rel_path)
+    try:
+        return checker(text, rel_path)
+    except (RecursionError, MemoryError):  # a parser that recurses per nesting level
+        severity, context = grade("unreadable-file", rel_path)
+        return [Finding(rule="unreadable-file", path=rel_path, line=0, column=0,
+                        message="nested too deep to parse (bound); it was not audited",
+                        suggestion="Check the file (generated code?), then audit again.",
+                        severity=severity, context=context)]
 
 
 def audit_path(path: str, on_file: Callable[[str], None] | None = None,

@@ -22,9 +22,9 @@ from __future__ import annotations
 import configparser
 import fnmatch
 import re
-import tomllib
 from dataclasses import dataclass
 
+from kb import userfiles
 from kb.migrate.audit_findings import Finding, Severity, grade
 
 
@@ -263,8 +263,9 @@ def _toml_urls(value) -> list[str]:
 def audit_toml(text: str, rel_path: str) -> list[Finding]:
     lines = text.splitlines()
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = userfiles.parse_toml(text, rel_path)
+    except userfiles.FileRefused as exc:
+        exc = str(exc).removeprefix(f"{rel_path}: ")
         severity, context = grade("syntax-error", rel_path)
         return [Finding(rule="syntax-error", path=rel_path, line=getattr(exc, "lineno", 0) or 0, column=0,
                         message=f"could not parse TOML ({exc}); dependencies not audited",

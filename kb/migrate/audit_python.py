@@ -34,9 +34,9 @@ errors either, which is right: the audit did read it.
 from __future__ import annotations
 
 import ast
-import json
 import re
 
+from kb import userfiles
 from kb.migrate.audit_findings import Finding, grade
 
 CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
@@ -455,7 +455,10 @@ def _pip_install_findings(cells: list[str], rel_path: str) -> list[Finding]:
 def _notebook_cells(text: str) -> list[str]:
     """The code cells' sources; IPython magics (`%time`, `!pip`) become `pass` at the same
     indentation and `%%` cell magics blank out their cell, so line numbers still match."""
-    document = json.loads(text)
+    try:
+        document = userfiles.parse_json(text, "notebook")
+    except userfiles.FileRefused as exc:
+        raise ValueError(str(exc).removeprefix("notebook: ")) from None
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise ValueError("no cells list")
@@ -481,7 +484,8 @@ def audit_notebook_source(text: str, rel_path: str) -> list[Finding]:
     except (ValueError, TypeError, AttributeError) as exc:
         severity, context = grade("syntax-error", rel_path)
         return [Finding(rule="syntax-error", path=rel_path, line=0, column=0,
-                        message=f"not a readable notebook ({type(exc).__name__}); it was not audited",
+                        message=f"not a readable notebook ({exc if 'bound' in str(exc) else type(exc).__name__}); "
+                                "it was not audited",
                         suggestion="Check the .ipynb JSON, then audit again.", severity=severity, context=context)]
     starts, offset = [], 0
     for source in cells:

@@ -20,10 +20,10 @@ each currency has its own cheapest target and its own ratios.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from kb import userfiles
 from kb.errors import KBError
 
 SECONDS_PER_HOUR = Decimal(3600)
@@ -151,9 +151,9 @@ def targets_from_toml(text: str, default_currency: str | None = None, source: st
 
     Unknown keys are errors (a typo must not silently drop a value)."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CostInputError(f"{source} is not valid TOML: {exc}") from None
+        data = userfiles.parse_toml(text, source)
+    except userfiles.FileRefused as exc:
+        raise CostInputError(f"{source} is not valid TOML: {str(exc).removeprefix(f'{source}: ')}") from None
     if not data:
         raise CostInputError(f"{source} defines no targets (expected one [table] per target)")
     targets = []

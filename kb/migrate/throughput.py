@@ -14,9 +14,9 @@ can be written as a `[target]` table of a `kb cost --file` TOML file.
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
-import tomllib
 from dataclasses import dataclass, field
 
 from kb.check import runmodel
@@ -165,13 +165,12 @@ def write_cost_entry(path: str, name: str, price_per_hour: str, tokens_per_secon
     from kb.migrate.cost import make_target
 
     make_target(name, price_per_hour, f"{tokens_per_second:.6g}", currency, note)  # validates
+    from kb import userfiles
+
     try:
-        with open(path, "rb") as handle:
-            targets = tomllib.load(handle)
-    except FileNotFoundError:
-        targets = {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise BenchError(f"--cost-file {path}: cannot update it ({exc})") from None
+        targets = userfiles.parse_toml(userfiles.read_text(path), path) if os.path.lexists(path) else {}
+    except userfiles.FileRefused as exc:
+        raise BenchError(f"--cost-file {path}: cannot update it ({str(exc).removeprefix(f'{path}: ')})") from None
     if any(not isinstance(body, dict) for body in targets.values()):
         raise BenchError(f"--cost-file {path}: not a kb cost targets file (top-level values must be tables)")
     body = {"price_per_hour": float(price_per_hour), "tokens_per_second": float(f"{tokens_per_second:.6g}")}

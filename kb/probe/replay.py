@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kb
+from kb import userfiles
 from kb.errors import KBError
 from kb.opnames import OpNameError, canonical
 from kb.paths import data_dir
@@ -88,10 +89,9 @@ class ReplaySpec:
 def read_kernel_list(path: str) -> list[str]:
     """ATen names, one a line (`#` starts a comment), in canonical spelling."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise ReplayError(f"{path}: {exc.strerror}") from None
+        lines = userfiles.read_text(path).splitlines()
+    except userfiles.FileRefused as exc:
+        raise ReplayError(str(exc)) from None
     names = []
     for number, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].strip()
@@ -107,10 +107,9 @@ def read_kernel_list(path: str) -> list[str]:
 def load_spec(path: str) -> ReplaySpec:
     """A replay spec (JSON) whose kernel lists are text files beside it."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            raw = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise ReplayError(f"{path}: not a readable replay spec ({exc})") from None
+        raw = userfiles.parse_json(userfiles.read_text(path), path)
+    except userfiles.FileRefused as exc:
+        raise ReplayError(f"not a readable replay spec: {exc}") from None
     folder = os.path.dirname(os.path.abspath(path))
     try:
         policy = {mode: rule["action"] for mode, rule in raw["policy"].items()}
@@ -208,7 +207,7 @@ def run_samples(config_path: str, *, patterns: list[str] | None = None, workers:
     from kb.probe.live import journal
     from kb.probe.live.runner import Plan, run
 
-    digest = hashlib.sha256(open(config_path, "rb").read()).hexdigest()[:12]
+    digest = hashlib.sha256(userfiles.read_bytes(config_path)).hexdigest()[:12]
     stamp = utc_now().replace(":", "").replace("-", "")[:15]
     plan = Plan(run_id=f"replay-{digest}-{stamp}-{os.getpid()}", device="sim", dtypes=list(LEAF_DTYPES),
                 patterns=patterns, samples=samples, timeout=timeout, env={sim.CONFIG_ENV: config_path},

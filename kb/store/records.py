@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
+from kb.userfiles import FileRefused, parse_json
 from kb.vocab import CAVEAT_KINDS, CAVEAT_SOURCE_KIND, DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
 
 
@@ -274,7 +275,10 @@ def from_dict(data: dict[str, Any]) -> Record:
     if "provenance" in data:
         if not isinstance(data["provenance"], dict):
             raise RecordError(f"{kind}: provenance must be an object")
-        data["provenance"] = Provenance(**data["provenance"])
+        try:
+            data["provenance"] = Provenance(**data["provenance"])
+        except TypeError as exc:  # an unknown or missing provenance field
+            raise RecordError(f"{kind}: provenance: {exc}") from None
     for name, value in data.items():
         if isinstance(value, list):
             data[name] = tuple(value)
@@ -304,9 +308,9 @@ def read_jsonl(lines: Iterable[str], where: str = "<input>") -> Iterator[Record]
         if not line:
             continue
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{where}:{number}: not JSON ({exc.msg})") from None
+            data = parse_json(line, f"{where}:{number}")
+        except FileRefused as exc:
+            raise RecordError(str(exc)) from None
         if not isinstance(data, dict):
             raise RecordError(f"{where}:{number}: expected a JSON object")
         try:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from kb import userfiles
 from kb.errors import KBError
 from kb.store import records as rec
 from kb.store.records import RecordError
@@ -279,17 +279,17 @@ def write_records(conn, records: Iterable[rec.Record], *, ingested_at: str, orig
 
 def read_report(path: str) -> list[rec.Record]:
     """Records from a JSONL file, with file:line in any error."""
-    if not os.path.isfile(path):
-        raise IngestError(f"{path}: no such file")
     try:
-        with open(path, encoding="utf-8") as fh:
-            return list(rec.read_jsonl(fh, where=path))
-    except UnicodeDecodeError:
-        raise IngestError(f"{path}: not a text file") from None
+        return list(rec.read_jsonl(userfiles.iter_lines(path), where=path))
+    except userfiles.FileRefused as exc:
+        raise IngestError(str(exc)) from None
     except RecordError as exc:
         raise IngestError(str(exc)) from None
 
 
 def file_sha256(path: str) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
+    digest = hashlib.sha256()
+    with userfiles.open_file(path, userfiles.MAX_REPORT_BYTES) as fh:  # regular and within the report bound, streamed
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

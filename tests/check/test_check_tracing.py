@@ -54,7 +54,7 @@ def test_factory_traces_like_the_saved_program(saved, traced):
 
 
 def test_torchscript_static_walk(saved):
-    model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]))
+    model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]), trust=True)
     assert [(s.op, s.module_path) for s in model.sites] == [
         ("aten::linear", "fc1"), ("aten::gelu", "act"), ("aten::linear", "fc2")]
     assert model.notes and "static" in model.notes[0]
@@ -98,11 +98,11 @@ def test_torchscript_with_input_shapes_gets_shapes_and_decompositions(saved):
     from kb.check import resolve as kc
     from tests.check.check_fixtures import lookup_for
 
-    model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8"])
+    model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8"], trust=True)
     assert [s.tensor_args()[0].describe() for s in model.sites] == ["float32[2,8]", "float32[2,16]", "float32[2,16]"]
     ops = {op.op: op for op in kc.check(model, lookup_for("neuron"), target="neuron").ops}
     assert ops["aten::linear"].status == "decomposed"
     assert [leaf.op for leaf in ops["aten::linear"].via] == ["aten::t", "aten::addmm"]
     assert ops["aten::gelu"].status == "fallback"
     with pytest.raises(mf.ModelInputError, match="takes 1 inputs"):
-        tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8", "2x8"])
+        tracing.trace(mf.detect(saved["mlp"]["torchscript"]), ["2x8", "2x8"], trust=True)

@@ -1,9 +1,11 @@
-"""Fuzz: over 1,000 mutated model files through `kb check` in-process. Whatever the bytes,
-kb answers with exit 0, 1 or 2, never a traceback, and its memory stays bounded."""
+"""Fuzz: over 1,000 mutated model files (TorchScript archives among them) through `kb check`
+in-process, and mutated probe reports through `kb ingest`. Whatever the bytes, kb answers
+with exit 0, 1 or 2, never a traceback, and its memory stays bounded."""
 
 from __future__ import annotations
 
 import io
+import json
 import random
 import resource
 import time
@@ -56,6 +58,7 @@ def _seeds(saved) -> dict[str, bytes]:
         "checkpoint_zip": read(mlp["checkpoint"]),
         "raw_pickle": pickle.dumps({"w": [1, 2.5, "x", (3, 4)], "n": None}, protocol=2),
         "exported": read(mlp["exported_program"]),
+        "torchscript": read(mlp["torchscript"]),
     }
 
 
@@ -68,8 +71,12 @@ def test_mutated_model_files_never_crash(saved, workdir, run_cli):
     marker = workdir / "MARKER"
     for number in range(MUTANTS):
         kind = rng.choice(["state_zip", "pickled_zip", "checkpoint_zip", "raw_pickle", "raw_pickle", "exported_json",
-                           "zip_pickle"])
-        if kind == "exported_json":
+                           "zip_pickle", "torchscript", "ts_code", "ts_constants"])
+        if kind == "ts_code":
+            data = _rezip(seeds["torchscript"], ".py", rng)
+        elif kind == "ts_constants":
+            data = _rezip(seeds["torchscript"], "constants.pkl", rng)
+        elif kind == "exported_json":
             data = _rezip(seeds["exported"], "models/model.json", rng)
         elif kind == "zip_pickle":
             data = _rezip(seeds[rng.choice(["state_zip", "pickled_zip"])], "data.pkl", rng)
@@ -77,14 +84,75 @@ def test_mutated_model_files_never_crash(saved, workdir, run_cli):
             data = _mutate(seeds[kind], rng)
         path = workdir / f"m{number % 8}.bin"
         path.write_bytes(data)
-        trust = ["--trust"] if rng.random() < 0.3 else []
+        # a trusted TorchScript archive loads in a child (seconds each): test_trusted_torchscript_mutants
+        trust = ["--trust"] if rng.random() < 0.3 and not kind.startswith(("torchscript", "ts_")) else []
         code, _out, err = run_cli("check", path, "--input-shape", "2x8", *trust)
         assert code in (0, 1, 2), (kind, err)
         assert "Traceback" not in err and len([line for line in err.splitlines() if line.strip()]) <= 1, (kind, err)
-        assert "unexpected" not in err, (kind, err)  # the entry point's safety net is not the answer
+        assert "kb: error: unexpected" not in err, (kind, err)  # the entry point's safety net is not the answer
         codes[code] = codes.get(code, 0) + 1
         assert time.monotonic() - started < TIME_BUDGET_S, f"{number} mutants in {TIME_BUDGET_S} s"
     assert not marker.exists()
     assert sum(codes.values()) >= 1000
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before
+    assert grown < 300, f"peak memory grew {grown:.0f} MiB"
+
+
+def test_trusted_torchscript_mutants_fail_in_one_line(saved, workdir, run_cli):
+    """A few mutated TorchScript archives with --trust: the child's failure is one line."""
+    rng = random.Random(24)
+    seed = open(saved["mlp"]["torchscript"], "rb").read()
+    for number in range(4):
+        data = _rezip(seed, ".py" if number % 2 else "constants.pkl", rng)
+        path = workdir / f"ts{number}.pt"
+        path.write_bytes(data)
+        code, out, err = run_cli("check", path, "--input-shape", "2x8", "--trust", "--format", "json")
+        assert code in (0, 1, 2), err
+        assert "Traceback" not in err and len([line for line in err.splitlines() if line.strip()]) <= 1, err
+        if code in (0, 1):
+            json.loads(out)
+
+
+REPORT_MUTANTS = 400
+
+
+def _report_seed() -> bytes:
+    from kb.store.records import dumps
+    from tests.conftest import op_status, probe_run
+
+    lines = [dumps(probe_run("fuzz-run")), dumps(op_status("aten::add.Tensor", "native")),
+             dumps(op_status("aten::nonzero", "fallback"))]
+    return ("\n".join(lines) + "\n").encode()
+
+
+_HOSTILE_LINES = [
+    b"[" * 50_000 + b"]" * 50_000,
+    b'{"record": "probe_run", "params": {"shard": {"index": 1, "count": 999999999999}}}',
+    b'"just a string"',
+    b"\xff\xfe not utf-8",
+    b'{"record": "op_status", "dtypes": "float32"}',
+    b'{"record": "probe_run", "run_id": ' + b'"x' + b"y" * 200_000 + b'"}',
+]
+
+
+def test_mutated_reports_never_crash(workdir, run_cli):
+    rng = random.Random(2024)
+    seed = _report_seed()
+    started = time.monotonic()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    for number in range(REPORT_MUTANTS):
+        data = _mutate(seed, rng)
+        if rng.random() < 0.25:
+            lines = data.split(b"\n")
+            lines.insert(rng.randrange(len(lines) + 1), rng.choice(_HOSTILE_LINES))
+            data = b"\n".join(lines)
+        path = workdir / f"r{number % 8}.jsonl"
+        path.write_bytes(data)
+        code, out, err = run_cli("ingest", path, "--dry-run", "--json")
+        assert code in (0, 2), err
+        assert "Traceback" not in err and "kb: error: unexpected" not in err, err
+        assert len([line for line in err.splitlines() if line.strip()]) <= 1, err
+        json.loads(out)
+        assert time.monotonic() - started < TIME_BUDGET_S, f"{number} reports in {TIME_BUDGET_S} s"
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before
     assert grown < 300, f"peak memory grew {grown:.0f} MiB"

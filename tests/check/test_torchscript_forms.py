@@ -46,11 +46,11 @@ def test_traced_convolution_reads_as_the_exported_conv(conv_model_files, run_cli
     exported = _ops(run_cli, conv_model_files["exported"])
     assert exported == ["aten::conv2d", "aten::batch_norm", "aten::relu", "aten::conv_transpose2d.input",
                         "aten::flatten.using_ints", "aten::conv1d"]
-    assert _ops(run_cli, conv_model_files["traced"], "--input-shape", "1x3x8x8") == exported
+    assert _ops(run_cli, conv_model_files["traced"], "--input-shape", "1x3x8x8", "--trust") == exported
 
 
 def test_scripted_graph_lists_device_ops_only(conv_model_files, run_cli):
-    ops = _ops(run_cli, conv_model_files["scripted"])
+    ops = _ops(run_cli, conv_model_files["scripted"], "--trust")
     assert not [op for op in ops if op.endswith((".int", ".t")) or op in ("aten::dim", "aten::format", "aten::size")]
     assert set(_ops(run_cli, conv_model_files["exported"])) <= set(ops)
 

@@ -20,11 +20,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kb import userfiles
 from kb.errors import KBError
 from kb.probe.live import report
 from kb.store.records import OpStatus, ProbeRun
 
 CONSISTENT_DEVICE_FIELDS = ("device", "backend", "backend_version", "torch_version")
+MAX_SHARDS = 10_000  # machines one probe run is split over (a Slurm array or an Indexed Job)
 
 
 class ShardMergeError(KBError):
@@ -45,15 +47,28 @@ def shard_info(record: Any) -> dict[str, Any] | None:
     return None
 
 
+def check_shard(path: str, info: dict[str, Any]) -> None:
+    """Refuse shard params a real sharded probe never writes: the count is a whole number
+    in 1..MAX_SHARDS (a report claiming a billion shards would have kb list a billion
+    missing ones) and the index lies below it."""
+    count, index = info.get("count"), info.get("index")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_SHARDS:
+        raise ShardMergeError(f"{path}: shard count {count!r} is not a whole number in 1..{MAX_SHARDS:,} (bound)")
+    if not isinstance(index, int) or isinstance(index, bool) or not 1 <= index <= count:
+        raise ShardMergeError(f"{path}: shard index {index!r} is not one of 1..{count} (shards count from 1)")
+
+
 def peek_shard(path: str) -> ProbeRun | None:
     """The shard record if `path` is a shard report (read from its first line), else None."""
     from kb.store.records import RecordError, from_dict
 
     try:
-        with open(path, encoding="utf-8") as fh:
-            first = fh.readline()
-        data = json.loads(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        first = next(userfiles.iter_lines(path), "")
+    except userfiles.FileRefused as exc:
+        raise ShardMergeError(str(exc)) from None
+    try:
+        data = userfiles.parse_json(first, f"{path}:1")
+    except userfiles.FileRefused:
         return None
     if not isinstance(data, dict) or data.get("record") != "probe_run" or not isinstance(data.get("params"), dict) \
             or "shard" not in data["params"]:
@@ -62,7 +77,11 @@ def peek_shard(path: str) -> ProbeRun | None:
         record = from_dict(data)
     except RecordError as exc:
         raise ShardMergeError(f"{path}: {exc}") from None
-    return record if shard_info(record) else None
+    info = shard_info(record)
+    if info is None:
+        return None
+    check_shard(path, info)
+    return record
 
 
 @dataclass
@@ -92,7 +111,14 @@ def merge(shards: list[tuple[str, ProbeRun]]) -> list[MergedRun]:
     by_run: dict[str, list[tuple[str, ProbeRun]]] = defaultdict(list)
     for path, record in shards:
         by_run[record.run_id].append((path, record))
-    return [_merge_run(run_id, group) for run_id, group in sorted(by_run.items())]
+    merged = []
+    for run_id, group in sorted(by_run.items()):
+        try:
+            merged.append(_merge_run(run_id, group))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a journal kb did not write
+            raise ShardMergeError(f"run {run_id}: a shard's journal is malformed ({type(exc).__name__}: "
+                                  f"{str(exc)[:80]})") from None
+    return merged
 
 
 def _fingerprint(record: ProbeRun) -> str:
@@ -102,10 +128,12 @@ def _fingerprint(record: ProbeRun) -> str:
 
 def _merge_run(run_id: str, group: list[tuple[str, ProbeRun]]) -> MergedRun:
     first = shard_info(group[0][1])
+    check_shard(group[0][0], first)
     count, digest = first["count"], first["plan_sha256"]
     chosen: dict[int, tuple[str, ProbeRun]] = {}
     for path, record in group:
         info = shard_info(record)
+        check_shard(path, info)
         if info["count"] != count:
             raise ShardMergeError(f"run {run_id}: {path} is shard {info['index']}/{info['count']}, "
                                   f"{group[0][0]} is one of {count}: not one run")

@@ -192,14 +192,16 @@ def test_folder_without_permission_is_a_finding(tmp_path):
 
 
 def test_folder_listing_errors_become_findings(tmp_path, monkeypatch):
-    """The same path as above, driven through os.walk's error callback (runs as root too)."""
-    real_walk = os.walk
+    """The same path as above, driven through a listing that fails (runs as root too)."""
+    (tmp_path / "locked").mkdir()
+    real_scandir = os.scandir
 
-    def walk_with_error(top, onerror=None, followlinks=False):
-        onerror(PermissionError(13, "Permission denied", str(tmp_path / "locked")))
-        yield from real_walk(top, onerror=onerror, followlinks=followlinks)
+    def scandir_with_error(path):
+        if os.path.basename(path) == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
 
-    monkeypatch.setattr(os, "walk", walk_with_error)
+    monkeypatch.setattr(os, "scandir", scandir_with_error)
     (finding,) = audit_path(str(tmp_path)).findings
     assert (finding.rule, finding.path) == ("unreadable-file", "locked")
     assert "Permission denied" in finding.message
