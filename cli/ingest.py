@@ -169,9 +169,13 @@ def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str |
     if not paths:
         raise KBError("--fallback-ops needs the file(s) get_fallback_ops() was saved to")
     db_path = db or default_db_path()
-    results = []
+    results, failures = [], []
     for path in paths:
-        found = fallback_list.read(path)
+        try:  # one bad file is reported and skipped; the others go on
+            found = fallback_list.read(path)
+        except KBError as exc:
+            failures.append(str(exc))
+            continue
         records = fallback_list.to_records(found, backend_version=backend_version, target=target,
                                            torch_version=torch_version)
         if dry_run:
@@ -182,9 +186,13 @@ def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str |
         if found.skipped and not json_output:
             note(f"{path}: {len(found.skipped)} names left out (not ATen ops): {', '.join(found.skipped[:5])}")
     if json_output:
-        emit_json({"results": results, "errors": []})
+        emit_json({"results": results, "errors": failures})
     else:
         _render(results, not dry_run)
+    for message in failures:
+        error(message)
+    if failures:
+        raise typer.Exit(2)
 
 
 def _split_shard_reports(paths: list[str], failures: list[str]) -> tuple[list[str], list[tuple[str, Any]]]:

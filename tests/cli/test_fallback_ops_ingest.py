@@ -51,7 +51,7 @@ def test_the_flags_go_together(small_data, tmp_path, capsys, args, words):
 
 
 @pytest.mark.parametrize("content, words", [
-    (b"a" * (fallback_list.MAX_BYTES + 1), "larger than"),
+    (b"a" * (fallback_list.MAX_BYTES + 1), "bound"),
     (b"\n" * (fallback_list.MAX_LINES + 1), "more than"),
     (b"\xff\xfe\x00", "not a text file"),
     (b"hello world\n", "no ATen op names"),
@@ -61,3 +61,14 @@ def test_the_file_is_bounded_and_checked(small_data, tmp_path, capsys, content, 
     saved.write_bytes(content)
     code, out, err = run_kb(capsys, "ingest", saved, "--fallback-ops", "--backend-version", "2.14.3.0")
     assert code == 2 and words in err and "Traceback" not in err
+
+
+def test_a_fifo_among_the_lists_is_refused_and_the_others_go_on(small_data, isolated_kb, tmp_path, capsys):
+    import os
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)  # opening it for reading would block forever
+    saved = tmp_path / "fallback.txt"
+    saved.write_text("aten::nonzero\n")
+    code, out, err = run_kb(capsys, "ingest", fifo, saved, "--fallback-ops", "--backend-version", "2.14.3.0")
+    assert code == 2 and "FIFO" in err and len([ln for ln in err.splitlines() if "error" in ln]) == 1
+    assert _verdict(isolated_kb, "aten::nonzero")["status"] == "fallback"

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from kb import opnames
+from kb import opnames, userfiles
 from kb.errors import KBError
 from kb.store import records as rec
 
@@ -42,12 +42,7 @@ class FallbackList:
 
 def read(path: str) -> FallbackList:
     """Parse a saved get_fallback_ops() output: names one a line, or a printed list/set."""
-    if not os.path.isfile(path):
-        raise FallbackListError(f"{path}: no such file")
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise FallbackListError(f"{path}: larger than {MAX_BYTES} bytes; a get_fallback_ops() list is much smaller")
+    data = userfiles.read_bytes(path, MAX_BYTES)  # regular file, size-capped, never blocks
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
