@@ -77,8 +77,15 @@ def sarif(reports, gate: dict) -> dict:
         "runs": [{
             "tool": {"driver": {"name": "kb", "version": kb.__version__, "rules": list(used_rules.values())}},
             "results": results,
+            "properties": {"kbAssessment": [_assessment(r) for r in reports]},
         }],
     }
+
+
+def _assessment(report) -> dict:
+    from cli.check_assess import fields
+
+    return fields(report)
 
 
 def junit(reports, gate: dict) -> str:
@@ -96,6 +103,10 @@ def junit(reports, gate: dict) -> str:
                 failure.text = _message(report, op)
             elif op.status not in ("native", "decomposed"):
                 ET.SubElement(case, "system-out").text = _message(report, op) + " (not gated)"
+        properties = ET.Element("properties")
+        suite.insert(0, properties)  # JUnit's schema puts properties before the test cases
+        for key, value in _assessment(report).items():
+            ET.SubElement(properties, "property", name=key, value="" if value is None else str(value))
         if report.warnings:
             ET.SubElement(suite, "system-out").text = "\n".join(f"warning: {w}" for w in report.warnings)
     ET.indent(suites)

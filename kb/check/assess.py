@@ -113,7 +113,7 @@ def verdict_sentence(report, compiled: dict) -> str:
         ids = {s["id"] for s in report.suggestions}
         sentence += f" — {len(ids)} suggested rewrite{'s' if len(ids) != 1 else ''}"
         after = report.after_rewrites or {}
-        if after.get("rewritten_calls"):
+        if after.get("rewritten_calls") and after.get("fallback_calls_before"):
             n = after["fallback_calls_after"]
             sentence += f" (after them: {n} fallback call{'s' if n != 1 else ''})"
     return sentence
