@@ -56,12 +56,12 @@ def annotate(report, traced: TracedModel, per_site: dict, lookup, *, cost_overri
 
 
 def _basis(report) -> str | None:
-    """What most verdicts rest on, when that is not evidence; presumed wins when any op is."""
+    """What the verdicts rest on when that is not evidence: presumed when any op is, inferred
+    when most are."""
     if any(op.basis == "presumed" for op in report.ops):
         return "presumed"
-    counts = Counter(op.basis for op in report.ops if op.basis)
-    top = counts.most_common(1)[0][0] if counts else None
-    return top if top == "inferred" else None
+    inferred = sum(1 for op in report.ops if op.basis == "inferred")
+    return "inferred" if inferred * 2 > len(report.ops) else None
 
 
 def _pct(value: float) -> str:
