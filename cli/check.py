@@ -295,7 +295,7 @@ def summary_lines(report, suggest: bool = False) -> list[str]:
     lines.extend(check_assess.lines(report, suggest))
     lines.extend(f"  note: {n}" for n in report.notes)
     lines.extend(f"  warning: {w}" for w in report.warnings)
-    return ([f"verdict: {report.verdict}"] if report.verdict else []) + lines
+    return ([check_assess.clean(f"verdict: {report.verdict}")] if report.verdict else []) + lines
 
 
 def _bytes(n: int) -> str:
@@ -390,7 +390,9 @@ def render_markdown(reports, gate: dict, suggest: bool = False) -> str:
     for report in reports:
         out.append(f"### {report.target}{' ' + report.backend_version if report.backend_version else ''} ({report.mode})\n")
         if report.verdict:
-            out.append(f"**{report.verdict}**\n")
+            from cli.check_assess import clean
+
+            out.append(f"**{clean(report.verdict)}**\n")
         out.extend(f"{line.strip()}  " for line in summary_lines(report, suggest)[1 if report.verdict else 0:])
         out.append("")
         out.append("| op | count | status | via | dtypes | modules | source |")

@@ -10,6 +10,13 @@ from __future__ import annotations
 from kb.check import hostcost
 
 MAX_LISTED = 12
+# Op names, module paths and tensor names come from the model file: no control characters
+# (terminal escapes, line breaks) reach the output from them.
+_CONTROL = dict.fromkeys([*range(0x00, 0x20), *range(0x7F, 0xA0)], " ")
+
+
+def clean(text: str) -> str:
+    return text.translate(_CONTROL)
 
 
 def fields(report) -> dict:
@@ -85,4 +92,4 @@ def lines(report, suggest: bool = False) -> list[str]:
                        f"problem ops left: {left}")
         else:
             out.append("  suggest: no fix-it in kb's library matches this model's calls")
-    return out
+    return [clean(line) for line in out]
