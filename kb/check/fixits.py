@@ -147,8 +147,13 @@ def suggest(sites: list[CallSite], target: str, fixits: list[dict] | None = None
     fixits = graph_fixits() if fixits is None else fixits
     out: OrderedDict[tuple, dict] = OrderedDict()
     applied: dict[int, dict] = {}
+    by_op: dict[str, list[dict]] = {}  # the fix-its whose op pattern names this op, in library order
     for site in sites:
-        for fixit in fixits:
+        candidates = by_op.get(site.op)
+        if candidates is None:
+            candidates = by_op[site.op] = [f for f in fixits if _op_matches(f["match"].get("ops") or [], site.op,
+                                                                              bool(f["match"].get("family")))]
+        for fixit in candidates:
             if not matches(fixit, site, target):
                 continue
             applied[site.index] = fixit

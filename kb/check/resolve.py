@@ -635,6 +635,9 @@ def compile_effects(target: str, sites: list[CallSite], per_site: dict[int, Reso
 # other modules' knowledge; they register a function here (or pass `warning_hooks=`).
 WarningHook = Callable[["CheckReport", TracedModel], Iterable[str]]
 WARNING_HOOKS: list[WarningHook] = []
+# Functions that fill a report's further answers once its ops are resolved:
+# (report, traced, per_site, lookup, cost_overrides=) → None. kb.check registers kb.check.assess.
+ANNOTATORS: list[Callable] = []
 
 
 def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: str | None = None,
@@ -659,9 +662,8 @@ def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: 
         report.eager = eager_cost(traced.sites, per_site)
     else:
         report.compile = compile_effects(target, traced.sites, per_site)
-    from kb.check.assess import annotate
-
-    annotate(report, traced, per_site, lookup, cost_overrides=cost_overrides)
+    for annotate in ANNOTATORS:
+        annotate(report, traced, per_site, lookup, cost_overrides=cost_overrides)
     for hook in WARNING_HOOKS if warning_hooks is None else warning_hooks:
         report.warnings.extend(hook(report, traced))
     return report

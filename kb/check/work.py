@@ -14,6 +14,7 @@ norms and softmax), good for shares and orders of magnitude, not for a roofline.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -65,6 +66,7 @@ class Work:
     counted_by: str  # "flops" (a family with a FLOP formula) or "bytes"
 
 
+@functools.lru_cache(maxsize=4096)
 def base_name(op: str) -> str:
     return op.partition("::")[2].partition(".")[0]
 
