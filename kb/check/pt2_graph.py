@@ -363,6 +363,57 @@ def attribute_modules(sites: list[CallSite], lines: dict[int, str]) -> int:
     return done
 
 
+_VIEWISH = frozenset({"aten::permute", "aten::view", "aten::t", "aten::transpose.int", "aten::reshape",
+                      "aten::_unsafe_view", "aten::squeeze.dim", "aten::unsqueeze", "aten::expand"})
+
+
+def attribute_by_parameters(sites: list[CallSite], flow: list, document: dict) -> int:
+    """Joint graphs record no module stack. Their signature still names each parameter
+    (`fc.weight`) and which output is whose gradient: a call that reads a parameter, or
+    makes a parameter's gradient (through views), belongs to that parameter's module."""
+    signature = (document.get("graph_module") or {}).get("signature")
+    if not isinstance(signature, dict):
+        return 0
+    owner: dict[str, str] = {}  # placeholder name → module path
+    for spec in signature.get("input_specs") or []:
+        for kind in ("parameter", "buffer"):
+            entry = spec.get(kind) if isinstance(spec, dict) else None
+            if isinstance(entry, dict) and isinstance(entry.get("arg"), dict):
+                target = entry.get("parameter_name") or entry.get("buffer_name")
+                if isinstance(target, str) and isinstance(entry["arg"].get("name"), str):
+                    owner[entry["arg"]["name"]] = target.rpartition(".")[0]
+    grads: dict[str, str] = {}  # output name → module of the parameter it is the gradient of
+    for spec in signature.get("output_specs") or []:
+        entry = spec.get("gradient_to_parameter") if isinstance(spec, dict) else None
+        if isinstance(entry, dict) and isinstance(entry.get("arg"), dict) and isinstance(entry.get("parameter_name"), str):
+            grads[entry["arg"].get("name")] = entry["parameter_name"].rpartition(".")[0]
+    by_index = {site.index: site for site in sites}
+    producer = {name: position for position, (_i, outputs, _s) in enumerate(flow) for name in outputs}
+    done = 0
+
+    def give(position: int, module: str) -> bool:
+        site = by_index.get(flow[position][2])
+        if site is None or site.module_path is not None or not module:
+            return False
+        site.module_path = module
+        return True
+
+    for position, (inputs, _outputs, _index) in enumerate(flow):
+        read = next((owner[name] for name in inputs if name in owner), None)
+        if read is not None and give(position, read):
+            done += 1
+    for name, module in grads.items():
+        position = producer.get(name)
+        while position is not None:
+            site = by_index.get(flow[position][2])
+            if give(position, module):
+                done += 1
+            if site is None or site.op not in _VIEWISH or not flow[position][0]:
+                break
+            position = producer.get(flow[position][0][0])
+    return done
+
+
 _SYMBOL = re.compile(r"\b((?:s|u|zuf|zf)\d+)\b")
 
 
@@ -561,6 +612,8 @@ def read_sites(path: str) -> tuple[list[CallSite], ArchiveGraph]:
     about.read_through = sorted(reader.read_through)
     about.backward_calls = label_phases(reader.sites, reader.flow, _loss_output(document))
     about.attributed = attribute_modules(reader.sites, reader.lines)
+    if about.backward_calls:
+        about.attributed += attribute_by_parameters(reader.sites, reader.flow, document)
     about.symbols = read_symbols(document)
     return reader.sites, about
 
@@ -578,6 +631,8 @@ def trace_archive(source: mf.ModelSource) -> TracedModel:
         shown = ", ".join(custom[:5]) + (f" +{len(custom) - 5} more" if len(custom) > 5 else "")
         notes.append(f"custom ops (not ATen): {shown} — their implementation is not in the archive")
     if about.backward_calls:
-        notes.append(f"joint forward+backward graph: {about.backward_calls} calls after the loss are labelled backward")
+        notes.append(f"joint forward+backward graph: {about.backward_calls} calls after the loss are labelled backward"
+                     + (f"; modules of {about.attributed} calls inferred from the parameters they read or whose "
+                        "gradients they make (joint graphs record none)" if about.attributed else ""))
     return TracedModel(mf.EXPORTED_PROGRAM, source.path, sites, notes=notes, train=bool(about.backward_calls),
                        symbols=about.symbols)

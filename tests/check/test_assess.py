@@ -226,6 +226,9 @@ def test_a_joint_graph_labels_backward_ops_backward(exports):
     assert phases["aten::addmm"] == {"forward"} and phases["aten::gelu"] == {"forward"}
     assert "backward" in phases["aten::mm"] and phases["aten::full_like"] == {"backward"}
     assert all(site.module_path != "" for site in t.sites)  # not recorded is unknown, never "(root)"
+    # joint graphs record no module stack: the parameters read, or whose gradient a call makes, say it
+    assert {s.module_path for s in t.sites if s.op == "aten::addmm"} == {"fc"}
+    assert {s.module_path for s in t.sites if s.op == "aten::mm"} == {"fc"}
     report = report_for(exports["joint"], table())
     assert {op.op: op.phases for op in report.ops}["aten::mm"] == ["backward"]
     assert any("labelled backward" in note for note in report.notes)
