@@ -273,3 +273,23 @@ def test_unmatched_caveats_are_counted_in_one_line(small_data, isolated_kb, expo
     assert [f["statement"] for f in report.caveats] == ["hangs from 64 tokens"]
     assert report.caveats_unmatched == 1
     assert sum("caveat" in n and "not shown" in n for n in report.notes) == 1
+
+
+def test_every_format_carries_the_verdict(run_cli, exports):
+    code, md, _ = run_cli("check", exports["pool"], "--format", "markdown")
+    assert code == 0 and md.splitlines()[2].startswith("**neuron 2.33.0")
+    code, xml, _ = run_cli("check", exports["pool"], "--format", "junit")
+    assert code == 0 and '<property name="verdict" value="neuron 2.33.0' in xml
+    assert xml.index("<properties>") < xml.index("<testcase")
+
+
+def test_names_from_the_model_cannot_put_control_characters_in_the_lines():
+    from types import SimpleNamespace
+
+    from cli.check_assess import lines
+
+    hazard = {"kind": "host_sync", "op": "aten::item", "module": "evil\x1b[2J\nfake: line", "mode": "eager",
+              "effect": "host sync", "fix": "keep it a tensor", "source": "https://example.test", "calls": 1}
+    report = SimpleNamespace(work=None, estimated_host_ms=None, hazards=[hazard], mode="eager", suggestions=[])
+    (line,) = lines(report)
+    assert "\x1b" not in line and "\n" not in line and "evil [2J fake: line" in line
