@@ -89,6 +89,82 @@ def small_models(folder: str) -> dict[str, str]:
     return out
 
 
+# Real architectures from transformers config objects (random weights, nothing downloaded),
+# exported on the CPU the normal way; two also as joint forward+backward graphs. Runs in a
+# child process with --hf-path on its path; kb check then runs without it.
+_HF_EXPORT = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import torch
+import transformers as t
+from torch.export.experimental import _export_forward_backward
+out_dir = sys.argv[1]
+ids = torch.randint(0, 90, (1, 16))
+image = torch.randn(1, 3, 32, 32)
+small = dict(vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+             use_cache=False)
+vision = dict(image_size=32, patch_size=4, num_channels=3, hidden_size=64, num_hidden_layers=2,
+              num_attention_heads=4, intermediate_size=128, num_labels=10)
+
+def models():
+    yield "gpt2", t.GPT2LMHeadModel(t.GPT2Config(vocab_size=100, n_embd=64, n_layer=2, n_head=4, use_cache=False)), (ids,), {}
+    yield "llama", t.LlamaForCausalLM(t.LlamaConfig(**small, num_key_value_heads=2)), (ids,), {}
+    yield "qwen3", t.Qwen3ForCausalLM(t.Qwen3Config(**small, num_key_value_heads=2, head_dim=16)), (ids,), {}
+    yield "mixtral", t.MixtralForCausalLM(t.MixtralConfig(**small, num_key_value_heads=2, num_local_experts=4,
+                                                         num_experts_per_tok=2)), (ids,), {}
+    yield "bert", t.BertForMaskedLM(t.BertConfig(**small)), (ids,), {}
+    yield "t5", t.T5ForConditionalGeneration(t.T5Config(vocab_size=100, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+                                                        num_heads=4, use_cache=False)), (), {"input_ids": ids, "decoder_input_ids": ids}
+    yield "vit", t.ViTForImageClassification(t.ViTConfig(**vision)), (image,), {}
+    yield "deit", t.DeiTForImageClassification(t.DeiTConfig(**vision)), (image,), {}
+    yield "swin", t.SwinForImageClassification(t.SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1],
+                                                            num_heads=[2, 2], window_size=4, num_labels=10)), (image,), {}
+    yield "resnet", t.ResNetForImageClassification(t.ResNetConfig(embedding_size=16, hidden_sizes=[16, 32],
+                                                                  depths=[1, 1], num_labels=10)), (image,), {}
+    yield "wav2vec2", t.Wav2Vec2ForCTC(t.Wav2Vec2Config(vocab_size=32, hidden_size=64, num_hidden_layers=2,
+                                                         num_attention_heads=4, intermediate_size=128,
+                                                         conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),
+                                                         num_feat_extract_layers=2)), (torch.randn(1, 1600),), {}
+
+class Train(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+    def forward(self, *args):
+        return (self.model(*args).logits.float().pow(2).mean(),)
+
+for name, model, args, kwargs in models():
+    try:
+        program = torch.export.export(model.eval(), args, kwargs)
+        path = f"{out_dir}/hf-{name}.pt2"
+        torch.export.save(program, path)
+        print(json.dumps({"model": name, "path": path}))
+        if name in ("qwen3", "deit"):
+            joint = _export_forward_backward(torch.export.export(Train(model.train()), args))
+            path = f"{out_dir}/hf-{name}-train.pt2"
+            torch.export.save(joint, path)
+            print(json.dumps({"model": name + " fwd+bwd (exported on a CPU)", "path": path}))
+    except Exception as exc:
+        print(json.dumps({"model": name, "error": f"{type(exc).__name__}: {str(exc)[:300]}"}))
+"""
+
+
+def hf_models(folder: str, hf_path: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    made = subprocess.run([sys.executable, "-c", _HF_EXPORT, folder], capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": hf_path})
+    if made.returncode != 0:
+        raise SystemExit(made.stderr[-2000:])
+    out = {}
+    for line in made.stdout.splitlines():
+        entry = json.loads(line)
+        if "error" in entry:
+            print(f"{entry['model']}: export failed: {entry['error']}")
+        else:
+            out[entry["model"]] = entry["path"]
+    return out
+
+
 def check_json(path: str, db: str) -> dict:
     proc = subprocess.run([sys.executable, "-m", "cli.entry", "check", path, "--db", db, "-t", "neuron", "-t", "tpu",
                            "--json"], capture_output=True, text=True, cwd=REPO)
@@ -124,6 +200,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--skip-8b", action="store_true", help="GPT-2 size only (faster)")
+    parser.add_argument("--hf-path", help="a folder with transformers installed (pip install --target DIR --no-deps "
+                                          "transformers huggingface-hub tokenizers safetensors regex tqdm): adds real "
+                                          "architectures to the table")
     args = parser.parse_args()
     import check_pt2
     import llama_like
@@ -136,6 +215,8 @@ def main() -> None:
             big["llama-8B-shaped"] = os.path.join(tmp, "llama8b.pt2")
             check_pt2.export(llama_like.build, big["llama-8B-shaped"])
         small = small_models(tmp)
+        if args.hf_path:
+            small.update(hf_models(tmp, args.hf_path))
         db = os.path.join(tmp, "kb.sqlite")
         standins = check_pt2.build_kb(db, list(big.values()) + list(small.values()))
         print(f"KB: shipped data + {standins} stand-in neuron verdicts for ops it had none for")
