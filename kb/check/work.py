@@ -28,7 +28,10 @@ CONVOLUTION = frozenset({"convolution", "_convolution", "conv1d", "conv2d", "con
 NORMS = frozenset({"layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm", "batch_norm",
                    "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
                    "_native_batch_norm_legit_functional", "group_norm", "native_group_norm", "instance_norm",
-                   "softmax", "_softmax", "log_softmax", "_log_softmax", "_safe_softmax"})
+                   "softmax", "_softmax", "log_softmax", "_log_softmax", "_safe_softmax",
+                   # their gradients: a few FLOPs per element as well
+                   "native_layer_norm_backward", "native_batch_norm_backward", "native_group_norm_backward",
+                   "_fused_rms_norm_backward", "_softmax_backward_data", "_log_softmax_backward_data"})
 REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod", "var", "std",
                         "var_mean", "std_mean", "norm", "linalg_vector_norm", "logsumexp", "cumsum", "cumprod",
                         "all", "any", "count_nonzero", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -148,6 +151,9 @@ def site_work(site: CallSite) -> Work:
         return Work(_matmul_flops(base, inputs, out), nbytes, "flops")
     if base in CONVOLUTION:
         return Work(_conv_flops(inputs, out), nbytes, "flops")
+    if base == "convolution_backward" and len(inputs) >= 3:
+        # (grad_output, input, weight): the input and weight gradients, each as costly as the forward
+        return Work(2 * _conv_flops(inputs[1:3], inputs[0]), nbytes, "flops")
     if base.startswith(ATTENTION_PREFIXES):
         return Work(_attention_flops(base, inputs), nbytes, "flops")
     if base in NORMS:

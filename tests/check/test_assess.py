@@ -293,3 +293,27 @@ def test_names_from_the_model_cannot_put_control_characters_in_the_lines():
     report = SimpleNamespace(work=None, estimated_host_ms=None, hazards=[hazard], mode="eager", suggestions=[])
     (line,) = lines(report)
     assert "\x1b" not in line and "\n" not in line and "evil [2J fake: line" in line
+
+
+def test_flop_formulas_of_the_common_families():
+    from kb.check.callsites import CallSite, TensorSpec
+    from kb.check.work import site_work
+
+    def spec(*shape):
+        return TensorSpec(tuple(shape), "float32")
+
+    mm = CallSite(0, "aten::mm", args=(spec(8, 16), spec(16, 4)), outputs=(spec(8, 4),))
+    linear = CallSite(0, "aten::linear", args=(spec(2, 3, 16), spec(4, 16)), outputs=(spec(2, 3, 4),))
+    conv = CallSite(0, "aten::convolution", args=(spec(1, 3, 8, 8), spec(6, 3, 3, 3)), outputs=(spec(1, 6, 8, 8),))
+    conv_back = CallSite(0, "aten::convolution_backward", args=(spec(1, 6, 8, 8), spec(1, 3, 8, 8), spec(6, 3, 3, 3)))
+    attention = CallSite(0, "aten::scaled_dot_product_attention", args=(spec(1, 2, 8, 4),) * 3, outputs=(spec(1, 2, 8, 4),))
+    view = CallSite(0, "aten::view", args=(spec(8, 16), (128,)), outputs=(spec(128),))
+    gather = CallSite(0, "aten::gather", args=(spec(8, 16), 1, TensorSpec((8, 2), "int64")), outputs=(spec(8, 2),))
+    assert site_work(mm).flops == 2 * 8 * 16 * 4
+    assert site_work(linear).flops == 2 * 6 * 16 * 4
+    assert site_work(conv).flops == 2 * (6 * 64) * (3 * 9)
+    assert site_work(conv_back).flops == 2 * site_work(conv).flops
+    assert site_work(attention).flops == 2 * (2 * 8 * 8) * (4 + 4) + 5 * (2 * 8 * 8)
+    assert site_work(view) == site_work(view).__class__(0, 0, "flops")  # a view moves nothing
+    counted = site_work(gather)
+    assert counted.flops == 0 and counted.counted_by == "bytes" and counted.nbytes == 128 * 4 + 16 * 8 + 16 * 4
