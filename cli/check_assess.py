@@ -81,7 +81,8 @@ def lines(report, suggest: bool = False) -> list[str]:
         out.append(f"  {n} suggested rewrite{'s' if n != 1 else ''}: kb check --suggest shows them at the call sites")
     if suggest:
         for entry in report.suggestions[:MAX_LISTED]:
-            tool = " (kb fix applies it)" if entry.get("mechanical") else ""
+            tool = ((" (kb fix --approximate applies it)" if entry.get("approximate") else " (kb fix applies it)")
+                    if entry.get("mechanical") else "")
             out.append(f"  suggest: {_short(entry['op'])}{_where(entry)}, {entry['calls']} call(s): {entry['rewrite']} — "
                        f"{entry['effect']}; parity: {entry['parity']}{tool} [source: {entry['source']}]")
         after = report.after_rewrites or {}

@@ -14,6 +14,8 @@ def fix_command(
     model: Annotated[str, typer.Argument(help="An ExportedProgram archive (torch.export.save).")],
     out: Annotated[str, typer.Option("--out", "-o", help="Where to write the rewritten program.")],
     trust: Annotated[bool, typer.Option("--trust", help="Allow the archive's pickled members to be loaded.")] = False,
+    approximate: Annotated[bool, typer.Option("--approximate", help="Also apply the rewrites that change the numbers "
+                                              "slightly (erf-gelu → tanh-gelu); check them with kb parity.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Rewrite MODEL with the fix-its that are mechanical graph passes (e.g. AdaptiveAvgPool
@@ -25,7 +27,7 @@ def fix_command(
 
     if os.path.abspath(out) == os.path.abspath(model):
         raise FixError("--out must differ from MODEL (kb fix never overwrites its input)")
-    result = fix_program(model, out, trust=trust)
+    result = fix_program(model, out, trust=trust, approximate=approximate)
     if as_json:
         from cli.render import emit_json
 
@@ -35,5 +37,5 @@ def fix_command(
         done = ", ".join(f"{name} ×{count}" for name, count in result.applied.items())
         sys.stdout.write(f"kb fix: {sum(result.applied.values())} rewrite(s) ({done}); wrote {out}\n")
     for line in result.notes:
-        sys.stdout.write(f"kb fix: {line}; wrote {out}\n")
+        sys.stdout.write(f"kb fix: {line}\n")
     sys.stdout.write(f"next: kb check {out} (what remains) and kb parity {model} --against {out} --device sim\n")

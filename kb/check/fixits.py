@@ -163,7 +163,8 @@ def suggest(sites: list[CallSite], target: str, fixits: list[dict] | None = None
             if entry is None:
                 out[key] = {"id": fixit["id"], "op": site.op, "module": module, "rewrite": fixit["rewrite"],
                             "why": fixit.get("why"), "effect": fixit.get("effect"), "parity": fixit.get("parity"),
-                            "mechanical": fixit.get("mechanical"), "source": fixit.get("source"), "calls": 1}
+                            "mechanical": fixit.get("mechanical"), "approximate": bool(fixit.get("approximate")),
+                            "source": fixit.get("source"), "calls": 1}
             else:
                 entry["calls"] += 1
             break

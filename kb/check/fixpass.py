@@ -62,19 +62,46 @@ def adaptive_avg_pool_to_mean(graph) -> int:
     return changed
 
 
+def gelu_to_tanh(graph) -> int:
+    """gelu(x) (the erf form) → gelu(x, approximate="tanh"): changes the numbers slightly, so
+    kb fix applies it only with --approximate, and kb parity must say whether the model allows it."""
+    import torch
+
+    changed = 0
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target == torch.ops.aten.gelu.default:
+            approximate = node.kwargs.get("approximate", node.args[1] if len(node.args) > 1 else "none")
+            if approximate == "none":
+                node.args = node.args[:1]
+                node.kwargs = {**node.kwargs, "approximate": "tanh"}
+                changed += 1
+    return changed
+
+
 # The passes, by the `mechanical` name the fix-it data uses.
-PASSES: dict[str, Callable] = {"adaptive_avg_pool_to_mean": adaptive_avg_pool_to_mean}
+PASSES: dict[str, Callable] = {"adaptive_avg_pool_to_mean": adaptive_avg_pool_to_mean, "gelu_to_tanh": gelu_to_tanh}
 
 
-def mechanical_names() -> list[str]:
-    """The mechanical fix-its the shipped library names that this module implements."""
+def mechanical_names(approximate: bool = False) -> list[str]:
+    """The mechanical fix-its the shipped library names that this module implements; those
+    marked approximate (they change the numbers) only when asked for."""
     from kb.check.fixits import graph_fixits
 
-    return [f["mechanical"] for f in graph_fixits() if f.get("mechanical") in PASSES]
+    return [f["mechanical"] for f in graph_fixits()
+            if f.get("mechanical") in PASSES and (approximate or not f.get("approximate"))]
 
 
-def fix_program(model: str, out: str, *, trust: bool = False, passes: list[str] | None = None) -> FixResult:
-    """Load MODEL (an ExportedProgram with its weights), apply the passes, save to OUT."""
+def _copy_graph(program):
+    """A copy of the program's graph, to see whether a pass would match without changing it."""
+    import copy
+
+    return copy.deepcopy(program.graph_module).graph
+
+
+def fix_program(model: str, out: str, *, trust: bool = False, passes: list[str] | None = None,
+                approximate: bool = False) -> FixResult:
+    """Load MODEL (an ExportedProgram with its weights), apply the passes (default: the exact
+    mechanical fix-its, and the approximate ones with `approximate`), save to OUT."""
     import torch
 
     from kb.check import runmodel
@@ -85,7 +112,7 @@ def fix_program(model: str, out: str, *, trust: bool = False, passes: list[str] 
                        f"this is a {loaded.kind}")
     program = loaded.program
     result = FixResult(model, out)
-    for name in passes or mechanical_names():
+    for name in passes or mechanical_names(approximate):
         if name not in PASSES:
             raise FixError(f"unknown fix pass {name!r} (expected one of {', '.join(PASSES)})")
         count = PASSES[name](program.graph_module.graph)
@@ -95,7 +122,10 @@ def fix_program(model: str, out: str, *, trust: bool = False, passes: list[str] 
         program.graph_module.graph.lint()
         program.graph_module.recompile()
     else:
-        result.notes.append("no mechanical fix-it matches this program: saved unchanged")
+        result.notes.append(f"no mechanical fix-it matches this program: saved unchanged to {out}")
+    if not approximate and any(PASSES[n](_copy_graph(program)) for n in mechanical_names(True)
+                               if n not in mechanical_names(False)):
+        result.notes.append("approximate rewrites (they change the numbers) also match: --approximate applies them")
     try:
         torch.export.save(program, out)
     except Exception as exc:  # a program torch's serializer refuses

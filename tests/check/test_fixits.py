@@ -130,3 +130,33 @@ def test_kb_fix_refuses_to_overwrite_its_input(tmp_path, run_cli):
     path.write_bytes(b"not read")
     code, _out, err = run_cli("fix", path, "--out", path)
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_an_approximate_rewrite_needs_asking_for_and_kb_parity_says_how_far_it_moves(tmp_path, run_cli):
+    import torch
+    import torch.nn as nn
+
+    class Act(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):
+            return nn.functional.gelu(self.fc(x))
+
+    torch.manual_seed(0)
+    original, exact, approx = tmp_path / "m.pt2", tmp_path / "exact.pt2", tmp_path / "approx.pt2"
+    torch.export.save(torch.export.export(Act().eval(), (torch.randn(4, 8),)), str(original))
+    code, out, _ = run_cli("fix", original, "--out", exact, "--json")
+    assert code == 0 and json.loads(out)["applied"] == {}
+    assert any("--approximate applies them" in n for n in json.loads(out)["notes"])
+    code, out, _ = run_cli("fix", original, "--out", approx, "--approximate", "--json")
+    assert code == 0 and json.loads(out)["applied"] == {"gelu_to_tanh": 1}
+    from kb.check import model_formats as mf
+    from kb.check import pt2_graph
+
+    (gelu,) = [s for s in pt2_graph.trace_archive(mf.detect(str(approx))).sites if s.op == "aten::gelu"]
+    assert gelu.named.get("approximate") == "tanh"
+    assert run_cli("parity", original, "--against", approx, "--device", "sim", "--json")[0] == 1  # default tolerance
+    code, out, err = run_cli("parity", original, "--against", approx, "--device", "sim", "--atol", "1e-2", "--json")
+    assert code == 0, err + out
