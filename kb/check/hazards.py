@@ -97,8 +97,11 @@ def _index_tensors(site: CallSite) -> list:
 def find(traced: TracedModel, target: str, mode: str) -> list[dict]:
     """The hazards of one model on one target and mode: one entry per kind × op × module."""
     found: OrderedDict[tuple, dict] = OrderedDict()
+    # Calls whose output the export gave an unbacked size (its own word that the size is
+    # data-dependent), whatever the op: a custom op or one this module does not list.
+    unbacked = set(traced.symbols.get("unbacked_sites") or [])
     for site in traced.sites:
-        kind = _kind_of(site)
+        kind = _kind_of(site) or ("data_dependent_shape" if site.index in unbacked else None)
         if kind is None:
             continue
         stated = rule(kind, target, mode)

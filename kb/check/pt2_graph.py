@@ -236,6 +236,7 @@ class _GraphReader:
         # site's source line: what phases and joint-graph module attribution are read from.
         self.flow: list[tuple[list[str], list[str], int | None]] = []
         self.lines: dict[int, str] = {}
+        self.unbacked: dict[str, int] = {}  # unbacked size symbol → the call whose output first carries it
 
     def read(self, graph: dict, depth: int = 0) -> None:
         if depth > MAX_SUBGRAPH_DEPTH:
@@ -297,6 +298,10 @@ class _GraphReader:
                 self.lines[index] = trace.strip().splitlines()[-1][:500]
         if depth == 0:
             self.flow.append((_ref_names(node.get("inputs")), _ref_names(node.get("outputs")), index))
+        if index is not None:
+            for name in _ref_names(node.get("outputs")):
+                for symbol in _unbacked_in(values.tensors.get(name), values.symbols.get(name)):
+                    self.unbacked.setdefault(symbol, index)
         for sub in subgraphs:
             self.read(sub, depth + 1)
 
@@ -318,6 +323,23 @@ def _ref_names(value: Any, depth: int = 0) -> list[str]:
             elif key != "as_graph":
                 names.extend(_ref_names(item, depth + 1))
     return names
+
+
+_UNBACKED = re.compile(r"\b((?:u|zuf|zf)\d+)\b")
+
+
+def _unbacked_in(tensor: Any, symbol: Any) -> list[str]:
+    """Unbacked symbols (u0, zuf0) in a tensor's sizes or a symbolic value's expression."""
+    texts = []
+    sizes = tensor.get("sizes") if isinstance(tensor, dict) else None
+    for size in sizes if isinstance(sizes, list) else []:
+        expr = size.get("as_expr") if isinstance(size, dict) else None
+        if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
+            texts.append(expr["expr_str"])
+    expr = symbol.get("as_expr") if isinstance(symbol, dict) else None
+    if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
+        texts.append(expr["expr_str"])
+    return [m for text in texts for m in _UNBACKED.findall(text.replace("Symbol('", " ").replace("'", " "))]
 
 
 def label_phases(sites: list[CallSite], flow: list, loss: str | None) -> int:
@@ -615,6 +637,9 @@ def read_sites(path: str) -> tuple[list[CallSite], ArchiveGraph]:
     if about.backward_calls:
         about.attributed += attribute_by_parameters(reader.sites, reader.flow, document)
     about.symbols = read_symbols(document)
+    if about.symbols and reader.unbacked:
+        about.symbols["unbacked_by"] = {symbol: reader.sites[i].op for symbol, i in reader.unbacked.items()}
+        about.symbols["unbacked_sites"] = sorted(set(reader.unbacked.values()))
     return reader.sites, about
 
 

@@ -317,3 +317,29 @@ def test_flop_formulas_of_the_common_families():
     assert site_work(view) == site_work(view).__class__(0, 0, "flops")  # a view moves nothing
     counted = site_work(gather)
     assert counted.flops == 0 and counted.counted_by == "bytes" and counted.nbytes == 128 * 4 + 16 * 8 + 16 * 4
+
+
+def test_any_op_the_export_gives_an_unbacked_size_is_a_data_dependent_hazard(tmp_path):
+    """Not only the listed ops: a custom op whose output size depends on the data (its fake
+    kernel asks for a new dynamic size) is found from the export's unbacked symbol."""
+    import torch
+
+    @torch.library.custom_op("kbtest27::keep_positive", mutates_args=(), schema="(Tensor x) -> Tensor")
+    def keep_positive(x: torch.Tensor) -> torch.Tensor:
+        return x[x > 0]
+
+    @keep_positive.register_fake
+    def _(x):
+        return x.new_empty(torch.library.get_ctx().new_dynamic_size())
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return keep_positive(x).sum()
+
+    path = tmp_path / "custom.pt2"
+    torch.export.save(torch.export.export(Model(), (torch.randn(8),)), str(path))
+    t = traced(str(path))
+    assert t.symbols["unbacked_by"] == {"u0": "kbtest27::keep_positive"}
+    (neuron,) = hz.find(t, "neuron", "compile")
+    assert neuron["kind"] == "data_dependent_shape" and neuron["op"] == "kbtest27::keep_positive"
+    assert neuron["effect"].startswith("compile failure")
