@@ -323,6 +323,7 @@ from cli import chat as _chat  # noqa: E402
 from cli import check as _check  # noqa: E402
 from cli import cost as _cost  # noqa: E402
 from cli import eol as _eol  # noqa: E402
+from cli import fix as _fix  # noqa: E402
 from cli import ingest as _ingest  # noqa: E402
 from cli import migrate as _migrate  # noqa: E402
 from cli import probe as _probe  # noqa: E402
@@ -337,6 +338,7 @@ app.command("serve")(_serve.serve_command)
 app.command("probe")(_probe.probe_command)
 app.command("replay")(_replay.replay_command)
 app.command("check")(_check.check_command)
+app.command("fix")(_fix.fix_command)
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)
 app.command("bot")(_chat.bot_command)

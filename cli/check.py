@@ -76,6 +76,10 @@ def check_command(
     baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
     save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
+    suggest: Annotated[bool, typer.Option("--suggest", help="Show the fix-its that match the model's calls, and what remains after them.")] = False,
+    cost_latency_us: Annotated[str | None, typer.Option("--cost-latency-us", help="Host-cost model: µs per device↔host transition, N or LOW:HIGH (default: a published range).")] = None,
+    cost_link_gbps: Annotated[str | None, typer.Option("--cost-link-gbps", help="Host-cost model: host-link GB/s, N or LOW:HIGH.")] = None,
+    cost_host_gflops: Annotated[str | None, typer.Option("--cost-host-gflops", help="Host-cost model: host GFLOP/s on fallback ops, N or LOW:HIGH.")] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -102,6 +106,10 @@ def check_command(
     except OpNameError as exc:
         raise CheckUsageError(f"--allow: {exc}") from None
     known = _read_baseline(baseline) if baseline else None
+    from kb.check import hostcost
+
+    costs = {"latency_us": cost_latency_us, "link_gbps": cost_link_gbps, "host_gflops": cost_host_gflops}
+    hostcost.cost_model(costs)  # a bad value is a usage error before any tracing
     versions = {**target_versions, **parse_versions(backend_version or [], target)}
 
     source = model_formats.detect(model, trust=trust, trust_modules=trust_module or ())
@@ -116,7 +124,8 @@ def check_command(
     for name in dict.fromkeys(target):
         lookup, version = make_lookup(db, name, versions.get(name), mode)
         with _progress(f"resolving {len(traced.sites)} calls on {name}"):
-            report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode, warning_hooks=hooks)
+            report = kc.check(traced, lookup, target=name, backend_version=version, mode=mode, warning_hooks=hooks,
+                              cost_overrides=costs)
         for op in report.ops:
             op.allowed = is_allowed(op, allowed)
         reports.append(report)
@@ -131,7 +140,7 @@ def check_command(
 
         emit_json(document)
     elif fmt == "markdown":
-        sys.stdout.write(render_markdown(reports, gate))
+        sys.stdout.write(render_markdown(reports, gate, suggest=suggest))
     elif fmt == "sarif":
         from cli.check_formats import sarif
 
@@ -141,7 +150,7 @@ def check_command(
 
         sys.stdout.write(junit(reports, gate))
     else:
-        render_table(reports, gate)
+        render_table(reports, gate, suggest=suggest)
     if gate["failed"]:
         raise typer.Exit(1)
 
@@ -269,7 +278,9 @@ def _source_text(op) -> str:
     return mark + (op.source_kind or (op.reason or ""))
 
 
-def summary_lines(report) -> list[str]:
+def summary_lines(report, suggest: bool = False) -> list[str]:
+    from cli import check_assess
+
     s = report.summary()
     version = f" {report.backend_version}" if report.backend_version else ""
     by_status = ", ".join(f"{k} {v}" for k, v in s["ops_by_status"].items())
@@ -293,9 +304,10 @@ def summary_lines(report) -> list[str]:
             lines.append(f"  compile: {verdict}; ops: {listed}")
         else:
             lines.append("  compile: no op breaks or fails the graph")
+    lines.extend(check_assess.lines(report, suggest))
     lines.extend(f"  note: {n}" for n in report.notes)
     lines.extend(f"  warning: {w}" for w in report.warnings)
-    return lines
+    return ([check_assess.clean(f"verdict: {report.verdict}")] if report.verdict else []) + lines
 
 
 def _bytes(n: int) -> str:
@@ -306,11 +318,11 @@ def _bytes(n: int) -> str:
     return f"{n} B"
 
 
-def render_table(reports, gate: dict) -> None:
+def render_table(reports, gate: dict, suggest: bool = False) -> None:
     from cli.render import table
 
     for report in reports:
-        for line in summary_lines(report):
+        for line in summary_lines(report, suggest):
             sys.stdout.write(neutral.terminal(line) + "\n")
     if len(reports) == 1:
         report = reports[0]
@@ -386,7 +398,7 @@ def _gate_lines(gate: dict) -> None:
         sys.stdout.write(f"gate {name}: passed\n")
 
 
-def render_markdown(reports, gate: dict) -> str:
+def render_markdown(reports, gate: dict, suggest: bool = False) -> str:
     """Markdown for a PR comment. Every value from the model file or the KB goes through
     kb.neutral (one line, HTML and markdown escaped; op names as code spans), so no value
     can end a row, open a link or forge the gate's line."""
@@ -395,7 +407,9 @@ def render_markdown(reports, gate: dict) -> str:
     for report in reports:
         out.append(f"### {md(report.target)}{' ' + md(report.backend_version) if report.backend_version else ''} "
                    f"({md(report.mode)})\n")
-        out.extend(f"{md(line.strip())}  " for line in summary_lines(report))
+        if report.verdict:
+            out.append(f"**{md(report.verdict)}**\n")
+        out.extend(f"{md(line.strip())}  " for line in summary_lines(report, suggest)[1 if report.verdict else 0:])
         out.append("")
         out.append("| op | count | status | via | dtypes | modules | source |")
         out.append("|---|---:|---|---|---|---|---|")

@@ -79,8 +79,15 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
         "runs": [{
             "tool": {"driver": {"name": "kb", "version": kb.__version__, "rules": list(used_rules.values())}},
             "results": results,
+            "properties": {"kbAssessment": [_assessment(r) for r in reports]},
         }],
     }
+
+
+def _assessment(report) -> dict:
+    from cli.check_assess import fields
+
+    return fields(report)
 
 
 def junit(reports, gate: dict) -> str:
@@ -101,6 +108,10 @@ def junit(reports, gate: dict) -> str:
                 failure.text = x(_message(report, op))
             elif op.status not in ("native", "decomposed"):
                 ET.SubElement(case, "system-out").text = x(_message(report, op)) + " (not gated)"
+        properties = ET.Element("properties")
+        suite.insert(0, properties)  # JUnit's schema puts properties before the test cases
+        for key, value in _assessment(report).items():
+            ET.SubElement(properties, "property", name=x(key), value="" if value is None else x(str(value)))
         if report.warnings:
             ET.SubElement(suite, "system-out").text = "\n".join(f"warning: {x(w)}" for w in report.warnings)
     ET.indent(suites)

@@ -76,6 +76,8 @@ def parity_command(
     sim_drift: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
         "--sim-drift", help="With --device sim: give OP a kernel whose relative error grows with the input "
                             "size, e.g. aten::cumsum=1e-8 (to see what a drifting kernel looks like).")] = None,
+    against: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--against", help="Run this other program on --device instead of MODEL (e.g. kb fix's output).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run MODEL on --ref and on --device with the same weights and inputs and compare
@@ -88,7 +90,7 @@ def parity_command(
     _sim_drift(device, sim_drift or [])
     report = run_parity(model, device, ref=ref, dtype=dtype, input_shapes=input_shape, sweep=sweep, batch=batch,
                         seq=seq, atol=atol, rtol=rtol, seed=seed, trust=trust, fail_on_growth=fail_on_growth,
-                        on_point=progress.point)
+                        on_point=progress.point, against=against)
     progress.done()
     document = report.to_dict()
     if as_json:

@@ -2,3 +2,12 @@
 (`model_formats`), trace factories on meta tensors (`tracing`, `runmodel`), resolve each
 op on a target (`resolve`), and add the warnings the KB knows of (`warnings`).
 """
+
+# Every report gets kb.check.assess's answers (work on the device, host-cost estimate,
+# hazards, fix-its, the verdict sentence). assess reads resolve's results, so resolve
+# cannot import it; it is registered here, where both are known.
+from kb.check import assess as _assess  # noqa: E402
+from kb.check import resolve as _resolve  # noqa: E402
+
+if _assess.annotate not in _resolve.ANNOTATORS:
+    _resolve.ANNOTATORS.append(_assess.annotate)

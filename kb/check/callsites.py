@@ -92,6 +92,9 @@ class TracedModel:
     sites: list[CallSite]
     notes: list[str] = field(default_factory=list)
     train: bool = False
+    # Size symbols an export recorded (kb.check.pt2_graph): {"dynamic": {name: {min, max, where}},
+    # "unbacked": [names]} — what kb.check.hazards reads; empty for other formats.
+    symbols: dict = field(default_factory=dict)
 
 
 def _flatten(value: Any) -> Iterable[Any]:

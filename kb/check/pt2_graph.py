@@ -101,6 +101,9 @@ class ArchiveGraph:
     schema_version: str | None
     torch_version: str | None
     read_through: list[str] = field(default_factory=list)  # wrapper higher-order ops, listed by their body
+    backward_calls: int = 0  # calls a joint forward+backward graph runs after its loss
+    attributed: int = 0  # calls given a module from their source line
+    symbols: dict = field(default_factory=dict)  # see read_symbols
 
 
 def is_custom(op: str) -> bool:
@@ -229,6 +232,11 @@ class _GraphReader:
         self.sites: list[CallSite] = []
         self.nodes = 0
         self.read_through: set[str] = set()
+        # Top-level data flow (input names, output names, site index or None) and each
+        # site's source line: what phases and joint-graph module attribution are read from.
+        self.flow: list[tuple[list[str], list[str], int | None]] = []
+        self.lines: dict[int, str] = {}
+        self.unbacked: dict[str, int] = {}  # unbacked size symbol → the call whose output first carries it
 
     def read(self, graph: dict, depth: int = 0) -> None:
         if depth > MAX_SUBGRAPH_DEPTH:
@@ -272,16 +280,205 @@ class _GraphReader:
         elif op in _CARRYING and args and isinstance(args[0], str) and op_from_target(args[0]):
             op, args = op_from_target(args[0]), args[1:]  # the op it functionalizes or orders
             named = {k: v for k, v in named.items() if not (isinstance(v, str) and op_from_target(v))}
+        index = None
         if op is not None:
             metadata = node.get("metadata") or {}
-            path, module_type = _module_from_stack(parse_module_stack(metadata.get("nn_module_stack")))
+            if "nn_module_stack" in metadata:
+                path, module_type = _module_from_stack(parse_module_stack(metadata.get("nn_module_stack")))
+            else:  # not recorded (joint graphs drop it): unknown, not the root module
+                path, module_type = None, None
             outputs = tuple(values.of(out) for out in node.get("outputs") or [])
+            index = len(self.sites)
             self.sites.append(CallSite(
-                index=len(self.sites), op=op, args=tuple(args), kwargs=kwargs, outputs=_tensors_only(outputs),
+                index=index, op=op, args=tuple(args), kwargs=kwargs, outputs=_tensors_only(outputs),
                 module_path=path, module_type=module_type, named=named,
             ))
+            trace = metadata.get("stack_trace")
+            if isinstance(trace, str) and trace.strip():
+                self.lines[index] = trace.strip().splitlines()[-1][:500]
+        if depth == 0:
+            self.flow.append((_ref_names(node.get("inputs")), _ref_names(node.get("outputs")), index))
+        if index is not None:
+            for name in _ref_names(node.get("outputs")):
+                for symbol in _unbacked_in(values.tensors.get(name), values.symbols.get(name)):
+                    self.unbacked.setdefault(symbol, index)
         for sub in subgraphs:
             self.read(sub, depth + 1)
+
+
+def _ref_names(value: Any, depth: int = 0) -> list[str]:
+    """Names of the tensors and symbols a node's inputs or outputs refer to."""
+    names: list[str] = []
+    if depth > 8:
+        return names
+    if isinstance(value, list):
+        for item in value:
+            names.extend(_ref_names(item, depth + 1))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("as_tensor", "as_sym_int", "as_sym_float", "as_sym_bool") and isinstance(item, dict):
+                name = item.get("name") or item.get("as_name")
+                if isinstance(name, str):
+                    names.append(name)
+            elif key != "as_graph":
+                names.extend(_ref_names(item, depth + 1))
+    return names
+
+
+_UNBACKED = re.compile(r"\b((?:u|zuf|zf)\d+)\b")
+
+
+def _unbacked_in(tensor: Any, symbol: Any) -> list[str]:
+    """Unbacked symbols (u0, zuf0) in a tensor's sizes or a symbolic value's expression."""
+    texts = []
+    sizes = tensor.get("sizes") if isinstance(tensor, dict) else None
+    for size in sizes if isinstance(sizes, list) else []:
+        expr = size.get("as_expr") if isinstance(size, dict) else None
+        if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
+            texts.append(expr["expr_str"])
+    expr = symbol.get("as_expr") if isinstance(symbol, dict) else None
+    if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
+        texts.append(expr["expr_str"])
+    return [m for text in texts for m in _UNBACKED.findall(text.replace("Symbol('", " ").replace("'", " "))]
+
+
+def label_phases(sites: list[CallSite], flow: list, loss: str | None) -> int:
+    """In a joint forward+backward graph (its signature names a loss output), the calls the
+    loss depends on are the forward pass and every other call is backward. Returns how
+    many calls were labelled backward (0 for a forward-only graph)."""
+    if not loss:
+        return 0
+    producer = {}
+    for position, (_inputs, outputs, _index) in enumerate(flow):
+        for name in outputs:
+            producer.setdefault(name, position)
+    needed, stack = set(), [loss]
+    while stack:
+        position = producer.get(stack.pop())
+        if position is None or position in needed:
+            continue
+        needed.add(position)
+        stack.extend(flow[position][0])
+    forward = {flow[p][2] for p in needed if flow[p][2] is not None}
+    backward = 0
+    for site in sites:
+        if site.index not in forward:
+            site.phase = "backward"
+            backward += 1
+    return backward
+
+
+def attribute_modules(sites: list[CallSite], lines: dict[int, str]) -> int:
+    """A call with no module recorded gets the module of a call made from the same source
+    line (a backward op points at the forward line that made it). Returns how many."""
+    by_line: dict[str, tuple[str, str | None]] = {}
+    for site in sites:
+        line = lines.get(site.index)
+        if line and site.module_path is not None:
+            by_line.setdefault(line, (site.module_path, site.module_type))
+    done = 0
+    for site in sites:
+        line = lines.get(site.index)
+        if site.module_path is None and line in by_line:
+            site.module_path, site.module_type = by_line[line]
+            done += 1
+    return done
+
+
+_VIEWISH = frozenset({"aten::permute", "aten::view", "aten::t", "aten::transpose.int", "aten::reshape",
+                      "aten::_unsafe_view", "aten::squeeze.dim", "aten::unsqueeze", "aten::expand"})
+
+
+def attribute_by_parameters(sites: list[CallSite], flow: list, document: dict) -> int:
+    """Joint graphs record no module stack. Their signature still names each parameter
+    (`fc.weight`) and which output is whose gradient: a call that reads a parameter, or
+    makes a parameter's gradient (through views), belongs to that parameter's module."""
+    signature = (document.get("graph_module") or {}).get("signature")
+    if not isinstance(signature, dict):
+        return 0
+    owner: dict[str, str] = {}  # placeholder name → module path
+    for spec in signature.get("input_specs") or []:
+        for kind in ("parameter", "buffer"):
+            entry = spec.get(kind) if isinstance(spec, dict) else None
+            if isinstance(entry, dict) and isinstance(entry.get("arg"), dict):
+                target = entry.get("parameter_name") or entry.get("buffer_name")
+                if isinstance(target, str) and isinstance(entry["arg"].get("name"), str):
+                    owner[entry["arg"]["name"]] = target.rpartition(".")[0]
+    grads: dict[str, str] = {}  # output name → module of the parameter it is the gradient of
+    for spec in signature.get("output_specs") or []:
+        entry = spec.get("gradient_to_parameter") if isinstance(spec, dict) else None
+        if isinstance(entry, dict) and isinstance(entry.get("arg"), dict) and isinstance(entry.get("parameter_name"), str):
+            grads[entry["arg"].get("name")] = entry["parameter_name"].rpartition(".")[0]
+    by_index = {site.index: site for site in sites}
+    producer = {name: position for position, (_i, outputs, _s) in enumerate(flow) for name in outputs}
+    done = 0
+
+    def give(position: int, module: str) -> bool:
+        site = by_index.get(flow[position][2])
+        if site is None or site.module_path is not None or not module:
+            return False
+        site.module_path = module
+        return True
+
+    for position, (inputs, _outputs, _index) in enumerate(flow):
+        read = next((owner[name] for name in inputs if name in owner), None)
+        if read is not None and give(position, read):
+            done += 1
+    for name, module in grads.items():
+        position = producer.get(name)
+        while position is not None:
+            site = by_index.get(flow[position][2])
+            if give(position, module):
+                done += 1
+            if site is None or site.op not in _VIEWISH or not flow[position][0]:
+                break
+            position = producer.get(flow[position][0][0])
+    return done
+
+
+_SYMBOL = re.compile(r"\b((?:s|u|zuf|zf)\d+)\b")
+
+
+def read_symbols(document: dict) -> dict:
+    """Dynamic (backed) and unbacked size symbols of the export, with ranges and, for a
+    dynamic one, the first tensor dimension that carries it (`x dim 0`)."""
+    ranges = document.get("range_constraints")
+    if not isinstance(ranges, dict) or not ranges:
+        return {}
+    graph = (document.get("graph_module") or {}).get("graph") or {}
+    where: dict[str, str] = {}
+    tensors = graph.get("tensor_values") if isinstance(graph, dict) else None
+    for name, meta in (tensors if isinstance(tensors, dict) else {}).items():
+        sizes = meta.get("sizes") if isinstance(meta, dict) else None
+        for position, size in enumerate(sizes if isinstance(sizes, list) else []):
+            expr = size.get("as_expr") if isinstance(size, dict) else None
+            text = expr.get("expr_str") if isinstance(expr, dict) else None
+            if isinstance(text, str):
+                for symbol in _SYMBOL.findall(text.replace("Symbol('", " ").replace("'", " ")):
+                    where.setdefault(symbol, f"input {name} dim {position}")
+    dynamic, unbacked = {}, []
+    for symbol, span in list(ranges.items())[:10_000]:
+        if not isinstance(symbol, str):
+            continue
+        span = span if isinstance(span, dict) else {}
+        if symbol.startswith("s"):
+            dynamic[symbol] = {"min": span.get("min_val"), "max": span.get("max_val"), "where": where.get(symbol)}
+        else:
+            unbacked.append(symbol)
+    return {"dynamic": dynamic, "unbacked": unbacked}
+
+
+def _loss_output(document: dict) -> str | None:
+    signature = (document.get("graph_module") or {}).get("signature")
+    specs = signature.get("output_specs") if isinstance(signature, dict) else None
+    for spec in specs if isinstance(specs, list) else []:
+        loss = spec.get("loss_output") if isinstance(spec, dict) else None
+        if isinstance(loss, dict):
+            arg = loss.get("arg") or {}
+            name = arg.get("name") if isinstance(arg, dict) else None
+            if isinstance(name, str):
+                return name
+    return None
 
 
 def _tensors_only(values: tuple) -> tuple:
@@ -435,6 +632,14 @@ def read_sites(path: str) -> tuple[list[CallSite], ArchiveGraph]:
     reader = _GraphReader(path)
     reader.read(graph)
     about.read_through = sorted(reader.read_through)
+    about.backward_calls = label_phases(reader.sites, reader.flow, _loss_output(document))
+    about.attributed = attribute_modules(reader.sites, reader.lines)
+    if about.backward_calls:
+        about.attributed += attribute_by_parameters(reader.sites, reader.flow, document)
+    about.symbols = read_symbols(document)
+    if about.symbols and reader.unbacked:
+        about.symbols["unbacked_by"] = {symbol: reader.sites[i].op for symbol, i in reader.unbacked.items()}
+        about.symbols["unbacked_sites"] = sorted(set(reader.unbacked.values()))
     return reader.sites, about
 
 
@@ -450,4 +655,9 @@ def trace_archive(source: mf.ModelSource) -> TracedModel:
     if custom:
         shown = ", ".join(custom[:5]) + (f" +{len(custom) - 5} more" if len(custom) > 5 else "")
         notes.append(f"custom ops (not ATen): {shown} — their implementation is not in the archive")
-    return TracedModel(mf.EXPORTED_PROGRAM, source.path, sites, notes=notes)
+    if about.backward_calls:
+        notes.append(f"joint forward+backward graph: {about.backward_calls} calls after the loss are labelled backward"
+                     + (f"; modules of {about.attributed} calls inferred from the parameters they read or whose "
+                        "gradients they make (joint graphs record none)" if about.attributed else ""))
+    return TracedModel(mf.EXPORTED_PROGRAM, source.path, sites, notes=notes, train=bool(about.backward_calls),
+                       symbols=about.symbols)

@@ -158,6 +158,18 @@ class CheckReport:
     caveats: list[dict] = field(default_factory=list)  # hook: field caveats the call sites trigger
     eager: dict | None = None
     compile: dict | None = None
+    # kb.check.assess: work on the device, the host-cost estimate, hazards, fix-its, one sentence.
+    verdict: str | None = None
+    device_flop_share: float | None = None
+    device_byte_share: float | None = None
+    host_flops: int | None = None
+    estimated_host_ms: dict | None = None
+    cost_model: dict | None = None
+    hazards: list[dict] = field(default_factory=list)
+    suggestions: list[dict] = field(default_factory=list)
+    after_rewrites: dict | None = None
+    work: dict | None = None
+    caveats_unmatched: int = 0  # caveats on the model's ops whose conditions its calls do not meet
 
     def summary(self) -> dict:
         counts = {s: 0 for s in (*STATUSES[:4], UNKNOWN)}
@@ -627,11 +639,15 @@ def compile_effects(target: str, sites: list[CallSite], per_site: dict[int, Reso
 # other modules' knowledge; they register a function here (or pass `warning_hooks=`).
 WarningHook = Callable[["CheckReport", TracedModel], Iterable[str]]
 WARNING_HOOKS: list[WarningHook] = []
+# Functions that fill a report's further answers once its ops are resolved:
+# (report, traced, per_site, lookup, cost_overrides=) → None. kb.check registers kb.check.assess.
+ANNOTATORS: list[Callable] = []
 
 
 def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: str | None = None,
-          mode: str = "eager", warning_hooks: Iterable[WarningHook] | None = None) -> CheckReport:
-    """The full report for one target."""
+          mode: str = "eager", warning_hooks: Iterable[WarningHook] | None = None,
+          cost_overrides: dict | None = None) -> CheckReport:
+    """The full report for one target (`cost_overrides`: kb.check.hostcost parameters)."""
     ops, per_site = resolve(traced.sites, lookup)
     if mode == "eager":
         for op in ops:
@@ -650,6 +666,8 @@ def check(traced: TracedModel, lookup: Lookup, *, target: str, backend_version: 
         report.eager = eager_cost(traced.sites, per_site)
     else:
         report.compile = compile_effects(target, traced.sites, per_site)
+    for annotate in ANNOTATORS:
+        annotate(report, traced, per_site, lookup, cost_overrides=cost_overrides)
     for hook in WARNING_HOOKS if warning_hooks is None else warning_hooks:
         report.warnings.extend(hook(report, traced))
     return report

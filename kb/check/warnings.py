@@ -11,6 +11,7 @@ argument that does (an int64 index, an fp8 operand). Every warning names its sou
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import date
@@ -82,6 +83,8 @@ def _trigger(caveat: dict, site, mode: str, train: bool) -> str | None:
         return None
     if caveat.get("phase") == "backward" and not train:
         return None
+    if caveat.get("phase") == "backward" and getattr(site, "phase", "backward") != "backward":
+        return None  # a gradient caveat is about the backward call, not the forward one
     reasons = []
     if caveat.get("dtypes"):
         used = {spec.dtype for spec in site.tensor_args() if spec.dtype}
@@ -102,6 +105,13 @@ def _trigger(caveat: dict, site, mode: str, train: bool) -> str | None:
         else:
             reasons.append(f"{name} dtype not recorded")
     for name, allowed in (caveat.get("conditions") or {}).items():
+        size = _SIZE_CONDITION.fullmatch(name)
+        if size is not None:
+            said = _size_trigger(named.get(size.group(1)), size.group(2), allowed)
+            if said is None:
+                return None
+            reasons.append(f"{name} {said}")
+            continue
         if name not in named or isinstance(named[name], TensorSpec):
             reasons.append(f"{name} not recorded")
             continue
@@ -110,6 +120,35 @@ def _trigger(caveat: dict, site, mode: str, train: bool) -> str | None:
             return None
         reasons.append(f"{name}={named[name]}")
     return ", ".join(reasons)
+
+
+# A size condition: `query.size(-2)` (one dimension) or `input.numel()`, with {"min": N, "max": M}.
+_SIZE_CONDITION = re.compile(r"(\w+)\.(size\((-?\d+)\)|numel\(\))")
+
+
+def _size_trigger(value, which: str, bounds) -> str | None:
+    """The size text ("= 32768") when the tensor's size is within `bounds` (inclusive),
+    None when it is outside them; "not recorded" when the shape is unknown (a warning too
+    many beats a silent miss, as for dtypes)."""
+    from kb.check.tracing import TensorSpec
+
+    if not isinstance(bounds, dict):
+        return "not recorded"
+    if not isinstance(value, TensorSpec) or value.shape is None:
+        return "not recorded"
+    if which.startswith("numel"):
+        actual = 1
+        for dim in value.shape:
+            actual *= dim
+    else:
+        axis = int(which[5:-1])
+        if not -len(value.shape) <= axis < len(value.shape):
+            return None
+        actual = value.shape[axis]
+    low, high = bounds.get("min"), bounds.get("max")
+    if (isinstance(low, (int, float)) and actual < low) or (isinstance(high, (int, float)) and actual > high):
+        return None
+    return f"= {actual}"
 
 
 def _where(sites) -> str:
@@ -123,19 +162,28 @@ def caveat_findings(conn: sqlite3.Connection, target: str, backend_version: str 
                     sites, train: bool = False) -> list[dict]:
     """The field caveats this model's call sites trigger on target/version/mode: one
     finding per caveat and trigger, with the call count, places and the source."""
+    return caveat_matches(conn, target, backend_version, mode, sites, train)[0]
+
+
+def caveat_matches(conn: sqlite3.Connection, target: str, backend_version: str | None, mode: str,
+                   sites, train: bool = False) -> tuple[list[dict], int]:
+    """(findings, how many caveats on the model's ops no call triggers: their dtype, size,
+    argument, mode or phase conditions are not met — counted, not printed)."""
     from kb.store.queries import caveats
 
     ops = sorted({site.op for site in sites})
     known = caveats(conn, ops=ops, target=target, version=backend_version)
     if not known:
-        return []
+        return [], 0
     from kb.store.queries import caveat_matches_op
 
     findings: dict[tuple, dict] = {}
+    on_ops: set = set()
     for site in sites:
         for caveat in known:
             if not caveat_matches_op(caveat, site.op):
                 continue
+            on_ops.add(caveat["id"])
             why = _trigger(caveat, site, mode, train)
             if why is None:
                 continue
@@ -150,7 +198,8 @@ def caveat_findings(conn: sqlite3.Connection, target: str, backend_version: str 
     for entry in findings.values():
         entry["where"] = _where(entry.pop("sites")).removeprefix(" in ")
         out.append(entry)
-    return sorted(out, key=lambda f: (f["op"], f["kind"], f["trigger"]))
+    unmatched = len(on_ops - {key[0] for key in findings})
+    return sorted(out, key=lambda f: (f["op"], f["kind"], f["trigger"])), unmatched
 
 
 def caveat_text(finding: dict, target: str) -> str:
@@ -193,9 +242,14 @@ def hooks_for(db: str | None, today: date | None = None) -> list[Callable]:
         conn = open_kb(db)
         try:
             basis = basis_note(conn, report.target, report.backend_version)
-            findings = caveat_findings(conn, report.target, report.backend_version, report.mode, traced.sites,
-                                       train=traced.train)
+            findings, unmatched = caveat_matches(conn, report.target, report.backend_version, report.mode,
+                                                 traced.sites, train=traced.train)
             report.caveats = findings
+            report.caveats_unmatched = unmatched
+            if unmatched:
+                report.notes.append(f"{unmatched} caveat{'s' if unmatched != 1 else ''} on this model's ops "
+                                    "not shown: the calls do not meet their dtype, size, argument, mode or phase "
+                                    "conditions")
             report.notes.extend(caveat_text(f, report.target) for f in findings if f["kind"] in INFO_CAVEAT_KINDS)
             return (([f"basis: {basis}"] if basis else [])
                     + limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode)

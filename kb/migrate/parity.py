@@ -257,8 +257,10 @@ def run_parity(model_spec: str, device: str, *, ref: str = "cpu", dtype: str | N
                input_shapes: list[str] | None = None, sweep: list[str] | None = None,
                batch: int | None = None, seq: int | None = None, atol: float | None = None,
                rtol: float | None = None, seed: int = 0, trust: bool = False, fail_on_growth: bool = False,
-               on_point=None) -> ParityReport:
-    """Run the model on `ref` and on `device` at every sweep point and compare."""
+               on_point=None, against: str | None = None) -> ParityReport:
+    """Run the model on `ref` and on `device` at every sweep point and compare. With
+    `against`, the program under test on `device` is that other model (a `kb fix` rewrite
+    of this one, say), with the same inputs."""
     dtype = runmodel.check_dtype(dtype)
     for name, value in (("--atol", atol), ("--rtol", rtol)):
         if value is not None and (not math.isfinite(value) or value < 0):
@@ -275,9 +277,10 @@ def run_parity(model_spec: str, device: str, *, ref: str = "cpu", dtype: str | N
     loaded = runmodel.load_model(model_spec, input_shapes, seed=seed, trust=trust)
     points = runmodel.plan_points(loaded.templates, axes, fixed)
     high = runmodel.integer_high(loaded)
+    tested = runmodel.load_model(against, input_shapes, seed=seed, trust=trust) if against else loaded
     try:
         ref_model = loaded.on(ref_device, dtype)
-        dev_model = loaded.on(dev, dtype)
+        dev_model = tested.on(dev, dtype)
     except KBError:
         raise
     except Exception as exc:
@@ -309,7 +312,7 @@ def run_parity(model_spec: str, device: str, *, ref: str = "cpu", dtype: str | N
                  else "torch.testing defaults for each output's dtype"}
     report = ParityReport(model_spec, loaded.kind, device, ref, dtype, seed, tolerance, results,
                           trend([r.size for r in usable], [r.max_abs for r in usable]), fail_on_growth,
-                          list(loaded.notes))
+                          list(loaded.notes) + ([f"the program under test on {device} is {against}"] if against else []))
     return report
 
 
