@@ -19,6 +19,9 @@ SPELLINGS = {
     "neuron=2.33.0": (["2.13.3.0", "2.14.3.0"], "2.14.3.0"),
     "neuron=2.14.3.0": (["2.14.3.0"], "2.14.3.0"),
     "neuron=2.13.3.0": (["2.13.3.0"], "2.13.3.0"),
+    "neuron=2.34": (["2.14.3.1"], "2.14.3.1"),
+    "neuron=2.34.0": (["2.14.3.1"], "2.14.3.1"),
+    "neuron=2.14.3.1": (["2.14.3.1"], "2.14.3.1"),
     "tpu=0.2.0": (["0.2.0"], "0.2.0"),
     "tpu=0.2": (["0.2.0"], "0.2.0"),
 }
@@ -95,7 +98,7 @@ def test_an_sdk_spelling_is_said_in_one_line(capsys, shared):
 def test_an_unknown_version_is_one_line_and_exit_2(capsys, shared, args):
     code, out, err = run_kb(capsys, *args)
     errors = [line for line in err.splitlines() if "error" in line]
-    assert code == 2 and len(errors) == 1 and "2.99" in errors[0] and "SDK releases: 2.33.0" in errors[0]
+    assert code == 2 and len(errors) == 1 and "2.99" in errors[0] and "2.33.0" in errors[0] and "2.34.0" in errors[0]
 
 
 def test_a_new_sdk_release_resolves_everywhere_from_its_packages(capsys, isolated_kb):
@@ -118,3 +121,7 @@ def test_eol_stack_reads_a_package_version_as_the_sdk_that_ships_it(capsys, shar
     assert [w["cycle"] for w in by_package["windows"]] == [w["cycle"] for w in by_sdk["windows"]]
     code, out, err = run_kb(capsys, "eol", "--stack", "neuron=2.14.3.0 torch=2.14")
     assert "neuron=2.14.3.0 is torchneuron 2.14.3.0, shipped by Neuron SDK 2.33.0" in err
+    by_new_sdk, _ = _json(capsys, "eol", "--stack", "neuron=2.34 torch=2.14")
+    by_new_package, _ = _json(capsys, "eol", "--stack", "neuron=2.14.3.1 torch=2.14")
+    assert by_new_package["stack"][0]["version"] == "2.34.0"
+    assert [w["cycle"] for w in by_new_package["windows"]] == [w["cycle"] for w in by_new_sdk["windows"]]
