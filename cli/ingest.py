@@ -91,6 +91,8 @@ def ingest_command(
     out: Annotated[str | None, typer.Option(
         "--out", help="Write each source's records as sorted JSONL into this folder instead of the KB.")] = None,
     list_sources: Annotated[bool, typer.Option("--list", help="List the known sources and exit.")] = False,
+    prefer_local: Annotated[bool, typer.Option(
+        "--prefer-local", help="Let these report files outrank shipped evidence (recorded with them).")] = False,
     json_output: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -125,11 +127,11 @@ def ingest_command(
     plain, shards = _split_shard_reports(paths or [], failures)
     for path in plain:
         try:
-            results.append(_report_file(db_path, path, writing))
+            results.append(_report_file(db_path, path, writing, prefer_local))
         except KBError as exc:
             failures.append(str(exc))
     if shards:
-        _shard_runs(db_path, shards, writing, results, failures)
+        _shard_runs(db_path, shards, writing, results, failures, prefer_local)
     for outcome in _run_sources(names, db_path, from_file=from_file, offline=offline, out=out, writing=writing,
                                 skip_absent=all_sources and bool(from_file), all_online=all_sources and not from_file):
         (failures.append if isinstance(outcome, str) else results.append)(outcome)
@@ -138,6 +140,9 @@ def ingest_command(
         emit_json({"results": results, "errors": failures})
     else:
         _render(results, writing)
+    for result in results:
+        for warning in result.get("warnings") or ():
+            note(warning)
     for message in failures:
         error(message)
     if failures:
@@ -162,7 +167,8 @@ def _split_shard_reports(paths: list[str], failures: list[str]) -> tuple[list[st
     return plain, shards
 
 
-def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, results: list, failures: list) -> None:
+def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, results: list, failures: list,
+                prefer_local: bool = False) -> None:
     """Merge the shards of each run; ingest a complete run as the single-machine run it
     is (same run id, same source), and report a run with a shard missing as missing."""
     from kb.probe.live.merge import merge
@@ -187,19 +193,22 @@ def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, resu
                             "shards": shard_note})
             continue
         try:
-            outcome = _ingest_module().ingest_records(db_path, records, source_name=f"{SOURCE_NAME}:{run.run_id}")
+            from kb.store.provenance import report_of_files
+
+            outcome = _ingest_module().ingest_records(db_path, records, source_name=f"{SOURCE_NAME}:{run.run_id}",
+                                                      local=report_of_files(sorted(run.paths.values()), prefer_local))
         except KBError as exc:
             failures.append(str(exc))
             continue
         results.append({**outcome, "shards": shard_note})
 
 
-def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
+def _report_file(db_path: str, path: str, writing: bool, prefer_local: bool = False) -> dict[str, Any]:
     """Ingest one probe report (or, when not writing, just read and count it)."""
     if not os.path.isfile(path):
         raise KBError(f"{path}: no such file")
     if writing:
-        return _ingest_module().ingest_jsonl(db_path, path)
+        return _ingest_module().ingest_jsonl(db_path, path, prefer_local=prefer_local)
     from kb.store.records import RecordError, read_jsonl
 
     try:

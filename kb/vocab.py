@@ -24,7 +24,7 @@ SEVERITY = {
 
 # Evidence precedence (higher wins). A restated fact (`manual`) ranks with the
 # document it restates.
-SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "inferred", "field")
+SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "inferred", "field", "local_report")
 SOURCE_RANK = {
     "live_probe": 5,
     "static_probe": 4,
@@ -32,7 +32,16 @@ SOURCE_RANK = {
     "manual": 3,
     "release_notes": 2,
     "inferred": 1,
+    "local_report": 0,
 }
+
+# A JSONL file someone handed to `kb ingest FILE` is a local report: whatever source it
+# claims to be is kept as its claim, and its facts are stored under this kind (probe
+# results whose run the file itself defines keep their probe kind). Such evidence ranks
+# below every shipped or self-made source unless it was ingested with --prefer-local
+# (kb.store.support.tier).
+LOCAL_REPORT_KIND = "local_report"
+REPORT_ORIGIN = "report"
 
 # `field` is knowledge measured in public (benchmarks, a backend's own test expectations):
 # it becomes caveats beside the verdicts, never a verdict, so it has no precedence rank.
@@ -44,9 +53,12 @@ MODES = ("eager", "compile")
 # version. `inferred`: the dispatcher replay of a known kernel list under a documented
 # fallback policy (kb.probe.replay). `presumed`: carried forward from an older version of
 # the same product line, for a version with no word of its own on the op.
-BASES = ("evidence", "inferred", "presumed")
-BASIS_MARKS = {"evidence": "", "inferred": "ⁱ", "presumed": "ᵖ"}
-BASIS_LEGEND = "ⁱ inferred (dispatcher replay of a kernel list) · ᵖ presumed (carried from an older version)"
+# `local`: the winning evidence came from a local report file (kb ingest FILE).
+BASES = ("evidence", "inferred", "presumed", "local")
+BASIS_MARKS = {"evidence": "", "inferred": "ⁱ", "presumed": "ᵖ", "local": "ˡ"}
+LOCAL_MARK = "ˡ"
+BASIS_LEGEND = ("ⁱ inferred (dispatcher replay of a kernel list) · ᵖ presumed (carried from an older version)"
+                " · ˡ local report (a file ingested here)")
 
 # What a field caveat says happens to an op that runs (kb.store.records.Caveat):
 # slow — much slower than a comparable op or argument choice; wrong_result — numerics or

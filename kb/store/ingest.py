@@ -18,6 +18,7 @@ from kb.store import db, dbfile, support
 from kb.store import records as rec
 from kb.store.records import RecordError, utc_now
 from kb.store.writer import IngestError, file_sha256, read_report, write_records
+from kb.vocab import REPORT_ORIGIN
 
 __all__ = ["IngestError", "ingest_jsonl", "ingest_records", "read_report"]
 
@@ -48,8 +49,12 @@ def ingest_records(
     source_name: str,
     content_sha256: str | None = None,
     origin: str = "local",
+    local: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Ingest one source's records in one transaction; returns the change report."""
+    """Ingest one source's records in one transaction; returns the change report.
+
+    `local` (kb.store.provenance.report_info): the records come from a local report file
+    and are stored as such (origin `report`), whatever they claim to be."""
     from sqlalchemy import select
 
     from kb.store.schema import IngestRun
@@ -69,8 +74,11 @@ def ingest_records(
                     report["unchanged"] = True
                     return report
             started = utc_now()
+            if local is not None:
+                local = {**local, "ingested_at": started}
+                origin = REPORT_ORIGIN
             before = _support_snapshot(conn)
-            writer = write_records(conn, records, ingested_at=started, origin=origin)
+            writer = write_records(conn, records, ingested_at=started, origin=origin, report=local)
             support.rebuild(conn.connection.driver_connection)
             report["changes"] = _changes(conn, before, _support_snapshot(conn))
             conn.execute(IngestRun.__table__.insert().values(
@@ -89,9 +97,13 @@ def ingest_records(
     return report
 
 
-def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str, Any]:
-    """Load a portable JSONL report (e.g. `kb probe --out`) from another machine."""
-    records = read_report(path)
+def ingest_jsonl(db_path: str, path: str, *, prefer_local: bool = False) -> dict[str, Any]:
+    """Load a portable JSONL report (e.g. `kb probe --out`) from another machine: stored as
+    a local report (kb.store.provenance), ranked below shipped evidence unless `prefer_local`."""
+    from kb.store.provenance import report_info
+
+    warnings: list[str] = []
+    records = read_report(path, warn=warnings.append)
     if not records:
         raise IngestError(f"{path}: no records (an empty report is not evidence)")
     for record in records:
@@ -99,5 +111,9 @@ def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str,
         if isinstance(shard, dict):  # partial: an overload's verdict may need the other shards' tasks
             raise IngestError(f"{path}: shard {shard.get('index')}/{shard.get('count')} of run {record.run_id}; "
                               "ingest it together with the run's other shards (kb ingest DIR/*.jsonl)")
-    return ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
-                          content_sha256=file_sha256(path), origin=origin)
+    sha = file_sha256(path)
+    outcome = ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
+                             content_sha256=sha + (":prefer-local" if prefer_local else ""),
+                             local=report_info(path, sha, utc_now(), prefer_local=prefer_local))
+    outcome["warnings"] = warnings
+    return outcome

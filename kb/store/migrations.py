@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from kb.errors import SchemaTooNewError
-from kb.store.schema import SCHEMA_VERSION
+from kb.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 STEP_1_INITIAL = """
 CREATE TABLE kbmeta (
@@ -285,8 +285,22 @@ CREATE INDEX ix_caveat_target ON caveat (target);
 CREATE INDEX ix_caveat_kind ON caveat (kind);
 """
 
+# Schema 6: provenance that cannot be forged. Rows from a local report file (`kb ingest
+# FILE`, origin 'report') carry the file, its sha256, when it was ingested, whether the user
+# let it win (--prefer-local) and what it claimed to be; the derived verdict carries its
+# winner's. Older rows keep NULL: they were shipped or made on this machine.
+STEP_6_LOCAL_REPORTS = """
+ALTER TABLE observation ADD COLUMN report JSON;
+ALTER TABLE supportwindow ADD COLUMN report JSON;
+ALTER TABLE limitation ADD COLUMN report JSON;
+ALTER TABLE caveat ADD COLUMN report JSON;
+ALTER TABLE proberun ADD COLUMN report JSON;
+ALTER TABLE release ADD COLUMN report JSON;
+ALTER TABLE support ADD COLUMN report JSON;
+"""
+
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
-         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS}
+         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS, 6: STEP_6_LOCAL_REPORTS}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 
@@ -311,4 +325,7 @@ def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
                 conn.execute("ROLLBACK")
             raise
         applied.append(step)
+    if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # marks the file as a KB (older KBs too)
+        conn.commit()
     return applied

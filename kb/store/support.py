@@ -70,9 +70,18 @@ def reduce_source(rows: list[dict[str, Any]]) -> SourceVerdict:
     )
 
 
+def tier(obs: dict[str, Any]) -> int:
+    """Trust before precedence: a local report file (kb ingest FILE) ranks below every
+    shipped or self-made source (0), unless it was ingested with --prefer-local (2)."""
+    report = obs.get("report")
+    if not report:
+        return 1
+    return 2 if report.get("prefer_local") else 0
+
+
 def choose(verdicts: list[SourceVerdict]) -> SourceVerdict:
-    """Highest precedence wins; among equals the newest retrieval."""
-    return max(verdicts, key=lambda v: (v.rank, v.retrieved_at, -SEVERITY[v.status]))
+    """Most trusted, then highest precedence wins; among equals the newest retrieval."""
+    return max(verdicts, key=lambda v: (tier(v.observation), v.rank, v.retrieved_at, -SEVERITY[v.status]))
 
 
 def expand_families(observations: list[dict[str, Any]], catalog: Iterable[str]) -> list[dict[str, Any]]:
@@ -125,9 +134,10 @@ def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "observation_id": obs["id"],
                 "sources": {v.source: v.status for v in sorted(verdicts, key=lambda v: v.source)},
                 "disagreement": len({v.status for v in verdicts}) > 1,
-                "basis": "inferred" if obs["source_kind"] == "inferred" else "evidence",
+                "basis": "local" if obs.get("report") else "inferred" if obs["source_kind"] == "inferred" else "evidence",
                 "effective_status": effective_status,
                 "effective_via": effective_via,
+                "report": obs.get("report"),
             }
         )
     return rows
@@ -223,8 +233,8 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
 """
 _SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
                     "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
-                    "disagreement", "basis", "effective_status", "effective_via")
-_JSON = ("dtypes", "conditions", "sources", "effective_via")
+                    "disagreement", "basis", "effective_status", "effective_via", "report")
+_JSON = ("dtypes", "conditions", "sources", "effective_via", "report")
 
 
 def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -233,7 +243,7 @@ def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for values in cursor:
         row = dict(zip(names, values))
-        for key in ("dtypes", "conditions", "detail"):
+        for key in ("dtypes", "conditions", "detail", "report"):
             if row[key] is not None:
                 row[key] = json.loads(row[key])
         rows.append(row)
