@@ -14,6 +14,10 @@ from kb.eol.windows import ENDING_DAYS
 
 
 def _source(w: dict[str, Any]) -> str:
+    from kb.store.provenance import describe
+
+    if w.get("local_report"):
+        return describe(w["local_report"])
     url = w.get("source_url") or w.get("source_name") or ""
     return url if len(url) <= 70 else url[:67] + "..."
 
