@@ -248,10 +248,13 @@ def _paths_text(paths: list[str], limit: int = 3) -> str:
 
 
 def _source_text(op) -> str:
+    from kb.store.provenance import describe
     from kb.vocab import BASIS_MARKS
 
     basis = getattr(op, "basis", None)
     mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed") else ""
+    if getattr(op, "local_report", None):
+        return mark + describe(op.local_report)
     if op.source_url:
         return f"{mark}{op.source_kind}: {op.source_url}"
     return mark + (op.source_kind or (op.reason or ""))

@@ -26,6 +26,15 @@ class Answer:
         return asdict(self)
 
 
+def _local(value: Any) -> dict[str, Any] | None:
+    """A support row's local report (kb ingest FILE), parsed; None for shipped evidence."""
+    if isinstance(value, str):
+        import json
+
+        value = json.loads(value)
+    return value or None
+
+
 class Sources:
     """Numbered, de-duplicated sources for one answer: `[1]` in the text, listed at the end."""
 
@@ -40,6 +49,9 @@ class Sources:
             "probe_run_id": row.get("probe_run_id"),
             "retrieved_at": row.get("retrieved_at"),
         }
+        local = _local(row.get("report"))
+        if local:
+            item["local_report"] = local
         key = (item["kind"], item["name"], item["url"], item["probe_run_id"])
         for number, known in enumerate(self.items, 1):
             if (known["kind"], known["name"], known["url"], known["probe_run_id"]) == key:
@@ -53,6 +65,11 @@ class Sources:
         lines = ["", "", "**Sources**"]
         for number, item in enumerate(self.items, 1):
             where = item["url"] or f"probe run `{item['probe_run_id']}`"
+            if item.get("local_report"):
+                from kb.store.provenance import describe
+
+                where = describe(item["local_report"]) + (f" · probe run `{item['probe_run_id']}`"
+                                                          if item.get("probe_run_id") else "")
             when = f", retrieved {item['retrieved_at'][:10]}" if item.get("retrieved_at") else ""
             lines.append(f"[{number}] {item['kind']} · {item['name']} · {where}{when}")
         return "\n".join(lines)

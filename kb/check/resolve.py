@@ -53,6 +53,7 @@ class Verdict:
     basis: str = "evidence"  # evidence | inferred | presumed
     effective_status: str | None = None  # where a decomposed op runs: its worst leaf's status
     effective_leaf: str | None = None
+    local_report: dict | None = None  # the local report file the verdict rests on (kb ingest FILE)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Verdict:
@@ -82,7 +83,16 @@ class Verdict:
             basis=row.get("basis") or "evidence",
             effective_status=row.get("effective_status"),
             effective_leaf=(via or {}).get("leaf"),
+            local_report=_json_value(row.get("report")),
         )
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, str):
+        import json
+
+        return json.loads(value)
+    return value or None
 
 
 Lookup = Callable[[str], "Verdict | None"]
@@ -116,6 +126,7 @@ class Resolution:
     reason: str | None = None
     conditions: dict | None = None
     basis: str | None = None
+    local_report: dict | None = None
 
 
 @dataclass
@@ -138,6 +149,7 @@ class OpReport:
     first_index: int
     basis: str | None = None  # evidence | inferred | presumed: what the verdict rests on
     fallback_calls: int = 0  # device↔host round trips this op causes in eager mode
+    local_report: dict | None = None  # the verdict rests on a local report file (kb ingest FILE)
     bytes_to_host: int = 0  # tensor bytes copied each way by those round trips
     allowed: bool = False
 
@@ -241,6 +253,7 @@ def _effective(res: Resolution, verdict: Verdict) -> Resolution:
     """A decomposed verdict as the op really runs: the status of its worst leaf, known
     from the KB (the dispatcher replay traced it), with that leaf shown."""
     res.basis = verdict.basis
+    res.local_report = verdict.local_report
     if res.status != "decomposed" or verdict.effective_status in (None, "decomposed"):
         return res
     leaf = verdict.effective_leaf
@@ -558,7 +571,7 @@ def _op_report(op: str, pairs: list[tuple[CallSite, Resolution]]) -> OpReport:
         module_paths=_distinct(s.module_path if s.module_path else ("(root)" if s.module_path == "" else None) for s in sites),
         source_kind=res.source_kind, source_url=res.source_url, backend_version=res.backend_version,
         reason=res.reason, conditions=res.conditions, phases=_distinct(s.phase for s in sites), basis=res.basis,
-        first_index=sites[0].index,
+        first_index=sites[0].index, local_report=res.local_report,
     )
 
 

@@ -79,7 +79,8 @@ def coverage_sql(targets: list[str]) -> str:
     """
     # each cell: where the op runs (a decomposed op's worst leaf) and a basis mark
     cell = ("coalesce(s.effective_status, s.status) || "
-            "CASE s.basis WHEN 'inferred' THEN ' ⁱ' WHEN 'presumed' THEN ' ᵖ' ELSE '' END")
+            "CASE s.basis WHEN 'inferred' THEN ' ⁱ' WHEN 'presumed' THEN ' ᵖ' WHEN 'local' THEN ' ˡ' ELSE '' END"
+            " || CASE WHEN s.report IS NOT NULL AND s.basis != 'local' THEN 'ˡ' ELSE '' END")
     columns = "".join(
         f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN {cell} END) AS {_sql_name(t)}"
         for t in targets
