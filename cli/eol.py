@@ -114,6 +114,9 @@ def eol_command(
     horizon = eol.parse_horizon(within) if within else None
     if out and not ics:
         raise KBError("--out goes with --ics")
+    from kb.store.dbfile import check_output
+
+    check_output(out, db)
     conn = open_kb(db)
     if stack:
         if product or at:

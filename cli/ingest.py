@@ -241,7 +241,10 @@ def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offli
             try:
                 records, sha, documents = _scrape(name, from_file, offline, client)
                 if out is not None:
+                    from kb.store.dbfile import check_output
+
                     file = os.path.join(out, f"{name}.jsonl")
+                    check_output(file, db_path)
                     written = write_sorted_jsonl(records, file)
                     yield {"source": name, "documents": documents, "written": written, "file": file,
                            "records": _counts(records)}
