@@ -10,6 +10,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 MAX_LIST = 15  # rows an answer lists before it says "and N more"
+# The longest question `kb ask` takes (the MCP tool's bound; the Slack bot's is 500).
+MAX_QUESTION_CHARS = 1000
+
+
+def check_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:
+    """The question, or a KBError (one line, exit 2) when it is empty or too long."""
+    from kb.errors import KBError
+
+    text = text.strip()
+    if not text:
+        raise KBError('empty question: ask e.g. kb ask "is nonzero native on neuron?" (kb ask help lists what can be asked)')
+    if len(text) > limit:
+        raise KBError(f"that question is {len(text)} characters long; the limit is {limit}")
+    return text
 
 
 @dataclass

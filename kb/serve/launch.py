@@ -175,9 +175,19 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
     return ds
 
 
-def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001) -> None:
+def app(kb_path: str, *, host: str = "127.0.0.1", host_names=()):
+    """The ASGI app `kb serve` runs: Datasette on the KB inside kb.serve.guard (Host
+    allow-list, Content-Security-Policy on every page)."""
+    from kb.serve.guard import guard
+
+    return guard(make_datasette(kb_path).app(), host, host_names)
+
+
+def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001, host_names=()) -> None:
     """Serve the KB until interrupted (uvicorn, one worker)."""
     import uvicorn
+
+    from kb.serve.guard import guard
 
     ds = make_datasette(kb_path)  # imports Datasette's plugins first (they import each other)
     import datasette.handle_exception
@@ -186,4 +196,4 @@ def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001) -> None:
     # traceback with locals; without it, its handler prints tracebacks for real errors only.
     # There is no setting for this, and every handle_exception hook runs, so no plugin can.
     datasette.handle_exception.rich = None
-    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1)
+    uvicorn.run(guard(ds.app(), host, host_names), host=host, port=port, log_level="warning", lifespan="on", workers=1)
