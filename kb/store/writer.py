@@ -162,7 +162,9 @@ class _Writer:
         tbl = {"limitation": Limitation, "supportwindow": SupportWindow, "caveat": Caveat}[table].__table__
         exists = self.conn.execute(select(func.count()).select_from(tbl).where(tbl.c.fingerprint == row["fingerprint"])).scalar()
         stmt = insert(tbl).values(**row)
-        self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"], set_={"ingested_at": self.ingested_at}))
+        # seen again, only when it was said (and, for a report, the file's latest ingest) moves
+        self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"],
+                                                     set_={"ingested_at": self.ingested_at, "report": row["report"]}))
         if not exists:
             self.added += 1
         return not exists
@@ -177,7 +179,7 @@ class _Writer:
         before = raw.execute("SELECT count(*) FROM observation").fetchone()[0]
         raw.executemany(
             f"INSERT INTO observation ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at",
+            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at, report = excluded.report",
             ([json.dumps(row[c]) if c in ("dtypes", "conditions", "detail", "report") and row[c] is not None else row[c]
               for c in columns] for row in rows),
         )
@@ -190,7 +192,7 @@ class _Writer:
             "ingested_at": self.ingested_at,
             "origin": self.origin,
             "report": self.report_of(record),
-            "fingerprint": fingerprint(record) + (":prefer-local" if (self.report or {}).get("prefer_local") else ""),
+            "fingerprint": fingerprint(record),
         }
 
     def _observation(self, r: rec.OpStatus) -> dict[str, Any]:
@@ -288,7 +290,8 @@ class _Writer:
                 raise RecordError(f"probe run {r.run_id!r} is already in the KB ({existing['origin']}); "
                                   "a report cannot add to another source's run")
         stmt = insert(ProbeRun).values(**row)
-        self.conn.execute(stmt.on_conflict_do_update(index_elements=["run_id"], set_={"finished_at": r.finished_at}))
+        self.conn.execute(stmt.on_conflict_do_update(index_elements=["run_id"],
+                                                     set_={"finished_at": r.finished_at, "report": self.report}))
 
 
 def write_records(conn, records: Iterable[rec.Record], *, ingested_at: str, origin: str,
