@@ -122,6 +122,10 @@ def ingest_command(
 
     db_path = db or default_db_path()
     writing = not dry_run and out is None
+    if writing:
+        from kb.store.dbfile import check_file
+
+        check_file(db_path)  # a device, FIFO or foreign database: refused before any source is fetched
     results: list[dict[str, Any]] = []
     failures: list[str] = []
     plain, shards = _split_shard_reports(paths or [], failures)
