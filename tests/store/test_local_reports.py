@@ -192,3 +192,20 @@ def test_other_structured_fields_are_validated_by_type(field, value):
 def test_a_dtype_list_keeps_its_words():
     data = json.loads(_forged_line(dtypes=["float32", "bfloat16"]))
     assert rec.from_dict(data).dtypes == ("bfloat16", "float32")
+
+
+def test_mcp_and_the_slack_bot_mark_the_local_verdict(shipped, isolated_kb, tmp_path):
+    from kb.chat.answer import answer
+    from kb.chat.bot import answer_blocks
+    from kb.chat.mcp_server import op_status_data
+
+    report = tmp_path / "handed-over.jsonl"
+    report.write_text(_forged_line() + "\n")
+    ingest_jsonl(str(isolated_kb), str(report), prefer_local=True)
+    conn = db.open_kb(str(isolated_kb))
+    (op,) = op_status_data(conn, "aten::add.Tensor", target="neuron")["ops"]
+    (row,) = [v for v in op["verdicts"] if v["mode"] == "eager"]
+    assert row["basis"] == "local" and row["local_report"]["file"] == "handed-over.jsonl"
+    assert row["source"].startswith("local report handed-over.jsonl") and row["source_url"] is None
+    blocks = json.dumps(answer_blocks(answer("is add.Tensor native on neuron 2.14.3.0?", conn=conn)))
+    assert "local report handed-over.jsonl" in blocks
