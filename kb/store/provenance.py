@@ -16,25 +16,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from typing import Any
-from urllib.parse import urlsplit
 
 from kb.store import records as rec
 from kb.vocab import CAVEAT_SOURCE_KIND, LOCAL_REPORT_KIND
 
 # Kinds a report may keep for the results of a run it defines, and the only name each goes by.
 PROBE_KIND_NAMES = {"live_probe": "live_probe", "static_probe": "static_probe", "inferred": "replay"}
-SAFE_URL_SCHEMES = ("http", "https")
-
-
-def safe_url(url: Any) -> bool:
-    """An http(s) URL with a host: the only links kb stores (no javascript:, data:, file:)."""
-    if not isinstance(url, str):
-        return False
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return False
-    return parts.scheme.lower() in SAFE_URL_SCHEMES and bool(parts.netloc)
+safe_url = rec._http_url  # an http(s) URL with a host: the only links kb stores
 
 
 def report_info(path: str, sha256: str, ingested_at: str, *, prefer_local: bool = False) -> dict[str, Any]:
@@ -47,11 +35,12 @@ def report_of_files(paths: list[str], prefer_local: bool = False) -> dict[str, A
     """One report made of several files (the shards of one probe run)."""
     import hashlib
 
-    from kb.store.records import utc_now
-    from kb.store.writer import file_sha256
+    def file_sha256(path: str) -> str:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
 
     digest = hashlib.sha256("\n".join(file_sha256(p) for p in paths).encode()).hexdigest()
-    info = report_info(paths[0], digest, utc_now(), prefer_local=prefer_local)
+    info = report_info(paths[0], digest, rec.utc_now(), prefer_local=prefer_local)
     if len(paths) > 1:
         info["file"] = f"{os.path.basename(paths[0])} (+{len(paths) - 1} shards)"
         info["files"] = [os.path.abspath(p) for p in paths]

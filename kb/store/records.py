@@ -38,10 +38,20 @@ def sha256_text(text: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _http_url(url: Any) -> bool:
-    from kb.store.provenance import safe_url
+SAFE_URL_SCHEMES = ("http", "https")
 
-    return safe_url(url)
+
+def _http_url(url: Any) -> bool:
+    """An http(s) URL with a host: the only links kb stores (no javascript:, data:, file:)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        return False
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    return parts.scheme.lower() in SAFE_URL_SCHEMES and bool(parts.netloc)
 
 
 @dataclass(frozen=True)
