@@ -215,12 +215,13 @@ def _report_file(db_path: str, path: str, writing: bool, prefer_local: bool = Fa
         return _ingest_module().ingest_jsonl(db_path, path, prefer_local=prefer_local)
     from kb.store.records import RecordError, read_jsonl
 
+    warnings: list[str] = []
     try:
         with open(path, encoding="utf-8") as handle:
-            records = list(read_jsonl(handle, where=path))
+            records = list(read_jsonl(handle, where=path, warn=warnings.append))  # as a real ingest reads it
     except (RecordError, UnicodeDecodeError) as exc:
         raise KBError(f"{path}: {exc}") from None
-    return {"source": path, "documents": 1, "records": _counts(records)}
+    return {"source": path, "documents": 1, "records": _counts(records), "warnings": warnings}
 
 
 def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offline: bool, out: str | None,

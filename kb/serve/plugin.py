@@ -133,6 +133,8 @@ def status_html(status: str | None, href: str | None = None, title: str | None =
     if href:
         title_attr = f' title="{escape(title)}"' if title else ""
         return Markup(f'<a href="{escape(href)}"{title_attr}>{span}</a>')
+    if title:  # no page to link to (a local report without a probe run): still say where it came from
+        return Markup(f'<span title="{escape(title)}">{span}</span>')
     return Markup(span)
 
 
