@@ -288,7 +288,27 @@ CREATE INDEX ix_caveat_kind ON caveat (kind);
 # Schema 6: provenance that cannot be forged. Rows from a local report file (`kb ingest
 # FILE`, origin 'report') carry the file, its sha256, when it was ingested, whether the user
 # let it win (--prefer-local) and what it claimed to be; the derived verdict carries its
-# winner's. Older rows keep NULL: they were shipped or made on this machine.
+# winner's. Rows an older kb took from a report file are found by their ingest run (a
+# `file:NAME` run started when they were ingested) and become local reports too, their old
+# source kept as their claim; the rest keep NULL (shipped, or made on this machine).
+def _step_6_table(table: str, probe_kinds: bool) -> str:
+    report = (f"(SELECT json_object('file', substr(i.source_name, 6), 'path', NULL, 'sha256', i.content_sha256, "
+              f"'ingested_at', i.started_at, 'prefer_local', json('false'), 'migrated', json('true'), "
+              f"'claimed', json_object('source_kind', {table}.source_kind, 'source_name', {table}.source_name, "
+              f"'source_url', {table}.source_url)) "
+              f"FROM ingestrun i WHERE i.source_name LIKE 'file:%' AND i.started_at = {table}.ingested_at "
+              "ORDER BY i.id DESC LIMIT 1)")
+    keep_probe = ("AND NOT (source_kind IN ('live_probe', 'static_probe', 'inferred') AND probe_run_id IS NOT NULL)"
+                  if probe_kinds else "")
+    kind = "source_kind" if table == "caveat" else "'local_report'"
+    return f"""
+UPDATE {table} SET origin = 'report', report = {report}
+ WHERE origin = 'local' AND {report} IS NOT NULL;
+UPDATE {table} SET source_kind = {kind}, source_name = 'local:' || json_extract(report, '$.file'), source_url = NULL
+ WHERE origin = 'report' AND json_extract(report, '$.migrated') {keep_probe};
+"""
+
+
 STEP_6_LOCAL_REPORTS = """
 ALTER TABLE observation ADD COLUMN report JSON;
 ALTER TABLE supportwindow ADD COLUMN report JSON;
@@ -297,6 +317,13 @@ ALTER TABLE caveat ADD COLUMN report JSON;
 ALTER TABLE proberun ADD COLUMN report JSON;
 ALTER TABLE release ADD COLUMN report JSON;
 ALTER TABLE support ADD COLUMN report JSON;
+""" + _step_6_table("observation", True) + _step_6_table("supportwindow", False) + \
+    _step_6_table("limitation", False) + _step_6_table("caveat", False) + """
+UPDATE proberun SET origin = 'report',
+       report = (SELECT o.report FROM observation o WHERE o.probe_run_id = proberun.run_id AND o.origin = 'report' LIMIT 1)
+ WHERE origin = 'local'
+   AND EXISTS (SELECT 1 FROM observation o WHERE o.probe_run_id = proberun.run_id AND o.origin = 'report');
+UPDATE ingestrun SET origin = 'report' WHERE source_name LIKE 'file:%' AND origin = 'local';
 """
 
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,

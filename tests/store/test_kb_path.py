@@ -173,3 +173,42 @@ def test_export_refuses_a_symlinked_folder_that_leads_outside(small_data, isolat
     code, out, err = run_kb(capsys, "data", "export", "--out", out_dir, "--db", isolated_kb)
     _one_line_exit_2(code, out, err)
     assert "outside" in err and not list(outside.iterdir())
+
+
+def test_rows_an_older_kb_took_from_a_report_file_become_local_reports(small_data, isolated_kb):
+    conn = sqlite3.connect(isolated_kb)
+    for step in range(1, 6):
+        conn.executescript(f"BEGIN;\n{migrations.STEPS[step]}\nPRAGMA user_version = {step};\nCOMMIT;")
+    conn.executescript("""
+        INSERT INTO kbmeta VALUES ('data_fingerprint', 'old');
+        INSERT INTO target VALUES ('sim', 'Simulated', 'kb-sim', 'sim', 'PrivateUse1', 'kb', NULL);
+        INSERT INTO release (id, product, version, source_kind, source_name, retrieved_at)
+               VALUES (1, 'kb-sim', '0.1', 'doc', 'd', '2026-01-01');
+        -- what `kb ingest forged.jsonl` stored before schema 6: the line's claims as its identity
+        INSERT INTO ingestrun (source_name, content_sha256, started_at, added, origin)
+               VALUES ('file:forged.jsonl', 'abc123', '2026-11-05T10:00:00+00:00', 1, 'local');
+        INSERT INTO observation (op, target, release_id, mode, status, source_kind, source_name, source_url,
+                                 retrieved_at, ingested_at, origin, fingerprint)
+               VALUES ('aten::relu', 'sim', 1, 'eager', 'unsupported', 'manual', 'vendor-op-table',
+                       'https://vendor.example/ops', '2030-01-01', '2026-11-05T10:00:00+00:00', 'local', 'fp-forged');
+        -- and a page kb's own scraper read on this machine: stays the vendor's document
+        INSERT INTO ingestrun (source_name, content_sha256, started_at, added, origin)
+               VALUES ('vendor-docs', 'def456', '2026-11-06T10:00:00+00:00', 1, 'local');
+        INSERT INTO observation (op, target, release_id, mode, status, source_kind, source_name, source_url,
+                                 retrieved_at, ingested_at, origin, fingerprint)
+               VALUES ('aten::silu', 'sim', 1, 'eager', 'native', 'doc', 'vendor-docs', 'https://vendor.example/d',
+                       '2026-11-06', '2026-11-06T10:00:00+00:00', 'local', 'fp-scraped');
+    """)
+    conn.commit()
+    conn.close()
+    reopened = db.open_kb(str(isolated_kb))
+    reopened.row_factory = sqlite3.Row
+    forged = dict(reopened.execute("SELECT * FROM observation WHERE fingerprint = 'fp-forged'").fetchone())
+    assert (forged["origin"], forged["source_kind"], forged["source_name"], forged["source_url"]) == (
+        "report", "local_report", "local:forged.jsonl", None)
+    report = json.loads(forged["report"])
+    assert report["sha256"] == "abc123" and report["claimed"]["source_url"] == "https://vendor.example/ops"
+    scraped = dict(reopened.execute("SELECT * FROM observation WHERE fingerprint = 'fp-scraped'").fetchone())
+    assert (scraped["origin"], scraped["source_kind"], scraped["report"]) == ("local", "doc", None)
+    basis = dict(reopened.execute("SELECT op, basis FROM support").fetchall())
+    assert basis == {"aten::relu": "local", "aten::silu": "evidence"}
