@@ -189,7 +189,10 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
     """Presumed verdicts: a newer version of a target's product line inherits, op by op,
     the verdict of the newest older version, wherever it has no word of its own on the
     op. Marked `presumed` with the version it comes from; any evidence for the newer
-    version replaces it at the next rebuild."""
+    version replaces it at the next rebuild. A local report file's word (not preferred with
+    --prefer-local) does not displace a verdict presumed from shipped or self-made evidence:
+    the presumed verdict stands, the report's status is kept beside it in `sources` (a
+    disagreement when they differ), and the report's own row is dropped (`_displaced`)."""
     line: dict[str, list[int]] = defaultdict(list)  # target -> its product's release ids, oldest first
     for release_id, (product, _version) in releases.items():
         for target, target_product in products.items():
@@ -208,17 +211,24 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
             at[row["release_id"]].append(row)
         newest: dict[tuple[str, str], dict[str, Any]] = {}  # (op, mode) -> the newest row so far
         for release_id in ids:
-            own = {(row["op"], row["mode"]) for row in at[release_id]}
+            own = {(row["op"], row["mode"]): row for row in at[release_id]}
             for (op, mode), row in newest.items():
-                if (op, mode) in own:
+                mine = own.get((op, mode))
+                if mine is not None and (tier(mine) >= 1 or tier(row) == 0):
                     continue
                 source_version = releases[row["release_id"]][1]
                 note = f"presumed from {source_version} (no word on this op for {releases[release_id][1]})"
-                added.append({**row, "release_id": release_id, "basis": "presumed",
-                              "effective_via": {**(row["effective_via"] or {}), "presumed_from": source_version},
-                              "note": f"{note}; {row['note']}" if row["note"] else note})
-            for row in at[release_id]:
-                newest[(row["op"], row["mode"])] = row
+                presumed = {**row, "release_id": release_id, "basis": "presumed",
+                            "effective_via": {**(row["effective_via"] or {}), "presumed_from": source_version},
+                            "note": f"{note}; {row['note']}" if row["note"] else note}
+                if mine is not None:  # an unpreferred local report: beside the presumed verdict, not instead
+                    mine["_displaced"] = True
+                    presumed["sources"] = {**(row["sources"] or {}), **(mine["sources"] or {})}
+                    presumed["disagreement"] = len(set(presumed["sources"].values())) > 1
+                added.append(presumed)
+            for key, row in own.items():
+                if not row.get("_displaced"):  # later versions presume from the trusted row still
+                    newest[key] = row
     return added
 
 
@@ -260,6 +270,7 @@ def rebuild(raw: sqlite3.Connection) -> int:
     releases = {rid: (product, version) for rid, product, version in raw.execute("SELECT id, product, version FROM release")}
     products = dict(raw.execute("SELECT name, product FROM target"))
     rows += carry_forward(rows, releases, products)
+    rows = [row for row in rows if not row.get("_displaced")]
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
                 (json.dumps(basis_stats(rows), sort_keys=True),))
     raw.execute("DELETE FROM support")

@@ -209,3 +209,22 @@ def test_mcp_and_the_slack_bot_mark_the_local_verdict(shipped, isolated_kb, tmp_
     assert row["source"].startswith("local report handed-over.jsonl") and row["source_url"] is None
     blocks = json.dumps(answer_blocks(answer("is add.Tensor native on neuron 2.14.3.0?", conn=conn)))
     assert "local report handed-over.jsonl" in blocks
+
+
+def test_a_report_for_a_newer_version_does_not_displace_the_presumed_verdict(shipped, isolated_kb, tmp_path):
+    """Shipped says native for 2.14.3.0; a file says unsupported for 2.15.0.0, which the KB
+    otherwise presumes from 2.14.3.0. Without --prefer-local, the presumption stands and the
+    file's word sits beside it; with the flag, the file's evidence wins (marked local)."""
+    report = tmp_path / "newer.jsonl"
+    report.write_text(_forged_line(backend_version="2.15.0.0") + "\n")
+    # 2.15.0.0 must be a release of the line for carry-forward: the report's row makes it one
+    ingest_jsonl(str(isolated_kb), str(report))
+    conn = db.open_kb(str(isolated_kb))
+    (row,) = [v for v in queries.op_verdicts(conn, ["aten::add.Tensor"], "neuron")
+              if v["backend_version"] == "2.15.0.0" and v["mode"] == "eager"]
+    assert (row["status"], row["basis"], row["report"]) == ("native", "presumed", None)
+    assert row["disagreement"] and row["sources"]["local:newer.jsonl"] == "unsupported"
+    ingest_jsonl(str(isolated_kb), str(report), prefer_local=True)
+    (row,) = [v for v in queries.op_verdicts(db.open_kb(str(isolated_kb)), ["aten::add.Tensor"], "neuron")
+              if v["backend_version"] == "2.15.0.0" and v["mode"] == "eager"]
+    assert (row["status"], row["basis"]) == ("unsupported", "local")
