@@ -22,7 +22,6 @@ from kb.vocab import CAVEAT_SOURCE_KIND, LOCAL_REPORT_KIND
 
 # Kinds a report may keep for the results of a run it defines, and the only name each goes by.
 PROBE_KIND_NAMES = {"live_probe": "live_probe", "static_probe": "static_probe", "inferred": "replay"}
-safe_url = rec._http_url  # an http(s) URL with a host: the only links kb stores
 
 
 def report_info(path: str, sha256: str, ingested_at: str, *, prefer_local: bool = False) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def sha256_text(text: str | bytes) -> str:
 SAFE_URL_SCHEMES = ("http", "https")
 
 
-def _http_url(url: Any) -> bool:
+def http_url(url: Any) -> bool:
     """An http(s) URL with a host: the only links kb stores (no javascript:, data:, file:)."""
     from urllib.parse import urlsplit
 
@@ -69,7 +69,7 @@ class Provenance:
     def __post_init__(self) -> None:
         if self.source_kind not in SOURCE_KINDS:
             raise RecordError(f"unknown source kind {self.source_kind!r} (expected one of {', '.join(SOURCE_KINDS)})")
-        if self.source_url is not None and not _http_url(self.source_url):
+        if self.source_url is not None and not http_url(self.source_url):
             raise RecordError(f"source {self.source_name!r}: URL {str(self.source_url)[:60]!r} is not http(s)")
         if not self.source_url and not self.probe_run_id and self.source_kind != LOCAL_REPORT_KIND:
             raise RecordError(f"source {self.source_name!r}: a source URL or a probe run id is required")
@@ -312,7 +312,7 @@ def from_dict(data: dict[str, Any], warn: Callable[[str], None] | None = None) -
         if unknown_prov:
             raise RecordError(f"{kind}: unknown provenance fields {sorted(unknown_prov)}")
         check_types(f"{kind} provenance", Provenance, prov)
-        if warn is not None and prov.get("source_url") is not None and not _http_url(prov["source_url"]):
+        if warn is not None and prov.get("source_url") is not None and not http_url(prov["source_url"]):
             warn(f"{kind}: dropped source URL {str(prov['source_url'])[:40]!r} (only http(s) links are kept)")
             prov["source_url"] = None
             if not prov.get("probe_run_id"):
