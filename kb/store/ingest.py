@@ -85,7 +85,7 @@ def ingest_records(
                 source_name=source_name, content_sha256=content_sha256, started_at=started,
                 finished_at=utc_now(), added=writer.added, origin=origin))
             report.update(added=writer.added, new_releases=writer.new_releases,
-                          new_support_windows=writer.new_windows)
+                          new_support_windows=writer.new_windows, warnings=writer.warnings)
     except RecordError as exc:
         raise IngestError(f"{source_name}: {exc} (KB unchanged)") from None
     except KBError:
@@ -115,5 +115,5 @@ def ingest_jsonl(db_path: str, path: str, *, prefer_local: bool = False) -> dict
     outcome = ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
                              content_sha256=sha + (":prefer-local" if prefer_local else ""),
                              local=report_info(path, sha, utc_now(), prefer_local=prefer_local))
-    outcome["warnings"] = warnings
+    outcome["warnings"] = warnings + outcome.get("warnings", [])
     return outcome

@@ -54,6 +54,15 @@ def http_url(url: Any) -> bool:
     return parts.scheme.lower() in SAFE_URL_SCHEMES and bool(parts.netloc)
 
 
+def citable_url(url: Any) -> bool:
+    """A URL a record may cite: http(s), or a `file://` URL kb's own scrapers write for a
+    document with no public copy (a local folder the user named). Never javascript:, data:
+    or anything else; a report someone hands us keeps http(s) only (from_dict's `warn`)."""
+    if http_url(url):
+        return True
+    return isinstance(url, str) and url.startswith("file://") and not any(ord(c) < 32 for c in url)
+
+
 @dataclass(frozen=True)
 class Provenance:
     """Where a fact came from. Every record carries one."""
@@ -69,8 +78,6 @@ class Provenance:
     def __post_init__(self) -> None:
         if self.source_kind not in SOURCE_KINDS:
             raise RecordError(f"unknown source kind {self.source_kind!r} (expected one of {', '.join(SOURCE_KINDS)})")
-        if self.source_url is not None and not http_url(self.source_url):
-            raise RecordError(f"source {self.source_name!r}: URL {str(self.source_url)[:60]!r} is not http(s)")
         if not self.source_url and not self.probe_run_id and self.source_kind != LOCAL_REPORT_KIND:
             raise RecordError(f"source {self.source_name!r}: a source URL or a probe run id is required")
 

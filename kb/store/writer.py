@@ -39,11 +39,20 @@ def fingerprint(record: rec.Record) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _provenance_columns(prov: rec.Provenance) -> dict[str, Any]:
+def _provenance_columns(prov: rec.Provenance, warnings: list[str] | None = None) -> dict[str, Any]:
+    """A record's provenance as columns; a URL kb may not cite (javascript:, data:...) is
+    dropped here, for every source, with a warning (kb.store.records.citable_url)."""
+    url = prov.source_url
+    if url is not None and not rec.citable_url(url):
+        if warnings is not None:
+            message = f"{prov.source_name}: dropped source URL {str(url)[:40]!r} (only http(s) links are kept)"
+            if message not in warnings:
+                warnings.append(message)
+        url = None
     return {
         "source_kind": prov.source_kind,
         "source_name": prov.source_name,
-        "source_url": prov.source_url,
+        "source_url": url,
         "retrieved_at": prov.retrieved_at,
     }
 
@@ -74,6 +83,7 @@ class _Writer:
         self.origin = REPORT_ORIGIN if report is not None else origin
         self.report = report
         self.claims: dict[int, dict[str, Any]] = {}  # id(record) -> what its line claimed
+        self.warnings: list[str] = []  # one line each: links dropped
         self.products = {row.name: row.product for row in conn.execute(Target.__table__.select())}
         self.new_releases: list[str] = []
         self.new_windows: list[dict[str, Any]] = []
@@ -94,7 +104,7 @@ class _Writer:
             if found is None:
                 found = self.conn.execute(
                     Release.__table__.insert().values(product=product, version=version, report=self.report,
-                                                      **_provenance_columns(prov))
+                                                      **_provenance_columns(prov, self.warnings))
                 ).inserted_primary_key[0]
                 self.new_releases.append(f"{product} {version}")
             self.release_ids[key] = found
@@ -187,7 +197,7 @@ class _Writer:
 
     def _common(self, record, prov: rec.Provenance) -> dict[str, Any]:
         return {
-            **_provenance_columns(prov),
+            **_provenance_columns(prov, self.warnings),
             "content_sha256": prov.content_sha256,
             "ingested_at": self.ingested_at,
             "origin": self.origin,
@@ -259,17 +269,18 @@ class _Writer:
             if current[name] is None:
                 updates[name] = value
             elif current[name] != value:
-                conflict = {"field": name, "value": value, "source_url": r.provenance.source_url}
+                conflict = {"field": name, "value": value,
+                            "source_url": _provenance_columns(r.provenance)["source_url"]}
                 if conflict not in conflicts:
                     conflicts.append(conflict)
         if conflicts != (current["conflicts"] or []):
             updates["conflicts"] = conflicts
         if self.report is None and current.get("report"):
             updates["report"] = None  # stated by shipped data or kb's own scrapers now, not only by a report
-        if current["source_url"] is None and r.provenance.source_url:
+        if current["source_url"] is None and _provenance_columns(r.provenance)["source_url"]:
             # the row was made by a mere mention (a probe run, a verdict): the record that
             # states the release's facts becomes its source
-            updates.update(_provenance_columns(r.provenance))
+            updates.update(_provenance_columns(r.provenance, self.warnings))
         if updates:
             self.conn.execute(Release.__table__.update().where(Release.id == rid).values(**updates))
 

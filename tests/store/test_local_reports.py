@@ -147,6 +147,17 @@ def test_a_real_probe_report_stays_probe_evidence_marked_local(small_data, isola
     assert run["origin"] == "report" and json.loads(run["report"])["file"] == "trn2.jsonl"
 
 
+def test_a_file_url_in_a_report_is_dropped_too(small_data, isolated_kb, tmp_path, capsys):
+    data = json.loads(_forged_line(op="aten::relu"))
+    data["provenance"]["source_url"] = "file:///etc/passwd"
+    report = tmp_path / "f.jsonl"
+    report.write_text(json.dumps(data) + "\n")
+    code, _, err = run_kb(capsys, "ingest", report, "--db", isolated_kb)
+    assert code == 0 and "dropped source URL 'file:///etc/passwd'" in err
+    claimed = json.loads(sqlite3.connect(isolated_kb).execute("SELECT report FROM observation").fetchone()[0])["claimed"]
+    assert "source_url" not in claimed
+
+
 def test_a_javascript_url_is_dropped_at_ingest_with_one_warning(small_data, isolated_kb, tmp_path, capsys):
     line = _forged_line(op="aten::relu")
     data = json.loads(line)
@@ -163,11 +174,16 @@ def test_a_javascript_url_is_dropped_at_ingest_with_one_warning(small_data, isol
     assert urls == [None] and all("javascript" not in json.dumps(c) for c in claimed)
 
 
-@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,<script>x</script>", "file:///etc/passwd",
-                                 "https://", "JaVaScRiPt:alert(1)"])
-def test_shipped_records_with_a_non_http_url_are_refused(url):
-    with pytest.raises(rec.RecordError, match="not http"):
-        rec.Provenance(source_kind="doc", source_name="d", source_url=url)
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,<script>x</script>", "vbscript:x",
+                                 "https://", "JaVaScRiPt:alert(1)", "//evil.example/x"])
+def test_a_url_kb_may_not_cite_is_dropped_for_every_source(small_data, isolated_kb, url):
+    """Not only from report files: records from scrapers or shipped data never store such a link."""
+    from kb.store.ingest import ingest_records
+
+    assert not rec.citable_url(url)
+    result = ingest_records(str(isolated_kb), [op_status("aten::relu", "native", url=url)], source_name="s")
+    assert [w for w in result["warnings"] if "dropped source URL" in w]
+    assert sqlite3.connect(isolated_kb).execute("SELECT source_url FROM observation").fetchall() == [(None,)]
 
 
 @pytest.mark.parametrize(("dtypes", "why"), [("float32", "list of strings"), ([1, 2], "list of strings"),
