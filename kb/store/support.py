@@ -267,7 +267,10 @@ def rebuild(raw: sqlite3.Connection) -> int:
     of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
     rows = derive(expand_families(current_observations(raw), catalog))
-    releases = {rid: (product, version) for rid, product, version in raw.execute("SELECT id, product, version FROM release")}
+    # a release only an unpreferred local report names gets no verdicts presumed for it
+    releases = {rid: (product, version) for rid, product, version, report
+                in raw.execute("SELECT id, product, version, report FROM release")
+                if tier({"report": json.loads(report) if report else None}) >= 1}
     products = dict(raw.execute("SELECT name, product FROM target"))
     rows += carry_forward(rows, releases, products)
     rows = [row for row in rows if not row.get("_displaced")]

@@ -228,12 +228,14 @@ def test_mcp_and_the_slack_bot_mark_the_local_verdict(shipped, isolated_kb, tmp_
 
 
 def test_a_report_for_a_newer_version_does_not_displace_the_presumed_verdict(shipped, isolated_kb, tmp_path):
-    """Shipped says native for 2.14.3.0; a file says unsupported for 2.15.0.0, which the KB
-    otherwise presumes from 2.14.3.0. Without --prefer-local, the presumption stands and the
-    file's word sits beside it; with the flag, the file's evidence wins (marked local)."""
+    """Shipped says native for 2.14.3.0 and knows release 2.15.0.0; a file says unsupported
+    for 2.15.0.0, which the KB otherwise presumes from 2.14.3.0. Without --prefer-local, the
+    presumption stands and the file's word sits beside it; with the flag, the file wins."""
+    write_records(shipped / "manual" / "releases.jsonl", [rec.Release(
+        product="torchneuron", version="2.15.0.0",
+        provenance=rec.Provenance(source_kind="release_notes", source_name="rn", source_url="https://vendor.example/rn"))])
     report = tmp_path / "newer.jsonl"
     report.write_text(_forged_line(backend_version="2.15.0.0") + "\n")
-    # 2.15.0.0 must be a release of the line for carry-forward: the report's row makes it one
     ingest_jsonl(str(isolated_kb), str(report))
     conn = db.open_kb(str(isolated_kb))
     (row,) = [v for v in queries.op_verdicts(conn, ["aten::add.Tensor"], "neuron")
@@ -244,3 +246,13 @@ def test_a_report_for_a_newer_version_does_not_displace_the_presumed_verdict(shi
     (row,) = [v for v in queries.op_verdicts(db.open_kb(str(isolated_kb)), ["aten::add.Tensor"], "neuron")
               if v["backend_version"] == "2.15.0.0" and v["mode"] == "eager"]
     assert (row["status"], row["basis"]) == ("unsupported", "local")
+
+
+def test_a_version_only_a_report_names_gets_no_presumed_verdicts(shipped, isolated_kb, tmp_path):
+    report = tmp_path / "phantom.jsonl"
+    report.write_text(_forged_line(op="aten::relu", backend_version="99.0") + "\n")
+    ingest_jsonl(str(isolated_kb), str(report))
+    conn = db.open_kb(str(isolated_kb))
+    at_99 = [v for v in queries.op_verdicts(conn, ["aten::add.Tensor", "aten::relu"], "neuron")
+             if v["backend_version"] == "99.0"]
+    assert [(v["op"], v["basis"]) for v in at_99] == [("aten::relu", "local")]
