@@ -7,18 +7,60 @@
   through the MCP SDK's allowed hosts).
 - A Content-Security-Policy on every response, Datasette's own pages included: no
   inline or foreign script runs, so a `javascript:` link or injected markup that slipped
-  past escaping does nothing. (Datasette's few inline helper scripts, such as its column
-  menus, are blocked with it; the pages themselves read the same.)
+  past escaping does nothing. Datasette's own few inline scripts (closing menus, the SQL
+  editor, the facet flag) run: they are allowed by their hashes, read from the installed
+  Datasette's templates, which allow exactly those scripts and no `javascript:` URL.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import os
+import re
 from collections.abc import Iterable
 
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 MAX_HOST = 255
+# Renderings of Datasette's one templated inline script (table.html), by value.
+_TEMPLATED_SCRIPTS = {"DATASETTE_ALLOW_FACET = {{ datasette_allow_facet }};":
+                      [f"DATASETTE_ALLOW_FACET = {value};" for value in ("true", "false")]}
+
+
+def _sha256(body: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+
+
+@functools.cache
+def datasette_script_hashes() -> tuple[str, ...]:
+    """CSP hashes of the inline scripts in the installed Datasette's templates: the static
+    ones as written, the templated one in each rendering it has (anything else stays blocked)."""
+    try:
+        import datasette
+    except ImportError:
+        return ()
+    root = os.path.join(os.path.dirname(datasette.__file__), "templates")
+    hashes: set[str] = set()
+    for folder, _dirs, files in os.walk(root):
+        for name in sorted(files):
+            if not name.endswith(".html"):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                text = fh.read()
+            for body in re.findall(r"<script>(.*?)</script>", text, re.S):
+                if "{{" not in body and "{%" not in body:
+                    hashes.add(_sha256(body))
+                for rendered in _TEMPLATED_SCRIPTS.get(body, ()):
+                    hashes.add(_sha256(rendered))
+    return tuple(sorted(hashes))
+
+
+def policy() -> str:
+    """The Content-Security-Policy every page gets."""
+    scripts = " ".join(("'self'", *datasette_script_hashes()))
+    return (f"default-src 'self'; script-src {scripts}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
 
 def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> frozenset[str]:
@@ -53,6 +95,7 @@ class Guard:
     def __init__(self, app, hosts: frozenset[str]):
         self.app = app
         self.hosts = hosts
+        self.csp = policy().encode()
 
     def allows(self, scope) -> bool:
         host = _header(scope, b"host")
@@ -67,13 +110,13 @@ class Guard:
             body = b"kb serve: this Host is not allowed (start kb serve with --host-name NAME to allow one)\n"
             await send({"type": "http.response.start", "status": 400, "headers": [
                 (b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-                (b"content-security-policy", CSP.encode())]})
+                (b"content-security-policy", self.csp)]})
             return await send({"type": "http.response.body", "body": body})
 
         async def with_csp(message):
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers") or () if k.lower() != b"content-security-policy"]
-                headers.append((b"content-security-policy", CSP.encode()))
+                headers.append((b"content-security-policy", self.csp))
                 headers.append((b"x-content-type-options", b"nosniff"))
                 message = {**message, "headers": headers}
             await send(message)
