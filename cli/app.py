@@ -307,7 +307,7 @@ def data_export_command(
     if not out and os.path.abspath(target_dir) == os.path.abspath(paths.BUNDLED_DATA_DIR):
         raise KBError("this kb is an installed package: its data/ lives inside it and is replaced by the next "
                       "upgrade; pass --out DIR (or export from a checkout)")
-    written = export.export(_open(db), target_dir)
+    written = export.export(_open(db), target_dir, kb_path=db)
     if json_out:
         emit_json({"out": target_dir, "files": written})
         return

@@ -22,12 +22,10 @@ def ask_command(
 ) -> None:
     """Answer a question in plain words, with sources (op status, compare, end of support, limitations)."""
     from kb.chat.answer import answer
-    from kb.errors import KBError
+    from kb.chat.reply import check_question
     from kb.store.db import open_kb
 
-    text = " ".join(question).strip()
-    if not text:
-        raise KBError('empty question: ask e.g. kb ask "is nonzero native on neuron?" (kb ask help lists what can be asked)')
+    text = check_question(" ".join(question))
     result = answer(text, conn=open_kb(db), allow_files=True)
     if json_out:
         emit_json(result.to_dict())

@@ -267,10 +267,13 @@ def _paths_text(paths: list[str], limit: int = 3) -> str:
 
 
 def _source_text(op) -> str:
+    from kb.store.provenance import describe
     from kb.vocab import BASIS_MARKS
 
     basis = getattr(op, "basis", None)
     mark = f"{basis} {BASIS_MARKS[basis]} · " if basis in ("inferred", "presumed", "doc rule") else ""
+    if getattr(op, "local_report", None):
+        return mark + describe(op.local_report)
     if basis == "doc rule" and op.reason:  # the rule says why: show its summary beside its URL
         return f"{mark}{op.reason} · {op.source_url or op.source_kind}"
     if op.source_url:

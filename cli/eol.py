@@ -14,6 +14,10 @@ from kb.eol.windows import ENDING_DAYS
 
 
 def _source(w: dict[str, Any]) -> str:
+    from kb.store.provenance import describe
+
+    if w.get("local_report"):
+        return describe(w["local_report"])
     url = w.get("source_url") or w.get("source_name") or ""
     return url if len(url) <= 70 else url[:67] + "..."
 
@@ -130,6 +134,9 @@ def eol_command(
     horizon = eol.parse_horizon(within) if within else None
     if out and not ics:
         raise KBError("--out goes with --ics")
+    from kb.store.dbfile import check_output
+
+    check_output(out, db)
     conn = open_kb(db)
     if stack:
         if product or at:

@@ -99,6 +99,8 @@ def ingest_command(
     target: Annotated[str, typer.Option("--target", "-t", help="With --fallback-ops: the target the run used.")] = "neuron",
     torch_version: Annotated[str | None, typer.Option(
         "--torch-version", help="With --fallback-ops: the PyTorch version the run used.")] = None,
+    prefer_local: Annotated[bool, typer.Option(
+        "--prefer-local", help="Let these report files outrank shipped evidence (recorded with them).")] = False,
     json_output: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -131,16 +133,20 @@ def ingest_command(
 
     db_path = db or default_db_path()
     writing = not dry_run and out is None
+    if writing:
+        from kb.store.dbfile import check_file
+
+        check_file(db_path)  # a device, FIFO or foreign database: refused before any source is fetched
     results: list[dict[str, Any]] = []
     failures: list[str] = []
     plain, shards = _split_shard_reports(paths or [], failures)
     for path in plain:
         try:
-            results.append(_report_file(db_path, path, writing))
+            results.append(_report_file(db_path, path, writing, prefer_local))
         except KBError as exc:
             failures.append(str(exc))
     if shards:
-        _shard_runs(db_path, shards, writing, results, failures)
+        _shard_runs(db_path, shards, writing, results, failures, prefer_local)
     for outcome in _run_sources(names, db_path, from_file=from_file, offline=offline, out=out, writing=writing,
                                 skip_absent=all_sources and bool(from_file), all_online=all_sources and not from_file):
         (failures.append if isinstance(outcome, str) else results.append)(outcome)
@@ -149,6 +155,9 @@ def ingest_command(
         emit_json({"results": results, "errors": failures})
     else:
         _render(results, writing)
+    for result in results:
+        for warning in result.get("warnings") or ():
+            note(warning)
     for message in failures:
         error(message)
     if failures:
@@ -214,7 +223,8 @@ def _split_shard_reports(paths: list[str], failures: list[str]) -> tuple[list[st
     return plain, shards
 
 
-def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, results: list, failures: list) -> None:
+def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, results: list, failures: list,
+                prefer_local: bool = False) -> None:
     """Merge the shards of each run; ingest a complete run as the single-machine run it
     is (same run id, same source), and report a run with a shard missing as missing."""
     from kb.probe.live.merge import merge
@@ -239,27 +249,31 @@ def _shard_runs(db_path: str, shards: list[tuple[str, Any]], writing: bool, resu
                             "shards": shard_note})
             continue
         try:
-            outcome = _ingest_module().ingest_records(db_path, records, source_name=f"{SOURCE_NAME}:{run.run_id}")
+            from kb.store.provenance import report_of_files
+
+            outcome = _ingest_module().ingest_records(db_path, records, source_name=f"{SOURCE_NAME}:{run.run_id}",
+                                                      local=report_of_files(sorted(run.paths.values()), prefer_local))
         except KBError as exc:
             failures.append(str(exc))
             continue
         results.append({**outcome, "shards": shard_note})
 
 
-def _report_file(db_path: str, path: str, writing: bool) -> dict[str, Any]:
+def _report_file(db_path: str, path: str, writing: bool, prefer_local: bool = False) -> dict[str, Any]:
     """Ingest one probe report (or, when not writing, just read and count it)."""
     from kb import userfiles
 
     userfiles.check_file(path, userfiles.MAX_REPORT_BYTES)
     if writing:
-        return _ingest_module().ingest_jsonl(db_path, path)
+        return _ingest_module().ingest_jsonl(db_path, path, prefer_local=prefer_local)
     from kb.store.records import RecordError, read_jsonl
 
+    warnings: list[str] = []
     try:
-        records = list(read_jsonl(userfiles.iter_lines(path), where=path))
+        records = list(read_jsonl(userfiles.iter_lines(path), where=path, warn=warnings.append))  # as a real ingest reads it
     except RecordError as exc:
         raise KBError(str(exc)) from None
-    return {"source": path, "documents": 1, "records": _counts(records)}
+    return {"source": path, "documents": 1, "records": _counts(records), "warnings": warnings}
 
 
 def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offline: bool, out: str | None,
@@ -284,7 +298,10 @@ def _run_sources(names: list[str], db_path: str, *, from_file: str | None, offli
             try:
                 records, sha, documents = _scrape(name, from_file, offline, client)
                 if out is not None:
+                    from kb.store.dbfile import check_output
+
                     file = os.path.join(out, f"{name}.jsonl")
+                    check_output(file, db_path)
                     written = write_sorted_jsonl(records, file)
                     yield {"source": name, "documents": documents, "written": written, "file": file,
                            "records": _counts(records)}

@@ -327,6 +327,9 @@ def report_command(
         raise KBError(f"--format {fmt}: expected markdown or html")
     if as_json and out:
         raise KBError("--json prints the report document; drop --out (or --json)")
+    from kb.store.dbfile import check_output
+
+    check_output(out, db)
     if mode not in ("eager", "compile"):
         raise KBError(f"--mode {mode}: expected eager or compile")
     parity_doc = _read_parity(parity) if parity else None

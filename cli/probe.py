@@ -88,6 +88,9 @@ def probe_command(
     with _progress(f"probing {backend} (loading it in a separate process)"):
         result = run_static_probe(backend, python_path=python_path or (), options={"cpu_fallback": cpu_fallback},
                                   timeout=timeout or 600.0)
+    from kb.store.dbfile import check_output
+
+    check_output(out, db)
     written = _write_report(result, out) if out else None
     ingested = _ingest(result, db) if (out is None or ingest) else None
     _render(result, written, ingested, json_output)

@@ -70,6 +70,9 @@ def probe_live_command(
                           "(kb ingest shard-*.jsonl)")
         shard_spec = parse_shard(shard)
     if device is not None or resume is not None:
+        from kb.store.dbfile import check_output
+
+        check_output(out, db)
         result = run_live(device=device, resume=resume, dtypes=dtypes, timeout=timeout, workers=workers, ops=ops,
                           samples=samples, out=out, ingest=(out is None or ingest) and shard_spec is None,
                           shard=shard_spec, setup=setup, run_id=run_id,

@@ -66,8 +66,12 @@ def replay_command(
                                       on_start=lambda total, done, label=label: _progress(label, done, total),
                                       on_task=_ticker(label))
         records = [run, *sorted(statuses, key=lambda s: (s.op, s.mode))]
-        written = _write(records, out or (os.path.join(out_dir, f"replay-{spec.target}-{spec.backend_version}.jsonl")
-                                         if out_dir else None))
+        from kb.store.dbfile import check_output
+
+        destination = out or (os.path.join(out_dir, f"replay-{spec.target}-{spec.backend_version}.jsonl")
+                              if out_dir else None)
+        check_output(destination, db)
+        written = _write(records, destination)
         ingested = _ingest(records, db, run.run_id) if ingest else None
         results.append((spec, run, statuses, written, ingested))
     _render(results, json_output)

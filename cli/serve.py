@@ -46,6 +46,8 @@ def serve_command(
     host: Annotated[str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the KB to your network.")] = "127.0.0.1",
     get: Annotated[Optional[str], typer.Option("--get", help="Print one page (e.g. /kb/coverage.json) and exit, no server.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print where it serves (or, with --get, the page) in kb's JSON envelope.")] = False,
+    host_name: Annotated[Optional[list[str]], typer.Option(
+        "--host-name", help="Also answer requests for this Host name (repeatable); the bound address and localhost always.")] = None,
     db: DbOption = None,
 ) -> None:
     """Browse the KB in Datasette: coverage matrix, facets, disagreements, probe runs, end of support.
@@ -63,7 +65,8 @@ def serve_command(
         return
     check_port_free(host, port)
     if host not in LOOPBACK:
-        note(f"warning: listening on {host}: anyone who can reach this machine can read the KB")
+        note(f"warning: listening on {host}: anyone who can reach this machine can read the KB "
+             "(requests must name an allowed Host: add names with --host-name)")
     shown = f"[{host}]" if ":" in host else host
     note(f"serving {path} read-only at http://{shown}:{port}/kb/coverage (Ctrl-C to stop)")
     if json_out:
@@ -72,7 +75,7 @@ def serve_command(
 
         emit_json({"url": f"http://{shown}:{port}/", "db": path, "pid": os.getpid()})
         sys.stdout.flush()
-    serve.serve(path, host=host, port=port)
+    serve.serve(path, host=host, port=port, host_names=host_name or ())
 
 
 def _print_page(ds, path: str, json_out: bool = False) -> None:

@@ -27,7 +27,8 @@ SEVERITY = {
 # A `doc_rule` (a vendor page's rule for a class of ops, kb.store.rules) ranks below every
 # source that names the op itself and above the dispatcher replay: the vendor's word on a
 # class beats kb's inference, never evidence for that op.
-SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "doc_rule", "inferred", "field")
+SOURCE_KINDS = ("live_probe", "static_probe", "doc", "manual", "release_notes", "doc_rule", "inferred", "field",
+                "local_report")
 SOURCE_RANK = {
     "live_probe": 6,
     "static_probe": 5,
@@ -36,7 +37,16 @@ SOURCE_RANK = {
     "release_notes": 3,
     "doc_rule": 2,
     "inferred": 1,
+    "local_report": 0,
 }
+
+# A JSONL file someone handed to `kb ingest FILE` is a local report: whatever source it
+# claims to be is kept as its claim, and its facts are stored under this kind (probe
+# results whose run the file itself defines keep their probe kind). Such evidence ranks
+# below every shipped or self-made source unless it was ingested with --prefer-local
+# (kb.store.support.tier).
+LOCAL_REPORT_KIND = "local_report"
+REPORT_ORIGIN = "report"
 
 # `field` is knowledge measured in public (benchmarks, a backend's own test expectations):
 # it becomes caveats beside the verdicts, never a verdict, so it has no precedence rank.
@@ -49,11 +59,13 @@ MODES = ("eager", "compile")
 # fallback policy (kb.probe.replay). `presumed`: carried forward from an older version of
 # the same product line, for a version with no word of its own on the op. `doc rule`: a
 # vendor page's rule for a class of ops that includes this one (kb.store.rules).
+# `local`: the winning evidence came from a local report file (kb ingest FILE).
 DOC_RULE_BASIS = "doc rule"
-BASES = ("evidence", DOC_RULE_BASIS, "inferred", "presumed")
-BASIS_MARKS = {"evidence": "", DOC_RULE_BASIS: "ʳ", "inferred": "ⁱ", "presumed": "ᵖ"}
+BASES = ("evidence", DOC_RULE_BASIS, "inferred", "presumed", "local")
+BASIS_MARKS = {"evidence": "", DOC_RULE_BASIS: "ʳ", "inferred": "ⁱ", "presumed": "ᵖ", "local": "ˡ"}
+LOCAL_MARK = "ˡ"
 BASIS_LEGEND = ("ʳ doc rule (a vendor page's rule for a class of ops) · ⁱ inferred (dispatcher replay of a kernel list)"
-                " · ᵖ presumed (carried from an older version)")
+                " · ᵖ presumed (carried from an older version) · ˡ local report (a file ingested here)")
 
 # What a field caveat says happens to an op that runs (kb.store.records.Caveat):
 # slow — much slower than a comparable op or argument choice; wrong_result — numerics or

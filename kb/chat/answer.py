@@ -40,6 +40,7 @@ from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, verdict
+from kb.store.provenance import describe
 from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
 
 MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
@@ -169,6 +170,8 @@ def _verdict_line(v: dict[str, Any], src: Sources) -> str:
     basis = v.get("basis") or "evidence"
     basis_text = {"inferred": " — _inferred: dispatcher replay of a kernel list_",
                   "presumed": " — _presumed: carried from an older version_"}.get(basis, "")
+    if v.get("report"):
+        basis_text += f" — _{describe(v['report'])}, not a shipped source_"
     return (f"{SYMBOLS.get(v['status'], '?')} **{v['status']}**{runs} on {v['target']} {v['product']} "
             f"{v['backend_version']} ({v['mode']}){extra}{basis_text}{note}{dis} {src.cite(v)}")
 
@@ -293,7 +296,7 @@ def _no_verdict_line(mention: TargetMention, pick: VersionPick, mine: list[dict[
 def _fact(v: dict[str, Any]) -> dict[str, Any]:
     keys = ("op", "target", "product", "backend_version", "mode", "status", "effective_status", "basis", "dtypes",
             "conditions", "note", "source_kind", "source_name", "source_url", "probe_run_id", "disagreement")
-    return {k: v.get(k) for k in keys}
+    return {**{k: v.get(k) for k in keys}, "local_report": v.get("report")}
 
 
 def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:

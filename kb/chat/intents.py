@@ -58,11 +58,18 @@ CAVEAT_PATTERNS = ("slow", "fast", "broken", "break", "wrong", "hang", "perform"
                    "caveat", "gotcha", "problem", "issue", "correct")
 LIMITATION_PATTERNS = ("limitation", "known issue", "caveat", "restriction", "not supported features", "gotcha")
 
-_TOKEN = re.compile(
-    r"(?P<path>(?:\.{0,2}/)?[\w\-.]+(?:/[\w\-.]+)*\.(?:pt2|pt|pth|ts|py|bin|safetensors|ckpt)(?::\w+)?)(?![\w/])"
-    r"|(?P<version>v?\d+(?:\.\d+)+(?:[a-z]+\d*)?(?:\+[\w.]+)?|\b\d+\b)"
-    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.|-)[A-Za-z0-9_]+)*(?:\(\))?)"
-)
+_PATH = r"(?P<path>(?:\.{0,2}/)?[\w\-.]+(?:/[\w\-.]+)*\.(?:pt2|pt|pth|ts|py|bin|safetensors|ckpt)(?::\w+)?)(?![\w/])"
+_VERSION_WORD = (r"(?P<version>v?\d+(?:\.\d+)+(?:[a-z]+\d*)?(?:\+[\w.]+)?|\b\d+\b)"
+                 r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.|-)[A-Za-z0-9_]+)*(?:\(\))?)")
+_TOKEN = re.compile(_PATH + "|" + _VERSION_WORD)
+_TOKEN_NO_PATH = re.compile(_VERSION_WORD)
+# The path pattern backtracks over a whole run of path characters at every start in it,
+# which is quadratic in the run's length ("a/a/a/…" of 24k characters took 12 s). No
+# token spans whitespace, so the text is read one whitespace-free piece at a time, and a
+# piece longer than this is read without the path pattern (no model path is that long):
+# the work is then at most linear in the question's length times this bound.
+MAX_PATH_PIECE = 512
+_PIECE = re.compile(r"\S+")
 
 PRODUCT_WORDS = {
     "pytorch": "pytorch", "torch": "pytorch", "python": "python", "ubuntu": "ubuntu", "al2": "amazon-linux",
@@ -105,10 +112,14 @@ class Question:
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
+    """(kind, text) for every path, version and word, in order (see MAX_PATH_PIECE)."""
     out = []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup or "word"
-        out.append((kind, match.group(kind)))
+    for piece in _PIECE.finditer(text):
+        chunk = piece.group()
+        pattern = _TOKEN if len(chunk) <= MAX_PATH_PIECE else _TOKEN_NO_PATH
+        for match in pattern.finditer(chunk):
+            kind = match.lastgroup or "word"
+            out.append((kind, match.group(kind)))
     return out
 
 
@@ -179,8 +190,24 @@ def read(text: str) -> Question:
         sdk_seen = False
     if pending_product is not None:
         q.products.append((pending_product, None))
+    _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
+
+
+def _dedupe(q: Question) -> None:
+    """A word said twice says nothing new: each mention once, first order kept (a question
+    repeating "neuron" 1,000 times would otherwise cost 1,000 look-ups)."""
+    seen: set = set()
+    targets = []
+    for mention in q.targets:
+        key = (mention.target, mention.version, mention.sdk)
+        if key not in seen:
+            seen.add(key)
+            targets.append(mention)
+    q.targets = targets
+    for name in ("op_words", "function_words", "plain_words", "versions", "products", "statuses"):
+        setattr(q, name, list(dict.fromkeys(getattr(q, name))))
 
 
 def _intent(q: Question, lowered: str) -> str:

@@ -48,7 +48,7 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
     """Verdicts for an op (any spelling, torch function or close typo) on one or all targets."""
     from kb.chat import answer as core
     from kb.chat import intents
-    from kb.store import queries
+    from kb.store import queries, verdict
 
     word = op.strip()
     q = intents.Question(text=word)
@@ -79,7 +79,9 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
     result = []
     for name in ops:
         catalog = queries.op_catalog_entry(conn, name) or {}
-        verdicts = [{k: r.get(k) for k in keep} for r in rows if r["op"] == name]
+        # a verdict resting on a local report file (kb ingest FILE) names it, and says so in `source`
+        verdicts = [{**{k: r.get(k) for k in keep}, "local_report": r.get("report"), "source": verdict.source_text(r)}
+                    for r in rows if r["op"] == name]
         field = [{k: c[k] for k in CAVEAT_KEYS} for c in queries.caveats(conn, ops=[name], target=target, version=version)]
         result.append({
             "op": name,

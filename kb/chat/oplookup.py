@@ -68,6 +68,11 @@ def _bases(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return out
 
 
+# Plain words tried as misspelt op names, per question: a question is a sentence, and each
+# try compares the word with every op name in the catalog.
+MAX_FUZZY_WORDS = 24
+
+
 def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list[str], list[str]]:
     """(matches, words that look like op names but match nothing, suggestions for them)."""
     matches: list[OpMatch] = []
@@ -105,6 +110,7 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
                 suggestions += difflib.get_close_matches(base, list(bases), n=3, cutoff=0.6)
     if not matches and q.plain_words:
         bases = bases or _bases(conn)
+        fuzzed = 0
         for word in q.plain_words:
             if "." in word and _op_like(word):  # add.Tensor, relu.default
                 try:
@@ -116,7 +122,10 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
             if base in bases:
                 matches.append(OpMatch(word, _family(conn, base, base), "exact"))
                 continue
-            fixed = _typo(word, bases) if len(word) >= 4 else None
+            fixed = None
+            if len(word) >= 4 and fuzzed < MAX_FUZZY_WORDS:  # each costs a pass over the catalog
+                fuzzed += 1
+                fixed = _typo(word, bases)
             if fixed:
                 matches.append(OpMatch(word, _family(conn, fixed, fixed), "typo", f"no op `{word}`; read as `{fixed}`"))
             elif "_" in word:

@@ -12,6 +12,20 @@ from typing import Any
 from kb.neutral import markdown, markdown_code, safe_url
 
 MAX_LIST = 15  # rows an answer lists before it says "and N more"
+# The longest question `kb ask` takes (the MCP tool's bound; the Slack bot's is 500).
+MAX_QUESTION_CHARS = 1000
+
+
+def check_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:
+    """The question, or a KBError (one line, exit 2) when it is empty or too long."""
+    from kb.errors import KBError
+
+    text = text.strip()
+    if not text:
+        raise KBError('empty question: ask e.g. kb ask "is nonzero native on neuron?" (kb ask help lists what can be asked)')
+    if len(text) > limit:
+        raise KBError(f"that question is {len(text)} characters long; the limit is {limit}")
+    return text
 
 
 @dataclass
@@ -28,6 +42,15 @@ class Answer:
         return asdict(self)
 
 
+def _local(value: Any) -> dict[str, Any] | None:
+    """A support row's local report (kb ingest FILE), parsed; None for shipped evidence."""
+    if isinstance(value, str):
+        import json
+
+        value = json.loads(value)
+    return value or None
+
+
 class Sources:
     """Numbered, de-duplicated sources for one answer: `[1]` in the text, listed at the end."""
 
@@ -42,6 +65,9 @@ class Sources:
             "probe_run_id": row.get("probe_run_id"),
             "retrieved_at": row.get("retrieved_at"),
         }
+        local = _local(row.get("report"))
+        if local:
+            item["local_report"] = local
         key = (item["kind"], item["name"], item["url"], item["probe_run_id"])
         for number, known in enumerate(self.items, 1):
             if (known["kind"], known["name"], known["url"], known["probe_run_id"]) == key:
@@ -57,6 +83,11 @@ class Sources:
             # record values: escaped (kb.neutral), and a URL is shown bare only when http(s)
             url = safe_url(item["url"]) or (markdown(item["url"]) if item["url"] else None)
             where = url or f"probe run {markdown_code(item['probe_run_id'])}"
+            if item.get("local_report"):
+                from kb.store.provenance import describe
+
+                where = markdown(describe(item["local_report"])) + (
+                    f" · probe run {markdown_code(item['probe_run_id'])}" if item.get("probe_run_id") else "")
             when = f", retrieved {markdown(item['retrieved_at'][:10])}" if item.get("retrieved_at") else ""
             lines.append(f"[{number}] {markdown(item['kind'])} · {markdown(item['name'])} · {where}{when}")
         return "\n".join(lines)

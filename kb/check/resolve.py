@@ -54,6 +54,7 @@ class Verdict:
     effective_status: str | None = None  # where a decomposed op runs: its worst leaf's status
     effective_leaf: str | None = None
     note: str | None = None  # the verdict's note (a doc rule's summary, say)
+    local_report: dict | None = None  # the local report file the verdict rests on (kb ingest FILE)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Verdict:
@@ -84,7 +85,16 @@ class Verdict:
             effective_status=row.get("effective_status"),
             effective_leaf=(via or {}).get("leaf"),
             note=row.get("note"),
+            local_report=_json_value(row.get("report")),
         )
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, str):
+        import json
+
+        return json.loads(value)
+    return value or None
 
 
 Lookup = Callable[[str], "Verdict | None"]
@@ -118,6 +128,7 @@ class Resolution:
     reason: str | None = None
     conditions: dict | None = None
     basis: str | None = None
+    local_report: dict | None = None
 
 
 @dataclass
@@ -140,6 +151,7 @@ class OpReport:
     first_index: int
     basis: str | None = None  # evidence | inferred | presumed: what the verdict rests on
     fallback_calls: int = 0  # device↔host round trips this op causes in eager mode
+    local_report: dict | None = None  # the verdict rests on a local report file (kb ingest FILE)
     bytes_to_host: int = 0  # tensor bytes copied each way by those round trips
     allowed: bool = False
 
@@ -257,6 +269,7 @@ def _effective(res: Resolution, verdict: Verdict) -> Resolution:
     res.basis = verdict.basis
     if verdict.basis == DOC_RULE_BASIS and not res.reason:
         res.reason = verdict.note  # the rule's summary: why a whole class of ops has this verdict
+    res.local_report = verdict.local_report
     if res.status != "decomposed" or verdict.effective_status in (None, "decomposed"):
         return res
     leaf = verdict.effective_leaf
@@ -574,7 +587,7 @@ def _op_report(op: str, pairs: list[tuple[CallSite, Resolution]]) -> OpReport:
         module_paths=_distinct(s.module_path if s.module_path else ("(root)" if s.module_path == "" else None) for s in sites),
         source_kind=res.source_kind, source_url=res.source_url, backend_version=res.backend_version,
         reason=res.reason, conditions=res.conditions, phases=_distinct(s.phase for s in sites), basis=res.basis,
-        first_index=sites[0].index,
+        first_index=sites[0].index, local_report=res.local_report,
     )
 
 

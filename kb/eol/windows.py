@@ -117,8 +117,10 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for r in conn.execute("SELECT product, version, date, sdk_version, torch_versions, python_versions, os, "
-                          "instance_families, source_url, retrieved_at, source_kind, source_name FROM release"):
+                          "instance_families, source_url, retrieved_at, source_kind, source_name, report FROM release"):
         row = dict(r)
+        if report_tier(row) == 0:
+            continue  # a release only a local report file states does not ship anything for kb eol
         for key in ("torch_versions", "python_versions", "os", "instance_families"):
             row[key] = _json_list(row[key])
         row["canonical"] = products.canonical(row["product"])
@@ -128,11 +130,13 @@ def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def load_platform_facts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """`Limitation` rows about platforms ("platform: Ubuntu 22.04" → "end of support")."""
-    sql = ("SELECT l.target, l.feature, l.status, l.note, l.source_url, l.retrieved_at, r.product, r.version "
+    sql = ("SELECT l.target, l.feature, l.status, l.note, l.source_url, l.retrieved_at, l.report, r.product, r.version "
            "FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.feature LIKE 'platform:%'")
     out = []
     for r in conn.execute(sql):
         row = dict(r)
+        if report_tier(row) == 0:
+            continue
         row["platform"] = row["feature"].split(":", 1)[1].strip()
         row["canonical"] = products.canonical(row["product"])
         out.append(row)
@@ -141,13 +145,37 @@ def load_platform_facts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- windows
 
+def local_report(row: dict[str, Any]) -> dict[str, Any] | None:
+    """The local report file a row came from (kb ingest FILE), None for shipped or own rows."""
+    value = row.get("report")
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value or None
+
+
+def report_tier(row: dict[str, Any]) -> int:
+    """0: a local report file; 1: shipped or made here; 2: a report let win with --prefer-local."""
+    report = local_report(row)
+    return 1 if report is None else 2 if report.get("prefer_local") else 0
+
+
+def trusted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A local report's statements about a product cycle count only where no shipped or
+    self-made statement exists, unless it was ingested with --prefer-local: a file someone
+    hands over cannot move a shipped end-of-support date."""
+    if any(report_tier(r) >= 1 for r in rows):
+        return [r for r in rows if report_tier(r) >= 1]
+    return rows
+
+
 def _statement_order(row: dict[str, Any]) -> tuple:
-    return (row.get("statement_date") or "", row.get("retrieved_at") or "", row.get("id") or 0)
+    return (report_tier(row), row.get("statement_date") or "", row.get("retrieved_at") or "", row.get("id") or 0)
 
 
 def _source(row: dict[str, Any]) -> dict[str, Any]:
     return {"source_kind": row["source_kind"], "source_name": row["source_name"], "source_url": row["source_url"],
-            "retrieved_at": row["retrieved_at"], "statement_date": row.get("statement_date")}
+            "retrieved_at": row["retrieved_at"], "statement_date": row.get("statement_date"),
+            "local_report": local_report(row)}
 
 
 def release_date_of(releases: list[dict[str, Any]], product: str, version: str) -> tuple[str | None, str | None]:
@@ -205,6 +233,7 @@ def build_window(statements: list[dict[str, Any]], releases: list[dict[str, Any]
         "note": (eol_stmt or newest).get("note"),
         "statement_date": (eol_stmt or newest).get("statement_date"),
         **{k: (eol_stmt or newest)[k] for k in ("source_kind", "source_name", "source_url", "retrieved_at")},
+        "local_report": local_report(eol_stmt or newest),
     }
     if eol_stmt:
         kind = eol_stmt.get("eol_kind") or ("announced" if eol_stmt.get("eol") else None)
@@ -323,7 +352,7 @@ def current_windows(conn: sqlite3.Connection, as_of: date) -> list[dict[str, Any
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in load_statements(conn):
         groups.setdefault((row["product"], row["cycle"].lower(), row["scope"]), []).append(row)
-    windows = [build_window(stmts, releases, as_of) for stmts in groups.values()]
+    windows = [build_window(trusted(stmts), releases, as_of) for stmts in groups.values()]
     return sort_windows(windows)
 
 

@@ -79,7 +79,9 @@ def coverage_sql(targets: list[str]) -> str:
     """
     # each cell: where the op runs (a decomposed op's worst leaf) and a basis mark
     cell = ("coalesce(s.effective_status, s.status) || "
-            "CASE s.basis WHEN 'inferred' THEN ' ⁱ' WHEN 'presumed' THEN ' ᵖ' WHEN 'doc rule' THEN ' ʳ' ELSE '' END")
+            "CASE s.basis WHEN 'inferred' THEN ' ⁱ' WHEN 'presumed' THEN ' ᵖ' WHEN 'doc rule' THEN ' ʳ' "
+            "WHEN 'local' THEN ' ˡ' ELSE '' END"
+            " || CASE WHEN s.report IS NOT NULL AND s.basis != 'local' THEN 'ˡ' ELSE '' END")
     columns = "".join(
         f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN {cell} END) AS {_sql_name(t)}"
         for t in targets
@@ -174,9 +176,19 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
     return ds
 
 
-def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001) -> None:
+def app(kb_path: str, *, host: str = "127.0.0.1", host_names=()):
+    """The ASGI app `kb serve` runs: Datasette on the KB inside kb.serve.guard (Host
+    allow-list, Content-Security-Policy on every page)."""
+    from kb.serve.guard import guard
+
+    return guard(make_datasette(kb_path).app(), host, host_names)
+
+
+def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001, host_names=()) -> None:
     """Serve the KB until interrupted (uvicorn, one worker)."""
     import uvicorn
+
+    from kb.serve.guard import guard
 
     ds = make_datasette(kb_path)  # imports Datasette's plugins first (they import each other)
     import datasette.handle_exception
@@ -185,4 +197,4 @@ def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001) -> None:
     # traceback with locals; without it, its handler prints tracebacks for real errors only.
     # There is no setting for this, and every handle_exception hook runs, so no plugin can.
     datasette.handle_exception.rich = None
-    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1)
+    uvicorn.run(guard(ds.app(), host, host_names), host=host, port=port, log_level="warning", lifespan="on", workers=1)

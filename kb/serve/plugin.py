@@ -26,7 +26,8 @@ from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
 from kb.neutral import acts, clean, safe_url
-from kb.vocab import STATUSES, SYMBOLS, UNKNOWN
+from kb.store.provenance import describe
+from kb.vocab import LOCAL_MARK, STATUSES, SYMBOLS, UNKNOWN
 
 PLUGIN_NAME = "kb"
 DB_NAME = "kb"
@@ -133,6 +134,8 @@ def status_html(status: str | None, href: str | None = None, title: str | None =
     if href:
         title_attr = f' title="{escape(title)}"' if title else ""
         return Markup(f'<a href="{escape(href)}"{title_attr}>{span}</a>')
+    if title:  # no page to link to (a local report without a probe run): still say where it came from
+        return Markup(f'<span title="{escape(title)}">{span}</span>')
     return Markup(span)
 
 
@@ -153,7 +156,18 @@ def _support_url(datasette, op: str, extra: str = "") -> str:
 
 def _source_link(datasette, row) -> tuple[str | None, str | None]:
     """Where a verdict came from: its source URL, else the probe run's row page. A URL
-    that is not http(s) (`javascript:…` from a crafted report) is named, never linked."""
+    that is not http(s) (`javascript:…` from a crafted report) is named, never linked; a
+    verdict resting on a local report file (kb ingest FILE) says so in its title."""
+    report = _get(row, "report")
+    if report:
+        try:
+            info = json.loads(report) if isinstance(report, str) else report
+        except ValueError:
+            info = None
+        if isinstance(info, dict):
+            run = _get(row, "probe_run_id")
+            href = datasette.urls.row(DB_NAME, "proberun", tilde_encode(str(run))) if run else None
+            return href, clean(describe(info))
     url = _get(row, "source_url")
     if url:
         return safe_url(str(url)), f"source: {clean(url)}"
@@ -187,7 +201,8 @@ def render_cell(row, value, column, table, database, datasette):
     if column in STATUS_COLUMNS and isinstance(value, str):
         if table in SOURCED_TABLES or table is None:
             href, title = _source_link(datasette, row)
-            return status_html(value, href, title)
+            cell = status_html(value, href, title)
+            return Markup(f"{cell}{LOCAL_MARK}") if _get(row, "report") else cell
         return status_html(value)
     if column == "op" and isinstance(value, str) and value.startswith("aten::"):
         href = datasette.urls.path(OP_PAGE) + "?q=" + quote(value, safe="")
@@ -212,7 +227,8 @@ def render_cell(row, value, column, table, database, datasette):
 OP_PAGE = "/-/op"
 LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-{w}">{SYMBOLS[w]} {w}</span>'
                                                      for w in (*STATUSES[:4], UNKNOWN))
-               + " · basis: evidence, ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version)"
+               + " · basis: evidence, ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version),"
+               + " ˡ local report (a file ingested here, not a shipped source)"
                + " · unknown: no evidence yet, never “unsupported”</p>")
 
 

@@ -88,6 +88,7 @@ def _set_meta(conn, **values: str) -> None:
 def build(path: str) -> dict[str, Any]:
     """Write a fresh KB at `path` from data/ (replacing any file there)."""
     started = time.perf_counter()
+    dbfile.check_file(path)  # never replace a device, a FIFO or another application's database
     tmp = f"{path}.building-{os.getpid()}"
     remove_stale_builds(path)
     for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
@@ -157,6 +158,7 @@ def refresh(path: str) -> dict[str, Any]:
 
 def ensure_built(path: str) -> dict[str, Any]:
     """Build on first use, else migrate and refresh the shipped data; tells stderr why."""
+    dbfile.check_file(path)
     remove_stale_builds(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         sys.stderr.write(f"kb: building the KB from shipped data at {path} (first use)...\n")

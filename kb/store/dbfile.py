@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 
 from kb import paths
 from kb.errors import CorruptKBError
@@ -19,11 +20,16 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 DATA_SUFFIXES = (".jsonl", ".csv")
 # kb.store.schema.SCHEMA_VERSION, mirrored because kb.store.schema imports SQLModel, which plain
 # queries cannot afford; a test keeps the two equal.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
+APPLICATION_ID = 0x6B624B42  # kb.store.schema.APPLICATION_ID, mirrored likewise
 
 
 def resolve_path(db: str | None = None) -> str:
-    return os.path.abspath(os.path.expanduser(db or paths.default_db_path()))
+    """The KB file's absolute path (--db, else KB_DB, else the user cache), checked to be a
+    regular file or absent."""
+    path = os.path.abspath(os.path.expanduser(db or paths.default_db_path()))
+    check_path(path)
+    return path
 
 
 def data_fingerprint(data_dir: str | None = None) -> str:
@@ -59,14 +65,57 @@ def data_digest(data_dir: str | None = None) -> str:
     return digest.hexdigest()
 
 
-def check_file(path: str) -> None:
-    """Refuse anything that is not an SQLite file before SQLite gets to misread it."""
-    if os.path.isdir(path):
+def check_path(path: str) -> None:
+    """The KB path names a regular file or nothing. A character device, FIFO, socket or
+    directory is refused before anything opens it (a build would otherwise replace
+    /dev/null with a file, and reading a FIFO blocks)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CorruptKBError(f"{path}: cannot use it as the KB ({exc.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
         raise CorruptKBError(f"{path} is a directory, not a KB file")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a character device" if stat.S_ISCHR(st.st_mode) else "a block device" if stat.S_ISBLK(st.st_mode)
+                else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+                else "not a regular file")
+        raise CorruptKBError(f"{path} is {kind}, not a KB file; pass a regular file with --db or KB_DB")
+
+
+def _is_kb_sqlite(path: str, head: bytes) -> bool:
+    """An SQLite file is a KB when it carries kb's application_id, or (made by an older kb,
+    before the id) has the kbmeta table, or is still empty of tables."""
+    app_id = int.from_bytes(head[68:72], "big") if len(head) >= 72 else 0
+    if app_id == APPLICATION_ID:
+        return True
+    if app_id != 0:
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return True  # unreadable: the caller's own open reports it as corrupt
+    return not tables or "kbmeta" in tables
+
+
+def check_file(path: str) -> None:
+    """Refuse anything that is not a KB's SQLite file before SQLite gets to misread (or
+    migrate) it: a device or FIFO, a non-SQLite file, another application's database."""
+    check_path(path)
+    if not os.path.exists(path):
+        return
     with open(path, "rb") as fh:
-        head = fh.read(len(SQLITE_MAGIC))
-    if head and head != SQLITE_MAGIC:
+        head = fh.read(100)
+    if head and not head.startswith(SQLITE_MAGIC):
         raise CorruptKBError(f"{path} is not a kb database (not an SQLite file); remove it or pass another --db")
+    if len(head) >= len(SQLITE_MAGIC) and not _is_kb_sqlite(path, head):
+        raise CorruptKBError(f"{path} is not a kb database (an SQLite file of another application); "
+                             "kb will not migrate it: pass another --db")
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -89,9 +138,9 @@ def meta(conn: sqlite3.Connection, key: str) -> str | None:
 
 def is_current(path: str) -> bool:
     """True when the KB exists, has this kb's schema and was built from the current data/."""
+    check_file(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return False
-    check_file(path)
     try:
         conn = sqlite3.connect(path)
         try:
@@ -134,3 +183,22 @@ def engine(path: str):
         dbapi_conn.execute("PRAGMA foreign_keys = ON")
 
     return eng
+
+
+def check_output(out: str | None, db: str | None = None, what: str = "--out") -> None:
+    """Refuse an output path that names the open KB (or its -wal/-shm/-journal files):
+    `kb eol --ics --out KB` must not overwrite the knowledge base it reads."""
+    from kb.errors import KBError
+
+    if not out:
+        return
+    kb_path = os.path.realpath(os.path.abspath(os.path.expanduser(db or paths.default_db_path())))
+    target = os.path.realpath(os.path.abspath(os.path.expanduser(out)))
+    same = target in {kb_path + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    if not same and os.path.exists(target) and os.path.exists(kb_path):
+        try:
+            same = os.path.samefile(target, kb_path)
+        except OSError:
+            same = False
+    if same:
+        raise KBError(f"{what} {out} names the KB file itself ({kb_path}); write somewhere else")

@@ -1,7 +1,8 @@
 """Writing the KB's local knowledge back to `data/` as sorted JSONL records.
 
 Refreshing the shipped data is: `kb ingest --all`, `kb data export`, review the diff,
-commit. Only rows this machine added (origin `local`) are exported, and of each source
+commit. Only rows this machine added (origin `local`, and `report`: files given to `kb ingest`,
+exported under their local provenance so a reviewer sees them as such) are exported, and of each source
 only its current word (its newest ingest), so the files say what the sources say now.
 One file per source (`data/scraped/<source>.jsonl`, caveats in `data/caveats/<source>.jsonl`) and per probe run
 (`data/probes/<target>-<version>-<kind>.jsonl`); lines are sorted so diffs are small.
@@ -18,7 +19,8 @@ from collections import defaultdict
 from kb.store import records as rec
 from kb.store.support import CURRENT_OBSERVATIONS_SQL
 
-_CURRENT_OBSERVATIONS = CURRENT_OBSERVATIONS_SQL + " WHERE o.origin = 'local'"
+_CURRENT_OBSERVATIONS = CURRENT_OBSERVATIONS_SQL + " WHERE o.origin IN ('local', 'report')"
+_LOCAL = "origin IN ('local', 'report')"
 
 
 def _j(value):
@@ -37,7 +39,21 @@ def _prov(row: sqlite3.Row, **extra) -> rec.Provenance:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+    """A file-name part from a record field: letters, digits, `._-` only, no leading dot
+    (so never `..`), bounded; record fields are data someone else wrote."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.")[:80]
+    return slug or "unnamed"
+
+
+def safe_path(out_dir: str, relative: str) -> str:
+    """`out_dir/relative`, refused unless it stays under out_dir (symlinks resolved)."""
+    from kb.errors import KBError
+
+    root = os.path.realpath(out_dir)
+    path = os.path.realpath(os.path.join(root, relative))
+    if os.path.commonpath([root, path]) != root:
+        raise KBError(f"refusing to write {relative!r}: it would land outside {out_dir}")
+    return path
 
 
 def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
@@ -49,7 +65,7 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
 
     def run_file(run_id: str) -> str:
         run = runs[run_id]
-        return f"probes/{_slug(run['target'])}-{_slug(run['backend_version'])}-{run['kind']}.jsonl"
+        return f"probes/{_slug(run['target'])}-{_slug(run['backend_version'])}-{_slug(run['kind'])}.jsonl"
 
     for row in conn.execute(_CURRENT_OBSERVATIONS):
         where = run_file(row["probe_run_id"]) if row["probe_run_id"] else f"scraped/{_slug(row['source_name'])}.jsonl"
@@ -58,7 +74,7 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
             mode=row["mode"], torch_version=row["torch_version"], dtypes=_j(row["dtypes"]),
             conditions=_j(row["conditions"]), note=row["note"], detail=_j(row["detail"]), provenance=_prov(row)))
     for run_id, run in runs.items():
-        if run["origin"] == "local":
+        if run["origin"] in ("local", "report"):
             files[run_file(run_id)].append(rec.ProbeRun(
                 run_id=run_id, kind=run["kind"], target=run["target"], backend=run["backend"],
                 backend_version=run["backend_version"], torch_version=run["torch_version"],
@@ -66,18 +82,18 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
                 finished_at=run["finished_at"], device=run["device"], fallback_policy=_j(run["fallback_policy"]),
                 params=_j(run["params"]), tool_version=run["tool_version"]))
     for row in conn.execute("SELECT l.*, r.product, r.version FROM limitation l JOIN release r ON r.id = l.release_id "
-                            "WHERE l.origin = 'local'"):
+                            "WHERE l." + _LOCAL):
         files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(rec.Limitation(
             target=row["target"], product=row["product"], version=row["version"], feature=row["feature"],
             status=row["status"], note=row["note"], provenance=_prov(row)))
     window_fields = ("product", "cycle", "release_date", "support_end", "eol", "eol_kind", "eol_release",
                      "statement_date", "title", "note")
-    for row in conn.execute("SELECT * FROM supportwindow WHERE origin = 'local'"):
+    for row in conn.execute("SELECT * FROM supportwindow WHERE " + _LOCAL):
         files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(
             rec.SupportWindow(provenance=_prov(row), **{k: row[k] for k in window_fields}))
     caveat_fields = ("op", "target", "kind", "statement", "family", "min_version", "max_version", "measured_on",
                      "mode", "phase", "dtypes", "arg_dtypes", "conditions", "figure", "workaround")
-    for row in conn.execute("SELECT * FROM caveat WHERE origin = 'local'"):
+    for row in conn.execute("SELECT * FROM caveat WHERE " + _LOCAL):
         values = {k: _j(row[k]) if k in ("dtypes", "arg_dtypes", "conditions", "figure") else row[k]
                   for k in caveat_fields}
         values["family"] = bool(values["family"])
@@ -95,11 +111,15 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
     return files
 
 
-def export(conn: sqlite3.Connection, out_dir: str) -> dict[str, int]:
-    """Write every local source's records under out_dir; returns path → record count."""
+def export(conn: sqlite3.Connection, out_dir: str, kb_path: str | None = None) -> dict[str, int]:
+    """Write every local source's records under out_dir; returns path → record count.
+    Every file name is slugged from record fields and must stay under out_dir."""
+    from kb.store.dbfile import check_output
+
     written = {}
     for relative, records in sorted(collect(conn).items()):
-        path = os.path.join(out_dir, relative)
+        path = safe_path(out_dir, relative)
+        check_output(path, kb_path)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         lines = sorted(rec.dumps(r) for r in records)
         tmp = path + ".tmp"

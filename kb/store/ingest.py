@@ -18,6 +18,7 @@ from kb.store import db, dbfile, support
 from kb.store import records as rec
 from kb.store.records import RecordError, utc_now
 from kb.store.writer import IngestError, file_sha256, read_report, write_records
+from kb.vocab import REPORT_ORIGIN
 
 __all__ = ["IngestError", "ingest_jsonl", "ingest_records", "ingest_report_records", "read_report"]
 
@@ -48,8 +49,12 @@ def ingest_records(
     source_name: str,
     content_sha256: str | None = None,
     origin: str = "local",
+    local: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Ingest one source's records in one transaction; returns the change report."""
+    """Ingest one source's records in one transaction; returns the change report.
+
+    `local` (kb.store.provenance.report_info): the records come from a local report file
+    and are stored as such (origin `report`), whatever they claim to be."""
     from sqlalchemy import select
 
     from kb.store.schema import IngestRun
@@ -69,15 +74,18 @@ def ingest_records(
                     report["unchanged"] = True
                     return report
             started = utc_now()
+            if local is not None:
+                local = {**local, "ingested_at": started}
+                origin = REPORT_ORIGIN
             before = _support_snapshot(conn)
-            writer = write_records(conn, records, ingested_at=started, origin=origin)
+            writer = write_records(conn, records, ingested_at=started, origin=origin, report=local)
             support.rebuild(conn.connection.driver_connection)
             report["changes"] = _changes(conn, before, _support_snapshot(conn))
             conn.execute(IngestRun.__table__.insert().values(
                 source_name=source_name, content_sha256=content_sha256, started_at=started,
                 finished_at=utc_now(), added=writer.added, origin=origin))
             report.update(added=writer.added, new_releases=writer.new_releases,
-                          new_support_windows=writer.new_windows)
+                          new_support_windows=writer.new_windows, warnings=writer.warnings)
     except RecordError as exc:
         raise IngestError(f"{source_name}: {exc} (KB unchanged)") from None
     except KBError:
@@ -89,9 +97,11 @@ def ingest_records(
     return report
 
 
-def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str, Any]:
-    """Load a portable JSONL report (e.g. `kb probe --out`) from another machine."""
-    records = read_report(path)
+def ingest_jsonl(db_path: str, path: str, *, prefer_local: bool = False) -> dict[str, Any]:
+    """Load a portable JSONL report (e.g. `kb probe --out`) from another machine: stored as
+    a local report (kb.store.provenance), ranked below shipped evidence unless `prefer_local`."""
+    warnings: list[str] = []
+    records = read_report(path, warn=warnings.append)
     if not records:
         raise IngestError(f"{path}: no records (an empty report is not evidence)")
     for record in records:
@@ -99,13 +109,19 @@ def ingest_jsonl(db_path: str, path: str, *, origin: str = "local") -> dict[str,
         if isinstance(shard, dict):  # partial: an overload's verdict may need the other shards' tasks
             raise IngestError(f"{path}: shard {shard.get('index')}/{shard.get('count')} of run {record.run_id}; "
                               "ingest it together with the run's other shards (kb ingest DIR/*.jsonl)")
-    return ingest_report_records(db_path, path, records, content_sha256=file_sha256(path), origin=origin)
+    return ingest_report_records(db_path, path, records, content_sha256=file_sha256(path),
+                                 prefer_local=prefer_local, warnings=warnings)
 
 
 def ingest_report_records(db_path: str, path: str, records: list[rec.Record], *, content_sha256: str,
-                          origin: str = "local") -> dict[str, Any]:
+                          prefer_local: bool = False, warnings: list[str] | None = None) -> dict[str, Any]:
     """Records read from a local report file (a JSONL probe report, or a saved
     get_fallback_ops() list turned into records by kb.probe.live.fallback_list): one path
-    for every local file, so whatever marks local evidence marks them all alike."""
-    return ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
-                          content_sha256=content_sha256, origin=origin)
+    for every local file, so all are stored and shown as local reports alike."""
+    from kb.store.provenance import report_info
+
+    outcome = ingest_records(db_path, records, source_name=f"file:{os.path.basename(path)}",
+                             content_sha256=content_sha256 + (":prefer-local" if prefer_local else ""),
+                             local=report_info(path, content_sha256, utc_now(), prefer_local=prefer_local))
+    outcome["warnings"] = (warnings or []) + outcome.get("warnings", [])
+    return outcome

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from kb.errors import SchemaTooNewError
-from kb.store.schema import SCHEMA_VERSION
+from kb.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 STEP_1_INITIAL = """
 CREATE TABLE kbmeta (
@@ -285,8 +285,49 @@ CREATE INDEX ix_caveat_target ON caveat (target);
 CREATE INDEX ix_caveat_kind ON caveat (kind);
 """
 
+# Schema 6: provenance that cannot be forged. Rows from a local report file (`kb ingest
+# FILE`, origin 'report') carry the file, its sha256, when it was ingested, whether the user
+# let it win (--prefer-local) and what it claimed to be; the derived verdict carries its
+# winner's. Rows an older kb took from a report file are found by their ingest run (a
+# `file:NAME` run started when they were ingested) and become local reports too, their old
+# source kept as their claim; the rest keep NULL (shipped, or made on this machine).
+def _step_6_table(table: str, probe_kinds: bool) -> str:
+    report = (f"(SELECT json_object('file', substr(i.source_name, 6), 'path', NULL, 'sha256', i.content_sha256, "
+              f"'ingested_at', i.started_at, 'prefer_local', json('false'), 'migrated', json('true'), "
+              f"'claimed', json_object('source_kind', {table}.source_kind, 'source_name', {table}.source_name, "
+              f"'source_url', {table}.source_url)) "
+              f"FROM ingestrun i WHERE i.source_name LIKE 'file:%' AND i.started_at = {table}.ingested_at "
+              "ORDER BY i.id DESC LIMIT 1)")
+    keep_probe = ("AND NOT (source_kind IN ('live_probe', 'static_probe', 'inferred') AND probe_run_id IS NOT NULL)"
+                  if probe_kinds else "")
+    kind = "source_kind" if table == "caveat" else "'local_report'"
+    return f"""
+UPDATE {table} SET origin = 'report', report = {report}
+ WHERE origin = 'local' AND {report} IS NOT NULL;
+UPDATE {table} SET source_kind = {kind}, source_name = 'local:' || json_extract(report, '$.file'), source_url = NULL
+ WHERE origin = 'report' AND json_extract(report, '$.migrated') {keep_probe};
+"""
+
+
+STEP_6_LOCAL_REPORTS = """
+ALTER TABLE observation ADD COLUMN report JSON;
+ALTER TABLE supportwindow ADD COLUMN report JSON;
+ALTER TABLE limitation ADD COLUMN report JSON;
+ALTER TABLE caveat ADD COLUMN report JSON;
+ALTER TABLE proberun ADD COLUMN report JSON;
+ALTER TABLE release ADD COLUMN report JSON;
+ALTER TABLE support ADD COLUMN report JSON;
+""" + _step_6_table("observation", True) + _step_6_table("supportwindow", False) + \
+    _step_6_table("limitation", False) + _step_6_table("caveat", False) + """
+UPDATE proberun SET origin = 'report',
+       report = (SELECT o.report FROM observation o WHERE o.probe_run_id = proberun.run_id AND o.origin = 'report' LIMIT 1)
+ WHERE origin = 'local'
+   AND EXISTS (SELECT 1 FROM observation o WHERE o.probe_run_id = proberun.run_id AND o.origin = 'report');
+UPDATE ingestrun SET origin = 'report' WHERE source_name LIKE 'file:%' AND origin = 'local';
+"""
+
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
-         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS}
+         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS, 6: STEP_6_LOCAL_REPORTS}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 
@@ -311,4 +352,7 @@ def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
                 conn.execute("ROLLBACK")
             raise
         applied.append(step)
+    if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # marks the file as a KB (older KBs too)
+        conn.commit()
     return applied

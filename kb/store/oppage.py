@@ -112,7 +112,7 @@ def _row(v: dict[str, Any]) -> dict[str, Any]:
             "basis": v.get("basis") or "evidence", "dtypes": v.get("dtypes"), "conditions": v.get("conditions"),
             "note": v.get("note"), "source": verdict.source_text(v), "source_url": v.get("source_url"),
             "probe_run_id": v.get("probe_run_id"), "disagreement": v.get("disagreement", False),
-            "channel": v.get("channel")}
+            "channel": v.get("channel"), "local_report": v.get("report")}
 
 
 def _via(conn: sqlite3.Connection, v: dict[str, Any]) -> list[dict[str, Any]]:

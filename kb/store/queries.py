@@ -20,14 +20,15 @@ from kb.store.targetspec import _release_versions, check_target, resolve, target
 from kb.vocab import UNKNOWN
 
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "effective_via", "torch_versions", "python_versions", "os",
-                 "instance_families", "components", "backend_kernels", "tags", "conflicts")
+                 "instance_families", "components", "backend_kernels", "tags", "conflicts", "report")
 
 _BOOL_COLUMNS = ("disagreement", "composite_implicit", "composite_explicit")
 
 _VERDICT_SELECT = """
 SELECT s.op, s.target, r.product, r.version AS backend_version, r.date AS release_date, r.channel,
        s.mode, s.status, s.dtypes, s.conditions, s.note, s.source_kind, s.source_name, s.source_url,
-       s.probe_run_id, s.retrieved_at, s.sources, s.disagreement, s.basis, s.effective_status, s.effective_via
+       s.probe_run_id, s.retrieved_at, s.sources, s.disagreement, s.basis, s.effective_status, s.effective_via,
+       s.report
 FROM support s JOIN release r ON r.id = s.release_id
 """
 

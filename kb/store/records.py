@@ -12,13 +12,17 @@ import dataclasses
 import functools
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
 from kb.userfiles import FileRefused, parse_json
-from kb.vocab import CAVEAT_KINDS, CAVEAT_SOURCE_KIND, DATE_KINDS, MODES, SOURCE_KINDS, STATUSES
+from kb.vocab import CAVEAT_KINDS, CAVEAT_SOURCE_KIND, DATE_KINDS, LOCAL_REPORT_KIND, MODES, SOURCE_KINDS, STATUSES
+
+# A dtype is a word like float32, bfloat16, complex64, bool: never a sentence, never markup.
+DTYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
 
 class RecordError(ValueError):
@@ -33,6 +37,31 @@ def utc_now() -> str:
 def sha256_text(text: str | bytes) -> str:
     data = text.encode() if isinstance(text, str) else text
     return hashlib.sha256(data).hexdigest()
+
+
+SAFE_URL_SCHEMES = ("http", "https")
+
+
+def http_url(url: Any) -> bool:
+    """An http(s) URL with a host: the only links kb stores (no javascript:, data:, file:)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        return False
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    return parts.scheme.lower() in SAFE_URL_SCHEMES and bool(parts.netloc)
+
+
+def citable_url(url: Any) -> bool:
+    """A URL a record may cite: http(s), or a `file://` URL kb's own scrapers write for a
+    document with no public copy (a local folder the user named). Never javascript:, data:
+    or anything else; a report someone hands us keeps http(s) only (from_dict's `warn`)."""
+    if http_url(url):
+        return True
+    return isinstance(url, str) and url.startswith("file://") and not any(ord(c) < 32 for c in url)
 
 
 @dataclass(frozen=True)
@@ -50,7 +79,7 @@ class Provenance:
     def __post_init__(self) -> None:
         if self.source_kind not in SOURCE_KINDS:
             raise RecordError(f"unknown source kind {self.source_kind!r} (expected one of {', '.join(SOURCE_KINDS)})")
-        if not self.source_url and not self.probe_run_id:
+        if not self.source_url and not self.probe_run_id and self.source_kind != LOCAL_REPORT_KIND:
             raise RecordError(f"source {self.source_name!r}: a source URL or a probe run id is required")
 
 
@@ -262,8 +291,55 @@ def _field_names(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(cls))
 
 
-def from_dict(data: dict[str, Any]) -> Record:
-    """Rebuild a record from `to_dict` output; raises RecordError on anything malformed."""
+def _kind_of(annotation: str) -> str:
+    """The shape a field's annotation asks for: str, bool, strs (tuple of str), dict, any."""
+    text = annotation.replace(" | None", "").replace("Optional[", "").strip()
+    if text == "str":
+        return "str"
+    if text == "bool":
+        return "bool"
+    if text.startswith("tuple[str"):
+        return "strs"
+    if text.startswith("dict"):
+        return "dict"
+    return "any"
+
+
+@functools.cache
+def _field_kinds(cls: type) -> dict[str, str]:
+    return {f.name: _kind_of(str(f.type)) for f in dataclasses.fields(cls)}
+
+
+def check_types(kind: str, cls: type, data: dict[str, Any]) -> None:
+    """Every field has the type its record declares: a dtype list is a list of words, a
+    note is a string, a condition is an object. A string where a list belongs would
+    otherwise be split into letters."""
+    for name, want in _field_kinds(cls).items():
+        value = data.get(name)
+        if value is None:
+            continue
+        ok = {"str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
+              "strs": lambda v: isinstance(v, list | tuple) and all(isinstance(x, str) for x in v),
+              "dict": lambda v: isinstance(v, dict), "any": lambda v: True}[want](value)
+        if not ok:
+            shape = {"str": "a string", "bool": "true or false", "strs": "a list of strings", "dict": "an object"}[want]
+            raise RecordError(f"{kind}: {name} must be {shape}, not {type(value).__name__}")
+    for name in ("dtypes",):
+        for dtype in data.get(name) or ():
+            if not DTYPE_RE.match(dtype):
+                raise RecordError(f"{kind}: {dtype[:40]!r} is not a dtype name")
+    arg_dtypes = data.get("arg_dtypes")
+    if isinstance(arg_dtypes, dict):
+        for arg, dtypes in arg_dtypes.items():
+            if not isinstance(dtypes, list) or not all(isinstance(d, str) and DTYPE_RE.match(d) for d in dtypes):
+                raise RecordError(f"{kind}: arg_dtypes[{str(arg)[:40]!r}] must be a list of dtype names")
+
+
+def from_dict(data: dict[str, Any], warn: Callable[[str], None] | None = None) -> Record:
+    """Rebuild a record from `to_dict` output; raises RecordError on anything malformed.
+
+    With `warn` (a report someone handed us), a source URL that is not http(s) is dropped
+    with a warning instead of failing the record; without it (shipped data), it fails."""
     data = dict(data)
     kind = data.pop("record", None)
     cls = RECORD_TYPES.get(kind)
@@ -275,10 +351,21 @@ def from_dict(data: dict[str, Any]) -> Record:
     if "provenance" in data:
         if not isinstance(data["provenance"], dict):
             raise RecordError(f"{kind}: provenance must be an object")
+        prov = dict(data["provenance"])
+        unknown_prov = set(prov) - _field_names(Provenance)
+        if unknown_prov:
+            raise RecordError(f"{kind}: unknown provenance fields {sorted(unknown_prov)}")
+        check_types(f"{kind} provenance", Provenance, prov)
+        if warn is not None and prov.get("source_url") is not None and not http_url(prov["source_url"]):
+            warn(f"{kind}: dropped source URL {str(prov['source_url'])[:40]!r} (only http(s) links are kept)")
+            prov["source_url"] = None
+            if not prov.get("probe_run_id"):
+                prov["source_kind"] = LOCAL_REPORT_KIND
         try:
-            data["provenance"] = Provenance(**data["provenance"])
-        except TypeError as exc:  # an unknown or missing provenance field
+            data["provenance"] = Provenance(**prov)
+        except TypeError as exc:
             raise RecordError(f"{kind}: provenance: {exc}") from None
+    check_types(kind, cls, data)
     for name, value in data.items():
         if isinstance(value, list):
             data[name] = tuple(value)
@@ -301,8 +388,9 @@ def write_jsonl(records: Iterable[Record], out: IO[str]) -> int:
     return n
 
 
-def read_jsonl(lines: Iterable[str], where: str = "<input>") -> Iterator[Record]:
-    """Parse JSONL records, naming the file and line of the first bad one."""
+def read_jsonl(lines: Iterable[str], where: str = "<input>", warn: Callable[[str], None] | None = None
+               ) -> Iterator[Record]:
+    """Parse JSONL records, naming the file and line of the first bad one (`warn`: see from_dict)."""
     for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
@@ -314,6 +402,6 @@ def read_jsonl(lines: Iterable[str], where: str = "<input>") -> Iterator[Record]
         if not isinstance(data, dict):
             raise RecordError(f"{where}:{number}: expected a JSON object")
         try:
-            yield from_dict(data)
+            yield from_dict(data, None if warn is None else (lambda text, n=number: warn(f"{where}:{n}: {text}")))
         except RecordError as exc:
             raise RecordError(f"{where}:{number}: {exc}") from None

@@ -16,7 +16,10 @@ from typing import Any, Optional
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
+# PRAGMA application_id of a KB file ("kbKB"): a SQLite file without it and without kb's
+# kbmeta table is someone else's database, never migrated (kb.store.dbfile.check_kb).
+APPLICATION_ID = 0x6B624B42
 
 
 def _json(**kw: Any) -> Any:
@@ -57,6 +60,7 @@ class Release(SQLModel, table=True):
     source_url: Optional[str] = None
     retrieved_at: str
     conflicts: Optional[list] = _json()  # later sources that disagreed on a field, kept visible
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
 
 
 class Op(SQLModel, table=True):
@@ -93,6 +97,7 @@ class ProbeRun(SQLModel, table=True):
     params: Optional[dict] = _json()
     tool_version: Optional[str] = None
     origin: str = "local"  # shipped (from data/) | local (ingested on this machine)
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
 
 
 class Observation(SQLModel, table=True):
@@ -117,7 +122,8 @@ class Observation(SQLModel, table=True):
     content_sha256: Optional[str] = None
     tool_version: Optional[str] = None
     ingested_at: str  # one value per ingest call: the newest batch of a source is its current word
-    origin: str = "local"
+    origin: str = "local"  # shipped | local (made here: probes, scrapes) | report (kb ingest FILE)
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
     fingerprint: str = Field(unique=True)  # the fact + its document's hash: re-ingesting adds nothing
 
 
@@ -143,9 +149,10 @@ class Support(SQLModel, table=True):
     observation_id: int = Field(foreign_key="observation.id")
     sources: Optional[dict] = _json()  # every current source's own status: {source: status}
     disagreement: bool = False
-    basis: str = Field(default="evidence", index=True)  # evidence | inferred | presumed (kb.vocab.BASES)
+    basis: str = Field(default="evidence", index=True)  # evidence | inferred | presumed | local (kb.vocab.BASES)
     effective_status: Optional[str] = Field(default=None, index=True)  # where it runs: a decomposed op's worst leaf
     effective_via: Optional[dict] = _json()  # {"leaf": worst leaf, "leaves": {leaf: status}, "from": ...}
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
 
 
 class SupportWindow(SQLModel, table=True):
@@ -169,6 +176,7 @@ class SupportWindow(SQLModel, table=True):
     content_sha256: Optional[str] = None
     ingested_at: str
     origin: str = "local"
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
     fingerprint: str = Field(unique=True)
 
 
@@ -188,6 +196,7 @@ class Limitation(SQLModel, table=True):
     content_sha256: Optional[str] = None
     ingested_at: str
     origin: str = "local"
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
     fingerprint: str = Field(unique=True)
 
 
@@ -221,6 +230,7 @@ class Caveat(SQLModel, table=True):
     content_sha256: Optional[str] = None
     ingested_at: str
     origin: str = "local"
+    report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
     fingerprint: str = Field(unique=True)
 
 

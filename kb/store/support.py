@@ -74,9 +74,18 @@ def reduce_source(rows: list[dict[str, Any]]) -> SourceVerdict:
     )
 
 
+def tier(obs: dict[str, Any]) -> int:
+    """Trust before precedence: a local report file (kb ingest FILE) ranks below every
+    shipped or self-made source (0), unless it was ingested with --prefer-local (2)."""
+    report = obs.get("report")
+    if not report:
+        return 1
+    return 2 if report.get("prefer_local") else 0
+
+
 def choose(verdicts: list[SourceVerdict]) -> SourceVerdict:
-    """Highest precedence wins; among equals the newest retrieval."""
-    return max(verdicts, key=lambda v: (v.rank, v.retrieved_at, -SEVERITY[v.status]))
+    """Most trusted, then highest precedence wins; among equals the newest retrieval."""
+    return max(verdicts, key=lambda v: (tier(v.observation), v.rank, v.retrieved_at, -SEVERITY[v.status]))
 
 
 def expand_families(observations: list[dict[str, Any]], catalog: Iterable[str]) -> list[dict[str, Any]]:
@@ -129,9 +138,10 @@ def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "observation_id": obs["id"],
                 "sources": {v.source: v.status for v in sorted(verdicts, key=lambda v: v.source)},
                 "disagreement": len({v.status for v in verdicts}) > 1,
-                "basis": BASIS_OF_KIND.get(obs["source_kind"], "evidence"),
+                "basis": "local" if obs.get("report") else BASIS_OF_KIND.get(obs["source_kind"], "evidence"),
                 "effective_status": effective_status,
                 "effective_via": effective_via,
+                "report": obs.get("report"),
             }
         )
     return rows
@@ -183,7 +193,10 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
     """Presumed verdicts: a newer version of a target's product line inherits, op by op,
     the verdict of the newest older version, wherever it has no word of its own on the
     op. Marked `presumed` with the version it comes from; any evidence for the newer
-    version replaces it at the next rebuild."""
+    version replaces it at the next rebuild. A local report file's word (not preferred with
+    --prefer-local) does not displace a verdict presumed from shipped or self-made evidence:
+    the presumed verdict stands, the report's status is kept beside it in `sources` (a
+    disagreement when they differ), and the report's own row is dropped (`_displaced`)."""
     line: dict[str, list[int]] = defaultdict(list)  # target -> its product's release ids, oldest first
     for release_id, (product, _version) in releases.items():
         for target, target_product in products.items():
@@ -202,17 +215,24 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
             at[row["release_id"]].append(row)
         newest: dict[tuple[str, str], dict[str, Any]] = {}  # (op, mode) -> the newest row so far
         for release_id in ids:
-            own = {(row["op"], row["mode"]) for row in at[release_id]}
+            own = {(row["op"], row["mode"]): row for row in at[release_id]}
             for (op, mode), row in newest.items():
-                if (op, mode) in own:
+                mine = own.get((op, mode))
+                if mine is not None and (tier(mine) >= 1 or tier(row) == 0):
                     continue
                 source_version = releases[row["release_id"]][1]
                 note = f"presumed from {source_version} (no word on this op for {releases[release_id][1]})"
-                added.append({**row, "release_id": release_id, "basis": "presumed",
-                              "effective_via": {**(row["effective_via"] or {}), "presumed_from": source_version},
-                              "note": f"{note}; {row['note']}" if row["note"] else note})
-            for row in at[release_id]:
-                newest[(row["op"], row["mode"])] = row
+                presumed = {**row, "release_id": release_id, "basis": "presumed",
+                            "effective_via": {**(row["effective_via"] or {}), "presumed_from": source_version},
+                            "note": f"{note}; {row['note']}" if row["note"] else note}
+                if mine is not None:  # an unpreferred local report: beside the presumed verdict, not instead
+                    mine["_displaced"] = True
+                    presumed["sources"] = {**(row["sources"] or {}), **(mine["sources"] or {})}
+                    presumed["disagreement"] = len(set(presumed["sources"].values())) > 1
+                added.append(presumed)
+            for key, row in own.items():
+                if not row.get("_displaced"):  # later versions presume from the trusted row still
+                    newest[key] = row
     return added
 
 
@@ -227,8 +247,8 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
 """
 _SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
                     "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
-                    "disagreement", "basis", "effective_status", "effective_via")
-_JSON = ("dtypes", "conditions", "sources", "effective_via")
+                    "disagreement", "basis", "effective_status", "effective_via", "report")
+_JSON = ("dtypes", "conditions", "sources", "effective_via", "report")
 
 
 def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -237,7 +257,7 @@ def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for values in cursor:
         row = dict(zip(names, values))
-        for key in ("dtypes", "conditions", "detail"):
+        for key in ("dtypes", "conditions", "detail", "report"):
             if row[key] is not None:
                 row[key] = json.loads(row[key])
         rows.append(row)
@@ -251,9 +271,13 @@ def rebuild(raw: sqlite3.Connection) -> int:
     of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
     rows = derive(expand_families(current_observations(raw), catalog))
-    releases = {rid: (product, version) for rid, product, version in raw.execute("SELECT id, product, version FROM release")}
+    # a release only an unpreferred local report names gets no verdicts presumed for it
+    releases = {rid: (product, version) for rid, product, version, report
+                in raw.execute("SELECT id, product, version, report FROM release")
+                if tier({"report": json.loads(report) if report else None}) >= 1}
     products = dict(raw.execute("SELECT name, product FROM target"))
     rows += carry_forward(rows, releases, products)
+    rows = [row for row in rows if not row.get("_displaced")]
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
                 (json.dumps(basis_stats(rows), sort_keys=True),))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.vocab import BASIS_MARKS, SYMBOLS, UNKNOWN
+from kb.vocab import BASIS_MARKS, LOCAL_MARK, SYMBOLS, UNKNOWN
 
 # What settles an unknown, per target: the static probe needs only the installed package.
 SETTLE = {
@@ -69,7 +69,10 @@ def label(row: dict[str, Any] | None) -> str:
             text += f" → {SYMBOLS.get(effective, '?')} {where}"
         else:
             text += f" ({where})"
-    return text + BASIS_MARKS.get(row.get("basis") or "evidence", "")
+    text += BASIS_MARKS.get(row.get("basis") or "evidence", "")
+    if row.get("report") and row.get("basis") != "local":
+        text += LOCAL_MARK  # presumed from a local report: still a local report's word
+    return text
 
 
 def settle(target: str) -> str:
@@ -78,12 +81,28 @@ def settle(target: str) -> str:
 
 
 KIND_WORDS = {"live_probe": "live probe", "static_probe": "static probe", "release_notes": "release notes",
-              "inferred": "inferred", "doc": "doc", "manual": "manual", "field": "field"}
+              "inferred": "inferred", "doc": "doc", "manual": "manual", "field": "field",
+              "local_report": "local report"}
+
+
+def local_text(row: dict[str, Any]) -> str:
+    """`local report x.jsonl (sha256 …, ingested …; claims manual neuron-docs)`, or "" for
+    a verdict that does not rest on a local report file."""
+    from kb.store.provenance import describe
+
+    return describe(row.get("report"))
 
 
 def source_text(row: dict[str, Any]) -> str:
     """kind · name · link, each said once: `doc · neuron-xla-op-list · https://…`,
-    `static probe · run static-tpu-0.2.0-…` (a probe's link is its run)."""
+    `static probe · run static-tpu-0.2.0-…` (a probe's link is its run). A verdict resting
+    on a local report file says so first, with the file and its sha256."""
+    local = local_text(row)
+    if local:
+        kind = row.get("source_kind") or ""
+        if kind in ("live_probe", "static_probe", "inferred") and row.get("probe_run_id"):
+            return f"{local} · {KIND_WORDS[kind]} · run {row['probe_run_id']}"
+        return local
     kind = row.get("source_kind") or ""
     parts = [KIND_WORDS.get(kind, kind.replace("_", " "))]
     name = row.get("source_name") or ""

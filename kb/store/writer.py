@@ -18,6 +18,7 @@ from kb import userfiles
 from kb.errors import KBError
 from kb.store import records as rec
 from kb.store.records import RecordError
+from kb.vocab import REPORT_ORIGIN
 
 
 class IngestError(KBError):
@@ -39,11 +40,20 @@ def fingerprint(record: rec.Record) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _provenance_columns(prov: rec.Provenance) -> dict[str, Any]:
+def _provenance_columns(prov: rec.Provenance, warnings: list[str] | None = None) -> dict[str, Any]:
+    """A record's provenance as columns; a URL kb may not cite (javascript:, data:...) is
+    dropped here, for every source, with a warning (kb.store.records.citable_url)."""
+    url = prov.source_url
+    if url is not None and not rec.citable_url(url):
+        if warnings is not None:
+            message = f"{prov.source_name}: dropped source URL {str(url)[:40]!r} (only http(s) links are kept)"
+            if message not in warnings:
+                warnings.append(message)
+        url = None
     return {
         "source_kind": prov.source_kind,
         "source_name": prov.source_name,
-        "source_url": prov.source_url,
+        "source_url": url,
         "retrieved_at": prov.retrieved_at,
     }
 
@@ -66,12 +76,15 @@ def load_targets(conn, csv_path: str) -> None:
 class _Writer:
     """Turns records into rows on one open SQLAlchemy connection (inside a transaction)."""
 
-    def __init__(self, conn, *, ingested_at: str, origin: str):
+    def __init__(self, conn, *, ingested_at: str, origin: str, report: dict[str, Any] | None = None):
         from kb.store.schema import Target
 
         self.conn = conn
         self.ingested_at = ingested_at
-        self.origin = origin
+        self.origin = REPORT_ORIGIN if report is not None else origin
+        self.report = report
+        self.claims: dict[int, dict[str, Any]] = {}  # id(record) -> what its line claimed
+        self.warnings: list[str] = []  # one line each: links dropped
         self.products = {row.name: row.product for row in conn.execute(Target.__table__.select())}
         self.new_releases: list[str] = []
         self.new_windows: list[dict[str, Any]] = []
@@ -91,7 +104,8 @@ class _Writer:
             ).scalar()
             if found is None:
                 found = self.conn.execute(
-                    Release.__table__.insert().values(product=product, version=version, **_provenance_columns(prov))
+                    Release.__table__.insert().values(product=product, version=version, report=self.report,
+                                                      **_provenance_columns(prov, self.warnings))
                 ).inserted_primary_key[0]
                 self.new_releases.append(f"{product} {version}")
             self.release_ids[key] = found
@@ -103,8 +117,31 @@ class _Writer:
         except KeyError:
             raise RecordError(f"unknown target {target!r} (known: {', '.join(sorted(self.products))})") from None
 
+    def _localize(self, items: list[rec.Record]) -> list[rec.Record]:
+        """A report's records under their local provenance, their claims kept aside."""
+        from kb.store import provenance
+
+        runs = provenance.defined_runs(items)
+        out = []
+        for record in items:
+            prov = getattr(record, "provenance", None)
+            if prov is not None:
+                local = provenance.localize(prov, self.report, runs)
+                record = dataclasses.replace(record, provenance=local)
+                self.claims[id(record)] = provenance.claimed(prov)
+            out.append(record)
+        return out
+
+    def report_of(self, record) -> dict[str, Any] | None:
+        if self.report is None:
+            return None
+        claim = self.claims.get(id(record))
+        return {**self.report, "claimed": claim} if claim else dict(self.report)
+
     def write(self, records: Iterable[rec.Record]) -> None:
         items = list(records)
+        if self.report is not None:
+            items = self._localize(items)
         # probe runs and releases first: other records point at them; doc rules last, so
         # that they expand over every release the same batch names
         order = {rec.ProbeRun: 0, rec.Release: 1, rec.DocRule: 3}
@@ -152,7 +189,9 @@ class _Writer:
         tbl = {"limitation": Limitation, "supportwindow": SupportWindow, "caveat": Caveat}[table].__table__
         exists = self.conn.execute(select(func.count()).select_from(tbl).where(tbl.c.fingerprint == row["fingerprint"])).scalar()
         stmt = insert(tbl).values(**row)
-        self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"], set_={"ingested_at": self.ingested_at}))
+        # seen again, only when it was said (and, for a report, the file's latest ingest) moves
+        self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"],
+                                                     set_={"ingested_at": self.ingested_at, "report": row["report"]}))
         if not exists:
             self.added += 1
         return not exists
@@ -167,18 +206,19 @@ class _Writer:
         before = raw.execute("SELECT count(*) FROM observation").fetchone()[0]
         raw.executemany(
             f"INSERT INTO observation ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at",
-            ([json.dumps(row[c]) if c in ("dtypes", "conditions", "detail") and row[c] is not None else row[c]
+            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at, report = excluded.report",
+            ([json.dumps(row[c]) if c in ("dtypes", "conditions", "detail", "report") and row[c] is not None else row[c]
               for c in columns] for row in rows),
         )
         self.added += raw.execute("SELECT count(*) FROM observation").fetchone()[0] - before
 
     def _common(self, record, prov: rec.Provenance) -> dict[str, Any]:
         return {
-            **_provenance_columns(prov),
+            **_provenance_columns(prov, self.warnings),
             "content_sha256": prov.content_sha256,
             "ingested_at": self.ingested_at,
             "origin": self.origin,
+            "report": self.report_of(record),
             "fingerprint": fingerprint(record),
         }
 
@@ -230,6 +270,8 @@ class _Writer:
 
         rid = self.release_id(r.product, r.version, r.provenance)
         current = dict(self.conn.execute(select(Release).where(Release.id == rid)).mappings().one())
+        if self.report is not None and not current.get("report"):
+            return  # a local report never rewrites a release row that shipped data or kb itself made
         fields = {
             "date": r.date, "sdk_version": r.sdk_version, "channel": r.channel, "note": r.note,
             "torch_versions": list(r.torch_versions) or None, "python_versions": list(r.python_versions) or None,
@@ -244,15 +286,18 @@ class _Writer:
             if current[name] is None:
                 updates[name] = value
             elif current[name] != value:
-                conflict = {"field": name, "value": value, "source_url": r.provenance.source_url}
+                conflict = {"field": name, "value": value,
+                            "source_url": _provenance_columns(r.provenance)["source_url"]}
                 if conflict not in conflicts:
                     conflicts.append(conflict)
         if conflicts != (current["conflicts"] or []):
             updates["conflicts"] = conflicts
-        if current["source_url"] is None and r.provenance.source_url:
+        if self.report is None and current.get("report"):
+            updates["report"] = None  # stated by shipped data or kb's own scrapers now, not only by a report
+        if current["source_url"] is None and _provenance_columns(r.provenance)["source_url"]:
             # the row was made by a mere mention (a probe run, a verdict): the record that
             # states the release's facts becomes its source
-            updates.update(_provenance_columns(r.provenance))
+            updates.update(_provenance_columns(r.provenance, self.warnings))
         if updates:
             self.conn.execute(Release.__table__.update().where(Release.id == rid).values(**updates))
 
@@ -266,21 +311,31 @@ class _Writer:
         row = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "backend_version"}
         row["release_id"] = self.release_id(self.target_product(r.target), r.backend_version, prov)
         row["origin"] = self.origin
+        row["report"] = self.report
+        if self.report is not None:
+            existing = self.conn.execute(ProbeRun.__table__.select().where(ProbeRun.run_id == r.run_id)).mappings().first()
+            if existing is not None and existing["origin"] != REPORT_ORIGIN:
+                raise RecordError(f"probe run {r.run_id!r} is already in the KB ({existing['origin']}); "
+                                  "a report cannot add to another source's run")
         stmt = insert(ProbeRun).values(**row)
-        self.conn.execute(stmt.on_conflict_do_update(index_elements=["run_id"], set_={"finished_at": r.finished_at}))
+        self.conn.execute(stmt.on_conflict_do_update(index_elements=["run_id"],
+                                                     set_={"finished_at": r.finished_at, "report": self.report}))
 
 
-def write_records(conn, records: Iterable[rec.Record], *, ingested_at: str, origin: str) -> _Writer:
-    """Write records on an open connection inside the caller's transaction (used by build)."""
-    writer = _Writer(conn, ingested_at=ingested_at, origin=origin)
+def write_records(conn, records: Iterable[rec.Record], *, ingested_at: str, origin: str,
+                  report: dict[str, Any] | None = None) -> _Writer:
+    """Write records on an open connection inside the caller's transaction (used by build).
+    With `report` (kb.store.provenance.report_info), they come from a local report file."""
+    writer = _Writer(conn, ingested_at=ingested_at, origin=origin, report=report)
     writer.write(records)
     return writer
 
 
-def read_report(path: str) -> list[rec.Record]:
-    """Records from a JSONL file, with file:line in any error."""
+def read_report(path: str, warn=None) -> list[rec.Record]:
+    """Records from a JSONL file, with file:line in any error (`warn`: a report handed to
+    us, whose non-http(s) links are dropped with a warning; see records.from_dict)."""
     try:
-        return list(rec.read_jsonl(userfiles.iter_lines(path), where=path))
+        return list(rec.read_jsonl(userfiles.iter_lines(path), where=path, warn=warn))
     except userfiles.FileRefused as exc:
         raise IngestError(str(exc)) from None
     except RecordError as exc:
