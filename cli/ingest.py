@@ -116,7 +116,8 @@ def ingest_command(
             table(["source", "kind", "documents", "description"], rows)
         return
     if fallback_ops or backend_version or torch_version:
-        _fallback_lists(paths or [], fallback_ops, backend_version, target, torch_version, db, dry_run, json_output)
+        _fallback_lists(paths or [], fallback_ops, backend_version, target, torch_version, db, dry_run, json_output,
+                        prefer_local)
         return
     names = list(SOURCES) if all_sources else list(dict.fromkeys(source or []))
     if not names and not paths:
@@ -165,7 +166,8 @@ def ingest_command(
 
 
 def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str | None, target: str,
-                    torch_version: str | None, db: str | None, dry_run: bool, json_output: bool) -> None:
+                    torch_version: str | None, db: str | None, dry_run: bool, json_output: bool,
+                    prefer_local: bool = False) -> None:
     """`kb ingest FILE --fallback-ops --backend-version V`: a saved get_fallback_ops() list
     as live evidence, through the same ingest (and local marking) as a probe report."""
     from kb.paths import default_db_path
@@ -190,10 +192,14 @@ def _fallback_lists(paths: list[str], fallback_ops: bool, backend_version: str |
         if dry_run:
             results.append({"source": path, "documents": 1, "records": _counts(records), "skipped": found.skipped})
             continue
-        outcome = _ingest_module().ingest_report_records(db_path, path, records, content_sha256=found.sha256)
+        outcome = _ingest_module().ingest_report_records(db_path, path, records, content_sha256=found.sha256,
+                                                          prefer_local=prefer_local)
         results.append({**outcome, "ops": len(found.ops), "skipped": found.skipped})
-        if found.skipped and not json_output:
-            note(f"{path}: {len(found.skipped)} names left out (not ATen ops): {', '.join(found.skipped[:5])}")
+        if not json_output:
+            if found.skipped:
+                note(f"{path}: {len(found.skipped)} names left out (not ATen ops): {', '.join(found.skipped[:5])}")
+            for warning in outcome.get("warnings") or ():
+                note(warning)
     if json_output:
         emit_json({"results": results, "errors": failures})
     else:

@@ -42,6 +42,18 @@ def _changes(conn, before: dict[tuple, str], after: dict[tuple, str]) -> list[di
     return out
 
 
+def _outranked(conn, local: dict[str, Any]) -> int:
+    """How many of a report's verdicts lost to another source that says something else."""
+    from sqlalchemy import text
+
+    return conn.execute(text(
+        "SELECT count(*) FROM observation o JOIN support s ON s.op = o.op AND s.target = o.target "
+        "AND s.release_id = o.release_id AND s.mode = o.mode "
+        "WHERE json_extract(o.report, '$.sha256') = :sha AND json_extract(o.report, '$.ingested_at') = :at "
+        "AND s.observation_id != o.id AND s.status != o.status"), {"sha": local["sha256"], "at": local["ingested_at"]}
+    ).scalar() or 0
+
+
 def ingest_records(
     db_path: str,
     records: Iterable[rec.Record],
@@ -86,6 +98,13 @@ def ingest_records(
                 finished_at=utc_now(), added=writer.added, origin=origin))
             report.update(added=writer.added, new_releases=writer.new_releases,
                           new_support_windows=writer.new_windows, warnings=writer.warnings)
+            if local is not None and not local.get("prefer_local"):
+                report["outranked"] = _outranked(conn, local)
+                if report["outranked"]:
+                    report["warnings"] = [*writer.warnings, (
+                        f"{local['file']}: {report['outranked']} verdict(s) of this report disagree with the KB's and "
+                        "are kept beside them, not in their place (a local report ranks below shipped data and "
+                        "kb's own inferences; ingest with --prefer-local to let it win)")]
     except RecordError as exc:
         raise IngestError(f"{source_name}: {exc} (KB unchanged)") from None
     except KBError:

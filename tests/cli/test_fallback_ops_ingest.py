@@ -25,11 +25,12 @@ def test_a_saved_list_becomes_live_fallback_evidence(small_data, isolated_kb, tm
     result = json.loads(out)["results"][0]
     assert result["source"] == "file:fallback.txt" and result["ops"] == 2 and result["skipped"] == ["torchvision::nms"]
     row = _verdict(isolated_kb, "aten::nonzero")
-    assert (row["status"], row["source_kind"], row["basis"]) == ("fallback", "live_probe", "evidence")
+    # a local report (the file someone handed kb), shown as such, whose probe run says what it is
+    assert (row["status"], row["source_kind"], row["basis"]) == ("fallback", "live_probe", "local")
     assert "get_fallback_ops()" in row["note"] and "fallback.txt" in row["note"]
     run = db.open_kb(str(isolated_kb)).execute("SELECT * FROM proberun WHERE run_id = ?", (row["probe_run_id"],)).fetchone()
     params = json.loads(run["params"])
-    assert (run["kind"], run["origin"], params["from"]) == ("live", "local", "torch_neuronx.get_fallback_ops()")
+    assert (run["kind"], run["origin"], params["from"]) == ("live", "report", "torch_neuronx.get_fallback_ops()")
     assert _verdict(isolated_kb, "aten::relu")["status"] == "fallback"
 
 
@@ -72,3 +73,21 @@ def test_a_fifo_among_the_lists_is_refused_and_the_others_go_on(small_data, isol
     code, out, err = run_kb(capsys, "ingest", fifo, saved, "--fallback-ops", "--backend-version", "2.14.3.0")
     assert code == 2 and "FIFO" in err and len([ln for ln in err.splitlines() if "error" in ln]) == 1
     assert _verdict(isolated_kb, "aten::nonzero")["status"] == "fallback"
+
+
+def test_a_list_that_disagrees_with_shipped_data_says_so_and_wins_only_when_preferred(small_data, isolated_kb,
+                                                                                   tmp_path, capsys):
+    from kb.store.ingest import ingest_records
+    from tests.conftest import op_status
+
+    ingest_records(str(isolated_kb), [op_status("aten::nonzero", "native", kind="doc", name="vendor-doc")],
+                   source_name="vendor-doc")
+    saved = tmp_path / "fallback.txt"
+    saved.write_text("aten::nonzero\n")
+    code, out, err = run_kb(capsys, "ingest", saved, "--fallback-ops", "--backend-version", "2.14.3.0")
+    assert code == 0 and "1 verdict(s) of this report disagree" in err and "--prefer-local" in err
+    assert _verdict(isolated_kb, "aten::nonzero")["status"] == "native"
+    code, out, err = run_kb(capsys, "ingest", saved, "--fallback-ops", "--backend-version", "2.14.3.0", "--prefer-local")
+    assert code == 0 and "disagree" not in err
+    row = _verdict(isolated_kb, "aten::nonzero")
+    assert (row["status"], row["basis"]) == ("fallback", "local")
