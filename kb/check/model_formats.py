@@ -17,7 +17,9 @@ trace it (see `kb.check.tracing`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
+import logging
 import os
 import zipfile
 from dataclasses import dataclass, field
@@ -149,10 +151,16 @@ class _GlobalWalker:
 
     def on_op(self, opcode, arg) -> None:
         name, recent = opcode.name, self.recent
-        if name == "PROTO":
-            self.memo.clear()  # a new pickle starts with an empty memo
+        if name == "STOP":
+            # the next pickle of a legacy file starts with an empty memo; a PROTO in the middle
+            # of one does not empty it (the unpickler keeps its memo), so neither may we
+            self.memo.clear()
             recent.clear()
-        if name in ("GLOBAL", "INST"):
+            return
+        if name in ("EXT1", "EXT2", "EXT4"):  # a global named by copyreg's extension registry
+            self.found.append(COMPUTED_GLOBAL)
+            recent.append(None)
+        elif name in ("GLOBAL", "INST"):
             module, _, attr = str(arg).partition(" ")
             self.found.append(f"{module}.{attr}")
             recent.append(None)
@@ -453,11 +461,13 @@ def load_exported_program(source: ModelSource, *, trust: bool = False):
             )
         _refuse_unlisted_members(path, source.trusted_modules)
         try:
-            return torch.export.load(path)
+            with quiet_torch_logs():
+                return torch.export.load(path)
         except Exception as exc:
             raise ModelInputError(f"{path}: torch.export.load failed ({type(exc).__name__}: {_short(exc)})") from None
     try:
-        return ExportedProgramDeserializer().deserialize(serialized, weights, constants, b"")
+        with quiet_torch_logs():
+            return ExportedProgramDeserializer().deserialize(serialized, weights, constants, b"")
     except Exception as exc:
         raise ModelInputError(f"{path}: cannot rebuild the exported graph ({type(exc).__name__}: {_short(exc)})") from None
 
@@ -491,6 +501,19 @@ def check_expressions(document: Any, path: str) -> None:
             stack.extend(item)
 
 
+@contextlib.contextmanager
+def quiet_torch_logs():
+    """torch logs a traceback of its own before it raises on a bad archive; kb reports the
+    failure in one line, so torch's loggers stay quiet while it reads one."""
+    logger = logging.getLogger("torch")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def is_plain_formula(text: str) -> bool:
     """Numbers, symbol names, arithmetic and comparisons, and calls of sympy-style
     functions by bare name; `Symbol('s0', ...)` is the only place a string may appear."""
@@ -516,7 +539,40 @@ def is_plain_formula(text: str) -> bool:
                 return False
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in symbol_names:
             return False
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and abs(node.value) > _MAX_FORMULA_INT:
+            return False  # a shape is an int64; a longer literal is only there to cost time
+        if not _bounded_power(node):
+            return False
     return True
+
+
+_MAX_FORMULA_INT = 2**64
+_MAX_FORMULA_EXPONENT = 64
+_POWER_FUNCTIONS = {"Pow", "PowByNatural", "FloatPow", "IntPow"}
+
+
+def _bounded_power(node: ast.AST) -> bool:
+    """A power in a shape formula has a small literal exponent and a base with no power in
+    it: sympy works out an integer power exactly, so `9**9**10` would run for hours."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, exponent = node.left, node.right
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _POWER_FUNCTIONS:
+        if len(node.args) != 2 or node.keywords:
+            return False
+        base, exponent = node.args
+    else:
+        return True
+    if isinstance(exponent, ast.Call) and isinstance(exponent.func, ast.Name) and exponent.func.id == "Integer" \
+            and len(exponent.args) == 1:
+        exponent = exponent.args[0]
+    if isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, (ast.USub, ast.UAdd)):
+        exponent = exponent.operand
+    if not (isinstance(exponent, ast.Constant) and isinstance(exponent.value, int)
+            and abs(exponent.value) <= _MAX_FORMULA_EXPONENT):
+        return False
+    return not any(isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Pow)
+                   or isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in _POWER_FUNCTIONS
+                   for inner in ast.walk(base))
 
 
 def _refuse_unlisted_members(path: str, trusted: tuple[str, ...]) -> None:

@@ -288,7 +288,8 @@ def load_model(spec: str, input_shapes: list[str] | None, *, seed: int = 0, trus
         program = mf.load_exported_program(source, trust=trust)  # refuses pickles without --trust
         if any(t.device.type == "meta" for t in program.state_dict.values()):
             try:  # the archive holds raw tensor bytes only (checked above): read them
-                program = torch.export.load(source.path)
+                with mf.quiet_torch_logs():
+                    program = torch.export.load(source.path)
             except Exception as exc:
                 raise RunInputError(f"{source.path}: cannot read the stored weights ({type(exc).__name__}: "
                                     f"{mf._short(exc)})") from None

@@ -72,14 +72,16 @@ def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> frozenset[str]:
     return frozenset(names)
 
 
-def host_name(header: str) -> str:
-    """`example.com:8001` → `example.com`, `[::1]:8001` → `::1` (lower case)."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].split("]", 1)[0]
-    if header.count(":") == 1:
-        return header.split(":", 1)[0]
-    return header
+_HOST_HEADER = re.compile(r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._-]+))(?::[0-9]{1,5})?")
+
+
+def host_name(header: str) -> str | None:
+    """`example.com:8001` → `example.com`, `[::1]:8001` → `::1` (lower case); None for
+    anything that is not exactly a host and an optional port (`[::1]evil.com`, `a@b`)."""
+    found = _HOST_HEADER.fullmatch(header.strip().lower())
+    if found is None:
+        return None
+    return found["ip6"] or found["name"]
 
 
 def _header(scope, name: bytes) -> str | None:

@@ -12,6 +12,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+import urllib.parse
 
 from kb import paths
 from kb.errors import CorruptKBError
@@ -93,7 +94,7 @@ def _is_kb_sqlite(path: str, head: bytes) -> bool:
     if app_id != 0:
         return False
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
@@ -176,7 +177,9 @@ def engine(path: str):
     from sqlalchemy import create_engine, event
 
     open_for_write(path).close()
-    eng = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
+    # the file is opened by name, never through a URL: a `?` or `#` in a path would
+    # otherwise be read as URL parameters, and SQLAlchemy would open another file
+    eng = create_engine("sqlite://", creator=lambda: sqlite3.connect(path, timeout=30))
 
     @event.listens_for(eng, "connect")
     def _pragmas(dbapi_conn, _record):  # pragma: no cover - exercised by every write

@@ -77,7 +77,8 @@ def test_every_page_carries_the_csp(kb_file, path):
 
 
 @pytest.mark.parametrize("host", ["attacker.example", "127.0.0.1.attacker.example", "localhost.evil:8001",
-                                  "", "x" * 300])
+                                  "", "x" * 300, "[localhost]evil.com", "[::1]evil.com", "localhost:8001@evil.com",
+                                  "localhost:80:80", "local host"])
 def test_the_asgi_app_refuses_hosts_not_on_the_list(kb_file, host):
     response = _get(launch.app(kb_file), "/kb/support.json", host=host)
     assert response.status_code == 400

@@ -212,3 +212,16 @@ def test_rows_an_older_kb_took_from_a_report_file_become_local_reports(small_dat
     assert (scraped["origin"], scraped["source_kind"], scraped["report"]) == ("local", "doc", None)
     basis = dict(reopened.execute("SELECT op, basis FROM support").fetchall())
     assert basis == {"aten::relu": "local", "aten::silu": "evidence"}
+
+
+def test_a_question_mark_in_db_names_a_file_not_url_parameters(small_data, tmp_path, capsys):
+    """`--db "other.db?x=1"` is the file of that name: never other.db opened through a URL."""
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    before = _sha(other)
+    code, out, err = run_kb(capsys, "db", "build", "--db", f"{other}?x=1")
+    assert code == 0, err
+    assert _sha(other) == before and (tmp_path / "other.db?x=1").is_file()
