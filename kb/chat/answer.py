@@ -412,6 +412,7 @@ def _differs(facts: list[dict[str, Any]]) -> bool | None:
 
 def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     status = next((s for s in q.statuses if s in ("fallback", "native", "unsupported", "decomposed")), "fallback")
+    counting = re.search(r"\b(how many|number of|count)\b", q.text.lower()) is not None  # "how many ops are unsupported"
     src = Sources()
     lines, facts = [], []
     for mention in q.targets:
@@ -425,9 +426,15 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         ops = listing["ops"]
         by = listing.get("matching_by") or queries.matching_by(ops, status)
         split = (f": {by['own_status']:,} by their own status, {by['runs_as']:,} decomposed ops that run as {status} "
-                 "at a leaf (`kb targets` counts own status only)") if by["runs_as"] else ""
-        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops)} ops that run as "
+                 f"at a leaf (`kb targets` shows both counts: {status} by own status and by where the op runs)"
+                 ) if by["runs_as"] else ""
+        if counting:
+            lines.append(f"**{len(ops):,}** ops run as {status} on {mention.target} {listing['backend_version']} "
+                         f"(eager){' ' + src.cite(ops[0]) if ops else ''}.")
+        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops):,} ops that run as "
                      f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
+        facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
+                      "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
         for row in ops[:MAX_LIST]:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kb.chat import english
+
 # Words that name a target, mapped to kb target names. Hardware and package names count.
 TARGET_ALIASES = {
     "neuron": "neuron", "trainium": "neuron", "trn": "neuron", "trn1": "neuron", "trn2": "neuron",
@@ -173,6 +175,9 @@ def read(text: str) -> Question:
             q.function_words.append(value.removesuffix("()"))
         elif lower in STATUS_WORDS:
             q.statuses.append(STATUS_WORDS[lower])
+        elif lower in english.ENGLISH_OPS or lower in english.COMMON_ENGLISH:
+            if english.may_be_op(value, q.text):  # "is where supported on tpu?": the subject
+                q.plain_words.append(value)
         elif lower not in STOPWORDS and len(lower) > 1 and "-" not in lower:
             q.plain_words.append(value)
         pending_target = None
