@@ -40,7 +40,7 @@ from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, verdict
-from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
+from kb.vocab import DOC_RULE_BASIS, SEVERITY, SYMBOLS, UNKNOWN
 
 MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
 WORKS = ("native", "decomposed", "fallback")
@@ -244,7 +244,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                          f"ask for one by name, e.g. `{match.ops[-1]}`._")
     if missing:
         lines.append(_missing_line(missing, suggestions))
-    head = _yes_no(q, verdict_for_yes_no)
+    head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 
@@ -294,6 +294,50 @@ def _fact(v: dict[str, Any]) -> dict[str, Any]:
     keys = ("op", "target", "product", "backend_version", "mode", "status", "effective_status", "basis", "dtypes",
             "conditions", "note", "source_kind", "source_name", "source_url", "probe_run_id", "disagreement")
     return {k: v.get(k) for k in keys}
+
+
+def _local_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> bool:
+    """Whether any verdict rests on evidence ingested on this machine (origin local)."""
+    for r in rows:
+        found = conn.execute(
+            "SELECT o.origin FROM support s JOIN release r ON r.id = s.release_id JOIN observation o ON o.id = "
+            "s.observation_id WHERE s.op = ? AND s.target = ? AND r.version = ? AND s.mode = ?",
+            (r["op"], r["target"], r["backend_version"], r["mode"])).fetchone()
+        if found is not None and found[0] == "local":
+            return True
+    return False
+
+
+def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, Any]]) -> str | None:
+    """A headline says what it rests on when that is less than evidence for the version asked:
+    "**Presumably yes** — …; carried from the pre-release snapshot …, no evidence for 2.14.3.1".
+    The weakest basis among the verdicts answered decides (presumed < inferred < doc rule), and
+    evidence ingested on this machine is named as local."""
+    if not head or not rows or not head.startswith("**"):
+        return head
+    bases = {r.get("basis") or "evidence" for r in rows}
+    versions = ", ".join(dict.fromkeys(r["backend_version"] for r in rows))
+    if "presumed" in bases:
+        froms = sorted({(r.get("effective_via") or {}).get("presumed_from") or "an older version"
+                        for r in rows if r.get("basis") == "presumed"})
+        what = ", ".join(f"the pre-release snapshot {f}" if "dev" in f else f for f in froms)
+        word, why = "presumably", f"carried from {what}; no evidence for {versions}"
+    elif "inferred" in bases:
+        word, why = "inferred", f"a dispatcher replay of a kernel list, not an observation of {versions}"
+    elif DOC_RULE_BASIS in bases:
+        word, why = "by the vendor's doc rule", f"a rule for a class of ops, not a record naming this op for {versions}"
+    elif _local_rows(conn, rows):
+        word, why = "on local evidence", "ingested on this machine, not shipped data"
+    else:
+        return head
+    bold, _, rest = head[2:].partition("**")
+    if word == "presumably" and bold.startswith(("Yes", "No")):
+        bold = f"Presumably {bold[0].lower()}{bold[1:]}"
+    else:
+        bold = f"{bold}, {word}"
+    rest = rest.strip()
+    rest = rest[:-1] if rest.endswith(".") else rest
+    return f"**{bold}**{' ' + rest if rest else ''}; {why}."
 
 
 def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
