@@ -23,6 +23,7 @@ from typing import Any
 
 from kb import opnames
 from kb.chat import intents, names
+from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
@@ -85,6 +86,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     intent, text = q.intent, q.text.lower()
     if intent in ("help", "model") or not text:
         return intent
+    if intent != "eol" and collective_in(q.text):  # torch.distributed.all_reduce: a doc rule, no ATen op
+        return "collective"
     feature_words = {w for w in names.FEATURE_WORDS if "." in w}
     explicit_op = bool(q.op_words or [w for w in q.function_words if w.lower() not in feature_words])
     targets = q.target_names()
@@ -678,4 +681,5 @@ _HANDLERS = {
     "model": model_answer,
     "limitation": _limitation,
     "eol": eol_answer,
+    "collective": collective_answer,
 }
