@@ -96,7 +96,10 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         if len(versions) >= 2 or (len(versions) == 1 and re.search(r"\b(new in|what'?s new|changed in|changes in)\b", text)):
             return "diff"
     stated_eol = any(p in text for p in intents.EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", text)
-    if intent == "eol" and stated_eol:
+    # "is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?": a platform in an SDK release is a stack question
+    sdk_stack = any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) and any(
+        m.target == "neuron" and m.version and len(m.version.split(".")) <= 3 for m in q.targets)
+    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text)):
         return intent
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:

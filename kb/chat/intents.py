@@ -188,6 +188,15 @@ def read(text: str) -> Question:
     return q
 
 
+PLATFORM_PRODUCTS = ("pytorch", "python", "ubuntu", "amazon-linux")
+
+
+def still_supported(lowered: str) -> bool:
+    """"still supported", "no longer supported", "supported anymore": an end-of-support question."""
+    return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained)\b"
+                     r"|\b(supported|available|maintained)\s+any\s?more\b", lowered) is not None
+
+
 def _intent(q: Question, lowered: str) -> str:
     has_op = bool(q.op_words or q.function_words)
     if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
@@ -195,7 +204,9 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
-    platform_versions = any(v and p in ("pytorch", "python", "ubuntu", "amazon-linux") for p, v in q.products)
+    if not has_op and still_supported(lowered):
+        return "eol"  # "is PyTorch/XLA inference still supported on Trn2?"
+    platform_versions = any(v and p in PLATFORM_PRODUCTS for p, v in q.products)
     if platform_versions and not has_op and any(w in lowered for w in ("support", "eol", "end", "compatible", "work")):
         return "eol"  # "is python 3.10 supported on neuron 2.33?": a stack question
     if q.model_path or any(p in lowered for p in MODEL_PATTERNS):
