@@ -40,7 +40,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
 from kb.neutral import markdown as md
-from kb.store import families, queries, verdict
+from kb.store import families, queries, releases, verdict
 from kb.vocab import DOC_RULE_BASIS, SEVERITY, SYMBOLS, UNKNOWN
 
 MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
@@ -98,8 +98,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     stated_eol = any(p in text for p in intents.EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", text)
     # "is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?": a platform in an SDK release is a stack question
     sdk_stack = any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) and any(
-        m.target == "neuron" and m.version and len(m.version.split(".")) <= 3 for m in q.targets)
-    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text)):
+        m.target == "neuron" and m.version and releases.find(conn, "neuron-sdk", m.version)
+        and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
+    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)):
         return intent
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:

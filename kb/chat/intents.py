@@ -197,6 +197,12 @@ def still_supported(lowered: str) -> bool:
                      r"|\b(supported|available|maintained)\s+any\s?more\b", lowered) is not None
 
 
+def release_ends(lowered: str) -> bool:
+    """"what does Neuron 2.34 end or deprecate?", "what did neuron 2.34 drop?": what a release ends."""
+    return re.search(r"^\s*(what|which)\b[^?]*\b(ends?|ended|deprecat\w*|drop(s|ped)?|remov\w*|retir\w*|"
+                     r"discontinu\w*)\b", lowered) is not None
+
+
 def _intent(q: Question, lowered: str) -> str:
     has_op = bool(q.op_words or q.function_words)
     if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
@@ -204,7 +210,7 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
-    if not has_op and still_supported(lowered):
+    if not has_op and (still_supported(lowered) or release_ends(lowered) and any(m.version for m in q.targets)):
         return "eol"  # "is PyTorch/XLA inference still supported on Trn2?"
     platform_versions = any(v and p in PLATFORM_PRODUCTS for p, v in q.products)
     if platform_versions and not has_op and any(w in lowered for w in ("support", "eol", "end", "compatible", "work")):
