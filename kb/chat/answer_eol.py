@@ -101,7 +101,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     src = Sources()
     pairs = _stack_pairs(q)
     sdk_only = [v for p, v in pairs if p == "neuron"]
-    if pairs and len(sdk_only) == len(pairs) == 1 and re.search(ENDS_CUES, q.text.lower()):
+    if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()):
         return _release_ends(conn, q, sdk_only[0], eol, src)  # "what does Neuron 2.34 end or deprecate?"
     if pairs:
         stack = " ".join(f"{p}={v}" for p, v in pairs)
@@ -157,7 +157,6 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
 
 
 XLA_WORDS = ("xla", "torch-xla", "torch_xla", "neuron-xla", "torch-neuronx-xla")
-ENDS_CUES = r"\b(end|ends|ended|deprecat\w*|drop\w*|remov\w*|retir\w*|sunset\w*|no longer|discontinu\w*|eol|eos)\b"
 USES = ("inference", "training")
 INSTANCES = r"\b(trn[123]n?|inf[12])\b"
 YES_NO = ("is ", "are ", "does ", "do ", "can ", "will ", "could ")

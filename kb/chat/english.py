@@ -32,7 +32,7 @@ tensor tensors model models layer layers thing things way ways kind kinds type t
 _SUBJECT = re.compile(
     r"^\s*(?:is|does|do|are|can|will|would|could|should|did)\s+(?:i|we|you)?\s*(?:use|run|call)?\s*"
     r"(?:the\s+|an?\s+)?(?:op\s+|operator\s+|function\s+)?([A-Za-z_]\w*)\b", re.I)
-_ABOUT = re.compile(r"^\s*(?:what|how)\s+about\s+(?:the\s+)?([A-Za-z_]\w*)\b", re.I)
+_ABOUT = re.compile(r"^\s*(?:(?:what|how)\s+about|compare|status\s+of)\s+(?:the\s+)?([A-Za-z_]\w*)\b", re.I)
 
 
 def subject(text: str) -> str | None:

@@ -129,3 +129,24 @@ def test_instances_of_torchneuron_from_the_platform_facts(conn):
     a = answer("Which instances does TorchNeuron support?", conn=conn)
     assert a.text.startswith("Instances: **Trn2, Trn3**") and "2.14.3.0" in a.text
     assert any("torchneuron.html" in (s["url"] or "") for s in a.sources)
+
+
+def test_local_evidence_is_named_in_the_headline(chat_kb_paths, chat_env, tmp_path):
+    import shutil
+
+    from kb.store import records as rec
+    from kb.store.ingest import ingest_records
+
+    path = tmp_path / "kb.sqlite"
+    shutil.copy(chat_kb_paths[0], path)
+    prov = rec.Provenance(source_kind="doc", source_name="my-notes", source_url="https://notes.example.test/tpu.html",
+                          retrieved_at="2026-12-01T10:00:00+00:00", content_sha256="sha-local")
+    ingest_records(str(path), [rec.OpStatus(op="aten::cumsum", target="tpu", backend_version="0.2.0", status="native",
+                                            provenance=prov)], source_name="my-notes", origin="local")
+    c = db.connect(str(path))
+    try:
+        text = answer("is aten::cumsum native on tpu 0.2.0?", conn=c).text
+        head = text.split("\n")[0]
+    finally:
+        c.close()
+    assert head.startswith("**Yes, on local evidence**") and "ingested on this machine" in head, text
