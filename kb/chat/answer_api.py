@@ -25,7 +25,7 @@ from kb.vocab import UNKNOWN
 # torch.distributed.X / dist.X, c10d and functional-collective op names, and the collectives'
 # own names as people write them (all_reduce, allgather, reduce_scatter_tensor, barrier...).
 _COLLECTIVE = re.compile(
-    r"(?<![\w.])((?:torch\.distributed|dist)\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+    r"(?<![\w.])(torch\.distributed(?:\.[A-Za-z_]\w*)*|dist\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
     r"|(?:torch\.ops\.)?_?c10d(?:_functional)?(?:::|\.)\w+"
     r"|all_?reduce\w*|all_?gather\w*|reduce_?scatter\w*|all_?to_?all\w*|broadcast(?:_object_list)?|barrier"
     r"|init_process_group|process[ _-]groups?|collectives?)(?![\w])", re.I)
@@ -90,7 +90,7 @@ def collective_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             heads.append(f"{status} on {mention.target}")
     head = f"**{'; '.join(heads)[0].upper()}{'; '.join(heads)[1:]}**"
     ruled = any(f.get("basis") == "doc rule" for f in facts)
-    lead = [f"{head} — `{md(asked)}` is a torch.distributed collective (it dispatches to c10d ops, not to an ATen op of "
+    lead = [f"{head} — `{md(asked)}` is torch.distributed (collectives dispatch to c10d ops, not to ATen ops of "
             "the catalog)" + ("; the answer rests on the vendor's rule for that class of APIs, not on a record naming "
                               "this call — the per-API detail is in the vendor's compatibility table." if ruled else "."),
             ""]

@@ -186,8 +186,8 @@ def _yes_no_head(q: Question, hits: list[dict[str, Any]]) -> str | None:
         return f"**No** — {w.get('title') or what}: ended {w.get('eol_from') or ''} ({w.get('state')})."
     if not ended:
         dated = [w for w in hits if w.get("eol_from")]
-        when = f"; {dated[0]['title'] or what} ends {dated[0]['eol_from']}" if dated else ""
-        return f"**Yes, for now** — no statement asked about has ended{when}."
+        w = dated[0] if dated else first
+        return f"**Yes, for now** — none of these has ended; {w.get('title') or what}: {_window_text(w)}."
     return f"**Partly** — {len(ended)} of {len(hits)} statements have ended (listed below)."
 
 
