@@ -15,7 +15,7 @@ from kb.chat import intents
 from kb.chat.intents import Question
 from kb.chat.oplookup import same_line
 from kb.chat.reply import MAX_LIST, Answer, Sources
-from kb.store import queries
+from kb.store import queries, releases
 from kb.vocab import UNKNOWN
 
 
@@ -101,7 +101,8 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     src = Sources()
     pairs = _stack_pairs(q)
     sdk_only = [v for p, v in pairs if p == "neuron"]
-    if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()):
+    if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()) \
+            and not releases.find(conn, "torchneuron", sdk_only[0]):  # an SDK release, not a package version
         return _release_ends(conn, q, sdk_only[0], eol, src)  # "what does Neuron 2.34 end or deprecate?"
     if pairs:
         stack = " ".join(f"{p}={v}" for p, v in pairs)

@@ -29,10 +29,15 @@ tensor tensors model models layer layers thing things way ways kind kinds type t
 
 # "is where supported on tpu?", "does sort run on neuron", "can I use view on trn2?": the word right
 # after the question's verb (and an optional "I use", article or "op") is what it is about.
+# The word must be followed by what is said of it ("where supported", "sort on tpu"), not by a noun it
+# qualifies ("does any op fall back", "are all ops native": there it is a determiner).
+_SAID_OF = (r"(?=\s+(?:native|natively|supported|unsupported|decomposed|fall|falls|fallback|run|runs|work|works|"
+            r"available|implemented|registered|ok|okay|fine|on|in|for|with|vs|versus|between|\()|\s*[?.!]|\s*$)")
 _SUBJECT = re.compile(
     r"^\s*(?:is|does|do|are|can|will|would|could|should|did)\s+(?:i|we|you)?\s*(?:use|run|call)?\s*"
-    r"(?:the\s+|an?\s+)?(?:op\s+|operator\s+|function\s+)?([A-Za-z_]\w*)\b", re.I)
-_ABOUT = re.compile(r"^\s*(?:(?:what|how)\s+about|compare|status\s+of)\s+(?:the\s+)?([A-Za-z_]\w*)\b", re.I)
+    r"(?:the\s+|an?\s+)?(?:op\s+|operator\s+|function\s+)?([A-Za-z_]\w*)\b" + _SAID_OF, re.I)
+_ABOUT = re.compile(r"^\s*(?:(?:what|how)\s+about|compare|status\s+of)\s+(?:the\s+)?([A-Za-z_]\w*)\b" + _SAID_OF,
+                    re.I)
 
 
 def subject(text: str) -> str | None:
