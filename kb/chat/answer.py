@@ -23,6 +23,7 @@ from typing import Any
 
 from kb import opnames
 from kb.chat import intents, names
+from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
@@ -39,9 +40,9 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
 from kb.neutral import markdown as md
-from kb.store import families, queries, verdict
+from kb.store import families, queries, releases, verdict
 from kb.store.provenance import describe
-from kb.vocab import SEVERITY, SYMBOLS, UNKNOWN
+from kb.vocab import DOC_RULE_BASIS, SEVERITY, SYMBOLS, UNKNOWN
 
 MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
 WORKS = ("native", "decomposed", "fallback")
@@ -86,6 +87,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     intent, text = q.intent, q.text.lower()
     if intent in ("help", "model") or not text:
         return intent
+    if intent != "eol" and collective_in(q.text):  # torch.distributed.all_reduce: a doc rule, no ATen op
+        return "collective"
     feature_words = {w for w in names.FEATURE_WORDS if "." in w}
     explicit_op = bool(q.op_words or [w for w in q.function_words if w.lower() not in feature_words])
     targets = q.target_names()
@@ -94,7 +97,11 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         if len(versions) >= 2 or (len(versions) == 1 and re.search(r"\b(new in|what'?s new|changed in|changes in)\b", text)):
             return "diff"
     stated_eol = any(p in text for p in intents.EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", text)
-    if intent == "eol" and stated_eol:
+    # "is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?": a platform in an SDK release is a stack question
+    sdk_stack = any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) and any(
+        m.target == "neuron" and m.version and releases.find(conn, "neuron-sdk", m.version)
+        and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
+    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)):
         return intent
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:
@@ -247,7 +254,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                          f"ask for one by name, e.g. `{match.ops[-1]}`._")
     if missing:
         lines.append(_missing_line(missing, suggestions))
-    head = _yes_no(q, verdict_for_yes_no)
+    head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 
@@ -297,6 +304,51 @@ def _fact(v: dict[str, Any]) -> dict[str, Any]:
     keys = ("op", "target", "product", "backend_version", "mode", "status", "effective_status", "basis", "dtypes",
             "conditions", "note", "source_kind", "source_name", "source_url", "probe_run_id", "disagreement")
     return {**{k: v.get(k) for k in keys}, "local_report": v.get("report")}
+
+
+def _local_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> bool:
+    """Whether any verdict rests on evidence made or ingested on this machine (a probe run
+    here, origin local; a report file someone handed kb, origin report)."""
+    for r in rows:
+        found = conn.execute(
+            "SELECT o.origin FROM support s JOIN release r ON r.id = s.release_id JOIN observation o ON o.id = "
+            "s.observation_id WHERE s.op = ? AND s.target = ? AND r.version = ? AND s.mode = ?",
+            (r["op"], r["target"], r["backend_version"], r["mode"])).fetchone()
+        if found is not None and found[0] in ("local", "report"):
+            return True
+    return False
+
+
+def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, Any]]) -> str | None:
+    """A headline says what it rests on when that is less than evidence for the version asked:
+    "**Presumably yes** — …; carried from the pre-release snapshot …, no evidence for 2.14.3.1".
+    The weakest basis among the verdicts answered decides (presumed < inferred < doc rule), and
+    evidence ingested on this machine is named as local."""
+    if not head or not rows or not head.startswith("**"):
+        return head
+    bases = {r.get("basis") or "evidence" for r in rows}
+    versions = ", ".join(dict.fromkeys(r["backend_version"] for r in rows))
+    if "presumed" in bases:
+        froms = sorted({(r.get("effective_via") or {}).get("presumed_from") or "an older version"
+                        for r in rows if r.get("basis") == "presumed"})
+        what = ", ".join(f"the pre-release snapshot {f}" if "dev" in f else f for f in froms)
+        word, why = "presumably", f"carried from {what}; no evidence for {versions}"
+    elif "inferred" in bases:
+        word, why = "inferred", f"a dispatcher replay of a kernel list, not an observation of {versions}"
+    elif DOC_RULE_BASIS in bases:
+        word, why = "by the vendor's doc rule", f"a rule for a class of ops, not a record naming this op for {versions}"
+    elif "local" in bases or _local_rows(conn, rows):
+        word, why = "on local evidence", "ingested on this machine, not shipped data"
+    else:
+        return head
+    bold, _, rest = head[2:].partition("**")
+    if word == "presumably" and bold.startswith(("Yes", "No")):
+        bold = f"Presumably {bold[0].lower()}{bold[1:]}"
+    else:
+        bold = f"{bold}, {word}"
+    rest = rest.strip()
+    rest = rest[:-1] if rest.endswith(".") else rest
+    return f"**{bold}**{' ' + rest if rest else ''}; {why}."
 
 
 def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
@@ -415,6 +467,7 @@ def _differs(facts: list[dict[str, Any]]) -> bool | None:
 
 def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     status = next((s for s in q.statuses if s in ("fallback", "native", "unsupported", "decomposed")), "fallback")
+    counting = re.search(r"\b(how many|number of|count)\b", q.text.lower()) is not None  # "how many ops are unsupported"
     src = Sources()
     lines, facts = [], []
     for mention in q.targets:
@@ -428,9 +481,15 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         ops = listing["ops"]
         by = listing.get("matching_by") or queries.matching_by(ops, status)
         split = (f": {by['own_status']:,} by their own status, {by['runs_as']:,} decomposed ops that run as {status} "
-                 "at a leaf (`kb targets` counts own status only)") if by["runs_as"] else ""
-        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops)} ops that run as "
+                 f"at a leaf (`kb targets` shows both counts: {status} by own status and by where the op runs)"
+                 ) if by["runs_as"] else ""
+        if counting:
+            lines.append(f"**{len(ops):,}** ops run as {status} on {mention.target} {listing['backend_version']} "
+                         f"(eager){' ' + src.cite(ops[0]) if ops else ''}.")
+        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops):,} ops that run as "
                      f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
+        facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
+                      "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
         for row in ops[:MAX_LIST]:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))
@@ -630,4 +689,5 @@ _HANDLERS = {
     "model": model_answer,
     "limitation": _limitation,
     "eol": eol_answer,
+    "collective": collective_answer,
 }

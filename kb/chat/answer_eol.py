@@ -7,6 +7,7 @@ supportwindow rows in a checkout without kb.eol.windows.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from typing import Any
 
@@ -14,7 +15,7 @@ from kb.chat import intents
 from kb.chat.intents import Question
 from kb.chat.oplookup import same_line
 from kb.chat.reply import MAX_LIST, Answer, Sources
-from kb.store import queries
+from kb.store import queries, releases
 from kb.vocab import UNKNOWN
 
 
@@ -99,6 +100,10 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         return _eol_raw(conn, q)
     src = Sources()
     pairs = _stack_pairs(q)
+    sdk_only = [v for p, v in pairs if p == "neuron"]
+    if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()) \
+            and not releases.find(conn, "torchneuron", sdk_only[0]):  # an SDK release, not a package version
+        return _release_ends(conn, q, sdk_only[0], eol, src)  # "what does Neuron 2.34 end or deprecate?"
     if pairs:
         stack = " ".join(f"{p}={v}" for p, v in pairs)
         try:
@@ -126,21 +131,139 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             first = result["first_eol"]
             lines.insert(0, f"First end of support in this stack: **{first['eol_from']}** ({first['product']} "
                             f"{first['cycle']}, {first['state']}).")
+        if result["unknown"]:
+            lines.append(f"- no source dates the end of support of {', '.join(result['unknown'])} (not verified)")
+        head, matrix = _platform_matrix(conn, pairs, result, src)
+        lines = ([head, ""] if head else []) + lines + matrix
         facts = [_eol_fact(w) for w in result["windows"]] + [
             {"issue": i["kind"], "message": i["message"], "source_url": i.get("source_url")} for i in result["issues"]]
         if not facts:
             facts = [{"stack": stack, "status": UNKNOWN}]
         return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
     words = _product_filter(q)
+    if any(w in XLA_WORDS for w in words) or re.search(r"pytorch[/ ]xla|torch[-_]xla", q.text.lower()):
+        # "PyTorch/XLA inference on Trn2": the XLA package line; the instance and use words narrow its cycles
+        words = ["torch-neuronx-xla"]
     windows = eol.current_windows(conn, eol.today())
     hits = [w for w in windows if any(products.matches(word, w["product"]) for word in words)] if words else []
     if not hits:
         return _eol_unknown(conn, q, [], windows)
-    lines = [f"End-of-support statements for {', '.join(words)} ({len(hits)}, soonest first):"]
+    hits = _narrow(hits, q)
+    head = _yes_no_head(q, hits)
+    lines = ([head, ""] if head else []) + [f"End-of-support statements for {', '.join(words)} ({len(hits)}, soonest first):"]
     lines += _window_lines(hits, src, notes=True)
     if len(hits) > MAX_LIST:
         lines.append(f"_…{len(hits) - MAX_LIST} more: `kb eol --product {words[0]}`._")
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
+
+
+XLA_WORDS = ("xla", "torch-xla", "torch_xla", "neuron-xla", "torch-neuronx-xla")
+USES = ("inference", "training")
+INSTANCES = r"\b(trn[123]n?|inf[12])\b"
+YES_NO = ("is ", "are ", "does ", "do ", "can ", "will ", "could ")
+
+
+def _narrow(hits: list[dict[str, Any]], q: Question) -> list[dict[str, Any]]:
+    """Windows of the use (inference / training) and instance family (Trn2...) the question
+    names, when any window names them; otherwise all of them."""
+    text = q.text.lower()
+    for words in ([u for u in USES if u in text], re.findall(INSTANCES, text)):
+        if words:
+            keep = [w for w in hits if any(x in f"{w['cycle']} {w.get('title') or ''}".lower() for x in words)]
+            hits = keep or hits
+    return hits
+
+
+def _yes_no_head(q: Question, hits: list[dict[str, Any]]) -> str | None:
+    """"Is PyTorch/XLA inference still supported on Trn2?": No when every window asked about
+    has ended, Yes-for-now when none has, and the date either way."""
+    if not hits or not q.text.lower().lstrip().startswith(YES_NO):
+        return None
+    ended = [w for w in hits if w.get("is_eol") is True]
+    first = hits[0]
+    what = first.get("title") or f"{first['product']} {first['cycle']}"
+    if len(ended) == len(hits):
+        w = ended[0]
+        return f"**No** — {w.get('title') or what}: ended {w.get('eol_from') or ''} ({w.get('state')})."
+    if not ended:
+        dated = [w for w in hits if w.get("eol_from")]
+        w = dated[0] if dated else first
+        return f"**Yes, for now** — none of these has ended; {w.get('title') or what}: {_window_text(w)}."
+    return f"**Partly** — {len(ended)} of {len(hits)} statements have ended (listed below)."
+
+
+def _release_ends(conn: sqlite3.Connection, q: Question, version: str, eol: Any, src: Sources) -> Answer:
+    """What a Neuron SDK release ends: every window that ends with that release, and every
+    statement whose title names it ("... starting with Neuron 2.34")."""
+    windows = eol.current_windows(conn, eol.today())
+    named = re.compile(rf"\bneuron {re.escape(version)}(?:\.0)?\b", re.I)
+    hits = [w for w in windows if (w.get("eol_release") and same_line(version, str(w["eol_release"]))
+                                   and (w.get("eol_release_product") or "neuron-sdk") == "neuron-sdk")
+            or named.search(w.get("title") or "")]
+    if not hits:
+        lines = [f"**Nothing the KB knows of** — no end-of-support statement names Neuron {version}."]
+        lines += _window_lines(windows[:5], src, bold=False)
+        return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [{"release": version, "status": UNKNOWN}],
+                      src.items)
+    shipped = next((w.get("eol_from") for w in hits if w.get("eol_from")), None)
+    head = (f"**Neuron {version} ends {len(hits)} thing{'s' if len(hits) != 1 else ''}**"
+            + (f" (it shipped on {shipped}, so they have ended):" if shipped else ":"))
+    lines = [head] + _window_lines(hits, src, notes=True)
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
+
+
+PLATFORMS = {"ubuntu": "Ubuntu", "amazon-linux": "Amazon Linux", "python": "Python", "pytorch": "PyTorch"}
+
+
+def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], result: dict[str, Any],
+                     src: Sources) -> tuple[str | None, list[str]]:
+    """For "is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?": what the Neuron platform
+    matrix says of that platform for that SDK, or, when the KB has no row for that SDK, what
+    the newest matrix that names it says (said as such); plus a headline."""
+    from kb.eol import windows as eol
+
+    sdk = next((v for p, v in pairs if p == "neuron"), None)
+    asked = [(p, v) for p, v in pairs if p in PLATFORMS]
+    if not sdk or not asked:
+        return None, []
+    facts = [f for f in eol.load_platform_facts(conn) if f["canonical"] == "neuron-sdk"]
+    lines, heads = [], []
+    for product, version in asked:
+        name = f"{PLATFORMS[product]} {version}"
+        rows = [f for f in facts if f["platform"].lower() == name.lower()]
+        own = [f for f in rows if same_line(sdk, f["version"])]
+        gate = [i for i in result["issues"] if i.get("gate") and i.get("component") == f"{product}={version}"]
+        if gate:
+            heads.append(f"**No** — {gate[0]['message']}")
+        if own:
+            f = own[0]
+            lines.append(f"- Neuron {f['version']} platform matrix: {name} — {f['status']} {src.cite(_fact_source(f))}")
+            if not gate:
+                ok = f["status"].lower().startswith("supported")
+                heads.append(f"**{'Yes' if ok else 'No'}** — Neuron {f['version']}'s platform matrix lists {name} as "
+                             f"{f['status']}")
+            continue
+        older = sorted(rows, key=lambda f: queries.version_key(f["version"]))
+        if older:
+            f = older[-1]
+            lines.append(f"- the KB has no platform matrix row for {name} in Neuron {sdk}; the newest one that names it, "
+                         f"Neuron {f['version']}'s, says: {f['status']}"
+                         f"{' (' + f['note'] + ')' if f.get('note') else ''} {src.cite(_fact_source(f))}")
+            if not gate:
+                heads.append(f"**Not stated for Neuron {sdk}** — the newest Neuron platform matrix in the KB that names "
+                             f"{name} is Neuron {f['version']}'s, and it says {f['status']}")
+        elif not gate:
+            heads.append(f"**Unknown** — no Neuron platform matrix in the KB names {name}")
+    upstream = [w for w in result["windows"] if w.get("scope") == "upstream"]
+    if heads and upstream:
+        w = upstream[0]
+        heads[-1] += f"; {w['product_label']} {w['cycle']}'s own end of life: {w.get('eol_stated') or w.get('eol_from')}"
+    return (". ".join(heads) + ".") if heads else None, lines
+
+
+def _fact_source(f: dict[str, Any]) -> dict[str, Any]:
+    return {"source_kind": "manual", "source_name": "platform matrix", "source_url": f.get("source_url"),
+            "retrieved_at": f.get("retrieved_at")}
 
 
 def _window_score(w: dict[str, Any], q: Question) -> int:

@@ -104,6 +104,11 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                     facts.append(_release_fact(c))
                     ships = _ships_line(c)
                     lines.append(f"- {_release_head(c)}{': ' + ships if ships else ''} {src.cite(c)}")
+    carried = _carried_aspects(conn, product, rows, asked, src, facts)
+    if carried:
+        head, more, rows_from = carried
+        lines = [head, ""] + lines + more
+        rows = rows + rows_from
     if product == "torchneuron" and ("os" in asked or "instances" in asked):
         lines += _platform_limits(conn, rows, src, facts)
     if len(reading.products) > 1 and not reading.version and "latest" in asked:
@@ -144,6 +149,39 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
     for c in r.get("conflicts") or []:
         lines.append(f"  - ⚠ another source says {c['field']} = {c['value']} ({c.get('source_url') or 'no URL'})")
     return "\n".join(lines)
+
+
+ASPECT_KEYS = {"instances": ("instance_families", "instances"), "os": ("os", "OS"), "python": ("python_versions", "Python"),
+               "torch": ("torch_versions", "PyTorch")}
+
+
+def _carried_aspects(conn: sqlite3.Connection, product: str, rows: list[dict[str, Any]], asked: list[str], src: Sources,
+                     facts: list[dict[str, Any]]) -> tuple[str, list[str], list[dict[str, Any]]] | None:
+    """"Which instances does TorchNeuron support?" when the newest release lists none: the
+    newest release of the product that does, named as such, as the headline."""
+    if not rows:
+        return None
+    heads, more, used = [], [], []
+    for aspect in asked:
+        if aspect not in ASPECT_KEYS:
+            continue
+        key, label = ASPECT_KEYS[aspect]
+        if any(r.get(key) for r in rows):
+            continue
+        older = next((r for r in releases.releases(conn, product) if r.get(key) and r.get("channel") != "pre-release"),
+                     None)
+        if older is None:
+            continue
+        cite = src.cite(older)
+        sdk = f" (Neuron SDK {older['sdk_version']})" if older.get("sdk_version") else ""
+        heads.append(f"{label[0].upper()}{label[1:]}: **{', '.join(older[key])}** — as listed for {product} {older['version']}{sdk}, the newest "
+                     f"release that lists them; {rows[0]['product']} {rows[0]['version']} lists none {cite}")
+        more.append(f"- {_release_head(older)}: {_ships_line(older)} {cite}")
+        facts.append({**_release_fact(older), "note": f"newest release listing {label}"})
+        used.append(older)
+    if not heads:
+        return None
+    return ". ".join(heads) + ".", more, used
 
 
 def _platform_limits(conn: sqlite3.Connection, rows: list[dict[str, Any]], src: Sources,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kb.chat import english
+
 # Words that name a target, mapped to kb target names. Hardware and package names count.
 TARGET_ALIASES = {
     "neuron": "neuron", "trainium": "neuron", "trn": "neuron", "trn1": "neuron", "trn2": "neuron",
@@ -184,6 +186,9 @@ def read(text: str) -> Question:
             q.function_words.append(value.removesuffix("()"))
         elif lower in STATUS_WORDS:
             q.statuses.append(STATUS_WORDS[lower])
+        elif lower in english.ENGLISH_OPS or lower in english.COMMON_ENGLISH:
+            if english.may_be_op(value, q.text):  # "is where supported on tpu?": the subject
+                q.plain_words.append(value)
         elif lower not in STOPWORDS and len(lower) > 1 and "-" not in lower:
             q.plain_words.append(value)
         pending_target = None
@@ -208,6 +213,19 @@ def _dedupe(q: Question) -> None:
     q.targets = targets
     for name in ("op_words", "function_words", "plain_words", "versions", "products", "statuses"):
         setattr(q, name, list(dict.fromkeys(getattr(q, name))))
+PLATFORM_PRODUCTS = ("pytorch", "python", "ubuntu", "amazon-linux")
+
+
+def still_supported(lowered: str) -> bool:
+    """"still supported", "no longer supported", "supported anymore": an end-of-support question."""
+    return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained)\b"
+                     r"|\b(supported|available|maintained)\s+any\s?more\b", lowered) is not None
+
+
+def release_ends(lowered: str) -> bool:
+    """"what does Neuron 2.34 end or deprecate?", "what did neuron 2.34 drop?": what a release ends."""
+    return re.search(r"^\s*(what|which)\b[^?]*\b(ends?|ended|deprecat\w*|drop(s|ped)?|remov\w*|retir\w*|"
+                     r"discontinu\w*)\b", lowered) is not None
 
 
 def _intent(q: Question, lowered: str) -> str:
@@ -217,7 +235,9 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
-    platform_versions = any(v and p in ("pytorch", "python", "ubuntu", "amazon-linux") for p, v in q.products)
+    if not has_op and (still_supported(lowered) or release_ends(lowered) and any(m.version for m in q.targets)):
+        return "eol"  # "is PyTorch/XLA inference still supported on Trn2?"
+    platform_versions = any(v and p in PLATFORM_PRODUCTS for p, v in q.products)
     if platform_versions and not has_op and any(w in lowered for w in ("support", "eol", "end", "compatible", "work")):
         return "eol"  # "is python 3.10 supported on neuron 2.33?": a stack question
     if q.model_path or any(p in lowered for p in MODEL_PATTERNS):

@@ -53,7 +53,7 @@ ASPECTS = (
     ("latest", r"\b(latest|newest|most recent|current|last|recent)\b"),
 )
 RELEASE_CUES = r"\b(latest|newest|most recent|current version|released?|release date|when was|when did|came out|" \
-               r"python versions?|which python|pythons|torch versions?|pytorch versions?|which (py)?torch|which os|" \
+               r"python versions?|which python|pythons|torch versions?|pytorch versions?|which (py)?torch|(which|what) os|" \
                r"operating systems?|ubuntu|instances?|instance types?|ships?|shipped|what'?s in|what is in|" \
                r"support matrix|requirements?|requires?|compatible|which sdk|what sdk|sdk version|versions? of|" \
                r"what versions?|which versions?|release notes|changelog|python|pytorch|hardware|current)\b"

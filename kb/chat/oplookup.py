@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kb import opnames, paths
+from kb.chat import english
 from kb.chat.intents import Question, TargetMention
 from kb.errors import KBError, UnknownOpError
 from kb.store import queries
@@ -144,11 +145,14 @@ def _op_like(word: str) -> bool:
 
 def _typo(word: str, bases: dict[str, list[str]]) -> str | None:
     """A plain chat word read as a misspelt op only when it is very close (nonzeroo →
-    nonzero), so English words (inference) are not turned into ops (is_inference)."""
+    nonzero), so English words (inference) are not turned into ops (is_inference), and never
+    from or into an everyday English word (many → any: kb.chat.english)."""
     if "_" in word:
-        return _fuzzy(word, bases, 0.75)
-    fixed = _fuzzy(word, bases, 0.85)
-    return fixed if fixed and abs(len(fixed) - len(word)) <= 2 else None
+        fixed = _fuzzy(word, bases, 0.75)
+    else:
+        fixed = _fuzzy(word, bases, 0.85)
+        fixed = fixed if fixed and abs(len(fixed) - len(word)) <= 2 else None
+    return fixed if fixed and english.fuzzy_allowed(word, fixed) else None
 
 
 def _fuzzy(word: str, bases: dict[str, list[str]], cutoff: float) -> str | None:

@@ -116,7 +116,8 @@ def chat_kb_paths(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KB_DATA_DIR", str(data))
         mp.setenv("KB_CACHE_DIR", str(root / "cache"))
-        ingest_records(str(db_path), chat_records(), source_name="chat-fixture")
+        # the fixture's records stand for vendor documents: shipped, as data/ is (local evidence is marked in answers)
+        ingest_records(str(db_path), chat_records(), source_name="chat-fixture", origin="shipped")
     return db_path, data
 
 

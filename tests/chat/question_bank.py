@@ -130,7 +130,12 @@ GROUPS: list[tuple[list[str], list[str], str, str]] = [
     (["is nonzero native on tpu?", "is aten::nonzero native on torchtpu", "Is nonzero native on TPU 0.2.0?"],
      ["**Yes**", "own kernel"], TPU_PROBE, "op"),
     (["is nonzero native on neuron?", "is nonzero native on trainium", "Is nonzero native on trn2?"],
-     ["**Yes**", "presumed"], "98154b8", "op"),
+     ["**Presumably yes**", "presumed", "pre-release snapshot"], "98154b8", "op"),
+    # a headline resting on presumed / inferred verdicts says so (issue 25: fresh-eyes answers)
+    (["is nonzero native on neuron 2.34?", "Is nonzero native on Trainium with Neuron 2.34"],
+     ["**Presumably yes**", "no evidence for 2.14.3.1"], "98154b8", "op"),
+    (["is nonzero native on tpu 0.1.1?", "is aten::nonzero native on torch_tpu 0.1.1"],
+     ["**Yes, inferred**", "dispatcher replay"], TPU_REPLAY, "op"),
     (["is _scaled_dot_product_flash_attention native on tpu?", "is aten::_scaled_dot_product_flash_attention native on tpu"],
      ["**No**", "unsupported"], TPU_PROBE, "op"),
     (["does conv2d run on tpu?", "does aten::conv2d work on TPU"],
@@ -185,6 +190,46 @@ GROUPS: list[tuple[list[str], list[str], str, str]] = [
     (["what is the cpu fallback policy on neuron", "neuron fallback policy"],
      ["policy: eager fallback", "cpu fallback with warning"], "about-pytorch-neuron.html", "limitation"),
 ]
+
+
+FRESH_EYES: list[tuple[list[str], list[str], str, str]] = [
+    # everyday English words are no op names; "how many" answers with the count
+    (["How many ops are unsupported on TPU?", "how many ops are unsupported on torch_tpu",
+      "number of unsupported ops on tpu?", "which ops are unsupported on tpu, if any?"],
+     ["595", "406 by their own status"], TPU_PROBE, "ops_by_status"),
+    (["how many ops fall back on neuron?", "How many operators fall back to CPU on Trainium?"],
+     ["**1,128** ops run as fallback", "676 by their own status"], NEURON_REPLAY, "ops_by_status"),
+    (["is where supported on tpu?", "does where run on TorchTPU"], ["aten::where"], TPU_PROBE, "op"),
+    (["Which ops fall back to CPU on neuron?", "what falls back to the cpu on trn2?"],
+     ["`kb targets` shows both counts"], NEURON_REPLAY, "ops_by_status"),
+    # collectives reach the process-group doc rule
+    (["Can I use torch.distributed.all_reduce on neuron?", "does all_gather work on trn2",
+      "is torch.distributed.reduce_scatter_tensor supported on TorchNeuron?", "can I call dist.barrier() on neuron 2.34",
+      "is c10d::allreduce_ supported on trainium?", "do collectives work on torch-neuronx"],
+     ["init_process_group", "vendor's rule"], "supported-operators.html", "collective"),
+    # torch.compile modes on neuron: default only
+    (["Does torch.compile mode reduce-overhead work on neuron?", "does max-autotune work on trainium?",
+      "torch.compile mode=max-autotune on trn2?", "is compile mode reduce-overhead supported on torchneuron"],
+     ["torch.compile mode", "runs as mode default"], COMPILE_DOC, "limitation"),
+    # end of support: PyTorch/XLA inference on Trn2, platforms in an SDK release, what a release ends
+    (["Is PyTorch/XLA inference still supported on Trn2?", "is torch-xla inference still supported on trn2",
+      "Is PyTorch/XLA inference on Trn2 still supported?"],
+     ["**No**", "inference on Trn2 and Trn3", "2026-11-30"], "announce-no-support-torch-xla-inference-trn", "eol"),
+    (["Is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?", "is ubuntu 22.04 supported on neuron 2.34",
+      "does neuron 2.34 support ubuntu 22.04?"],
+     ["Not stated for Neuron 2.34", "Neuron 2.33.0", "end of support", "2027-05"], "torchneuron.html", "eol"),
+    (["is ubuntu 24.04 supported on neuron 2.33?", "does Neuron SDK 2.33 support Ubuntu 24.04"],
+     ["**Yes**", "Ubuntu 24.04"], "torchneuron.html", "eol"),
+    (["What does Neuron 2.34 end or deprecate?", "what does neuron sdk 2.34 deprecate", "what ends with Neuron 2.34?",
+      "what did neuron 2.34 drop?"],
+     ["Neuron 2.34 ends 3 things", "neuron-ls JSON output", "inference on Trn2 and Trn3"],
+     "announce-no-support-torch-xla-inference-trn", "eol"),
+    # instances from the platform facts
+    (["Which instances does TorchNeuron support?", "what instances does torch-neuronx run on?",
+      "which hardware does TorchNeuron support"],
+     ["Trn2, Trn3", "newest release that lists them"], NEURON_RN, "release"),
+]
+GROUPS += FRESH_EYES
 
 
 def questions() -> list[tuple[str, list[str], str, str]]:
