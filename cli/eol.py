@@ -95,7 +95,8 @@ def _stack_view(result: dict[str, Any]) -> None:
         _windows_table(result["windows"])
     if result["issues"]:
         table(["finding", "part", "detail", "source"],
-              [[i["kind"], i["component"] or "", i["message"], i["source_url"] or ""] for i in result["issues"]],
+              [[i["kind"] + (" (presumed)" if i.get("presumed") else ""), i["component"] or "", i["message"],
+                i["source_url"] or ""] for i in result["issues"]],
               status_column=None)
     if result.get("unknown"):
         note(f"unknown: no source dates the end of support of {', '.join(result['unknown'])}"

@@ -573,8 +573,7 @@ def _matrix_sets(components: list[dict[str, str]], releases: list[dict[str, Any]
     sets = []
     sdk = _sdk_version(components)
     if sdk:
-        members = [r for r in releases if (r["canonical"] == "neuron-sdk" and same_line(r["version"], sdk))
-                   or (r["sdk_version"] and same_line(r["sdk_version"], sdk))]
+        members = _sdk_members(releases, sdk)
         if members:
             sets.append((f"Neuron {sdk}", members))
     for c in components:
@@ -589,9 +588,29 @@ def _matrix_sets(components: list[dict[str, str]], releases: list[dict[str, Any]
 
 
 def _issue(kind: str, component: dict | None, message: str, source_url: str | None = None,
-           eol_from: str | None = None, gate: bool = True) -> dict[str, Any]:
+           eol_from: str | None = None, gate: bool = True, presumed: bool = False) -> dict[str, Any]:
     return {"kind": kind, "component": f"{component['key']}={component['version']}" if component else None,
-            "message": message, "source_url": source_url, "eol_from": eol_from, "gate": gate}
+            "message": message, "source_url": source_url, "eol_from": eol_from, "gate": gate,
+            "presumed": presumed}
+
+
+def _sdk_members(releases: list[dict[str, Any]], sdk: str) -> list[dict[str, Any]]:
+    return [r for r in releases if (r["canonical"] == "neuron-sdk" and same_line(r["version"], sdk))
+            or (r["sdk_version"] and same_line(r["sdk_version"], sdk))]
+
+
+def _sdk_lines(releases: list[dict[str, Any]]) -> list[str]:
+    """Neuron SDK releases kb knows (2.33, 2.34 ...), oldest first."""
+    found = {".".join(v.split(".")[:2]) for r in releases
+             for v in ((r["version"],) if r["canonical"] == "neuron-sdk" else ()) + ((r["sdk_version"],) if r["sdk_version"] else ())}
+    return sorted(found, key=version_key)
+
+
+def _previous_stating(releases: list[dict[str, Any]], sdk: str, states) -> str | None:
+    """The newest Neuron SDK release older than `sdk` for which `states(line)` is true: the
+    matrix a release that states none of its own is presumed to keep."""
+    older = [line for line in _sdk_lines(releases) if version_key(line) < version_key(sdk) and not same_line(line, sdk)]
+    return next((line for line in reversed(older) if states(line)), None)
 
 
 def _pair_issues(label: str, members: list[dict[str, Any]], by_product: dict[str, dict],
@@ -622,14 +641,40 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
               ("python", "Python", lambda rs: [v for r in rs for v in r["python_versions"]]),
               ("instance", "instance family", lambda rs: [v for r in rs for v in r["instance_families"]]),
               ("ubuntu", "Ubuntu", lambda rs: _ubuntu_versions([v for r in rs for v in r["os"]])))
+    as_of = releases_known_as_of(releases, "neuron-sdk") or "the KB's data"
+
+    def covers(values: list[str], comp: dict[str, str]) -> bool:
+        return any(same_line(v, comp["version"]) or v.lower() == comp["version"].lower() for v in values)
+
     for label, members in _matrix_sets(components, releases):
+        own_sdk = sdk if label == f"Neuron {sdk}" else None
         for product, name, collect in checks:
             comp = by_product.get(product)
             supported = sorted(set(collect(members)), key=version_key)
-            if not comp or not supported:
+            # what an older release shipped: the newest one stating this matrix at all when this
+            # release states none; else the newest one whose same packages state it
+            stating = {r["canonical"] for r in members if collect([r])} or None
+            previous = (_previous_stating(releases, own_sdk, lambda line, c=collect, p=stating: bool(c(
+                [r for r in _sdk_members(releases, line) if p is None or r["canonical"] in p]))) if own_sdk else None)
+            before = sorted(set(collect([r for r in _sdk_members(releases, previous) if stating is None
+                                         or r["canonical"] in stating])), key=version_key) if previous else []
+            if not comp or not (supported or before):
                 continue
-            if not any(same_line(v, comp["version"]) or v.lower() == comp["version"].lower() for v in supported):
-                source = next((r["source_url"] for r in members if r["source_url"]), None)
+            if not supported:  # this release states no such matrix: the previous one's is presumed
+                if not covers(before, comp):
+                    source = next((r["source_url"] for r in _sdk_members(releases, previous) if r["source_url"]), None)
+                    issues.append(_issue("incompatible", comp, f"Neuron {own_sdk} states no {name} matrix of its own "
+                                         f"as of {as_of}; {previous}'s is presumed: Neuron {previous} supports {name} "
+                                         f"{', '.join(before)}, not {comp['version']}", source, presumed=True))
+                continue
+            if covers(supported, comp):
+                continue
+            source = next((r["source_url"] for r in members if r["source_url"]), None)
+            if covers(before, comp):  # shipped before, not mentioned now: not stated, never "dropped"
+                issues.append(_issue("not stated", comp, f"{name} {comp['version']}: not stated for Neuron {own_sdk} "
+                                     f"as of {as_of} (Neuron {previous} shipped it; {label} names {name} "
+                                     f"{', '.join(supported)})", source, gate=False))
+            else:
                 issues.append(_issue("incompatible", comp, f"{label} supports {name} {', '.join(supported)}, "
                                                          f"not {comp['version']}", source))
         issues += _pair_issues(label, members, by_product, issues)
@@ -640,8 +685,14 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
                                          f"{label} ships with Neuron {r['sdk_version']}, not {sdk}", r["source_url"]))
     if sdk:
         listed: dict[str, list[str]] = {}
+        def stated(line: str) -> bool:
+            return any(f["canonical"] == "neuron-sdk" and same_line(f["version"], line) for f in platform_facts)
+        matrix_of = sdk if stated(sdk) else _previous_stating(releases, sdk, stated)
+        presumed = matrix_of is not None and matrix_of != sdk
+        lead = (f"Neuron {sdk} states no matrix of its own as of {as_of}; {matrix_of}'s is presumed: "
+                if presumed else "")
         for fact in platform_facts:
-            if fact["canonical"] != "neuron-sdk" or not same_line(fact["version"], sdk):
+            if fact["canonical"] != "neuron-sdk" or not matrix_of or not same_line(fact["version"], matrix_of):
                 continue
             platform = fact["platform"]
             m = re.match(r"ubuntu\s*(\d{2}\.\d{2})", platform, re.I)
@@ -651,14 +702,15 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
             if ok:
                 listed.setdefault(product, []).append(version)
             if comp and (comp["version"].lower() == version.lower() or same_line(comp["version"], version)) and not ok:
-                issues.append(_issue("incompatible", comp, f"Neuron {sdk}: {platform} — {fact['status']}"
-                                     + (f" ({fact['note']})" if fact["note"] else ""), fact["source_url"]))
+                issues.append(_issue("incompatible", comp, f"{lead}Neuron {matrix_of}: {platform} — {fact['status']}"
+                                     + (f" ({fact['note']})" if fact["note"] else ""), fact["source_url"],
+                                     presumed=presumed))
         for product, versions in listed.items():
             comp = by_product.get(product)
             named = [i for i in issues if i["component"] == (f"{comp['key']}={comp['version']}" if comp else None)]
             if comp and not named and not any(v.lower() == comp["version"].lower() for v in versions):
-                issues.append(_issue("unlisted", comp, f"Neuron {sdk} lists {', '.join(sorted(versions))} as supported; "
-                                     f"{comp['version']} is not listed", gate=False))
+                issues.append(_issue("unlisted", comp, f"{lead}Neuron {matrix_of} lists {', '.join(sorted(versions))} "
+                                     f"as supported; {comp['version']} is not listed", gate=False, presumed=presumed))
     return issues
 
 
