@@ -131,6 +131,7 @@ def eol_command(
     horizon = eol.parse_horizon(within) if within else None
     if out and not ics:
         raise KBError("--out goes with --ics")
+    eol.check_product(product)
     conn = open_kb(db)
     if stack:
         if product or at:

@@ -117,7 +117,7 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for r in conn.execute("SELECT product, version, date, sdk_version, torch_versions, python_versions, os, "
-                          "instance_families, source_url, retrieved_at, source_kind, source_name FROM release"):
+                          "instance_families, source_url, retrieved_at, source_kind, source_name, channel FROM release"):
         row = dict(r)
         for key in ("torch_versions", "python_versions", "os", "instance_families"):
             row[key] = _json_list(row[key])
@@ -351,11 +351,21 @@ def sort_windows(windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- the listing
 
+def check_product(product: str | None) -> None:
+    """`kb eol neuron=2.34`: TARGET=VERSION names a stack part, not a product; refused
+    with the spelling that answers it (before any KB is opened)."""
+    if product and "=" in product:
+        name = product.split("=", 1)[0].strip() or "PRODUCT"
+        raise EolError(f"kb eol {product}: a product takes no version here; for that cycle use "
+                       f"kb eol --stack \"{product}\" (or kb eol {name} for every cycle)")
+
+
 def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | None = None,
             within: timedelta | None = None, today_: date | None = None) -> dict[str, Any]:
     """`kb eol`: windows (optionally one product, loosely matched), soonest first.
     `at`: only what is out of (active) support on that day, or may be (pending).
     `within`: only what reaches end of life between today and today + within."""
+    check_product(product)
     now = today_ or today()
     as_of = at or now
     windows = current_windows(conn, as_of)
@@ -471,8 +481,8 @@ def listed_windows(conn: sqlite3.Connection, windows: list[dict[str, Any]], as_o
     stated = {(w["product"], w["cycle"].lower()) for w in windows}
     for product in _OWN_RELEASES:
         for r in sorted((r for r in releases if r["canonical"] == product), key=lambda r: version_key(r["version"])):
-            if (product, r["version"].lower()) in stated:
-                continue
+            if (product, r["version"].lower()) in stated or r.get("channel") == "pre-release":
+                continue  # a development snapshot is no vendor release: it has no support to list
             shipped = f"released {r['date']}" if r["date"] else "release date not stated"
             out.append(_listed(product, r["version"], f"{shipped}; no end of support stated", r, as_of))
     return out
