@@ -853,8 +853,9 @@ def warnings_for(conn: sqlite3.Connection, target: str, backend_version: str | N
                     "eol_pending": w["eol_pending"], "source_url": w["source_url"],
                     "retrieved_at": w["retrieved_at"]})
     for issue in result["issues"]:
-        if issue["kind"] in ("incompatible", "unlisted"):
-            out.append({"severity": "error" if issue["gate"] else "info", "kind": issue["kind"],
+        if issue["kind"] in ("incompatible", "unlisted", "not stated"):
+            severity = "error" if issue["gate"] else "warning" if issue["kind"] == "not stated" else "info"
+            out.append({"severity": severity, "kind": issue["kind"],
                         "message": issue["message"], "product": None, "cycle": None, "eol_from": None,
                         "is_eol": False, "eol_pending": False, "source_url": issue["source_url"], "retrieved_at": None})
     rank = {"error": 0, "warning": 1, "info": 2}
