@@ -101,6 +101,8 @@ def _stack_view(result: dict[str, Any]) -> None:
     if result.get("unknown"):
         note(f"unknown: no source dates the end of support of {', '.join(result['unknown'])}"
              " (not verified; --fail-on-unknown makes this fail)")
+    if result.get("presumed_matrix"):
+        note(result["presumed_matrix"]["line"])
     if result["matrices_checked"]:
         note(f"checked against the support matrices of {', '.join(result['matrices_checked'])}"
              + ("" if result["issues"] else ": no conflicts"))

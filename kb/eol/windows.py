@@ -641,6 +641,14 @@ def _pair_issues(label: str, members: list[dict[str, Any]], by_product: dict[str
                    f"{pythons}, not {python['version']}", builds[0]["source_url"])]
 
 
+def platform_matrix_of(releases: list[dict[str, Any]], platform_facts: list[dict[str, Any]], sdk: str) -> str | None:
+    """The Neuron release whose platform matrix (Ubuntu, instances) a stack on `sdk` is
+    checked against: its own, else the newest older one stating one (presumed)."""
+    def stated(line: str) -> bool:
+        return any(f["canonical"] == "neuron-sdk" and same_line(f["version"], line) for f in platform_facts)
+    return sdk if stated(sdk) else _previous_stating(releases, sdk, stated)
+
+
 def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any]],
                   platform_facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Incompatible combinations per the release support matrices and platform facts."""
@@ -695,9 +703,7 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
                                          f"{label} ships with Neuron {r['sdk_version']}, not {sdk}", r["source_url"]))
     if sdk:
         listed: dict[str, list[str]] = {}
-        def stated(line: str) -> bool:
-            return any(f["canonical"] == "neuron-sdk" and same_line(f["version"], line) for f in platform_facts)
-        matrix_of = sdk if stated(sdk) else _previous_stating(releases, sdk, stated)
+        matrix_of = platform_matrix_of(releases, platform_facts, sdk)
         presumed = matrix_of is not None and matrix_of != sdk
         lead = (f"Neuron {sdk} states no matrix of its own as of {as_of}; {matrix_of}'s is presumed: "
                 if presumed else "")
@@ -776,8 +782,15 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
             elif w["in_maintenance"]:
                 issues.append(_issue("maintenance", c, f"{w['product_label']} {w['cycle']}: active support ended "
                                      f"{w['support_end']}", w["source_url"], gate=False))
-    issues += matrix_issues(components, releases, load_platform_facts(conn))
+    platform_facts = load_platform_facts(conn)
+    issues += matrix_issues(components, releases, platform_facts)
     matrices = [label for label, _ in _matrix_sets(components, releases)]
+    matrix_of = platform_matrix_of(releases, platform_facts, sdk) if sdk else None
+    presumed_matrix = None
+    if matrix_of and matrix_of != sdk:  # said even when nothing conflicts: the pass rests on it
+        as_of = releases_known_as_of(releases, "neuron-sdk") or "the KB's data"
+        presumed_matrix = {"release": sdk, "from": matrix_of, "as_of": as_of,
+                           "line": f"Neuron {sdk} states no matrix of its own as of {as_of}; {matrix_of}'s is presumed"}
     dated = [w for w in matched if w["eol_from"]]
     first = min(dated, key=lambda w: w["eol_from"]) if dated else None
     horizon_end = now + within if within is not None else None
@@ -794,6 +807,7 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
         "today": now.isoformat(), "stack": components, "within_days": within.days if within is not None else None,
         "first_eol": {k: first[k] for k in ("product", "cycle", "eol_from", "state", "source_url")} if first else None,
         "windows": sort_windows(matched), "issues": issues, "matrices_checked": matrices, "unknown": unknown,
+        "presumed_matrix": presumed_matrix,
         "failed": any(i["gate"] for i in issues) or (fail_on_unknown and bool(unknown)),
     }
 

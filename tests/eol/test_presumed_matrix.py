@@ -35,6 +35,15 @@ def test_233_stack_is_flagged_on_its_own_matrix_not_presumed(isolated_kb, capsys
 def test_supported_234_stack_passes_with_presumed_matrix(isolated_kb, capsys, monkeypatch):
     code, issues = _stack(capsys, monkeypatch, "neuron=2.34 torch=2.14 python=3.12 ubuntu=24.04 trn2")
     assert code == 0 and not any(i["gate"] for i in issues.values())
+    # the pass rests on 2.33's matrix, and says so in one line (and in --json)
+    code, out, err = run_kb(capsys, "eol", "--stack", "neuron=2.34 torch=2.14 python=3.12 ubuntu=24.04 trn2", "--json")
+    presumed = json.loads(out)["presumed_matrix"]
+    assert (presumed["release"], presumed["from"]) == ("2.34", "2.33")
+    code, out, err = run_kb(capsys, "eol", "--stack", "neuron=2.34 torch=2.14 python=3.12 ubuntu=24.04 trn2")
+    assert [line for line in err.splitlines() if "2.33's is presumed" in line] == [
+        f"kb: {presumed['line']}"]
+    code, out, _ = run_kb(capsys, "eol", "--stack", "neuron=2.33 trn2", "--json")
+    assert json.loads(out)["presumed_matrix"] is None
 
 
 def test_a_family_234_does_not_mention_is_not_stated_not_incompatible(isolated_kb, capsys, monkeypatch):
