@@ -99,11 +99,14 @@ def _stack_view(result: dict[str, Any]) -> None:
         _windows_table(result["windows"])
     if result["issues"]:
         table(["finding", "part", "detail", "source"],
-              [[i["kind"], i["component"] or "", i["message"], i["source_url"] or ""] for i in result["issues"]],
+              [[i["kind"] + (" (presumed)" if i.get("presumed") else ""), i["component"] or "", i["message"],
+                i["source_url"] or ""] for i in result["issues"]],
               status_column=None)
     if result.get("unknown"):
         note(f"unknown: no source dates the end of support of {', '.join(result['unknown'])}"
              " (not verified; --fail-on-unknown makes this fail)")
+    if result.get("presumed_matrix"):
+        note(result["presumed_matrix"]["line"])
     if result["matrices_checked"]:
         note(f"checked against the support matrices of {', '.join(result['matrices_checked'])}"
              + ("" if result["issues"] else ": no conflicts"))
@@ -134,6 +137,7 @@ def eol_command(
     horizon = eol.parse_horizon(within) if within else None
     if out and not ics:
         raise KBError("--out goes with --ics")
+    eol.check_product(product)
     from kb.store.dbfile import check_output
 
     check_output(out, db)

@@ -52,7 +52,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
             header += "  (not in the local op catalog)"
         rows = []
         for t in entry["targets"]:
-            shown = _newest_presumed_only(t["rows"], t["newest"])
+            shown = _newest_presumed_only(t["rows"], t["newest"], t.get("asked_versions"))
             hidden += len(t["rows"]) - len(shown)
             for r in shown:
                 restriction = _restriction(r) + (f" {r['note']}" if r.get("note") else "")
@@ -86,10 +86,13 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
     legend()
 
 
-def _newest_presumed_only(rows: list[dict[str, Any]], newest: str | None) -> list[dict[str, Any]]:
+def _newest_presumed_only(rows: list[dict[str, Any]], newest: str | None,
+                          asked: list[str] | None = None) -> list[dict[str, Any]]:
     """Presumed rows repeat an older version's word for every later version: keep them for
-    the target's newest version only; evidence and inferred rows are all shown."""
-    return [r for r in rows if r.get("basis") != "presumed" or r["version"] == newest]
+    the target's newest version only (or every version asked, when a spelling such as
+    neuron=2.33 names a release's packages); evidence and inferred rows are all shown."""
+    keep = set(asked or ()) | {newest}
+    return [r for r in rows if r.get("basis") != "presumed" or r["version"] in keep]
 
 
 def _runs_row(r: dict[str, Any]) -> str:
@@ -203,6 +206,10 @@ def diff_view(result: dict[str, Any], as_json: bool) -> None:
     table(["change", "op", result["old"], result["new"], "basis"], rows, status_column=None,
           title=f"{result['target']} {result['old']} → {result['new']} · {result['mode']}")
     note(f"{len(result['gained'])} kernels gained, {len(result['lost'])} lost, {len(result['changed'])} other changes")
+    same = result.get("same_presumed_source")
+    if same:
+        note(f"no evidence of a difference for {same['ops']:,} of {same['of']:,} ops: both sides are presumed from "
+             f"{', '.join(same['sources'])} (neither version has evidence of its own for them)")
     legend()
 
 
@@ -222,6 +229,9 @@ def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         emit_json(rows, "targets")
         return
+    for r in rows:  # what the counts rest on, the line every other verdict table prints
+        if r.get("basis_note"):
+            note(r["basis_note"])
     table(
         ["target", "label", "key", "versions with data", "counted at", "eager verdicts by own status",
          "eager verdicts by where the op runs", "coverage (eager)"],

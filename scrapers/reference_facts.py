@@ -109,6 +109,8 @@ def parse_manual_facts(text: str, *, source_file_url: str, retrieved_at: str, sh
             ))
         elif kind == "upstream-eol":
             out.append(_upstream_window(product, row, note, stated, prov, source_file_url))
+        elif kind == "op":
+            out.extend(_op_rows(row, target, version, note or "", prov, source_file_url))
         else:
             raise FactsError(f"{source_file_url}: unknown fact kind {kind!r}")
     return out
@@ -127,6 +129,41 @@ def _upstream_window(product: str, row: dict, note: str | None, stated: str | No
         eol=m.group(2) if m else None, eol_kind=("projected" if m.group(1) else "announced") if m else None,
         title=f"{row['product']} {row['subject']}: {'own end of life ' + value if m else value}", note=note,
     )
+
+
+_OP_KEYS = {"modes", "instance", "via"}
+
+
+def _op_rows(row: dict, target: str, version: str | None, note: str, prov: rec.Provenance,
+             where: str) -> list[rec.OpStatus]:
+    """An `op` row: a page names this op's status for one package version (subject: the op,
+    value: the status). The note's `modes: eager, compile`, `instance: Trn3` and `via: ...`
+    parts become the modes and the structured conditions; the rest stays the note."""
+    if not target or not version:
+        raise FactsError(f"{where}: op row {row['subject']!r}: the product must name a target and its package version")
+    parts, free = {}, []
+    for piece in (p.strip() for p in note.split(";")):
+        key, sep, value = piece.partition(":")
+        if sep and key.strip() in _OP_KEYS:
+            parts[key.strip()] = value.strip()
+        elif piece:
+            free.append(piece)
+    modes = [m.strip() for m in parts.pop("modes", "eager").split(",") if m.strip()]
+    conditions = {}
+    if "instance" in parts:
+        conditions["instance_families"] = [v.strip() for v in parts["instance"].split(",") if v.strip()]
+    if "via" in parts:
+        conditions["via"] = parts["via"]
+    try:
+        op = canonical(row["subject"])
+    except OpNameError as exc:
+        raise FactsError(f"{where}: {exc}") from None
+    try:
+        return [rec.OpStatus(op=op, target=target, backend_version=version, status=row["value"].strip(), mode=mode,
+                             provenance=prov, conditions=conditions or None, note="; ".join(free) or None)
+                for mode in modes]
+    except rec.RecordError as exc:
+        raise FactsError(f"{where}: {exc}") from None
 
 
 def _release(product: str, version: str, date: str, note: str, prov: rec.Provenance) -> rec.Release:

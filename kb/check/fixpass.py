@@ -98,6 +98,15 @@ def _copy_graph(program):
     return copy.deepcopy(program.graph_module).graph
 
 
+def _rename_outputs(program) -> None:
+    """The signature names each output by its node: a pass that replaced an output node
+    leaves the old name there, and torch.export.save refuses the program."""
+    output = next(n for n in program.graph_module.graph.nodes if n.op == "output")
+    for spec, node in zip(program.graph_signature.output_specs, output.args[0]):
+        if hasattr(spec.arg, "name") and hasattr(node, "name"):
+            spec.arg.name = node.name
+
+
 def fix_program(model: str, out: str, *, trust: bool = False, passes: list[str] | None = None,
                 approximate: bool = False) -> FixResult:
     """Load MODEL (an ExportedProgram with its weights), apply the passes (default: the exact
@@ -119,6 +128,7 @@ def fix_program(model: str, out: str, *, trust: bool = False, passes: list[str] 
         if count:
             result.applied[name] = count
     if result.applied:
+        _rename_outputs(program)
         program.graph_module.graph.lint()
         program.graph_module.recompile()
     else:

@@ -117,7 +117,8 @@ def load_statements(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 def load_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = []
     for r in conn.execute("SELECT product, version, date, sdk_version, torch_versions, python_versions, os, "
-                          "instance_families, source_url, retrieved_at, source_kind, source_name, report FROM release"):
+                          "instance_families, source_url, retrieved_at, source_kind, source_name, channel, report "
+                          "FROM release"):
         row = dict(r)
         if report_tier(row) == 0:
             continue  # a release only a local report file states does not ship anything for kb eol
@@ -380,11 +381,21 @@ def sort_windows(windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- the listing
 
+def check_product(product: str | None) -> None:
+    """`kb eol neuron=2.34`: TARGET=VERSION names a stack part, not a product; refused
+    with the spelling that answers it (before any KB is opened)."""
+    if product and "=" in product:
+        name = product.split("=", 1)[0].strip() or "PRODUCT"
+        raise EolError(f"kb eol {product}: a product takes no version here; for that cycle use "
+                       f"kb eol --stack \"{product}\" (or kb eol {name} for every cycle)")
+
+
 def listing(conn: sqlite3.Connection, *, product: str | None = None, at: date | None = None,
             within: timedelta | None = None, today_: date | None = None) -> dict[str, Any]:
     """`kb eol`: windows (optionally one product, loosely matched), soonest first.
     `at`: only what is out of (active) support on that day, or may be (pending).
     `within`: only what reaches end of life between today and today + within."""
+    check_product(product)
     now = today_ or today()
     as_of = at or now
     windows = current_windows(conn, as_of)
@@ -500,8 +511,8 @@ def listed_windows(conn: sqlite3.Connection, windows: list[dict[str, Any]], as_o
     stated = {(w["product"], w["cycle"].lower()) for w in windows}
     for product in _OWN_RELEASES:
         for r in sorted((r for r in releases if r["canonical"] == product), key=lambda r: version_key(r["version"])):
-            if (product, r["version"].lower()) in stated:
-                continue
+            if (product, r["version"].lower()) in stated or r.get("channel") == "pre-release":
+                continue  # a development snapshot is no vendor release: it has no support to list
             shipped = f"released {r['date']}" if r["date"] else "release date not stated"
             out.append(_listed(product, r["version"], f"{shipped}; no end of support stated", r, as_of))
     return out
@@ -602,8 +613,7 @@ def _matrix_sets(components: list[dict[str, str]], releases: list[dict[str, Any]
     sets = []
     sdk = _sdk_version(components)
     if sdk:
-        members = [r for r in releases if (r["canonical"] == "neuron-sdk" and same_line(r["version"], sdk))
-                   or (r["sdk_version"] and same_line(r["sdk_version"], sdk))]
+        members = _sdk_members(releases, sdk)
         if members:
             sets.append((f"Neuron {sdk}", members))
     for c in components:
@@ -618,9 +628,29 @@ def _matrix_sets(components: list[dict[str, str]], releases: list[dict[str, Any]
 
 
 def _issue(kind: str, component: dict | None, message: str, source_url: str | None = None,
-           eol_from: str | None = None, gate: bool = True) -> dict[str, Any]:
+           eol_from: str | None = None, gate: bool = True, presumed: bool = False) -> dict[str, Any]:
     return {"kind": kind, "component": f"{component['key']}={component['version']}" if component else None,
-            "message": message, "source_url": source_url, "eol_from": eol_from, "gate": gate}
+            "message": message, "source_url": source_url, "eol_from": eol_from, "gate": gate,
+            "presumed": presumed}
+
+
+def _sdk_members(releases: list[dict[str, Any]], sdk: str) -> list[dict[str, Any]]:
+    return [r for r in releases if (r["canonical"] == "neuron-sdk" and same_line(r["version"], sdk))
+            or (r["sdk_version"] and same_line(r["sdk_version"], sdk))]
+
+
+def _sdk_lines(releases: list[dict[str, Any]]) -> list[str]:
+    """Neuron SDK releases kb knows (2.33, 2.34 ...), oldest first."""
+    found = {".".join(v.split(".")[:2]) for r in releases
+             for v in ((r["version"],) if r["canonical"] == "neuron-sdk" else ()) + ((r["sdk_version"],) if r["sdk_version"] else ())}
+    return sorted(found, key=version_key)
+
+
+def _previous_stating(releases: list[dict[str, Any]], sdk: str, states) -> str | None:
+    """The newest Neuron SDK release older than `sdk` for which `states(line)` is true: the
+    matrix a release that states none of its own is presumed to keep."""
+    older = [line for line in _sdk_lines(releases) if version_key(line) < version_key(sdk) and not same_line(line, sdk)]
+    return next((line for line in reversed(older) if states(line)), None)
 
 
 def _pair_issues(label: str, members: list[dict[str, Any]], by_product: dict[str, dict],
@@ -641,6 +671,14 @@ def _pair_issues(label: str, members: list[dict[str, Any]], by_product: dict[str
                    f"{pythons}, not {python['version']}", builds[0]["source_url"])]
 
 
+def platform_matrix_of(releases: list[dict[str, Any]], platform_facts: list[dict[str, Any]], sdk: str) -> str | None:
+    """The Neuron release whose platform matrix (Ubuntu, instances) a stack on `sdk` is
+    checked against: its own, else the newest older one stating one (presumed)."""
+    def stated(line: str) -> bool:
+        return any(f["canonical"] == "neuron-sdk" and same_line(f["version"], line) for f in platform_facts)
+    return sdk if stated(sdk) else _previous_stating(releases, sdk, stated)
+
+
 def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any]],
                   platform_facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Incompatible combinations per the release support matrices and platform facts."""
@@ -651,14 +689,40 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
               ("python", "Python", lambda rs: [v for r in rs for v in r["python_versions"]]),
               ("instance", "instance family", lambda rs: [v for r in rs for v in r["instance_families"]]),
               ("ubuntu", "Ubuntu", lambda rs: _ubuntu_versions([v for r in rs for v in r["os"]])))
+    as_of = releases_known_as_of(releases, "neuron-sdk") or "the KB's data"
+
+    def covers(values: list[str], comp: dict[str, str]) -> bool:
+        return any(same_line(v, comp["version"]) or v.lower() == comp["version"].lower() for v in values)
+
     for label, members in _matrix_sets(components, releases):
+        own_sdk = sdk if label == f"Neuron {sdk}" else None
         for product, name, collect in checks:
             comp = by_product.get(product)
             supported = sorted(set(collect(members)), key=version_key)
-            if not comp or not supported:
+            # what an older release shipped: the newest one stating this matrix at all when this
+            # release states none; else the newest one whose same packages state it
+            stating = {r["canonical"] for r in members if collect([r])} or None
+            previous = (_previous_stating(releases, own_sdk, lambda line, c=collect, p=stating: bool(c(
+                [r for r in _sdk_members(releases, line) if p is None or r["canonical"] in p]))) if own_sdk else None)
+            before = sorted(set(collect([r for r in _sdk_members(releases, previous) if stating is None
+                                         or r["canonical"] in stating])), key=version_key) if previous else []
+            if not comp or not (supported or before):
                 continue
-            if not any(same_line(v, comp["version"]) or v.lower() == comp["version"].lower() for v in supported):
-                source = next((r["source_url"] for r in members if r["source_url"]), None)
+            if not supported:  # this release states no such matrix: the previous one's is presumed
+                if not covers(before, comp):
+                    source = next((r["source_url"] for r in _sdk_members(releases, previous) if r["source_url"]), None)
+                    issues.append(_issue("incompatible", comp, f"Neuron {own_sdk} states no {name} matrix of its own "
+                                         f"as of {as_of}; {previous}'s is presumed: Neuron {previous} supports {name} "
+                                         f"{', '.join(before)}, not {comp['version']}", source, presumed=True))
+                continue
+            if covers(supported, comp):
+                continue
+            source = next((r["source_url"] for r in members if r["source_url"]), None)
+            if covers(before, comp):  # shipped before, not mentioned now: not stated, never "dropped"
+                issues.append(_issue("not stated", comp, f"{name} {comp['version']}: not stated for Neuron {own_sdk} "
+                                     f"as of {as_of} (Neuron {previous} shipped it; {label} names {name} "
+                                     f"{', '.join(supported)})", source, gate=False))
+            else:
                 issues.append(_issue("incompatible", comp, f"{label} supports {name} {', '.join(supported)}, "
                                                          f"not {comp['version']}", source))
         issues += _pair_issues(label, members, by_product, issues)
@@ -669,8 +733,12 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
                                          f"{label} ships with Neuron {r['sdk_version']}, not {sdk}", r["source_url"]))
     if sdk:
         listed: dict[str, list[str]] = {}
+        matrix_of = platform_matrix_of(releases, platform_facts, sdk)
+        presumed = matrix_of is not None and matrix_of != sdk
+        lead = (f"Neuron {sdk} states no matrix of its own as of {as_of}; {matrix_of}'s is presumed: "
+                if presumed else "")
         for fact in platform_facts:
-            if fact["canonical"] != "neuron-sdk" or not same_line(fact["version"], sdk):
+            if fact["canonical"] != "neuron-sdk" or not matrix_of or not same_line(fact["version"], matrix_of):
                 continue
             platform = fact["platform"]
             m = re.match(r"ubuntu\s*(\d{2}\.\d{2})", platform, re.I)
@@ -680,14 +748,15 @@ def matrix_issues(components: list[dict[str, str]], releases: list[dict[str, Any
             if ok:
                 listed.setdefault(product, []).append(version)
             if comp and (comp["version"].lower() == version.lower() or same_line(comp["version"], version)) and not ok:
-                issues.append(_issue("incompatible", comp, f"Neuron {sdk}: {platform} — {fact['status']}"
-                                     + (f" ({fact['note']})" if fact["note"] else ""), fact["source_url"]))
+                issues.append(_issue("incompatible", comp, f"{lead}Neuron {matrix_of}: {platform} — {fact['status']}"
+                                     + (f" ({fact['note']})" if fact["note"] else ""), fact["source_url"],
+                                     presumed=presumed))
         for product, versions in listed.items():
             comp = by_product.get(product)
             named = [i for i in issues if i["component"] == (f"{comp['key']}={comp['version']}" if comp else None)]
             if comp and not named and not any(v.lower() == comp["version"].lower() for v in versions):
-                issues.append(_issue("unlisted", comp, f"Neuron {sdk} lists {', '.join(sorted(versions))} as supported; "
-                                     f"{comp['version']} is not listed", gate=False))
+                issues.append(_issue("unlisted", comp, f"{lead}Neuron {matrix_of} lists {', '.join(sorted(versions))} "
+                                     f"as supported; {comp['version']} is not listed", gate=False, presumed=presumed))
     return issues
 
 
@@ -743,8 +812,15 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
             elif w["in_maintenance"]:
                 issues.append(_issue("maintenance", c, f"{w['product_label']} {w['cycle']}: active support ended "
                                      f"{w['support_end']}", w["source_url"], gate=False))
-    issues += matrix_issues(components, releases, load_platform_facts(conn))
+    platform_facts = load_platform_facts(conn)
+    issues += matrix_issues(components, releases, platform_facts)
     matrices = [label for label, _ in _matrix_sets(components, releases)]
+    matrix_of = platform_matrix_of(releases, platform_facts, sdk) if sdk else None
+    presumed_matrix = None
+    if matrix_of and matrix_of != sdk:  # said even when nothing conflicts: the pass rests on it
+        as_of = releases_known_as_of(releases, "neuron-sdk") or "the KB's data"
+        presumed_matrix = {"release": sdk, "from": matrix_of, "as_of": as_of,
+                           "line": f"Neuron {sdk} states no matrix of its own as of {as_of}; {matrix_of}'s is presumed"}
     dated = [w for w in matched if w["eol_from"]]
     first = min(dated, key=lambda w: w["eol_from"]) if dated else None
     horizon_end = now + within if within is not None else None
@@ -761,6 +837,7 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
         "today": now.isoformat(), "stack": components, "within_days": within.days if within is not None else None,
         "first_eol": {k: first[k] for k in ("product", "cycle", "eol_from", "state", "source_url")} if first else None,
         "windows": sort_windows(matched), "issues": issues, "matrices_checked": matrices, "unknown": unknown,
+        "presumed_matrix": presumed_matrix,
         "failed": any(i["gate"] for i in issues) or (fail_on_unknown and bool(unknown)),
     }
 
@@ -820,8 +897,9 @@ def warnings_for(conn: sqlite3.Connection, target: str, backend_version: str | N
                     "eol_pending": w["eol_pending"], "source_url": w["source_url"],
                     "retrieved_at": w["retrieved_at"]})
     for issue in result["issues"]:
-        if issue["kind"] in ("incompatible", "unlisted"):
-            out.append({"severity": "error" if issue["gate"] else "info", "kind": issue["kind"],
+        if issue["kind"] in ("incompatible", "unlisted", "not stated"):
+            severity = "error" if issue["gate"] else "warning" if issue["kind"] == "not stated" else "info"
+            out.append({"severity": severity, "kind": issue["kind"],
                         "message": issue["message"], "product": None, "cycle": None, "eol_from": None,
                         "is_eol": False, "eol_pending": False, "source_url": issue["source_url"], "retrieved_at": None})
     rank = {"error": 0, "warning": 1, "info": 2}

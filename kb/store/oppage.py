@@ -146,6 +146,11 @@ def _wanted(v: dict[str, Any], versions: dict[str, Any] | None) -> bool:
     return v["backend_version"] in ([asked] if isinstance(asked, str) else asked)
 
 
+def _asked_list(versions: dict[str, Any] | None, target: str) -> list[str] | None:
+    asked = (versions or {}).get(target)
+    return list(asked) if isinstance(asked, (list, tuple)) and len(asked) > 1 else None
+
+
 def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = None,
             versions: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything `kb op` and the web's op page show for NAME (see the module docstring)."""
@@ -166,6 +171,9 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                 "status": verdict.effective_status(newest) if newest else UNKNOWN,
                 "label": verdict.label(newest),
                 "newest": newest["backend_version"] if newest else None,
+                # a spelling that names an SDK release (neuron=2.33) asks for each of its
+                # packages: the table shows every one, not only the newest
+                "asked_versions": _asked_list(versions, target),
                 "rows": [_row(v) for v in mine],
                 "via": _via(conn, newest) if newest else [],
                 "settle": None if mine else verdict.settle(target),

@@ -408,7 +408,27 @@ def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = 
         elif (row["old"], row["old_runs"]) != (row["new"], row["new_runs"]):
             changed.append(row)
     return {"target": target, "old": old, "new": new, "mode": mode, "gained": gained, "lost": lost,
-            "changed": changed, "basis_notes": basis_notes(conn, [(target, old), (target, new)])}
+            "changed": changed, "basis_notes": basis_notes(conn, [(target, old), (target, new)]),
+            "same_presumed_source": same_presumed_source(old_map, new_map)}
+
+
+def _presumed_from(v: dict[str, Any] | None) -> str | None:
+    if not v or v.get("basis") != "presumed":
+        return None
+    via = v.get("effective_via")
+    return via.get("presumed_from") if isinstance(via, dict) else None
+
+
+def same_presumed_source(old_map: dict[str, dict[str, Any]], new_map: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """Ops whose verdicts on both sides of a diff are presumed from one and the same older
+    version: "no change" there is no evidence of no difference, so `kb diff` says so.
+    {"ops": n, "of": compared, "sources": [...]}, or None when no op is in that case."""
+    both = [op for op in set(old_map) & set(new_map)
+            if (src := _presumed_from(old_map[op])) and src == _presumed_from(new_map[op])]
+    if not both:
+        return None
+    sources = sorted({_presumed_from(old_map[op]) for op in both})
+    return {"ops": len(both), "of": len(set(old_map) | set(new_map)), "sources": sources}
 
 
 def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None = None,
@@ -435,7 +455,8 @@ def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None =
                 "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' "
                 "GROUP BY COALESCE(s.effective_status, s.status)", (row["name"], latest)).fetchall())
         out.append({**target, "versions": versions_of, "latest": latest, "eager_counts": counts, "eager_runs": runs,
-                    "coverage": coverage(conn, row["name"], latest, "eager")})
+                    "coverage": coverage(conn, row["name"], latest, "eager"),
+                    "basis_note": basis_note(conn, row["name"], latest) if latest else None})
     return out
 
 

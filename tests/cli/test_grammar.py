@@ -73,8 +73,9 @@ JSON_CALLS = {
     "db stats": [],
     "db catalog": [],
     "data export": ["--out", "{tmp}/export"],
+    "fix": ["{tmp}/model.pt2", "--out", "{tmp}/fixed.pt2"],
 }
-TORCH_COMMANDS = {"check", "parity", "bench", "db catalog"}  # import torch: seconds each
+TORCH_COMMANDS = {"check", "parity", "bench", "db catalog", "fix"}  # import torch: seconds each
 
 
 def test_every_command_has_a_json_call():
@@ -101,6 +102,11 @@ def world(small_data, isolated_kb, tmp_path, monkeypatch):
                                      for c in sorted(JSON_CALLS)])
 def test_every_command_prints_json_in_the_envelope(world, capsys, command):
     args = [a.format(tmp=world) for a in JSON_CALLS[command]]
+    if command == "fix":  # kb fix rewrites an export: make one
+        import torch
+
+        program = torch.export.export(torch.nn.AdaptiveAvgPool1d(1), (torch.ones(1, 2, 8),))
+        torch.export.save(program, str(world / "model.pt2"))
     code, out, err = run_kb(capsys, *command.split(), *args, "--json")
     assert code in (0, 1), err
     doc = json.loads(out)
