@@ -7,20 +7,7 @@ import sys
 
 import pytest
 
-from kb.store.ingest import ingest_records
-from tests.conftest import REPO, op_status, run_kb
-
-
-@pytest.fixture
-def filled(small_data, isolated_kb):
-    ingest_records(str(isolated_kb), [
-        op_status("aten::add.Tensor", "native", target="neuron", version="2.14.3.0"),
-        op_status("aten::add.Tensor", "fallback", target="tpu", version="0.2.0", name="tpu-doc",
-                  url="https://example.test/tpu"),
-        op_status("aten::nonzero", "fallback", target="neuron", version="2.14.3.0"),
-        op_status("aten::nonzero", "native", target="tpu", version="0.2.0", name="tpu-doc"),
-    ], source_name="doc")
-    return isolated_kb
+from tests.conftest import REPO, run_kb
 
 
 def test_op_json_lists_a_verdict_per_target_with_its_source(filled, capsys):

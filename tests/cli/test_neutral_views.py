@@ -14,8 +14,7 @@ import sys
 
 import pytest
 
-from kb.store.ingest import ingest_records
-from tests.conftest import op_status, run_kb
+from tests.conftest import run_kb
 
 ANSI = "\x1b[2J\x1b]0;pwned\x07"
 OP = f"aten::evil{ANSI}[/][bold red]x"
@@ -23,14 +22,9 @@ NOTE = f"note{ANSI}[/]\nneuron  2.14.3.0  eager  ✔ native  forged\x9b2J"
 
 
 @pytest.fixture
-def hostile(small_data, isolated_kb):
-    ingest_records(str(isolated_kb), [
-        op_status("aten::add.Tensor", "native", target="neuron", version="2.14.3.0"),
-        op_status("aten::add.Tensor", "fallback", target="tpu", version="0.2.0", name="tpu-doc",
-                  url="https://example.test/tpu"),
-        op_status("aten::nonzero", "fallback", target="neuron", version="2.14.3.0"),
-        op_status("aten::nonzero", "native", target="tpu", version="0.2.0", name="tpu-doc"),
-    ], source_name="doc")
+def hostile(filled):
+    """The shared small KB (tests/cli/conftest.py), hostile values written in after ingest."""
+    isolated_kb = filled
     conn = sqlite3.connect(isolated_kb)
     with conn:
         for table in ("support", "observation"):

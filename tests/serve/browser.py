@@ -43,11 +43,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def kb_serve(db: str, port: int | None = None, timeout: float = 30.0) -> Iterator[str]:
-    """`kb serve` as a real subprocess on a free loopback port; yields its base URL."""
+def kb_serve(db: str, port: int | None = None, timeout: float = 30.0, extra: tuple[str, ...] = ()) -> Iterator[str]:
+    """`kb serve` (with `extra` arguments) as a real subprocess on a free loopback port; yields its base URL."""
     port = port or free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (REPO, os.environ.get("PYTHONPATH")))))
-    proc = subprocess.Popen([sys.executable, "-m", "cli.entry", "serve", "--db", db, "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli.entry", "serve", "--db", db, "--port", str(port), *extra],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -5,16 +5,13 @@ started `kb serve` over HTTP, and on its ASGI app for every kind of page."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
-import sys
-import time
 
 import httpx
 import pytest
 
 from kb.serve import guard, launch
-from tests.serve.browser import REPO, free_port
+from tests.serve.browser import kb_serve
 
 
 def _get(app, path: str, host: str = "localhost") -> httpx.Response:
@@ -29,32 +26,8 @@ def _get(app, path: str, host: str = "localhost") -> httpx.Response:
 @pytest.fixture
 def served(kb_file):
     """A real `kb serve` process on a free loopback port, also allowing the name kb.internal."""
-    port = free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (REPO, os.environ.get("PYTHONPATH")))))
-    proc = subprocess.Popen([sys.executable, "-m", "cli.entry", "serve", "--db", kb_file, "--port", str(port),
-                             "--host-name", "kb.internal"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"kb serve exited with {proc.returncode}: {proc.stdout.read()}")
-            try:
-                httpx.get(f"{base}/-/versions.json", timeout=1.0)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+    with kb_serve(kb_file, timeout=60, extra=("--host-name", "kb.internal")) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_a_started_kb_serve_refuses_a_foreign_host_and_sends_csp(served):
