@@ -12,6 +12,7 @@ more than the cap. Breaking a bound raises `FileRefused`, a `KBError`: one line,
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -99,6 +100,15 @@ def read_bytes(path: str, limit: int = MAX_TEXT_BYTES, what: str | None = None) 
     if len(data) > limit:
         raise FileRefused(f"{name}: over {_mib(limit)} (bound)")
     return data
+
+
+def file_sha256(path: str, limit: int = MAX_REPORT_BYTES) -> str:
+    """The sha256 of a regular file within `limit`, read in blocks."""
+    digest = hashlib.sha256()
+    with open_file(path, limit) as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def read_text(path: str, limit: int = MAX_TEXT_BYTES, what: str | None = None) -> str:

@@ -34,11 +34,9 @@ def report_of_files(paths: list[str], prefer_local: bool = False) -> dict[str, A
     """One report made of several files (the shards of one probe run)."""
     import hashlib
 
-    def file_sha256(path: str) -> str:
-        with open(path, "rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+    from kb import userfiles
 
-    digest = hashlib.sha256("\n".join(file_sha256(p) for p in paths).encode()).hexdigest()
+    digest = hashlib.sha256("\n".join(userfiles.file_sha256(p) for p in paths).encode()).hexdigest()
     info = report_info(paths[0], digest, rec.utc_now(), prefer_local=prefer_local)
     if len(paths) > 1:
         info["file"] = f"{os.path.basename(paths[0])} (+{len(paths) - 1} shards)"

@@ -342,9 +342,4 @@ def read_report(path: str, warn=None) -> list[rec.Record]:
         raise IngestError(str(exc)) from None
 
 
-def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with userfiles.open_file(path, userfiles.MAX_REPORT_BYTES) as fh:  # regular and within the report bound, streamed
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+file_sha256 = userfiles.file_sha256  # a report's digest: regular file, within the report bound, streamed
