@@ -233,8 +233,8 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
         rows = [f for f in facts if f["platform"].lower() == name.lower()]
         own = [f for f in rows if same_line(sdk, f["version"])]
         gate = [i for i in result["issues"] if i.get("gate") and i.get("component") == f"{product}={version}"]
-        if gate:
-            heads.append(f"**No** — {gate[0]['message']}")
+        if gate:  # a finding against a presumed matrix (the release states none of its own) says so
+            heads.append(f"**{'Presumably no' if gate[0].get('presumed') else 'No'}** — {gate[0]['message']}")
         if own:
             f = own[0]
             lines.append(f"- Neuron {f['version']} platform matrix: {name} — {f['status']} {src.cite(_fact_source(f))}")
