@@ -132,7 +132,7 @@ def find(traced: TracedModel, target: str, mode: str) -> list[dict]:
         span = f"{about.get('min')}..{about.get('max')}"
         found[("dynamic_dim", name)] = {
             "kind": "dynamic_dim", "op": None, "module": about.get("where"), "mode": mode,
-            "effect": stated[0], "fix": FIXES["dynamic_dim"], "source": stated[1], "calls": 0,
+            "effect": stated[0], "fix": FIXES["dynamic_dim"], "source": stated[1], "calls": 0, "flops": 0, "bytes": 0,
             "symbol": name, "range": span}
     return list(found.values())
 
