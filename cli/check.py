@@ -300,13 +300,7 @@ def summary_lines(report, suggest: bool = False) -> list[str]:
             f"in {e['fallback_runs']} stretches, {_bytes(e['bytes_copied'])} copied"
         )
     if report.compile is not None:
-        c = report.compile
-        if c["ops"]:
-            listed = ", ".join(f"{_short(o['op'])} ({o['effect']})" for o in c["ops"][:8])
-            verdict = "compilation fails" if c["fails"] else f"{c['graph_breaks']} graph breaks"
-            lines.append(f"  compile: {verdict}; ops: {listed}")
-        else:
-            lines.append("  compile: no op breaks or fails the graph")
+        lines.append(check_assess.compile_line(report))
     lines.extend(check_assess.lines(report, suggest))
     lines.extend(f"  note: {n}" for n in report.notes)
     lines.extend(f"  warning: {w}" for w in report.warnings)

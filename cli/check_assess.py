@@ -33,6 +33,8 @@ def fields(report) -> dict:
         "estimated_host_ms_high": ms.get("high"),
         "estimate_note": hostcost.DISCLAIMER,
         "hazards": len(report.hazards),
+        "hazards_eager": sum(1 for h in report.hazards if h["mode"] == "eager"),
+        "hazards_compile": sum(1 for h in report.hazards if h["mode"] == "compile"),
         "suggestions": len(report.suggestions),
         "fallback_calls_after_rewrites": after.get("fallback_calls_after"),
     }
@@ -52,6 +54,32 @@ def _short(op: str | None) -> str:
     return op[len("aten::"):] if op.startswith("aten::") else op
 
 
+def _dim(hazard: dict) -> str:
+    """A dynamic dimension by where the user put it (`input x dim 0`); the export's symbol
+    (`s77`) and range in brackets — a .pt2 archive keeps no Dim name to show instead."""
+    where = hazard.get("module")
+    inner = f"{hazard.get('symbol')}, {hazard.get('range')}"
+    return f"{where} ({inner})" if where else inner
+
+
+def compile_line(report) -> str:
+    """The compile summary: the ops' compile effects and the compile hazards, counted the way
+    the verdict sentence counts them (kb.check.assess.compile_outcome)."""
+    from kb.check.assess import compile_outcome
+
+    compiled = report.compile or {}
+    outcome = compile_outcome(report, compiled)
+    hazards = [h for h in report.hazards if h["mode"] == "compile"]
+    if not compiled.get("ops") and not hazards:
+        return "  compile: no op or hazard breaks or fails the graph"
+    text = f"  compile: {outcome['text']}"
+    if compiled.get("ops"):
+        text += "; ops: " + ", ".join(f"{_short(o['op'])} ({o['effect']})" for o in compiled["ops"][:8])
+    if hazards:
+        text += f"; {len(hazards)} compile hazard{'s' if len(hazards) != 1 else ''} (below)"
+    return clean(text)
+
+
 def lines(report, suggest: bool = False) -> list[str]:
     """Text lines under the report's summary (the verdict sentence goes first, separately)."""
     out = []
@@ -59,7 +87,9 @@ def lines(report, suggest: bool = False) -> list[str]:
     if work:
         by_bytes = work.get("counted_by_bytes") or []
         listed = ", ".join(_short(o) for o in by_bytes[:6]) + (f" +{len(by_bytes) - 6} more" if len(by_bytes) > 6 else "")
-        out.append(f"  work: {_pct(report.device_flop_share)} of FLOPs and {_pct(report.device_byte_share)} of bytes "
+        flops = (f"{_pct(report.device_flop_share)} of FLOPs and " if report.device_flop_share is not None
+                 else "no FLOPs counted (bytes only); ")
+        out.append(f"  work: {flops}{_pct(report.device_byte_share)} of bytes "
                    f"on the device; {work.get('host_flops', 0):,} FLOPs on the host"
                    + (f" (counted by bytes only: {listed})" if listed else ""))
     ms = report.estimated_host_ms
@@ -69,10 +99,11 @@ def lines(report, suggest: bool = False) -> list[str]:
         out.append(f"  host cost per step: {hostcost.range_text(ms)} — {hostcost.DISCLAIMER} "
                    f"({shown}; sources in --json cost_model; override with --cost-latency-us / --cost-link-gbps / "
                    f"--cost-host-gflops)")
-    hazards = [h for h in report.hazards if h["mode"] == report.mode or h["mode"] == "compile"]
+    hazards = report.hazards  # those of the report's mode, as --json, SARIF and JUnit count them
     for hazard in hazards[:MAX_LISTED]:
-        what = _short(hazard["op"]) or f"{hazard.get('symbol')} ({hazard.get('range')})"
-        out.append(f"  hazard ({hazard['mode']}, {hazard['kind'].replace('_', ' ')}): {what}{_where(hazard)} — "
+        what = _short(hazard["op"]) or _dim(hazard)
+        where = "" if not hazard["op"] else _where(hazard)
+        out.append(f"  hazard ({hazard['mode']}, {hazard['kind'].replace('_', ' ')}): {what}{where} — "
                    f"{hazard['effect']}. Fix: {hazard['fix']} [source: {hazard['source']}]")
     if len(hazards) > MAX_LISTED:
         out.append(f"  … {len(hazards) - MAX_LISTED} more hazards (--json)")

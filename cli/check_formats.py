@@ -66,6 +66,26 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
                                "backendVersion": report.backend_version, "source": op.source_url or op.source_kind,
                                "gateFinding": counted},
             })
+        for hazard in _compile_failures(report):
+            level = _hazard_level(report, gate)
+            used_rules["kb/compile-failure"] = {
+                "id": "kb/compile-failure", "name": "compile-failure",
+                "shortDescription": {"text": "torch.compile fails on this call (a data-dependent size on a target "
+                                             "that compiles static shapes only)."},
+                "defaultConfiguration": {"level": "warning"}}
+            text = (f"{hazard['op']} on {report.target}: {hazard['effect']} ({hazard['calls']} call(s)"
+                    f"{' in ' + hazard['module'] if hazard.get('module') else ''}). Fix: {hazard['fix']}")
+            results.append({
+                "ruleId": "kb/compile-failure", "level": level, "message": {"text": neutral.terminal(text)},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": report.model}},
+                    "logicalLocations": ([{"name": neutral.terminal(hazard["module"]), "kind": "module"}]
+                                         if hazard.get("module") else []),
+                }],
+                "properties": {"op": hazard["op"], "target": report.target, "mode": hazard["mode"],
+                               "kind": hazard["kind"], "count": hazard["calls"], "source": hazard["source"],
+                               "backendVersion": report.backend_version, "gateFinding": False},
+            })
         for text in report.warnings:
             used_rules["kb/warning"] = {"id": "kb/warning", "name": "warning",
                                         "shortDescription": {"text": "A known limitation or end-of-support notice."},
@@ -82,6 +102,21 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
             "properties": {"kbAssessment": [_assessment(r) for r in reports]},
         }],
     }
+
+
+def _compile_failures(report) -> list[dict]:
+    return [h for h in report.hazards if h["mode"] == "compile" and h["effect"].startswith("compile failure")]
+
+
+def _hazard_level(report, gate: dict) -> str:
+    """error where the report is a compile-mode check and the gate stops at unsupported ops
+    (a call that cannot compile is as bad as one the backend rejects); warning otherwise.
+    The gate's exit status counts ops, not hazards: gateFinding stays false."""
+    from cli.check import trips
+
+    if report.mode == "compile" and trips("unsupported", gate.get("fail_on"), False):
+        return "error"
+    return "warning"
 
 
 def _assessment(report) -> dict:

@@ -32,12 +32,23 @@ def annotate(report, traced: TracedModel, per_site: dict, lookup, *, cost_overri
     from kb.check.resolve import compile_effects, eager_cost
 
     statuses = {site.index: per_site[site.index].status for site in traced.sites}
-    accounting = work.account(traced.sites, {i: _where(s) for i, s in statuses.items()})
+    works = {site.index: work.site_work(site) for site in traced.sites}
+    accounting = work.account(traced.sites, {i: _where(s) for i, s in statuses.items()}, works)
+    by_op = {op.op: op for op in report.ops}
+    for site in traced.sites:
+        entry = by_op.get(site.op)
+        if entry is not None:
+            entry.flops += works[site.index].flops
+            entry.bytes += works[site.index].nbytes
     eager = report.eager or eager_cost(traced.sites, per_site)
     model = hostcost.cost_model(cost_overrides)
-    report.hazards = [h for mode in ("eager", "compile") for h in hz.find(traced, report.target, mode)]
-    # A host sync (`.item()`, a data-dependent size) is one more wait on the device.
-    syncs = sum(h["calls"] for h in report.hazards if h["mode"] == "eager")
+    # The hazards of the report's mode (eager reports also warn what compile would do), so
+    # that every format counts the same list.
+    modes = ("eager", "compile") if report.mode == "eager" else (report.mode,)
+    report.hazards = [h for mode in modes for h in hz.find(traced, report.target, mode)]
+    # A host sync (`.item()`, a data-dependent size) is one more wait on the device — unless
+    # the op already runs on the host, where its fallback's transitions count that wait.
+    syncs = sum(1 for i in hz.sync_sites(traced) if _where(statuses.get(i, "")) != "host")
     estimate = hostcost.estimate(eager["transitions"] + syncs, eager["bytes_copied"], accounting["host_flops"], model)
     estimate["inputs"]["host_syncs"] = syncs
     report.work = accounting
@@ -87,27 +98,17 @@ def verdict_sentence(report, compiled: dict) -> str:
     else:
         parts = []
         if fallback:
-            host_share = (work_.get("host_flops", 0) / flops) if flops else 0.0
+            if flops:
+                share = f"{_pct(work_.get('host_flops', 0) / flops)} of FLOPs"
+            else:  # nothing counted by FLOPs: the byte share says how much
+                nbytes = work_.get("bytes") or 0
+                share = f"no FLOPs counted, {_pct(work_.get('host_bytes', 0) / nbytes if nbytes else 0)} of bytes"
             parts.append(f"{len(fallback)} op{'s' if len(fallback) != 1 else ''} on the host "
-                         f"({_pct(host_share)} of FLOPs; {hostcost.range_text(report.estimated_host_ms)} per step)")
+                         f"({share}; {hostcost.range_text(report.estimated_host_ms)} per step)")
         by_status = Counter(op.status for op in other)
         parts.extend(f"{n} {status}" for status, n in sorted(by_status.items()))
         body = "runs on the device except " + ", ".join(parts)
-    blockers = hz.compile_blockers([h for h in report.hazards if h["mode"] == "compile"])
-    recompiles = [h for h in report.hazards if h["mode"] == "compile" and h["kind"] == "dynamic_dim"]
-    breaks = [h for h in report.hazards if h["mode"] == "compile" and h["effect"].startswith("graph break")]
-    if compiled.get("fails"):
-        first = next(o["op"] for o in compiled["ops"] if o["effect"] == "compile error")
-        clause = f"torch.compile: fails at {first}"
-    elif blockers:
-        clause = f"torch.compile: fails at {blockers[0]['op']} ({blockers[0]['kind'].replace('_', ' ')})"
-    elif compiled.get("graph_breaks") or breaks:
-        n = compiled.get("graph_breaks", 0) + sum(h["calls"] for h in breaks)
-        clause = f"torch.compile: {n} graph break{'s' if n != 1 else ''}"
-    else:
-        clause = "torch.compile: no known blocker"
-    if recompiles:
-        clause += f", recompiles per new size of {recompiles[0].get('module') or recompiles[0].get('symbol')}"
+    clause = "torch.compile: " + compile_outcome(report, compiled)["text"]
     sentence = f"{head}: {body}; {clause}"
     if report.suggestions:
         ids = {s["id"] for s in report.suggestions}
@@ -117,3 +118,39 @@ def verdict_sentence(report, compiled: dict) -> str:
             n = after["fallback_calls_after"]
             sentence += f" (after them: {n} fallback call{'s' if n != 1 else ''})"
     return sentence
+
+
+def compile_outcome(report, compiled: dict | None) -> dict:
+    """What torch.compile does, from the op verdicts and the compile hazards together, so that
+    the verdict sentence and the compile line agree: state is fails / breaks / unknown /
+    recompiles / clean, text the clause after "torch.compile: "."""
+    compiled = compiled or {}
+    hazards = [h for h in report.hazards if h["mode"] == "compile"]
+    blockers = hz.compile_blockers(hazards)
+    breaks = [h for h in hazards if h["effect"].startswith("graph break")]
+    recompiles = [h for h in hazards if h["kind"] == "dynamic_dim"]
+    failing = [o["op"] for o in compiled.get("ops", []) if o["effect"] == "compile error"]
+    unknown = [o["op"] for o in compiled.get("ops", []) if o["effect"].startswith("unknown")]
+    n_breaks = compiled.get("graph_breaks", 0) + sum(h["calls"] for h in breaks)
+    if failing:
+        state, text = "fails", f"fails at {failing[0]}"
+    elif blockers:
+        state, text = "fails", f"fails at {blockers[0]['op']} ({blockers[0]['kind'].replace('_', ' ')})"
+    elif n_breaks:
+        state, text = "breaks", f"{n_breaks} graph break{'s' if n_breaks != 1 else ''}"
+    elif unknown:
+        state, text = "unknown", "unknown"
+    elif recompiles:
+        state, text = "recompiles", "compiles"
+    else:
+        state, text = "clean", "no known blocker"
+    if unknown:
+        more = f" +{len(unknown) - 1} more" if len(unknown) > 1 else ""
+        text += (f"{'' if state == 'unknown' else ';'} no evidence for {unknown[0]}{more} under compile on "
+                 f"{report.target} (a compile-mode probe on the device, or one compile run, would settle it)")
+    if recompiles:
+        first = recompiles[0]
+        where = first.get("module") or first.get("symbol")
+        text += f", recompiles for every new size of {where}"
+    return {"state": state, "text": text, "failing_ops": failing, "blockers": len(blockers),
+            "graph_breaks": n_breaks, "unknown_ops": unknown, "recompiles": len(recompiles)}

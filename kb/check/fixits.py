@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from kb.check.callsites import CallSite, TensorSpec
-from kb.check.work import base_name
+from kb.check.work import base_name, site_work
 from kb.errors import KBError
 
 MAX_FIXIT_BYTES = 1 << 20
@@ -160,13 +160,16 @@ def suggest(sites: list[CallSite], target: str, fixits: list[dict] | None = None
             module = site.module_path if site.module_path else ("(root)" if site.module_path == "" else None)
             key = (fixit["id"], site.op, module)
             entry = out.get(key)
+            done = site_work(site)
             if entry is None:
                 out[key] = {"id": fixit["id"], "op": site.op, "module": module, "rewrite": fixit["rewrite"],
                             "why": fixit.get("why"), "effect": fixit.get("effect"), "parity": fixit.get("parity"),
                             "mechanical": fixit.get("mechanical"), "approximate": bool(fixit.get("approximate")),
-                            "source": fixit.get("source"), "calls": 1}
+                            "source": fixit.get("source"), "calls": 1, "flops": done.flops, "bytes": done.nbytes}
             else:
                 entry["calls"] += 1
+                entry["flops"] += done.flops
+                entry["bytes"] += done.nbytes
             break
     return list(out.values()), applied
 

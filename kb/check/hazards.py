@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from kb.check.callsites import CallSite, TensorSpec, TracedModel
-from kb.check.work import base_name
+from kb.check.work import base_name, site_work
 
 # Ops whose output size depends on the input's values.
 DATA_DEPENDENT = frozenset({"nonzero", "nonzero_numpy", "argwhere", "masked_select", "unique", "_unique",
@@ -55,8 +55,8 @@ RULES: dict[tuple[str, str | None, str], tuple[str, str]] = {
     ("host_sync", None, "eager"): (
         "host sync: the host waits for the device and copies the value back, once per call", TORCH_DYNAMIC),
     ("dynamic_dim", "neuron", "compile"): (
-        "recompiles for every new size: torch.compile on Neuron needs dynamic=False, and the compiler rejects "
-        "dynamically sized dimensions", NEURON_COMPILE),
+        "recompiles for every new size: torch.compile on Neuron takes dynamic=False only, so each new size is "
+        "compiled as a new static graph", NEURON_COMPILE),
     ("dynamic_dim", "tpu", "compile"): (
         "recompiles for every new size: TPU programs are compiled for static shapes", XLA_TPU_DYNAMIC),
     ("dynamic_dim", None, "compile"): (
@@ -94,6 +94,12 @@ def _index_tensors(site: CallSite) -> list:
     return list(indices) if isinstance(indices, (list, tuple)) else []
 
 
+def sync_sites(traced: TracedModel) -> list[int]:
+    """The calls that wait for the device in eager mode (host syncs, data-dependent sizes)."""
+    unbacked = set(traced.symbols.get("unbacked_sites") or [])
+    return [s.index for s in traced.sites if _kind_of(s) or s.index in unbacked]
+
+
 def find(traced: TracedModel, target: str, mode: str) -> list[dict]:
     """The hazards of one model on one target and mode: one entry per kind × op × module."""
     found: OrderedDict[tuple, dict] = OrderedDict()
@@ -110,11 +116,15 @@ def find(traced: TracedModel, target: str, mode: str) -> list[dict]:
         module = site.module_path if site.module_path else ("(root)" if site.module_path == "" else None)
         key = (kind, site.op, module)
         entry = found.get(key)
+        done = site_work(site)
         if entry is None:
             found[key] = {"kind": kind, "op": site.op, "module": module, "mode": mode, "effect": stated[0],
-                          "fix": FIXES[kind], "source": stated[1], "calls": 1}
+                          "fix": FIXES[kind], "source": stated[1], "calls": 1, "flops": done.flops,
+                          "bytes": done.nbytes}
         else:
             entry["calls"] += 1
+            entry["flops"] += done.flops
+            entry["bytes"] += done.nbytes
     for name, about in (traced.symbols.get("dynamic") or {}).items():
         stated = rule("dynamic_dim", target, mode)
         if stated is None:
@@ -122,7 +132,7 @@ def find(traced: TracedModel, target: str, mode: str) -> list[dict]:
         span = f"{about.get('min')}..{about.get('max')}"
         found[("dynamic_dim", name)] = {
             "kind": "dynamic_dim", "op": None, "module": about.get("where"), "mode": mode,
-            "effect": stated[0], "fix": FIXES["dynamic_dim"], "source": stated[1], "calls": 0,
+            "effect": stated[0], "fix": FIXES["dynamic_dim"], "source": stated[1], "calls": 0, "flops": 0, "bytes": 0,
             "symbol": name, "range": span}
     return list(found.values())
 

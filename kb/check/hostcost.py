@@ -72,8 +72,11 @@ def parse_range(text: str, name: str) -> tuple[float, float]:
         raise CostModelError(f"--cost-{name.replace('_', '-')} {text}: expected a number or LOW:HIGH") from None
     if len(values) not in (1, 2) or any(not (v > 0 and v < float("inf")) for v in values):
         raise CostModelError(f"--cost-{name.replace('_', '-')} {text}: expected a positive number or LOW:HIGH")
-    low, high = (values[0], values[0]) if len(values) == 1 else (min(values), max(values))
-    return low, high
+    if len(values) == 2 and values[0] > values[1]:
+        # a reversed range is most likely a typo; guessing which end was meant hides it
+        raise CostModelError(f"--cost-{name.replace('_', '-')} {text}: LOW is above HIGH "
+                             f"(write {parts[1]}:{parts[0]})")
+    return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
 
 
 def cost_model(overrides: dict[str, str | tuple[float, float] | None] | None = None) -> dict[str, Parameter]:

@@ -154,6 +154,8 @@ class OpReport:
     local_report: dict | None = None  # the verdict rests on a local report file (kb ingest FILE)
     bytes_to_host: int = 0  # tensor bytes copied each way by those round trips
     allowed: bool = False
+    flops: int = 0  # kb.check.work: summed over the op's call sites (0 where counted by bytes only)
+    bytes: int = 0  # tensor bytes read and written, summed over the op's call sites
 
 
 @dataclass
@@ -635,9 +637,10 @@ def compile_effects(target: str, sites: list[CallSite], per_site: dict[int, Reso
         if status in _PROBLEM_STATUSES:
             effect = {"fallback": fallback_effect, UNKNOWN: "unknown (may break or fail)"}.get(status, "compile error")
             effects.setdefault(site.op, effect)
-            if not previous:
+            # only a fallback is known to break the graph; an unknown op may or may not
+            if status == "fallback" and not previous:
                 breaks += 1
-            previous = True
+            previous = status == "fallback"
         else:
             previous = False
     return {

@@ -17,13 +17,15 @@ from collections.abc import Callable, Iterable
 from datetime import date
 
 # How a limitation's feature shows in a traced graph: a test over (op names, dtypes, mode).
-_FEATURE_TESTS: dict[str, Callable[[set[str], set[str], str], bool]] = {
-    "float64": lambda ops, dtypes, mode: "float64" in dtypes,
-    "torch.fft": lambda ops, dtypes, mode: any(op.startswith("aten::fft_") or op.startswith("aten::_fft") for op in ops),
-    "torch.sparse": lambda ops, dtypes, mode: any("sparse" in op for op in ops),
-    "torch.nested": lambda ops, dtypes, mode: any("nested" in op for op in ops),
-    "complex": lambda ops, dtypes, mode: any(d.startswith("complex") for d in dtypes),
-    "torch.compile dynamic=True": lambda ops, dtypes, mode: mode == "compile",
+# The fourth argument says whether the export has a dynamic dimension: the dynamic=True
+# limitation is about this model only when it does (a static export compiles with dynamic=False).
+_FEATURE_TESTS: dict[str, Callable[[set[str], set[str], str, bool], bool]] = {
+    "float64": lambda ops, dtypes, mode, dynamic: "float64" in dtypes,
+    "torch.fft": lambda ops, dtypes, mode, dynamic: any(op.startswith(("aten::fft_", "aten::_fft")) for op in ops),
+    "torch.sparse": lambda ops, dtypes, mode, dynamic: any("sparse" in op for op in ops),
+    "torch.nested": lambda ops, dtypes, mode, dynamic: any("nested" in op for op in ops),
+    "complex": lambda ops, dtypes, mode, dynamic: any(d.startswith("complex") for d in dtypes),
+    "torch.compile dynamic=True": lambda ops, dtypes, mode, dynamic: mode == "compile" and dynamic,
 }
 
 
@@ -53,7 +55,7 @@ def _release_ids_for(conn: sqlite3.Connection, target: str, backend_version: str
 
 
 def limitation_warnings(conn: sqlite3.Connection, target: str, backend_version: str | None, ops: set[str],
-                        dtypes: set[str], mode: str) -> list[str]:
+                        dtypes: set[str], mode: str, dynamic: bool = False) -> list[str]:
     ids = _release_ids_for(conn, target, backend_version)
     if not ids:
         return []
@@ -65,7 +67,7 @@ def limitation_warnings(conn: sqlite3.Connection, target: str, backend_version: 
     out = []
     for feature, status, note, url, product, version in rows:
         test = _FEATURE_TESTS.get(feature)
-        if test is None or not test(ops, dtypes, mode):
+        if test is None or not test(ops, dtypes, mode, dynamic):
             continue
         detail = f" ({note})" if note else ""
         out.append(f"limitation on {target} ({product} {version}): {feature} — {status}{detail} [source: {url}]")
@@ -252,7 +254,8 @@ def hooks_for(db: str | None, today: date | None = None) -> list[Callable]:
                                     "conditions")
             report.notes.extend(caveat_text(f, report.target) for f in findings if f["kind"] in INFO_CAVEAT_KINDS)
             return (([f"basis: {basis}"] if basis else [])
-                    + limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode)
+                    + limitation_warnings(conn, report.target, report.backend_version, ops, dtypes, report.mode,
+                                        dynamic=bool((traced.symbols or {}).get("dynamic")))
                     + [caveat_text(f, report.target) for f in findings if f["kind"] not in INFO_CAVEAT_KINDS]
                     + eol_warnings(conn, report.target, report.backend_version, today))
         finally:

@@ -45,7 +45,13 @@ ELEMENTWISE = frozenset({
     "masked_fill", "lerp", "addcmul", "addcdiv", "exp2", "log1p", "expm1", "floor", "ceil", "round", "sign",
     "gelu_backward", "silu_backward", "threshold_backward", "sigmoid_backward", "tanh_backward", "fill",
     "dropout", "native_dropout", "triu", "tril", "_to_copy", "to", "copy", "clone", "type_as",
+    "erfc", "erfinv", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "log2",
+    "log10", "lgamma", "digamma", "logit", "sgn", "trunc", "frac", "nan_to_num", "logical_xor", "fmod",
+    "remainder", "xlogy", "special_erfcx", "i0", "sinc",
 })
+# Sorting and transforms: n·log2(n) per transformed row (a constant of 1, stated in the method).
+SORTS = frozenset({"sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"})
+FFTS_PREFIX = ("_fft_", "fft_")
 ATTENTION_PREFIXES = ("scaled_dot_product_attention", "_scaled_dot_product_")
 # Ops that only re-describe memory: no bytes move.
 VIEWS = frozenset({"view", "_unsafe_view", "reshape", "transpose", "t", "permute", "expand", "slice", "select",
@@ -57,7 +63,9 @@ VIEWS = frozenset({"view", "_unsafe_view", "reshape", "transpose", "t", "permute
 NORM_FLOPS_PER_ELEMENT = 5
 TRANSCENDENTAL_FLOPS = 4  # gelu, silu, exp... counted a few FLOPs per element
 _TRANSCENDENTAL = frozenset({"gelu", "silu", "sigmoid", "tanh", "exp", "log", "erf", "sin", "cos", "mish",
-                             "softplus", "exp2", "log1p", "expm1", "gelu_backward", "silu_backward"})
+                             "softplus", "exp2", "log1p", "expm1", "gelu_backward", "silu_backward", "erfc",
+                             "erfinv", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh",
+                             "atanh", "log2", "log10", "lgamma", "digamma", "logit", "special_erfcx", "i0", "sinc"})
 
 
 @dataclass(frozen=True)
@@ -138,6 +146,28 @@ def _attention_flops(base: str, tensors: list[TensorSpec]) -> int:
     return 2 * forward if base.endswith("_backward") else forward
 
 
+def _log2(n: int) -> int:
+    return max(int(n - 1).bit_length(), 1) if n > 1 else 1
+
+
+def _sort_flops(site: CallSite, tensor: TensorSpec | None, fft: bool) -> int:
+    """numel · log2(length of the sorted/transformed dimensions)."""
+    if tensor is None or not tensor.shape:
+        return 0
+    named = site.named or site.kwargs or {}
+    dims = named.get("dim")
+    if dims is None and not fft and len(site.args) > 1 and isinstance(site.args[1], int):
+        dims = site.args[1]
+    if dims is None:
+        dims = list(range(len(tensor.shape))) if fft else [-1]
+    dims = dims if isinstance(dims, (list, tuple)) else [dims]
+    length = 1
+    for d in dims:
+        if isinstance(d, int) and -len(tensor.shape) <= d < len(tensor.shape):
+            length *= tensor.shape[d]
+    return _numel(tensor) * _log2(length)
+
+
 def site_work(site: CallSite) -> Work:
     """FLOPs and bytes of one call (shapes unknown: zeros, counted by bytes)."""
     base = base_name(site.op)
@@ -160,6 +190,8 @@ def site_work(site: CallSite) -> Work:
         return Work(NORM_FLOPS_PER_ELEMENT * _numel(inputs[0] if inputs else None), nbytes, "flops")
     if base in REDUCTIONS:
         return Work(_numel(inputs[0] if inputs else None), nbytes, "flops")
+    if base in SORTS or base.startswith(FFTS_PREFIX):
+        return Work(_sort_flops(site, inputs[0] if inputs else None, base not in SORTS), nbytes, "flops")
     base_plain = base.rstrip("_")
     if base_plain in ELEMENTWISE:
         per = TRANSCENDENTAL_FLOPS if base_plain in _TRANSCENDENTAL else 1
@@ -174,7 +206,7 @@ def site_work(site: CallSite) -> Work:
 ON_DEVICE = ("native", "decomposed")
 
 
-def account(sites: list[CallSite], where: dict[int, str]) -> dict:
+def account(sites: list[CallSite], where: dict[int, str], works: dict[int, Work] | None = None) -> dict:
     """Totals and shares for one target: `where[site.index]` is "device", "host" or
     "unresolved" (unsupported or unknown: neither side can be claimed).
 
@@ -183,7 +215,7 @@ def account(sites: list[CallSite], where: dict[int, str]) -> dict:
     totals = {"device": [0, 0], "host": [0, 0], "unresolved": [0, 0]}
     by_bytes: dict[str, int] = {}
     for site in sites:
-        work = site_work(site)
+        work = works[site.index] if works is not None else site_work(site)
         bucket = totals[where.get(site.index, "unresolved")]
         bucket[0] += work.flops
         bucket[1] += work.nbytes
@@ -200,12 +232,16 @@ def account(sites: list[CallSite], where: dict[int, str]) -> dict:
         "device_bytes": totals["device"][1],
         "host_bytes": totals["host"][1],
         "unresolved_bytes": totals["unresolved"][1],
-        "device_flop_share": _share(totals["device"][0], flops),
+        # No FLOPs counted (only byte-counted ops) is not "100% of FLOPs on the device":
+        # the share is unknown (None), and the byte share is the one to read.
+        "device_flop_share": _share(totals["device"][0], flops) if flops or not nbytes else None,
+        "flops_counted": bool(flops) or not nbytes,
         "device_byte_share": _share(totals["device"][1], nbytes),
         "counted_by_bytes": sorted(by_bytes),
-        "method": ("FLOPs for matmul/linear/conv/attention/norm/softmax/elementwise/reduction calls from their "
-                   "shapes; other ops by bytes only (listed in counted_by_bytes); a decomposed op that falls back "
-                   "at a leaf counts as host work whole"),
+        "method": ("FLOPs for matmul/linear/conv/attention/norm/softmax/elementwise/reduction/sort/fft calls from "
+                   "their shapes (sort, topk, fft: numel·log2 n; cumsum and reductions: numel; transcendental "
+                   "elementwise ops: 4 per element); other ops by bytes only (listed in counted_by_bytes); a "
+                   "decomposed op that falls back at a leaf counts as host work whole"),
     }
 
 

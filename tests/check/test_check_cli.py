@@ -115,7 +115,7 @@ def test_targets_side_by_side(run_cli, saved):
 
 def test_compile_mode_lists_breaking_ops(run_cli, mlp):
     code, out, _ = run_cli("check", mlp, "--mode", "compile", "-t", "neuron")
-    assert code == 0 and "compilation fails; ops: gelu (compile error)" in out
+    assert code == 0 and "compile: fails at aten::gelu; ops: gelu (compile error)" in out
 
 
 def test_factory_and_train_from_the_cli(run_cli, saved):

@@ -36,7 +36,7 @@ EXAMPLES = {
                            site("aten::mm", self=spec(2, 2), mat2=spec(2, 2)), "tpu"),
     "fold-batchnorm-for-inference": (
         site("aten::_native_batch_norm_legit_no_training", input=spec(2, 8, 4, 4), weight=spec(8)), "neuron",
-        site("aten::_native_batch_norm_legit", input=spec(2, 8, 4, 4), weight=spec(8)), "neuron"),
+        site("aten::_native_batch_norm_legit", input=spec(2, 8, 4, 4), weight=spec(8), training=True), "neuron"),
     "int32-index-on-neuron": (site("aten::gather", self=spec(2, 8), dim=1, index=spec(2, 3, dtype="int64")), "neuron",
                               site("aten::gather", self=spec(2, 8), dim=1, index=spec(2, 3, dtype="int64")), "tpu"),
     "nonzero-to-nonzero-static": (site("aten::nonzero", self=spec(4, 4)), "tpu",
