@@ -32,6 +32,8 @@ def status_label(status: str) -> str:
 
 # The command being run (`db path`), set by the entry point; JSON output names it.
 COMMAND = ""
+# --verbose: notices in full (one per version) instead of one folded line per target.
+VERBOSE = False
 
 
 def current_command() -> str:

@@ -185,4 +185,4 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                       "caveats": [c for c in queries.caveats(conn, ops=[op]) if c["target"] in listed]})
     shown = sorted({(r["target"], r["version"]) for p in pages for t in p["targets"] for r in t["rows"]})
     return {"query": name, "how": how, "targets": listed, "ops": pages,
-            "basis_notes": [n for t, v in shown if (n := queries.basis_note(conn, t, v))]}
+            "basis_notes": queries.basis_notes_each(conn, shown), "notices": queries.basis_notices(conn, shown)}
