@@ -98,11 +98,13 @@ def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = N
     marks = ",".join("?" * len(ops))
     sql = _VERDICT_SELECT + f" WHERE s.op IN ({marks})"
     args: list[Any] = list(ops)
+    # `+column`: the op names are the selective part; without the plus SQLite (no
+    # statistics) walks the mode or target index, tens of thousands of rows per page.
     if target:
-        sql += " AND s.target = ?"
+        sql += " AND +s.target = ?"
         args.append(target)
     if mode:
-        sql += " AND s.mode = ?"
+        sql += " AND +s.mode = ?"
         args.append(mode)
     rows = [_row(r) for r in conn.execute(sql, args)]
     rows.sort(key=lambda r: (r["op"], r["target"], tuple(-x[1] for x in version_key(r["backend_version"])), r["mode"]))
@@ -337,8 +339,9 @@ def support_map(conn: sqlite3.Connection, target: str, backend_version: str | No
     version = pick_version(conn, target, backend_version)
     if version is None:
         return {}
-    rows = conn.execute(_VERDICT_SELECT + " WHERE s.target = ? AND r.version = ? AND s.mode = ?",
-                        (target, version, mode))
+    # by the release index (one version's rows), not the target or mode index (all of them)
+    rows = conn.execute(_VERDICT_SELECT + " WHERE s.release_id IN (SELECT id FROM release WHERE version = ?) "
+                        "AND +s.target = ? AND r.version = ? AND +s.mode = ?", (version, target, version, mode))
     return {r["op"]: _row(r) for r in rows}
 
 
