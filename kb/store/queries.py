@@ -302,6 +302,7 @@ def notice_line(notices: dict[str, str]) -> str | None:
     if not notices:
         return None
     lines = list(notices.values())
+    lines[0] = "basis: " + lines[0]  # never read as a per-target line such as "neuron: 107 of 107 ops known"
     tail = re.search(r" \((as of [^)]*|yet)\)$", lines[0])
     if tail and all(line.endswith(tail.group(0)) for line in lines):  # say the date once
         return " · ".join(line[: -len(tail.group(0))] for line in lines) + f" ({tail.group(1)}; --verbose: per version)"

@@ -71,5 +71,59 @@ def test_verbose_prints_every_note_and_json_keeps_them(capsys, shipped):
 def test_compare_folds_its_notices_too(capsys, shipped):
     code, _, err = run_kb(capsys, "compare", "neuron", "inf1", "--grep", "add.Tensor", "--db", shipped)
     assert code == 0
-    notices = [line for line in err.splitlines() if "presumed" in line and "basis:" not in line]
+    notices = [line for line in err.splitlines() if line.startswith("kb: basis: ")]
     assert len(notices) == 1 and "neuron:" in notices[0] and "inf1:" in notices[0]
+
+
+def _widest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+@pytest.mark.parametrize("name", ["aten::add.Tensor", "scaled_dot_product_attention", "aten::convolution"])
+def test_kb_op_table_fits_120_columns(capsys, shipped, monkeypatch, name):
+    """Long notes and sources move to numbered footnotes, wrapped; --json keeps them whole."""
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = run_kb(capsys, "op", name, "--db", shipped)
+    assert code == 0 and _widest(out) <= 120, [line for line in out.splitlines() if len(line) > 120]
+    assert "[1] " in out  # the footnotes
+    monkeypatch.delenv("COLUMNS")
+    code, wide, _ = run_kb(capsys, "op", name, "--db", shipped)
+    assert _widest(wide) > 120 and "[1] " not in wide  # a pipe without COLUMNS: as wide as its cells
+
+
+def test_fit_moves_repeated_and_long_cells_to_footnotes():
+    from cli.render import fit
+
+    note = "a note of more than thirty characters, repeated in every row"
+    rows = [["aten::x", "native", note], ["aten::y", "native", note], ["aten::z", "fallback", "short"]]
+    fitted, notes = fit(["op", "status", "note"], rows, 40)
+    assert notes == [note] and [r[2] for r in fitted] == ["[1]", "[1]", "short"]
+    same, none = fit(["op", "status", "note"], rows, 200)
+    assert same == rows and none == []
+
+
+def test_kb_check_fits_120_columns_and_verbose_keeps_lines_whole(capsys, shipped, monkeypatch, tmp_path):
+    """A small export's check: detail lines cut to one line each, headlines wrapped, the
+    table fitted; --verbose prints every line whole."""
+    torch = pytest.importorskip("torch")
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return torch.nn.functional.gelu(self.lin(x)).softmax(-1).nonzero()
+
+    path = tmp_path / "m.pt2"
+    torch.export.save(torch.export.export(Model(), (torch.randn(2, 8),)), str(path))
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, err = run_kb(capsys, "check", path, "--target", "neuron", "--target", "tpu", "--db", shipped)
+    assert code == 0 and _widest(out) <= 120, [line for line in out.splitlines() if len(line) > 120]
+    code, out, err = run_kb(capsys, "check", path, "--target", "neuron", "--suggest", "--db", shipped)
+    assert code == 0 and _widest(out) <= 120
+    hazards = [line for line in out.splitlines() if line.startswith("  hazard")]
+    assert hazards and all(line.endswith("…") for line in hazards if len(line) == 120)
+    assert "--verbose prints them whole" in err
+    code, loud, _ = run_kb(capsys, "check", path, "--target", "neuron", "--suggest", "--verbose", "--db", shipped)
+    assert _widest(loud) > 120 and "Fix: give the output a fixed size" in loud
