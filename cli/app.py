@@ -12,8 +12,8 @@ from typing import Annotated, Optional
 import typer
 
 import kb
-from cli import views
-from cli.options import DbOption, JsonOption
+from cli import render, views
+from cli.options import DbOption, JsonOption, VerboseOption
 from cli.render import emit_json, note, table
 
 app = typer.Typer(
@@ -94,9 +94,11 @@ def op_command(
     name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor, add (every overload), torch.nonzero or F.scaled_dot_product_attention.")],
     target: TargetsOption = None,
     json_out: JsonOption = False,
+    verbose: VerboseOption = False,
     db: DbOption = None,
 ) -> None:
     """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
+    render.VERBOSE = verbose
     from cli.grammar import resolve_versions, split_targets
     from kb.store import oppage
 
@@ -148,9 +150,11 @@ def compare_command(
     diff: Annotated[bool, typer.Option("--diff", help="Only ops whose status differs between targets (known on every one unless --all).")] = False,
     all_rows: Annotated[bool, typer.Option("--all", help="With --diff: keep the rows where a target is unknown.")] = False,
     json_out: JsonOption = False,
+    verbose: VerboseOption = False,
     db: DbOption = None,
 ) -> None:
     """A caniuse-style matrix of ops × targets (each at its newest version with data)."""
+    render.VERBOSE = verbose
     from cli.grammar import resolve_versions, split_targets
     from kb.errors import KBError
     from kb.store import queries
@@ -173,9 +177,11 @@ def diff_command(
     new: Annotated[str, typer.Argument(help="The newer backend version, e.g. 0.2.0.")],
     mode: ModeOption = "eager",
     json_out: JsonOption = False,
+    verbose: VerboseOption = False,
     db: DbOption = None,
 ) -> None:
     """Ops gained and lost between two versions of a target, and every other change of where an op runs."""
+    render.VERBOSE = verbose
     from cli.grammar import resolve_versions
     from kb.store import queries
 

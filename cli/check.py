@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from cli.options import DbOption, JsonOption
+from cli.options import DbOption, JsonOption, VerboseOption
 from kb import neutral
 from kb.errors import KBError
 from kb.vocab import MODES, SEVERITY, UNKNOWN
@@ -82,11 +82,15 @@ def check_command(
     cost_host_gflops: Annotated[str | None, typer.Option("--cost-host-gflops", help="Host-cost model: host GFLOP/s on fallback ops, N or LOW:HIGH.")] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
     falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
+    from cli import render
     from cli.grammar import split_targets
     from kb.check import model_formats, tracing
+
+    render.VERBOSE = verbose
     from kb.check import resolve as kc
     from kb.opnames import OpNameError, canonical
 
@@ -316,11 +320,16 @@ def _bytes(n: int) -> str:
 
 
 def render_table(reports, gate: dict, suggest: bool = False) -> None:
-    from cli.render import table
+    """Summary lines (warnings, hazards, costs) one line each, cut to the table's width
+    (the verdict and header lines wrap instead)
+    (--verbose and JSON keep the whole text); the table fits that width (cli.render.fit)."""
+    from cli import render
+    from cli.render import note, shorten, table, wrapped
 
     for report in reports:
         for line in summary_lines(report, suggest):
-            sys.stdout.write(neutral.terminal(line) + "\n")
+            text = neutral.terminal(line)  # headlines wrap; the detail lines under them are cut
+            sys.stdout.write((shorten(text) if text.startswith("  ") else wrapped(text)) + "\n")
     if len(reports) == 1:
         report = reports[0]
         rows = [[op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), _paths_text(op.module_paths),
@@ -330,7 +339,9 @@ def render_table(reports, gate: dict, suggest: bool = False) -> None:
         _side_by_side(reports)
     _gate_lines(gate)
     for line in closing_lines(reports):
-        sys.stdout.write(neutral.terminal(line) + "\n")
+        sys.stdout.write(wrapped(neutral.terminal(line)) + "\n")
+    if render.SHORTENED:
+        note("long lines cut to fit the width (…): --verbose prints them whole, --json has everything")
 
 
 def settle_command(reports) -> str | None:

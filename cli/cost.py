@@ -34,7 +34,7 @@ def cost_command(
         "--tokens-per-second", help="Measured throughput on that machine.")] = None,
     currency: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--currency", help="Currency code of the price (default USD; a default for --file targets).")] = None,
-    name: Annotated[str, typer.Option("--name", help="Label for a single target.")] = "target",
+    name: Annotated[str, typer.Option("--name", help="Label for a single target (default: this machine).")] = "this machine",
     file: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--file", help="TOML file with one [table] per target: price_per_hour, tokens_per_second, "
                        "currency, note.")] = None,

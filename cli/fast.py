@@ -1,4 +1,4 @@
-"""Plain `kb op NAME [--target T[=VERSION]]... [--json] [--db PATH]` without typer.
+"""Plain `kb op NAME [--target T[=VERSION]]... [--json] [--verbose] [--db PATH]` without typer.
 
 Typer, click and rich together take several times Python's own start-up; a look-up
 that scripts run in loops should not pay that. Anything this parser does not
@@ -12,13 +12,17 @@ import os
 
 
 def _parse_op(args: list[str]) -> dict | None:
-    opts: dict = {"name": None, "target": [], "json": False, "db": os.environ.get("KB_DB")}
+    opts: dict = {"name": None, "target": [], "json": False, "verbose": False, "db": os.environ.get("KB_DB")}
     flags = {"--target": "target", "-t": "target", "--db": "db"}
     i = 0
     while i < len(args):
         arg = args[i]
         key, eq, value = arg.partition("=")
-        if arg == "--json":
+        if arg in ("--verbose", "-v"):
+            if opts["verbose"]:
+                return None
+            opts["verbose"] = True
+        elif arg == "--json":
             if opts["json"]:
                 return None  # repeated: the typer app says so
             opts["json"] = True
@@ -53,6 +57,7 @@ def try_run(argv: list[str]) -> int | None:
     from kb.store.db import open_kb
 
     render.COMMAND = "op"
+    render.VERBOSE = opts["verbose"]
     targets, versions = split_targets(opts["target"])
     conn = open_kb(opts["db"])
     versions = resolve_versions(conn, versions, single=False)

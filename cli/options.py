@@ -11,3 +11,5 @@ DbOption = Annotated[
     typer.Option("--db", envvar="KB_DB", help="KB file (default: the user cache folder; built from data/ on first use)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
+VerboseOption = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Every notice in full (one per version) instead of one folded line per target.")]

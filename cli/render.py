@@ -32,6 +32,8 @@ def status_label(status: str) -> str:
 
 # The command being run (`db path`), set by the entry point; JSON output names it.
 COMMAND = ""
+# --verbose: notices in full (one per version) instead of one folded line per target.
+VERBOSE = False
 
 
 def current_command() -> str:
@@ -94,10 +96,130 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
     if status_index is not None:
         for row in rows:
             row[status_index] = status_label(row[status_index]) if row[status_index] else row[status_index]
+    limit = width_limit()
+    footnotes: list[str] = []
+    if limit:
+        rows, footnotes = fit(columns, rows, limit)
+        title = "\n".join(_wrap(title, limit)) if title else title
     if sys.stdout.isatty():
         _rich_table(columns, rows, title, status_index)
     else:
         _plain_table(columns, rows, title)
+    if footnotes:
+        sys.stdout.write("".join(line + "\n" for n, text in enumerate(footnotes, 1)
+                                 for line in _wrap(f"[{n}] {text}", limit, "    ")))
+
+
+# A cell this long that repeats in the rows of a table is a footnote, not a column.
+FOOTNOTE_REPEATED = 30
+_GAP = 2  # the spaces between plain columns
+
+
+def width_limit() -> int | None:
+    """The width a table must fit: COLUMNS when set (also in a pipe: `COLUMNS=120 kb op …`),
+    else the terminal's; None in a pipe without COLUMNS (the table is as wide as its cells,
+    for scripts that cut columns, and --json has everything)."""
+    import os
+
+    text = os.environ.get("COLUMNS", "")
+    if text.isdigit() and int(text) >= 40:
+        return int(text)
+    if sys.stdout.isatty():
+        import shutil
+
+        return max(40, shutil.get_terminal_size().columns)
+    return None
+
+
+class _Ref:
+    """A cell moved to the footnotes; numbered in reading order once the table is final."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __len__(self) -> int:
+        return 4  # "[nn]"
+
+
+def fit(columns: Sequence[str], rows: list[list[str]], limit: int) -> tuple[list[list[str]], list[str]]:
+    """(rows, footnotes) so the table fits `limit` columns (a table that fits is left as it
+    is): long cells that repeat in the rows become numbered footnotes first (a note or source shown once, not in every row),
+    then the widest column's longest cells, until the table fits or no column can narrow
+    further (the first column, the row's name, always stays)."""
+    from collections import Counter
+
+    cells: list[list[Any]] = [list(row) for row in rows]
+    if _width(columns, cells) <= limit:
+        return cells, []
+    repeated = Counter(c for row in cells for c in row[1:] if len(c) > FOOTNOTE_REPEATED)
+    for row in cells:
+        for i in range(1, len(row)):
+            if repeated.get(row[i], 0) >= 2:
+                row[i] = _Ref(row[i])
+    done: set[int] = set()
+    while True:
+        widths = [max([len(c) for c in columns[i:i + 1]] + [len(row[i]) for row in cells]) for i in range(len(columns))]
+        excess = sum(widths) + _GAP * (len(widths) - 1) - limit
+        open_ = [i for i in range(1, len(widths)) if i not in done]
+        if excess <= 0 or not open_:
+            break
+        widest = max(open_, key=lambda i: widths[i])
+        goal = max(len(columns[widest]), 4, widths[widest] - excess)
+        moved = False
+        for row in cells:
+            if not isinstance(row[widest], _Ref) and len(row[widest]) > goal:
+                row[widest] = _Ref(row[widest])
+                moved = True
+        if not moved:
+            done.add(widest)
+    numbers: dict[str, int] = {}
+    out = []
+    for row in cells:
+        shown = []
+        for c in row:
+            if isinstance(c, _Ref):
+                n = numbers.setdefault(c.text, len(numbers) + 1)
+                shown.append(f"[{n}]")
+            else:
+                shown.append(c)
+        out.append(shown)
+    return out, list(numbers)
+
+
+def shorten(line: str) -> str:
+    """One line cut to the width a table fits (width_limit), ending in "…"; whole under
+    --verbose or without a width. Sets SHORTENED so the command can say so once."""
+    global SHORTENED
+    limit = width_limit()
+    if VERBOSE or not limit or len(line) <= limit:
+        return line
+    SHORTENED = True
+    return line[: limit - 1] + "…"
+
+
+def wrapped(line: str) -> str:
+    """A line wrapped to the width a table fits (continuation lines indented)."""
+    limit = width_limit()
+    return "\n".join(_wrap(line, limit, "    ")) if limit and len(line) > limit else line
+
+
+# Whether shorten() cut a line this run.
+SHORTENED = False
+
+
+def _width(columns: Sequence[str], cells: list[list[Any]]) -> int:
+    widths = [max([len(columns[i])] + [len(row[i]) for row in cells]) for i in range(len(columns))]
+    return sum(widths) + _GAP * (len(widths) - 1)
+
+
+def _wrap(text: str, limit: int, indent: str = "") -> list[str]:
+    """`text` in lines of at most `limit` characters (a word longer than a line is split)."""
+    import textwrap
+
+    lines = []
+    for part in text.split("\n"):
+        lines.extend(textwrap.wrap(part, limit, subsequent_indent=indent, break_on_hyphens=False) or [""])
+    return lines
 
 
 def _plain_table(columns: Sequence[str], rows: list[list[str]], title: str | None) -> None:

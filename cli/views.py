@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cli import render
 from cli.render import emit_json, note, table
 from kb.store import queries, verdict
 from kb.vocab import BASIS_LEGEND, BASIS_MARKS
@@ -35,8 +36,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json(report)
         return
-    for basis_note in report.get("basis_notes") or ():
-        note(basis_note)
+    notices(report)
     hidden = 0
     if report.get("how") and report["how"] != "name":
         note(report["how"])
@@ -81,9 +81,21 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                    for c in entry["caveats"]],
                   title=f"known issues measured in public ({len(entry['caveats'])})", status_column=None)
         print()
-    if hidden:
+    if hidden and render.VERBOSE:
         note(f"{hidden} presumed verdicts of older versions not shown (only each target's newest; --json has all)")
     legend()
+
+
+def notices(result: dict[str, Any]) -> None:
+    """The basis notices above a table: one folded line for all targets by default (at most
+    one clause per target), every per-version note under --verbose."""
+    if render.VERBOSE or "notices" not in result:
+        for basis_note in result.get("basis_notes") or ():
+            note(basis_note)
+        return
+    line = queries.notice_line(result["notices"])
+    if line:
+        note(line)
 
 
 def _newest_presumed_only(rows: list[dict[str, Any]], newest: str | None,
@@ -170,8 +182,7 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
         emit_json(result)
         return
     targets = result["targets"]
-    for basis_note in result.get("basis_notes") or ():
-        note(basis_note)
+    notices(result)
     heads = [f"{t} {result['versions'][t] or '(no data)'}" for t in targets]
     rows = [[r["op"], *[r["labels"][t] for t in targets]] for r in result["rows"]]
     table(["op", *heads], rows, title=f"mode: {result['mode']}", status_column=None)
@@ -197,8 +208,7 @@ def diff_view(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
-    for basis_note in result["basis_notes"]:
-        note(basis_note)
+    notices(result)
     rows = [[kind, r["op"], _status_runs(r["old"], r["old_runs"]), _status_runs(r["new"], r["new_runs"]),
              f"{r['old_basis'] or '-'} → {r['new_basis'] or '-'}"]
             for kind, group in (("gained", result["gained"]), ("lost", result["lost"]), ("changed", result["changed"]))

@@ -31,6 +31,44 @@ def reference():
     return found
 
 
+_SHIPPED_TEMPLATE: dict = {}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _shipped_build_once(tmp_path_factory):
+    """The shipped data is built into a KB once per session; every later build of the same
+    data/ (each test's own KB file) is a copy of that file. A build of the shipped data costs
+    seconds and dozens of tests make one; a build from any other data folder (small_data,
+    KB_DATA_DIR) is the real one. KB_TEST_REAL_BUILD=1 turns the copy off."""
+    if os.environ.get("KB_TEST_REAL_BUILD"):
+        yield
+        return
+    from kb import paths
+    from kb.store import build, dbfile
+
+    real = build.build
+    shipped = os.path.realpath(REPO / "data")
+
+    def build_or_copy(path: str):
+        if os.path.realpath(paths.data_dir()) != shipped:
+            return real(path)
+        if "path" not in _SHIPPED_TEMPLATE:
+            template = str(tmp_path_factory.mktemp("shipped-template") / "kb.sqlite")
+            _SHIPPED_TEMPLATE.update(result=real(template), path=template)
+        dbfile.check_file(path)
+        build.remove_stale_builds(path)
+        for stale in (path + "-wal", path + "-shm"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        shutil.copyfile(_SHIPPED_TEMPLATE["path"], path)
+        return {**_SHIPPED_TEMPLATE["result"], "path": path}
+
+    build.build = build_or_copy
+    yield
+    build.build = real
+
+
 @pytest.fixture(autouse=True)
 def isolated_kb(tmp_path, monkeypatch):
     """KB_DB and KB_CACHE_DIR point into tmp_path for every test."""

@@ -44,7 +44,7 @@ CUDA_ONLY_PACKAGES: dict[str, CudaPackage] = {
     "apex": CudaPackage("NVIDIA Apex: fused CUDA optimizers, norms and amp",
                         "torch.optim (foreach), torch.nn.LayerNorm/RMSNorm, torch.amp"),
     "bitsandbytes": CudaPackage("bitsandbytes: quantization and 8-bit optimizer kernels written for CUDA",
-                                "check whether the installed version has a backend for the target; otherwise "
+                                "its multi-backend build if the installed version has one for the target; otherwise "
                                 "the target's own quantization path or plain torch.optim"),
     "cupy": CudaPackage("CuPy: NumPy on CUDA", "torch tensor operations on `device`, or NumPy on the host"),
     "pycuda": CudaPackage("PyCUDA: the CUDA driver API from Python", "torch tensor operations on `device`"),

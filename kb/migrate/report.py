@@ -55,8 +55,8 @@ def device_item(audit: AuditReport | None) -> dict:
         return _item("device", title, "skipped", "no code base given (kb report PATH)")
     found = [f for f in audit.findings if f.rule in DEVICE_RULES and f.severity >= Severity.MEDIUM]
     files = _files(found)
-    details = [f"{path}: {n} finding(s)" for path, n in files.items()]
-    details += [f"{f.location} [{f.severity.label}] {f.message}" for f in found[:8]]
+    # the lines themselves (each names its file), so "N lines" and the details agree
+    details = [f"{f.location} [{f.severity.label}] {f.message}" for f in found]
     if not found:
         return _item("device", title, "pass", f"no hard-coded CUDA device handling in {audit.files_scanned} file(s)")
     if len(files) == 1:

@@ -69,12 +69,15 @@ def limit_connection(conn) -> None:
     conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, SQL_LIMIT)
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
 
-    def refused(*_args):
-        raise ValueError("this function is disabled in kb serve")
+    # Refused when the statement is prepared (SQLite's authorizer), not by a Python function
+    # that raises when called: Datasette turns on callback tracebacks, so a raising
+    # function prints a traceback per refused query.
+    def authorizer(action, _arg1, name, _db, _source):
+        if action == sqlite3.SQLITE_FUNCTION and (name or "").lower() in REFUSED_FUNCTIONS:
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
 
-    for name, arities in REFUSED_FUNCTIONS.items():
-        for arity in arities:
-            conn.create_function(name, arity, refused)
+    conn.set_authorizer(authorizer)
 
 
 def add_functions(conn) -> None:

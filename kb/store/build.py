@@ -94,7 +94,7 @@ def build(path: str) -> dict[str, Any]:
     for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
         if os.path.exists(leftover):
             os.remove(leftover)
-    eng = dbfile.engine(tmp)
+    eng = dbfile.engine(tmp, scratch=True)
     try:
         with eng.begin() as conn:
             counts = _load_shipped(conn)

@@ -100,6 +100,28 @@ def related_ops(known: set[str], op: str) -> list[str]:
     return sorted(found, key=lambda n: (opnames.base_name(n) != base, n))[:MAX_RELATED]
 
 
+def related_ops_indexed(conn: sqlite3.Connection, op: str) -> list[str]:
+    """`related_ops` over the KB's known names, found through the op table's base-name
+    index (and the few names only sources give, outside the catalog) instead of parsing
+    every name of the catalog on each page."""
+    base = opnames.base_name(op)
+    plain = base.rstrip("_")
+    close = sorted({plain, plain + "_", "_" + plain, "native_" + plain, plain + "_backward",
+                    "_" + plain + "_backward", *EXTRA_RELATED.get(plain, ())})
+    stem = plain.rsplit("_", 1)[0] if plain.count("_") >= 2 else ""
+    marks = ",".join("?" * len(close))
+    names = {name for (name,) in conn.execute(f"SELECT name FROM op WHERE base IN ({marks})", close)}
+    if len(stem) >= 12:
+        for lead in range(6):  # base.lstrip("_") starts with the stem: a few leading underscores at most
+            low = "_" * lead + stem
+            names.update(name for name, other in conn.execute(
+                "SELECT name, base FROM op WHERE base >= ? AND base < ?", (low, low + "\U0010ffff"))
+                if other.lstrip("_").startswith(stem))
+    outside = [name for (name,) in conn.execute(
+        "SELECT DISTINCT op FROM observation WHERE op NOT IN (SELECT name FROM op)")]
+    return related_ops(names | set(outside), op)
+
+
 def _newest(rows: list[dict[str, Any]], target: str) -> dict[str, Any] | None:
     eager = [r for r in rows if r["target"] == target and r["mode"] == "eager"] or \
         [r for r in rows if r["target"] == target]
@@ -158,7 +180,6 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
         queries.check_target(conn, t)
     ops, how = resolve_any(conn, name)
     listed = list(targets or queries.target_names(conn))
-    known = queries.known_op_names(conn)
     pages = []
     for op in ops:
         rows = [v for v in queries.op_verdicts(conn, [op]) if v["target"] in listed and _wanted(v, versions)]
@@ -179,10 +200,14 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                 "settle": None if mine else verdict.settle(target),
             })
         related = []
-        for other in related_ops(known, op):
+        names = related_ops_indexed(conn, op)
+        by_op: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+        for v in (queries.op_verdicts(conn, names) if names else ()):  # one query for every related kernel
+            by_op[v["op"]].append(v)
+        for other in names:
             cells = {}
             for target in listed:
-                found = _newest(queries.op_verdicts(conn, [other], target), target)
+                found = _newest(by_op[other], target)
                 cells[target] = {"status": verdict.effective_status(found), "label": verdict.label(found)}
             related.append({"op": other, "targets": cells})
         pages.append({"op": op, "catalog": queries.op_catalog_entry(conn, op), "targets": per_target,
@@ -193,4 +218,4 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                       "caveats": [c for c in queries.caveats(conn, ops=[op]) if c["target"] in listed]})
     shown = sorted({(r["target"], r["version"]) for p in pages for t in p["targets"] for r in t["rows"]})
     return {"query": name, "how": how, "targets": listed, "ops": pages,
-            "basis_notes": [n for t, v in shown if (n := queries.basis_note(conn, t, v))]}
+            "basis_notes": queries.basis_notes_each(conn, shown), "notices": queries.basis_notices(conn, shown)}

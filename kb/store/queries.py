@@ -7,6 +7,7 @@ Every verdict returned carries its source (kind, name, URL, retrieval time).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import date
 from typing import Any
@@ -97,11 +98,13 @@ def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = N
     marks = ",".join("?" * len(ops))
     sql = _VERDICT_SELECT + f" WHERE s.op IN ({marks})"
     args: list[Any] = list(ops)
+    # `+column`: the op names are the selective part; without the plus SQLite (no
+    # statistics) walks the mode or target index, tens of thousands of rows per page.
     if target:
-        sql += " AND s.target = ?"
+        sql += " AND +s.target = ?"
         args.append(target)
     if mode:
-        sql += " AND s.mode = ?"
+        sql += " AND +s.mode = ?"
         args.append(mode)
     rows = [_row(r) for r in conn.execute(sql, args)]
     rows.sort(key=lambda r: (r["op"], r["target"], tuple(-x[1] for x in version_key(r["backend_version"])), r["mode"]))
@@ -189,14 +192,10 @@ def freshness_notice(conn: sqlite3.Connection, today: date) -> str | None:
 PRESUMED_SHARE_NOTED = 0.5  # a version whose verdicts are mostly presumed says so in every header
 
 
-def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -> list[str]:
-    """What the verdicts of the shown target versions rest on, where it is not mostly
-    their own evidence: a pre-release, or verdicts presumed from an older version. Read
-    from kbmeta's `basis_stats` (counted by kb.store.support.rebuild), so a `kb op` header
-    costs no count over the verdicts."""
-    wanted = {(t, v) for t, v in shown if v}
-    if not wanted:
-        return []
+def _basis_rows(conn: sqlite3.Connection, wanted: set[tuple[str, str]]) -> tuple[list[tuple], set[str], str]:
+    """(target, version, channel, total, presumed, source) of the wanted target versions,
+    oldest first per target, with the pre-release versions and the "as of" phrase: one
+    read of kbmeta's `basis_stats` and the release table, however many versions are shown."""
     meta = conn.execute("SELECT value FROM kbmeta WHERE key = 'basis_stats'").fetchone()
     stats = json.loads(meta[0]) if meta else {}
     releases = {str(rid): (version, channel) for rid, version, channel in
@@ -206,15 +205,25 @@ def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -
     for key, (total, presumed, source) in stats.items():
         target, _, release_id = key.partition("\t")
         version, channel = releases.get(release_id, (None, None))
-        rows.append((target, version, channel, total, presumed, source))
-    notes = []
+        if version is not None and (target, version) in wanted:
+            rows.append((target, version, channel, total, presumed, source))
+    rows.sort(key=lambda r: (r[0], version_key(r[1])))
     as_of = newest_data_day(conn)
-    since = f"as of {as_of}" if as_of else "yet"
+    return rows, channels, (f"as of {as_of}" if as_of else "yet")
+
+
+def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -> list[str]:
+    """What the verdicts of the shown target versions rest on, where it is not mostly
+    their own evidence: a pre-release, or verdicts presumed from an older version. Read
+    from kbmeta's `basis_stats` (counted by kb.store.support.rebuild), so a `kb op` header
+    costs no count over the verdicts. The detail behind `basis_notices` (--verbose, JSON)."""
+    wanted = {(t, v) for t, v in shown if v}
+    if not wanted:
+        return []
+    rows, channels, since = _basis_rows(conn, wanted)
+    notes = []
     mostly_presumed: dict[str, list[tuple[str, int, int, str]]] = {}
-    for target, version, channel, total, presumed, source in sorted(
-            (r for r in rows if (r[0], r[1]) in wanted), key=lambda r: (r[0], version_key(r[1]))):
-        if version is None:
-            continue
+    for target, version, channel, total, presumed, source in rows:
         if channel == "pre-release":
             notes.append(f"{target} {version} is a pre-release development snapshot, not a vendor release")
         if presumed and presumed >= PRESUMED_SHARE_NOTED * total:
@@ -229,6 +238,75 @@ def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -
             notes.append(f"{presumed} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
                          f"no evidence of its own for those ops {since}")
     return notes
+
+
+def basis_notes_each(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -> list[str]:
+    """`basis_note` of every shown target version, in order, from one read of the stats
+    (the op page's `basis_notes`: it used to read them once per version shown)."""
+    wanted = {(t, v) for t, v in shown if v}
+    if not wanted:
+        return []
+    rows, channels, since = _basis_rows(conn, wanted)
+    by_version: dict[tuple[str, str], list[str]] = {}
+    for target, version, channel, total, presumed, source in rows:
+        notes = by_version.setdefault((target, version), [])
+        if channel == "pre-release":
+            notes.append(f"{target} {version} is a pre-release development snapshot, not a vendor release")
+        if presumed and presumed >= PRESUMED_SHARE_NOTED * total:
+            what = " (a pre-release snapshot)" if source in channels else ""
+            notes.append(f"{presumed} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
+                         f"no evidence of its own for those ops {since}")
+    return ["; ".join(n) for t, v in shown if v and (n := by_version.get((t, v)))]
+
+
+def basis_notices(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -> dict[str, str]:
+    """One line per target folding its basis notes: the pre-release snapshot and the
+    verdicts presumed from older versions ("neuron: 18,390 verdicts of 3 versions presumed
+    from the pre-release snapshot 0.1.0.dev0+g98154b8 (as of DATE)"). A table prints
+    these by default; `basis_notes` is the per-version detail (--verbose, JSON)."""
+    wanted = {(t, v) for t, v in shown if v}
+    if not wanted:
+        return {}
+    rows, channels, since = _basis_rows(conn, wanted)
+    snapshots: dict[str, list[str]] = {}
+    presumed_by: dict[str, list[tuple[str, int, str]]] = {}
+    for target, version, channel, total, presumed, source in rows:
+        if channel == "pre-release":
+            snapshots.setdefault(target, []).append(version)
+        if presumed and presumed >= PRESUMED_SHARE_NOTED * total:
+            presumed_by.setdefault(target, []).append((version, presumed, source))
+    out = {}
+    for target in sorted(set(snapshots) | set(presumed_by)):
+        found = presumed_by.get(target, [])
+        sources = {source for _, _, source in found}
+        parts = []
+        if len(sources) == 1:
+            (source,) = sources
+            what = f"the pre-release snapshot {source}" if source in channels else source
+            count = sum(p for _, p, _ in found)
+            of = f" of {len(found)} versions" if len(found) > 1 else f" of {found[0][0]}"
+            parts.append(f"{count:,} verdicts{of} presumed from {what} ({since})")
+        elif found:
+            parts.append(f"{len(found)} versions ({found[0][0]} … {found[-1][0]}) presumed mostly from earlier ones "
+                         f"({since})")
+        named = {s for s in sources if s in channels}
+        others = [v for v in snapshots.get(target, []) if v not in named]
+        if others:
+            parts.append(f"{', '.join(others)} is a pre-release development snapshot, not a vendor release")
+        out[target] = f"{target}: " + "; ".join(parts)
+    return out
+
+
+def notice_line(notices: dict[str, str]) -> str | None:
+    """The one stderr line a table prints for its targets' basis notices (None: none)."""
+    if not notices:
+        return None
+    lines = list(notices.values())
+    lines[0] = "basis: " + lines[0]  # never read as a per-target line such as "neuron: 107 of 107 ops known"
+    tail = re.search(r" \((as of [^)]*|yet)\)$", lines[0])
+    if tail and all(line.endswith(tail.group(0)) for line in lines):  # say the date once
+        return " · ".join(line[: -len(tail.group(0))] for line in lines) + f" ({tail.group(1)}; --verbose: per version)"
+    return " · ".join(lines) + " (--verbose: per version)"
 
 
 def basis_note(conn: sqlite3.Connection, target: str, version: str | None) -> str | None:
@@ -262,8 +340,9 @@ def support_map(conn: sqlite3.Connection, target: str, backend_version: str | No
     version = pick_version(conn, target, backend_version)
     if version is None:
         return {}
-    rows = conn.execute(_VERDICT_SELECT + " WHERE s.target = ? AND r.version = ? AND s.mode = ?",
-                        (target, version, mode))
+    # by the release index (one version's rows), not the target or mode index (all of them)
+    rows = conn.execute(_VERDICT_SELECT + " WHERE s.release_id IN (SELECT id FROM release WHERE version = ?) "
+                        "AND +s.target = ? AND r.version = ? AND +s.mode = ?", (version, target, version, mode))
     return {r["op"]: _row(r) for r in rows}
 
 
@@ -372,6 +451,7 @@ def compare(conn: sqlite3.Connection, targets: list[str], mode: str = "eager", p
     notes = basis_notes(conn, [(t, chosen[t]) for t in targets])
     cover = {t: coverage(conn, t, chosen[t], mode, pattern, set(maps[t])) for t in targets}
     return {"targets": targets, "versions": chosen, "mode": mode, "rows": rows, "basis_notes": notes,
+            "notices": basis_notices(conn, [(t, chosen[t]) for t in targets]),
             "coverage": cover, "unknown_left_out": left_out,
             "doc_rules": doc_rules_behind([maps[t][r["op"]] for r in rows for t in targets if r["op"] in maps[t]])}
 
@@ -409,7 +489,8 @@ def diff(conn: sqlite3.Connection, target: str, old: str, new: str, mode: str = 
             changed.append(row)
     return {"target": target, "old": old, "new": new, "mode": mode, "gained": gained, "lost": lost,
             "changed": changed, "basis_notes": basis_notes(conn, [(target, old), (target, new)]),
-            "same_presumed_source": same_presumed_source(old_map, new_map)}
+            "same_presumed_source": same_presumed_source(old_map, new_map),
+            "notices": basis_notices(conn, [(target, old), (target, new)])}
 
 
 def _presumed_from(v: dict[str, Any] | None) -> str | None:

@@ -209,6 +209,7 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
         if row["release_id"] in line.get(row["target"], ()):
             by_target[row["target"]].append(row)
     added = []
+    vias: dict[int, dict[str, Any]] = {}  # the rows stay alive in `rows`: their ids are stable
     for target, ids in line.items():
         at: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for row in by_target.get(target, ()):
@@ -222,8 +223,10 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
                     continue
                 source_version = releases[row["release_id"]][1]
                 note = f"presumed from {source_version} (no word on this op for {releases[release_id][1]})"
-                presumed = {**row, "release_id": release_id, "basis": "presumed",
-                            "effective_via": {**(row["effective_via"] or {}), "presumed_from": source_version},
+                via = vias.get(id(row))
+                if via is None:  # one dict per carried row, shared by every version it is carried to
+                    via = vias[id(row)] = {**(row["effective_via"] or {}), "presumed_from": source_version}
+                presumed = {**row, "release_id": release_id, "basis": "presumed", "effective_via": via,
                             "note": f"{note}; {row['note']}" if row["note"] else note}
                 if mine is not None:  # an unpreferred local report: beside the presumed verdict, not instead
                     mine["_displaced"] = True
@@ -264,6 +267,19 @@ def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
     return rows
 
 
+def _json_text(value: Any, texts: dict[int, tuple[Any, str]]) -> str:
+    """json.dumps of a value, once per object: a presumed verdict shares its `sources`
+    (and often more) with the verdict it was carried from, and tens of thousands of
+    dumps of the same dict cost a second of a build. The object is kept beside its text
+    so its id cannot be reused while the memo lives."""
+    found = texts.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    text = json.dumps(value)
+    texts[id(value)] = (value, text)
+    return text
+
+
 def rebuild(raw: sqlite3.Connection) -> int:
     """Replace every Support row with verdicts derived from the current evidence.
 
@@ -278,15 +294,27 @@ def rebuild(raw: sqlite3.Connection) -> int:
     products = dict(raw.execute("SELECT name, product FROM target"))
     rows += carry_forward(rows, releases, products)
     rows = [row for row in rows if not row.get("_displaced")]
+    # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
+    # a few neighbouring pages instead of one page per verdict across the whole table.
+    rows.sort(key=lambda row: (row["op"], row["target"], row["release_id"], row["mode"]))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
                 (json.dumps(basis_stats(rows), sort_keys=True),))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
                 (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
     raw.execute("DELETE FROM support")
+    # Secondary indexes are dropped and made again after the insert: one sort each beats
+    # updating eight B-trees row by row (a second of a first use).
+    indexes = [sql for (sql,) in raw.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'support' AND sql IS NOT NULL")]
+    for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'support' "
+                               "AND sql IS NOT NULL").fetchall():
+        raw.execute(f'DROP INDEX "{name}"')
     marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
     raw.executemany(
         f"INSERT INTO support ({', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
-        ([json.dumps(row[c]) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS]
-         for row in rows),
+        ([_json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS]
+         for texts in [{}] for row in rows),
     )
+    for sql in indexes:
+        raw.execute(sql)
     return len(rows)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from kb.errors import KBError
 
 
+@lru_cache(maxsize=4096)
 def version_key(version: str) -> tuple:
-    """Order versions numerically (2.14.3.0 > 2.9.1); pre-releases before their release."""
+    """Order versions numerically (2.14.3.0 > 2.9.1); pre-releases before their release.
+    Memoised: a page sorts hundreds of verdicts by a few dozen versions."""
     head = re.split(r"[+]", version)[0]
     parts = re.findall(r"\d+|[a-z]+", head.lower())
     key = []

@@ -167,7 +167,7 @@ def test_cli_single_target(capsys):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[1].split() == ["target", "per", "1M", "tokens", "price/hour", "tokens/s", "note"]
-    assert lines[3].split() == ["target", "0.44", "EUR", "4", "EUR", "2,500"]
+    assert lines[3].split() == ["this", "machine", "0.44", "EUR", "4", "EUR", "2,500"]  # not the word "target"
 
 
 def test_cli_single_target_json(capsys):

@@ -229,3 +229,12 @@ def test_dockerfile():
 ])
 def test_more_dependency_file_names(name, yes):
     assert is_dependency_file(name) is yes
+
+
+def test_every_replacement_reads_after_use():
+    """The suggestion is "use {instead}": no replacement may start with a verb of its own
+    ("use check whether…")."""
+    from kb.migrate.audit_deps import CUDA_ONLY_PACKAGES
+
+    for package in CUDA_ONLY_PACKAGES.values():
+        assert package.instead.split()[0].lower() not in ("check", "use", "replace", "see"), package.instead
