@@ -23,7 +23,8 @@ _BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 # paragraph separators, the bidirectional marks, overrides and isolates (text that reads
 # differently from what it is), lone surrogates (a file name decoded with surrogateescape)
 # and the XML non-characters.
-_ACTING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# (U+200B–U+200D, U+2060 and U+FEFF are invisible: a name holding them looks like another name)
+_ACTING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff"
                      "\ud800-\udfff\ufffe\uffff]")
 
 

@@ -10,7 +10,8 @@ import pytest
 from kb import neutral
 
 HOSTILE = ["\x1b[2J\x1b]0;pwned\x07", "[bold red]x[/]", "[/]", "a\n| Gate passed |", "\x00\x01\x08\x0b\x0c\r",
-           "<!channel>", "<https://evil|click>", "\u202egnp.exe", "\x9b31m", "\udcff\udc1b", "x\x7f", "\ufffe"]
+           "<!channel>", "<https://evil|click>", "\u202egnp.exe", "\x9b31m", "\udcff\udc1b", "x\x7f", "\ufffe",
+           "ev\u200bil", "\ufeffx", "a\u2060b", "a\u200db"]  # zero-width: looks like another name
 
 
 @pytest.mark.parametrize("text", HOSTILE)
@@ -25,6 +26,7 @@ def test_visible_forms():
     assert neutral.clean("a\x1b[2Jb") == "a\\x1b[2Jb"
     assert neutral.clean("line\nnext\ttab\u2028para\u2029end\x85") == "line next tab para end "
     assert neutral.clean("\u202eabc") == "\\u202eabc"
+    assert neutral.clean("ev\u200bil") == "ev\\u200bil"
     assert neutral.clean("caf\udce9") == "caf\\xe9"  # a Latin-1 file name read with surrogateescape
     assert neutral.clean(None) == "" and neutral.clean(3) == "3"
     assert neutral.clean("aten::add.Tensor · ✔ native") == "aten::add.Tensor · ✔ native"

@@ -21,6 +21,7 @@ import contextlib
 import io
 import logging
 import os
+import re
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -482,6 +483,22 @@ _FORMULA_NODES = (
 _LOWERCASE_FUNCTIONS = {"floor", "ceiling", "sqrt", "log", "exp", "sin", "cos", "tan", "tanh", "asin", "acos",
                         "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sign", "trunc", "erf", "round"}
 _REFUSED_NAMES = {"S", "Lambda", "Function", "Expr", "Basic"}
+# The functions torch writes into shape formulas (sympy's and torch.utils._sympy.functions'),
+# and nothing else: sympy has many constructors that compute hugely (RisingFactorial, Matrix,
+# Poly, Float with a precision) or call what they are given.
+_FORMULA_FUNCTIONS = {
+    "Symbol", "Dummy", "Integer", "Rational", "Float", "Add", "Mul", "Pow", "Mod", "Abs", "Min", "Max",
+    "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "LessThan", "StrictLessThan", "GreaterThan", "StrictGreaterThan",
+    "And", "Or", "Not", "Piecewise", "ExprCondPair", "FloorDiv", "CeilDiv", "CleanDiv", "ModularIndexing", "Where",
+    "PythonMod", "IntTrueDiv", "FloatTrueDiv", "LShift", "RShift", "IsNonOverlappingAndDenseIndicator",
+    "TruncToFloat", "TruncToInt", "RoundToInt", "RoundDecimal", "ToFloat", "FloatPow", "PowByNatural", "IntPow",
+    "Identity", "CeilToInt", "FloorToInt",
+}
+_FORMULA_FUNCTION_PREFIXES = ("OpaqueUnaryFn_", "BitwiseFn_")
+_FORMULA_CONSTANTS = {"oo", "zoo", "nan", "pi", "E", "true", "false"}
+_SYMBOL_NAME = re.compile(r"[a-z]{1,4}[0-9]{1,9}")  # s0, u12, ps3, zuf0: the symbols torch names
+MAX_FORMULA_CHARS = 4096
+MAX_FORMULA_ARGS = 64
 
 
 def check_expressions(document: Any, path: str) -> None:
@@ -517,9 +534,11 @@ def quiet_torch_logs():
 def is_plain_formula(text: str) -> bool:
     """Numbers, symbol names, arithmetic and comparisons, and calls of sympy-style
     functions by bare name; `Symbol('s0', ...)` is the only place a string may appear."""
+    if len(text) > MAX_FORMULA_CHARS:
+        return False
     try:
         tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     symbol_names = set()
     for node in ast.walk(tree):
@@ -535,10 +554,17 @@ def is_plain_formula(text: str) -> bool:
             if not isinstance(node.func, ast.Name):
                 return False
             name = node.func.id
-            if not (name[:1].isupper() or name in _LOWERCASE_FUNCTIONS):
+            if not (name in _FORMULA_FUNCTIONS or name in _LOWERCASE_FUNCTIONS
+                    or name.startswith(_FORMULA_FUNCTION_PREFIXES)):
                 return False
+            if len(node.args) + len(node.keywords) > MAX_FORMULA_ARGS or (name == "Float" and len(node.args) > 1):
+                return False  # Float's second argument is a precision in digits
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in symbol_names:
             return False
+        if isinstance(node, ast.Name) and not (_SYMBOL_NAME.fullmatch(node.id) or node.id in _FORMULA_CONSTANTS
+                                               or node.id in _FORMULA_FUNCTIONS or node.id in _LOWERCASE_FUNCTIONS
+                                               or node.id.startswith(_FORMULA_FUNCTION_PREFIXES)):
+            return False  # a bare name is a symbol, a constant or a called function; never `print`
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and abs(node.value) > _MAX_FORMULA_INT:
             return False  # a shape is an int64; a longer literal is only there to cost time
         if not _bounded_power(node):
@@ -580,12 +606,16 @@ def _refuse_unlisted_members(path: str, trusted: tuple[str, ...]) -> None:
     (kb.check.trusted_pickle): torch.export.load unpickles them with the plain unpickler."""
     try:
         with bio.open_zip(path) as archive:
+            declared = _declared_pickles(archive)
             for name in archive.namelist():
                 if "/data/" not in f"/{name}" or name.endswith(".json"):
                     continue
+                # a member the config declares pickled is scanned whatever its first bytes (a
+                # protocol 0 or 1 pickle starts with any opcode); others when they look like one
+                is_declared = name.rsplit("/", 1)[-1] in declared
                 head = archive.open(name).read(4)
-                if not (head.startswith(bio.ZIP_MAGIC) or _looks_like_pickle(head)):
-                    continue
+                if not (is_declared or head.startswith(bio.ZIP_MAGIC) or _looks_like_pickle(head)):
+                    continue  # raw tensor bytes: torch reads them as a buffer, never unpickles them
                 payload = bio.read_member(archive, name, bio.MAX_PICKLE_BYTES)
                 if payload.startswith(bio.ZIP_MAGIC):
                     with bio.open_zip(io.BytesIO(payload)) as inner:  # type: ignore[arg-type]
@@ -601,6 +631,20 @@ def _refuse_unlisted_members(path: str, trusted: tuple[str, ...]) -> None:
                         )
     except (bio.BoundExceeded, bio.DamagedInput) as exc:
         raise ModelInputError(str(exc)) from None
+
+
+def _declared_pickles(archive) -> set[str]:
+    """The member names (`path_name`) the archive's weights/constants configs mark as
+    pickled: torch.export.load unpickles exactly those."""
+    declared: set[str] = set()
+    for name in archive.namelist():
+        if "/data/" in f"/{name}" and name.endswith("_config.json"):
+            config = bio.load_json(bio.read_member(archive, name, bio.MAX_PICKLE_BYTES), name)
+            entries = config.get("config", {}) if isinstance(config, dict) else {}
+            for entry in entries.values() if isinstance(entries, dict) else ():
+                if isinstance(entry, dict) and (entry.get("use_pickle") or entry.get("tensor_meta") is None):
+                    declared.add(str(entry.get("path_name", "")).rsplit("/", 1)[-1])
+    return declared
 
 
 def _meta_payload(reader, names, config_file: str) -> tuple[dict, list[str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from kb import opnames
@@ -152,13 +152,21 @@ def compute_data_as_of(conn: sqlite3.Connection) -> dict[str, str]:
     """Per source: the day of its newest data in this KB (its latest retrieval). Counted at
     every rebuild into kbmeta, so headers say "as of DATE" without a scan."""
     newest: dict[str, str] = {}
+    today = datetime.now(UTC).date().isoformat()
     for table in _DATED_TABLES:
-        sql = f"SELECT source_name, MAX(retrieved_at) FROM {table} WHERE retrieved_at IS NOT NULL GROUP BY source_name"
-        for name, when in conn.execute(sql):
+        # a local report (kb ingest FILE) may claim any retrieval date: it never sets "as of"
+        local = " AND report IS NULL" if _has_column(conn, table, "report") else ""
+        sql = (f"SELECT source_name, MAX(retrieved_at) FROM {table} WHERE retrieved_at IS NOT NULL"
+               f" AND substr(retrieved_at, 1, 10) <= ?{local} GROUP BY source_name")
+        for name, when in conn.execute(sql, (today,)):
             day = (when or "")[:10]
             if name and day and day > newest.get(name, ""):
                 newest[name] = day
     return newest
+
+
+def _has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
 def data_as_of(conn: sqlite3.Connection) -> dict[str, str]:

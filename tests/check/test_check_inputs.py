@@ -210,6 +210,40 @@ def test_exported_program_with_a_pickled_payload(saved, workdir, run_cli, trust)
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("prefix, protocol", [(b"", "0"), (b"(0", "2")], ids=["protocol-0", "mark-pop-then-2"])
+def test_a_pickled_payload_without_a_protocol_header_is_scanned_too(saved, workdir, run_cli, prefix, protocol):
+    """A member the config marks pickled is scanned whatever its first bytes: a protocol 0
+    pickle (or one behind MARK/POP_MARK) names os.system too (found by an attack run)."""
+    import json
+
+    marker = workdir / "pwned"
+    command = f"touch {marker}".encode()
+    if protocol == "0":
+        payload = b"cos\nsystem\n(S'" + command + b"'\ntR."
+    else:
+        payload = prefix + b"\x80\x02cos\nsystem\nX" + len(command).to_bytes(4, "little") + command + b"\x85R."
+    source = saved["mlp"]["exported_program"]
+    evil = workdir / f"evil-{protocol}.pt2"
+    with zipfile.ZipFile(source) as src:
+        config_name = next(n for n in src.namelist() if n.endswith("model_weights_config.json"))
+        config = json.loads(src.read(config_name))
+        first = next(iter(config["config"].values()))
+        first["use_pickle"] = True
+        weight_name = config_name.rsplit("/", 1)[0] + "/" + first["path_name"]
+        with zipfile.ZipFile(evil, "w") as dst:
+            for item in src.infolist():
+                data = src.read(item.filename)
+                if item.filename == config_name:
+                    data = json.dumps(config).encode()
+                elif item.filename == weight_name:
+                    data = payload
+                dst.writestr(item, data)
+    code, _out, err = run_cli("check", evil, "--trust", "--train")
+    line = _one_line_error(code, err)
+    assert "system" in line and "allow-list" in line
+    assert not marker.exists()
+
+
 @pytest.mark.parametrize("trust", [False, True], ids=["untrusted", "trusted"])
 def test_shape_formula_that_would_run_code_is_refused(workdir, run_cli, trust):
     """torch's deserializer evaluates symbolic-shape strings with sympy (eval): a crafted

@@ -256,3 +256,17 @@ def test_a_version_only_a_report_names_gets_no_presumed_verdicts(shipped, isolat
     at_99 = [v for v in queries.op_verdicts(conn, ["aten::add.Tensor", "aten::relu"], "neuron")
              if v["backend_version"] == "99.0"]
     assert [(v["op"], v["basis"]) for v in at_99] == [("aten::relu", "local")]
+
+
+def test_a_local_report_never_sets_the_kbs_as_of_date(small_data, isolated_kb, tmp_path, capsys):
+    """A report may claim any retrieval date (2099): "as of" and the stale-data notice
+    rest on shipped and self-made data only."""
+    from kb.store import db, queries
+    from tests.conftest import op_status, run_kb, write_records
+
+    report = write_records(tmp_path / "future.jsonl",
+                           [op_status("aten::relu", "unsupported", at="2099-01-01T00:00:00+00:00")])
+    code, out, err = run_kb(capsys, "ingest", report)
+    assert code == 0, err
+    days = queries.compute_data_as_of(db.open_kb(str(isolated_kb)))
+    assert all(day < "2099" for day in days.values()), days
