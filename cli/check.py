@@ -16,7 +16,7 @@ import typer
 from cli.options import DbOption, JsonOption, VerboseOption
 from kb import neutral
 from kb.errors import KBError
-from kb.vocab import MODES, SEVERITY, UNKNOWN
+from kb.vocab import MODES, SEVERITY, UNKNOWN, trips
 
 FORMATS = ("table", "json", "markdown", "sarif", "junit")
 # `--fail-on LEVEL` trips on LEVEL or worse in this order; crash and timeout count as
@@ -201,14 +201,6 @@ def is_allowed(op, allowed: set[str]) -> bool:
         return True
     problems = [leaf.op for leaf in op.via if SEVERITY[leaf.status] >= SEVERITY["fallback"]]
     return bool(problems) and all(name in allowed for name in problems)
-
-
-def trips(status: str, fail_on: str | None, fail_on_unknown: bool) -> bool:
-    """Whether one status trips the gate: `unknown` only by its own switch; the rest by
-    the scale native < decomposed < fallback < unsupported (crash, timeout as unsupported)."""
-    if status == UNKNOWN:
-        return fail_on_unknown
-    return fail_on is not None and SEVERITY[status] >= SEVERITY[fail_on]
 
 
 def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_on_unknown: bool = False) -> dict:

@@ -112,7 +112,7 @@ def _hazard_level(report, gate: dict) -> str:
     """error where the report is a compile-mode check and the gate stops at unsupported ops
     (a call that cannot compile is as bad as one the backend rejects); warning otherwise.
     The gate's exit status counts ops, not hazards: gateFinding stays false."""
-    from cli.check import trips
+    from kb.vocab import trips
 
     if report.mode == "compile" and trips("unsupported", gate.get("fail_on"), False):
         return "error"

@@ -22,6 +22,14 @@ SEVERITY = {
     "timeout": 4,
 }
 
+def trips(status: str, fail_on: str | None, fail_on_unknown: bool) -> bool:
+    """Whether one status trips a `--fail-on` gate: `unknown` only by its own switch; the
+    rest by the scale native < decomposed < fallback < unsupported (crash, timeout as unsupported)."""
+    if status == UNKNOWN:
+        return fail_on_unknown
+    return fail_on is not None and SEVERITY[status] >= SEVERITY[fail_on]
+
+
 # Evidence precedence (higher wins). A restated fact (`manual`) ranks with the
 # document it restates.
 # A `doc_rule` (a vendor page's rule for a class of ops, kb.store.rules) ranks below every
