@@ -68,8 +68,7 @@ def replay_command(
         records = [run, *sorted(statuses, key=lambda s: (s.op, s.mode))]
         from kb.store.dbfile import check_output
 
-        destination = out or (os.path.join(out_dir, f"replay-{spec.target}-{spec.backend_version}.jsonl")
-                              if out_dir else None)
+        destination = out or (replay.out_file(spec, out_dir) if out_dir else None)
         check_output(destination, db)
         written = _write(records, destination)
         ingested = _ingest(records, db, run.run_id) if ingest else None

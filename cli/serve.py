@@ -58,6 +58,7 @@ def serve_command(
     from kb.store import db as kbdb
 
     path = kbdb.resolve_path(db)
+    serve.check_path(path)  # before the KB is built there: Datasette would open another file
     kbdb.open_kb(path).close()  # build from data/ (or migrate) first: the server only reads it
     register_pages()
     if get is not None:

@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import tempfile
 from collections import defaultdict
@@ -46,6 +47,9 @@ SOURCE_KIND = "inferred"
 SOURCE_NAME = "replay"
 REPLAY_VERSION = "1"
 SPEC_DIR = "replay"  # under data/: one JSON spec per replayed backend version
+# A spec's target and backend_version name output files and run ids: a plain name or version
+# (`tpu`, `0.1.0.dev0+g98154b8`), never a path; checked when the spec is loaded.
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,79}")
 RULES = {
     "kernel": "registered on the backend's dispatch key: its own kernel",
     "pinned": "registered, but the kernel runs the op on the CPU",
@@ -115,7 +119,7 @@ def load_spec(path: str) -> ReplaySpec:
         policy = {mode: rule["action"] for mode, rule in raw["policy"].items()}
         pinned = raw.get("cpu_pinned") or {}
         return ReplaySpec(
-            target=raw["target"], backend_version=raw["backend_version"],
+            target=_plain(raw, "target", path), backend_version=_plain(raw, "backend_version", path),
             kernels=frozenset(read_kernel_list(os.path.join(folder, raw["kernels"]["file"]))),
             kernels_source=raw["kernels"]["source"], policy=policy, policy_source=raw["policy_source"],
             cpu_pinned=frozenset(read_kernel_list(os.path.join(folder, pinned["file"]))) if pinned else frozenset(),
@@ -126,6 +130,24 @@ def load_spec(path: str) -> ReplaySpec:
         )
     except (KeyError, TypeError) as exc:
         raise ReplayError(f"{path}: replay spec lacks {exc}") from None
+
+
+def _plain(raw: dict[str, Any], key: str, path: str) -> str:
+    """raw[key] if it is a plain name or version: the spec is someone else's file, and these
+    two fields become parts of file names (kb.probe.replay.out_file)."""
+    value = raw[key]
+    if not isinstance(value, str) or not PLAIN_NAME.fullmatch(value) or ".." in value:
+        raise ReplayError(f"{path}: {key} must be a plain name or version (letters, digits, ._+-), "
+                          f"got {value!r:.100}")
+    return value
+
+
+def out_file(spec: ReplaySpec, out_dir: str) -> str:
+    """Where `--out-dir` puts a spec's report: each record-derived part slugged, the whole
+    refused unless it stays under out_dir (as kb.store.export names its files)."""
+    from kb.store.export import safe_path, slug
+
+    return safe_path(out_dir, f"replay-{slug(spec.target)}-{slug(spec.backend_version)}.jsonl")
 
 
 def shipped_specs() -> list[str]:

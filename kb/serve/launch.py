@@ -114,8 +114,24 @@ def kb_tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
 
 
+# Datasette (and build_metadata) open the KB as the URI `file:{path}?mode=ro`, unescaped: in
+# such a path `?` and `#` end the file name and `%XX` decodes, so `foreign#.sqlite` opens `foreign`.
+URI_SPECIAL = "?#%"
+
+
+def check_path(kb_path: str) -> None:
+    """Refuse a KB path SQLite would read as another file, before anything opens it."""
+    from kb.errors import KBError
+
+    found = sorted({c for c in kb_path if c in URI_SPECIAL})
+    if found:
+        raise KBError(f"kb serve cannot open a KB whose path contains {' '.join(found)} "
+                      "(SQLite would read another file): rename or link it to a plain name")
+
+
 def build_metadata(kb_path: str, base: dict[str, Any] | None = None) -> dict[str, Any]:
     """The shipped metadata completed for this KB file (coverage columns, available queries)."""
+    check_path(kb_path)
     metadata = copy.deepcopy(base if base is not None else load_metadata())
     conn = sqlite3.connect(f"file:{kb_path}?mode=ro", uri=True)
     try:
@@ -161,6 +177,7 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
     """A Datasette app on the KB file, read-only and live, named `kb`, with kb's metadata and plugin."""
     from datasette.app import Datasette
 
+    check_path(kb_path)
     register_plugin()
     ds = Datasette(
         files=[kb_path],
@@ -173,7 +190,21 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
     if db.name != DB_NAME:
         ds.remove_database(db.name)
         ds.add_database(db, name=DB_NAME)
+    quiet_errors()
     return ds
+
+
+def quiet_errors() -> None:
+    """Datasette prints no traceback for a page it answers with an error.
+
+    With rich installed, Datasette prints every 4xx (a mistyped URL, a refused write) as a
+    traceback with locals on stdout — into `kb serve --get`'s page too; without it, its handler
+    prints tracebacks for real errors only. There is no setting for this, and every
+    handle_exception hook runs, so no plugin can. Imported after Datasette's app (its plugins
+    import each other)."""
+    import datasette.handle_exception
+
+    datasette.handle_exception.rich = None
 
 
 def app(kb_path: str, *, host: str = "127.0.0.1", host_names=()):
@@ -190,11 +221,5 @@ def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001, host_names
 
     from kb.serve.guard import guard
 
-    ds = make_datasette(kb_path)  # imports Datasette's plugins first (they import each other)
-    import datasette.handle_exception
-
-    # With rich installed, Datasette prints every 4xx (a mistyped URL, a refused write) as a
-    # traceback with locals; without it, its handler prints tracebacks for real errors only.
-    # There is no setting for this, and every handle_exception hook runs, so no plugin can.
-    datasette.handle_exception.rich = None
+    ds = make_datasette(kb_path)
     uvicorn.run(guard(ds.app(), host, host_names), host=host, port=port, log_level="warning", lifespan="on", workers=1)

@@ -38,11 +38,11 @@ def _prov(row: sqlite3.Row, **extra) -> rec.Provenance:
     )
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     """A file-name part from a record field: letters, digits, `._-` only, no leading dot
     (so never `..`), bounded; record fields are data someone else wrote."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.")[:80]
-    return slug or "unnamed"
+    part = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.")[:80]
+    return part or "unnamed"
 
 
 def safe_path(out_dir: str, relative: str) -> str:
@@ -65,10 +65,10 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
 
     def run_file(run_id: str) -> str:
         run = runs[run_id]
-        return f"probes/{_slug(run['target'])}-{_slug(run['backend_version'])}-{_slug(run['kind'])}.jsonl"
+        return f"probes/{slug(run['target'])}-{slug(run['backend_version'])}-{slug(run['kind'])}.jsonl"
 
     for row in conn.execute(_CURRENT_OBSERVATIONS):
-        where = run_file(row["probe_run_id"]) if row["probe_run_id"] else f"scraped/{_slug(row['source_name'])}.jsonl"
+        where = run_file(row["probe_run_id"]) if row["probe_run_id"] else f"scraped/{slug(row['source_name'])}.jsonl"
         files[where].append(rec.OpStatus(
             op=row["op"], target=row["target"], backend_version=row["backend_version"], status=row["status"],
             mode=row["mode"], torch_version=row["torch_version"], dtypes=_j(row["dtypes"]),
@@ -83,13 +83,13 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
                 params=_j(run["params"]), tool_version=run["tool_version"]))
     for row in conn.execute("SELECT l.*, r.product, r.version FROM limitation l JOIN release r ON r.id = l.release_id "
                             "WHERE l." + _LOCAL):
-        files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(rec.Limitation(
+        files[f"scraped/{slug(row['source_name'])}.jsonl"].append(rec.Limitation(
             target=row["target"], product=row["product"], version=row["version"], feature=row["feature"],
             status=row["status"], note=row["note"], provenance=_prov(row)))
     window_fields = ("product", "cycle", "release_date", "support_end", "eol", "eol_kind", "eol_release",
                      "statement_date", "title", "note")
     for row in conn.execute("SELECT * FROM supportwindow WHERE " + _LOCAL):
-        files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(
+        files[f"scraped/{slug(row['source_name'])}.jsonl"].append(
             rec.SupportWindow(provenance=_prov(row), **{k: row[k] for k in window_fields}))
     caveat_fields = ("op", "target", "kind", "statement", "family", "min_version", "max_version", "measured_on",
                      "mode", "phase", "dtypes", "arg_dtypes", "conditions", "figure", "workaround")
@@ -98,11 +98,11 @@ def collect(conn: sqlite3.Connection) -> dict[str, list[rec.Record]]:
                   for k in caveat_fields}
         values["family"] = bool(values["family"])
         values["dtypes"] = tuple(values["dtypes"]) if values["dtypes"] else None
-        files[f"caveats/{_slug(row['source_name'])}.jsonl"].append(rec.Caveat(provenance=_prov(row), **values))
+        files[f"caveats/{slug(row['source_name'])}.jsonl"].append(rec.Caveat(provenance=_prov(row), **values))
     sources = {key.split("/", 1)[1].rsplit(".", 1)[0] for key in files if key.startswith("scraped/")}
     for row in conn.execute("SELECT * FROM release"):
-        if _slug(row["source_name"]) in sources and row["source_kind"] not in ("live_probe", "static_probe"):
-            files[f"scraped/{_slug(row['source_name'])}.jsonl"].append(rec.Release(
+        if slug(row["source_name"]) in sources and row["source_kind"] not in ("live_probe", "static_probe"):
+            files[f"scraped/{slug(row['source_name'])}.jsonl"].append(rec.Release(
                 product=row["product"], version=row["version"], date=row["date"], sdk_version=row["sdk_version"],
                 torch_versions=tuple(_j(row["torch_versions"]) or ()),
                 python_versions=tuple(_j(row["python_versions"]) or ()), os=tuple(_j(row["os"]) or ()),

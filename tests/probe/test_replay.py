@@ -5,6 +5,7 @@ the live probe records on a sim configured the same way."""
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 
 import pytest
@@ -127,3 +128,58 @@ def test_sdpa_takes_the_fused_kernel_when_the_backend_registers_its_choice(tmp_p
     assert sdpa["eager"].detail["source"] == "https://example.test/sdp_choice.cc"
     fused = next(s for s in statuses if s.op == replay.SDPA_FUSED and s.mode == "eager")
     assert fused.status == "native"
+
+
+def _hostile_spec(tmp_path, **fields):
+    (tmp_path / "kernels.txt").write_text("\n".join(KERNELS) + "\n", encoding="utf-8")
+    spec = {"target": "tpu", "backend_version": "0.1.1", "kernels": {"file": "kernels.txt", "source": SOURCE},
+            "policy": {"eager": {"action": "cpu"}}, "policy_source": "https://example.test/policy", **fields}
+    (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    return tmp_path / "spec.json"
+
+
+def _tree(root) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize("fields", [
+    {"backend_version": "0.1.1/../../../../pwn2"},
+    {"backend_version": "../pwn"},
+    {"backend_version": "0.1.1\\..\\pwn"},
+    {"backend_version": ".."},
+    {"backend_version": 1.5},
+    {"target": "../../pwn"},
+    {"target": "tpu/x"},
+    {"target": ""},
+])
+def test_a_spec_naming_a_path_is_refused_and_nothing_is_written(tmp_path, capsys, fields):
+    """Issue 24: the target and backend_version name the --out-dir file; a spec that makes them
+    a path is refused in one line when it is loaded, before anything runs or is written."""
+    from tests.conftest import run_kb
+
+    work = tmp_path / "a" / "b" / "c"
+    work.mkdir(parents=True)
+    spec = _hostile_spec(work, **fields)
+    out = work / "out"
+    (out / "replay-tpu-0.1.1").mkdir(parents=True)  # so `replay-tpu-0.1.1/../..` resolves, as it did for the attacker
+    before = _tree(tmp_path)
+    code, stdout, err = run_kb(capsys, "replay", str(spec), "--no-ingest", "--ops", "add", "--out-dir", str(out))
+    assert code == 2 and stdout == ""
+    assert len(err.strip().splitlines()) == 1 and "plain name or version" in err
+    assert _tree(tmp_path) == before  # no report in out, nothing beside or above it
+    assert not [p for p in tmp_path.rglob("*pwn*")]
+
+
+def test_out_file_slugs_record_parts_and_stays_under_out_dir(tmp_path):
+    """A spec built in code (never loaded) still cannot name a file outside --out-dir."""
+    spec = replay.ReplaySpec(target="../../t", backend_version="0.1.1/../../../../pwn2", kernels=frozenset(),
+                             kernels_source=SOURCE, policy={"eager": "cpu"}, policy_source=SOURCE)
+    path = replay.out_file(spec, str(tmp_path / "out"))
+    assert os.path.dirname(path) == os.path.realpath(tmp_path / "out")
+    assert os.path.basename(path) == "replay-t-0.1.1-..-..-..-..-pwn2.jsonl"
+
+
+def test_the_shipped_specs_are_plain():
+    for path in replay.shipped_specs():
+        spec = replay.load_spec(path)
+        assert replay.out_file(spec, "/tmp/out").startswith("/tmp/out/replay-")
