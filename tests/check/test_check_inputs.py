@@ -174,56 +174,11 @@ def test_legacy_torch_save_files_are_scanned_past_the_header(workdir, run_cli):
     assert "state_dict" in _one_line_error(code, err)
 
 
-@pytest.mark.parametrize("trust", [False, True], ids=["untrusted", "trusted"])
-def test_exported_program_with_a_pickled_payload(saved, workdir, run_cli, trust):
-    """An archive whose weight is marked as pickled and holds an exploit: refused either way."""
+def _with_pickled_weight(source, evil, payload: bytes) -> None:
+    """A copy of the export `source` at `evil` whose first weight the config marks pickled
+    and whose bytes are `payload`."""
     import json
 
-    import torch
-
-    marker = workdir / "pwned"
-    source = saved["mlp"]["exported_program"]
-    evil = workdir / "evil.pt2"
-    payload = workdir / "payload.pt"
-    torch.save(_Payload(marker), str(payload))
-    with zipfile.ZipFile(source) as src:
-        config_name = next(n for n in src.namelist() if n.endswith("model_weights_config.json"))
-        config = json.loads(src.read(config_name))
-        first = next(iter(config["config"].values()))
-        first["use_pickle"] = True
-        weight_name = config_name.rsplit("/", 1)[0] + "/" + first["path_name"]
-        with zipfile.ZipFile(evil, "w") as dst:
-            for item in src.infolist():
-                data = src.read(item.filename)
-                if item.filename == config_name:
-                    data = json.dumps(config).encode()
-                elif item.filename == weight_name:
-                    data = payload.read_bytes()
-                dst.writestr(item, data)
-    args = ["check", evil] + (["--trust"] if trust else [])
-    code, out, err = run_cli(*args)  # the graph is read as data: the payload is never opened
-    assert code == 0 and "aten::linear" in out, err
-    assert not marker.exists()
-    code, _out, err = run_cli(*args, "--train")  # replaying the program loads it through torch
-    line = _one_line_error(code, err)
-    assert ("system" in line) if trust else ("--trust" in line)
-    assert not marker.exists()
-
-
-@pytest.mark.parametrize("prefix, protocol", [(b"", "0"), (b"(0", "2")], ids=["protocol-0", "mark-pop-then-2"])
-def test_a_pickled_payload_without_a_protocol_header_is_scanned_too(saved, workdir, run_cli, prefix, protocol):
-    """A member the config marks pickled is scanned whatever its first bytes: a protocol 0
-    pickle (or one behind MARK/POP_MARK) names os.system too (found by an attack run)."""
-    import json
-
-    marker = workdir / "pwned"
-    command = f"touch {marker}".encode()
-    if protocol == "0":
-        payload = b"cos\nsystem\n(S'" + command + b"'\ntR."
-    else:
-        payload = prefix + b"\x80\x02cos\nsystem\nX" + len(command).to_bytes(4, "little") + command + b"\x85R."
-    source = saved["mlp"]["exported_program"]
-    evil = workdir / f"evil-{protocol}.pt2"
     with zipfile.ZipFile(source) as src:
         config_name = next(n for n in src.namelist() if n.endswith("model_weights_config.json"))
         config = json.loads(src.read(config_name))
@@ -238,6 +193,44 @@ def test_a_pickled_payload_without_a_protocol_header_is_scanned_too(saved, workd
                 elif item.filename == weight_name:
                     data = payload
                 dst.writestr(item, data)
+
+
+@pytest.mark.parametrize("trust", [False, True], ids=["untrusted", "trusted"])
+def test_exported_program_with_a_pickled_payload(saved, workdir, run_cli, trust):
+    """An archive whose weight is marked as pickled and holds an exploit: refused either way."""
+
+    import torch
+
+    marker = workdir / "pwned"
+    source = saved["mlp"]["exported_program"]
+    evil = workdir / "evil.pt2"
+    payload = workdir / "payload.pt"
+    torch.save(_Payload(marker), str(payload))
+    _with_pickled_weight(source, evil, payload.read_bytes())
+    args = ["check", evil] + (["--trust"] if trust else [])
+    code, out, err = run_cli(*args)  # the graph is read as data: the payload is never opened
+    assert code == 0 and "aten::linear" in out, err
+    assert not marker.exists()
+    code, _out, err = run_cli(*args, "--train")  # replaying the program loads it through torch
+    line = _one_line_error(code, err)
+    assert ("system" in line) if trust else ("--trust" in line)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("prefix, protocol", [(b"", "0"), (b"(0", "2")], ids=["protocol-0", "mark-pop-then-2"])
+def test_a_pickled_payload_without_a_protocol_header_is_scanned_too(saved, workdir, run_cli, prefix, protocol):
+    """A member the config marks pickled is scanned whatever its first bytes: a protocol 0
+    pickle (or one behind MARK/POP_MARK) names os.system too (found by an attack run)."""
+
+    marker = workdir / "pwned"
+    command = f"touch {marker}".encode()
+    if protocol == "0":
+        payload = b"cos\nsystem\n(S'" + command + b"'\ntR."
+    else:
+        payload = prefix + b"\x80\x02cos\nsystem\nX" + len(command).to_bytes(4, "little") + command + b"\x85R."
+    source = saved["mlp"]["exported_program"]
+    evil = workdir / f"evil-{protocol}.pt2"
+    _with_pickled_weight(source, evil, payload)
     code, _out, err = run_cli("check", evil, "--trust", "--train")
     line = _one_line_error(code, err)
     assert "system" in line and "allow-list" in line
