@@ -155,18 +155,13 @@ def compute_data_as_of(conn: sqlite3.Connection) -> dict[str, str]:
     today = datetime.now(UTC).date().isoformat()
     for table in _DATED_TABLES:
         # a local report (kb ingest FILE) may claim any retrieval date: it never sets "as of"
-        local = " AND report IS NULL" if _has_column(conn, table, "report") else ""
         sql = (f"SELECT source_name, MAX(retrieved_at) FROM {table} WHERE retrieved_at IS NOT NULL"
-               f" AND substr(retrieved_at, 1, 10) <= ?{local} GROUP BY source_name")
+               f" AND substr(retrieved_at, 1, 10) <= ? AND report IS NULL GROUP BY source_name")
         for name, when in conn.execute(sql, (today,)):
             day = (when or "")[:10]
             if name and day and day > newest.get(name, ""):
                 newest[name] = day
     return newest
-
-
-def _has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
-    return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
 def data_as_of(conn: sqlite3.Connection) -> dict[str, str]:
