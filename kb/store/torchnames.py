@@ -84,9 +84,9 @@ def _ops_list(value: Any) -> list[str] | None:
 
 
 @lru_cache(maxsize=8)
-def _read(path: str, mtime: float) -> tuple[dict[str, Any], str]:
+def _read(path: str, stamp: tuple[float, int]) -> tuple[dict[str, Any], str]:
     """(entries, torch version) of one map file; entries that are not the right shape are left out."""
-    del mtime  # part of the cache key only: a regenerated map is read again
+    del stamp  # (mtime, size): part of the cache key only, so a regenerated map is read again
     with open(path, "rb") as fh:
         raw = fh.read(MAX_MAP_BYTES + 1)
     if len(raw) > MAX_MAP_BYTES:
@@ -121,7 +121,8 @@ def load(kind: str) -> tuple[dict[str, Any], str | None, str]:
     path = _newest(kind)
     if path is None:
         return {}, None, ""
-    entries, version = _read(path, os.path.getmtime(path))
+    info = os.stat(path)
+    entries, version = _read(path, (info.st_mtime, info.st_size))
     return entries, f"{kind}/{os.path.basename(path)}", version
 
 
