@@ -249,6 +249,7 @@ def tally(rows: list[dict[str, Any]], target: str, ops: list[str], what: str = "
     effective status and one line, e.g. "tpu 0.2.0: 3 of 3 ops native"."""
     from kb.vocab import SEVERITY
 
+    what = what.removesuffix("s") if len(ops) == 1 else what
     mine = [v for v in rows if v["target"] == target and v["op"] in ops]
     eager = [v for v in mine if v["mode"] == "eager"] or mine
     if not ops:
