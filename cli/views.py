@@ -94,7 +94,8 @@ def module_header(module: dict[str, Any]) -> None:
     verdict table follows."""
     from kb.neutral import terminal
 
-    count = f"{len(module['forward'])} ATen ops" if module["forward"] else "no ATen ops"
+    n = len(module["forward"])
+    count = f"{n} ATen op{'s' if n != 1 else ''}" if n else "no ATen ops"
     print(terminal(f"{module['name']} is a module: its forward dispatches {count} "
                    f"({module['constructor']} on {', '.join(module['inputs'])}, {module['device']} tensors, "
                    f"eval mode, torch {module['torch_version']}; {module['map']})"))

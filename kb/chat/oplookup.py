@@ -156,9 +156,13 @@ def _modules(conn: sqlite3.Connection, q: Question, matches: list[OpMatch], miss
             taken.add(word)
         elif names.looks_like_module(word):
             missing.append(word)
-            suggestions += [f"nn.{m.rsplit('.', 1)[1]}" for m in names.close_modules(word)]
+            if len(missing) <= MAX_FUZZY_MODULES:  # each is a pass over the module names
+                suggestions += [f"nn.{m.rsplit('.', 1)[1]}" for m in names.close_modules(word)]
             taken.add(word)
     return taken
+
+
+MAX_FUZZY_MODULES = 8
 
 
 def opnames_like_aten(word: str) -> bool:
