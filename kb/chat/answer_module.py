@@ -74,7 +74,7 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
         lines.append(f"- **{md(tally['line'])}** ({mode})")
         lines += _groups(forward, at, src, facts)
         _training_line(lines, mine, mention.target, training, forward)
-        heads.append(_verdict(tally))
+        heads.append(_verdict(tally, _asked(q)))
     if heads and q.text.lower().lstrip().startswith(YES_NO_CUES):
         lines.insert(0, "; ".join(heads) + "\n")
     return lines
@@ -84,8 +84,15 @@ YES_NO_CUES = ("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would 
 _WEAK = {"presumed": "presumed: carried from an older version", "inferred": "inferred: a dispatcher replay"}
 
 
-def _verdict(tally: dict[str, Any]) -> str:
-    """One clause for a target: does the whole layer run there (its worst op decides)?"""
+def _asked(q: Question) -> str:
+    """The status a yes/no question asks about: "does X fall back?", "is X native?"; else "supported"."""
+    asked = [s for s in q.statuses if s in ("native", "fallback", "unsupported")]
+    return asked[0] if asked else "supported"
+
+
+def _verdict(tally: dict[str, Any], want: str = "supported") -> str:
+    """One clause for a target: does the whole layer run there (its worst op decides), or,
+    for "does it fall back / is it native / unsupported", do any / all of its ops?"""
     ops = tally["ops"]
     where = f"{tally['target']} {tally['version']}"
     bad = [o["op"] for o in ops if o["status"] in ("unsupported", "crash", "timeout")]
@@ -95,6 +102,32 @@ def _verdict(tally: dict[str, Any]) -> str:
     bases = {o["basis"] for o in ops if o["basis"]}
     weak = next((_WEAK[b] for b in ("presumed", "inferred") if b in bases), "")
     suffix = f" ({weak})" if weak else ""
+    count = f"{len(ops)} ops" if len(ops) != 1 else "1 op"
+    if want in ("fallback", "unsupported"):
+        hit = host if want == "fallback" else bad
+        verb = "falls back" if want == "fallback" else "is unsupported"
+        if hit:
+            plural = {"falls back": "fall back", "is unsupported": "are unsupported"}[verb] if len(hit) > 1 else verb
+            return f"**Yes** on {where} — {_few(hit)} ({len(hit)} of its {count}) {plural}{suffix}"
+        if unknown:
+            return (f"**Not known** on {where} — none of those with evidence {verb}; {len(unknown)} of its {count} "
+                    f"have none{suffix}")
+        if len(ops) == 1:
+            negated = "does not fall back" if want == "fallback" else "is not unsupported"
+            return f"**No** on {where} — its one op, `{md(ops[0]['op'])}`, {negated}{suffix}"
+        return f"**No** on {where} — none of its {count} {verb}{suffix}"
+    if want == "native":
+        native = sum(1 for o in ops if o["status"] == "native")
+        if native == len(ops):
+            mine = "its one op has" if len(ops) == 1 else f"every one of its {count} has"
+            return f"**Yes** on {where} — {mine} its own kernel{suffix}"
+        if bad:
+            return f"**No** on {where} — {_few(bad)} {'is' if len(bad) == 1 else 'are'} unsupported{suffix}"
+        if host:
+            return f"**No** on {where} — {_few(host)} {'falls' if len(host) == 1 else 'fall'} back to the CPU{suffix}"
+        if not (unknown or untraced):
+            return (f"**It runs on {tally['target']}, though not all as own kernels** on {where} — {native} of "
+                    f"{count} native, the others decomposed into ops on the device{suffix}")
     if bad:
         return f"**No** on {where} — {_few(bad)} {'is' if len(bad) == 1 else 'are'} unsupported{suffix}"
     if host:
