@@ -85,3 +85,20 @@ def test_fast_path_prints_the_same(capsys, shipped):
     code2, out, _ = run_kb(capsys, "op", "nn.GELU", "-t", "tpu", "--verbose", "--db", shipped)
     assert code == 0 and code2 == 0
     assert fast_out.splitlines()[:3] == out.splitlines()[:3]
+
+
+def test_module_page_never_imports_torch(shipped, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    code = ("import sys, io, contextlib\nfrom cli.entry import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['op', 'nn.MultiheadAttention', '-t', 'tpu', '--db', {shipped!r}])\n"
+            "from kb.chat.answer import answer\n"
+            f"answer('does nn.LSTM work on tpu?', db={shipped!r})\n"
+            "assert rc == 0 and 'torch' not in sys.modules, rc\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=str(REPO), capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "KB_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
