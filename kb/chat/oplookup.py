@@ -144,29 +144,23 @@ def _modules(conn: sqlite3.Connection, q: Question, matches: list[OpMatch], miss
              suggestions: list[str]) -> set[str]:
     """Words of the question that name torch.nn modules, matched first (an `nn.X` spelling
     that names none is missing, with the close module names as suggestions)."""
-    from kb.store import torchnames as names
-
     taken: set[str] = set()
     for word in (*q.op_words, *q.function_words, *q.plain_words):
-        if word in taken or opnames_like_aten(word):
+        if word in taken or word.startswith(("aten::", "aten.", "torch.ops.")):
             continue
         found = module_match(conn, word)
         if found is not None:
             matches.append(found)
             taken.add(word)
-        elif names.looks_like_module(word):
+        elif torchnames.looks_like_module(word):
             missing.append(word)
             if len(missing) <= MAX_FUZZY_MODULES:  # each is a pass over the module names
-                suggestions += [f"nn.{m.rsplit('.', 1)[1]}" for m in names.close_modules(word)]
+                suggestions += [f"nn.{m.rsplit('.', 1)[1]}" for m in torchnames.close_modules(word)]
             taken.add(word)
     return taken
 
 
 MAX_FUZZY_MODULES = 8
-
-
-def opnames_like_aten(word: str) -> bool:
-    return word.startswith(("aten::", "aten.", "torch.ops."))
 
 
 def _op_like(word: str) -> bool:
