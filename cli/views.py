@@ -103,13 +103,15 @@ def module_header(module: dict[str, Any]) -> None:
         print(terminal(f"  {forward['line']}" + (f" (how to find out: {forward['settle']})" if forward.get("settle") else "")))
         if training["total"] and training["version"] and training["line"] != forward["line"]:
             print(terminal(f"    training step: {training['line'].split(': ', 1)[1]}"))
-    targets = [s["target"] for s in module["summary"] if s["version"]] or [s["target"] for s in module["summary"]]
-    by_target = {s["target"]: {o["op"]: o for o in s["ops"]} for s in module["summary"]}
-    heads = [f"{s['target']} {s['version']}" if s["version"] else s["target"] for s in module["summary"]
-             if s["target"] in targets]
-    if module["forward"]:
-        table(["op", *heads], [[op, *[_cell(by_target[t].get(op)) for t in targets]] for op in module["forward"]],
-              title=f"{module['name']}: forward ops (eval) × targets, newest version, eager", status_column=None)
+    # a layer that does nothing in eval mode (dropout) is shown by its training step's ops
+    summary, ops, what = (module["summary"], module["forward"], "forward ops (eval)") if module["forward"] else \
+        (module["training_summary"], module["training_ops"], "training-step ops")
+    targets = [s["target"] for s in summary if s["version"]] or [s["target"] for s in summary]
+    by_target = {s["target"]: {o["op"]: o for o in s["ops"]} for s in summary}
+    heads = [f"{s['target']} {s['version']}" if s["version"] else s["target"] for s in summary if s["target"] in targets]
+    if ops:
+        table(["op", *heads], [[op, *[_cell(by_target[t].get(op)) for t in targets]] for op in ops],
+              title=f"{module['name']}: {what} × targets, newest version, eager", status_column=None)
     print()
 
 

@@ -64,7 +64,7 @@ def test_dropout_forward_is_empty_in_eval(capsys, shipped):
     code, out, _ = run_kb(capsys, "op", "nn.Dropout", "-t", "tpu", "--db", shipped)
     assert code == 0
     assert "forward dispatches no ATen ops" in out and "tpu: nothing dispatched to run" in out
-    assert "training step:" in out  # bernoulli_ and friends in training mode
+    assert "training step:" in out and "training-step ops × targets" in out and "aten::bernoulli_.float" in out
 
 
 def test_op_names_stay_ops_and_unknown_modules_say_so(capsys, shipped):
