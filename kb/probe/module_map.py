@@ -27,11 +27,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from kb.store.torchnames import NOT_LAYERS
+
 TIMEOUT_S = 10  # one module stuck this long is given up
 MIN_MODULES = 100  # fewer means the tracing itself broke: refuse to write the map
-# Classes that are containers or abstract bases, not layers with a forward of their own.
-NOT_LAYERS = frozenset({"Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-                        "ParameterDict", "DataParallel", "RNNBase", "RNNCellBase"})
 
 # Input shapes, named: (batch, sequence, features) and (batch, channels, spatial...) layouts.
 SEQ = ("f", (2, 4, 16))

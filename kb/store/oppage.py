@@ -214,6 +214,10 @@ def module_named(conn: sqlite3.Connection, name: str) -> torchnames.TorchName | 
     if not text or text.startswith(_ATEN_PREFIXES):
         return None
     found = torchnames.resolve_module(text)
+    container = torchnames.container_of(text) if found is None else None
+    if container:
+        raise KBError(f"torch.nn.{container} holds other modules (or is their base class) and has no forward of its "
+                      "own: ask about the layers inside it, e.g. nn.Linear or nn.Conv2d")
     if found is None and torchnames.looks_like_module(text):
         raise UnknownOpError(text, torchnames.close_modules(text))
     if found is None or "." in text.split("(")[0]:

@@ -24,6 +24,10 @@ from typing import Any
 
 from kb import paths
 
+# torch.nn classes that hold other modules or are abstract bases: no forward of their own to trace
+# (kb.probe.module_map leaves them out; a question about one is told so).
+NOT_LAYERS = frozenset({"Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+                        "ParameterDict", "DataParallel", "RNNBase", "RNNCellBase"})
 MAX_MAP_BYTES = 16 * 1024 * 1024  # the shipped maps are ~60-200 KB
 MAX_NAME = 200
 _FUNCTION_PREFIXES = (("torch.nn.functional.", "torch.nn.functional."), ("nn.functional.", "torch.nn.functional."),
@@ -210,3 +214,11 @@ def close_modules(text: str, limit: int = 3) -> list[str]:
     rest = (name[match.end():] if match else name).lower()
     by_lower = {m[len("torch.nn."):].lower(): m for m in module_names()}
     return [by_lower[c] for c in difflib.get_close_matches(rest, list(by_lower), n=limit, cutoff=0.6)]
+
+
+def container_of(text: str) -> str | None:
+    """`nn.Sequential`, `torch.nn.ModuleList`...: the class name when TEXT names a container or base."""
+    name = _plain(text)
+    match = _MODULE_PREFIX.match(name)
+    rest = name[match.end():] if match else ""
+    return rest if rest in NOT_LAYERS else None

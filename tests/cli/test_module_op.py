@@ -102,3 +102,8 @@ def test_module_page_never_imports_torch(shipped, tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=str(REPO), capture_output=True, text=True, timeout=60,
                           env={"PATH": "/usr/bin:/bin", "KB_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr
+
+
+def test_a_container_is_no_layer(capsys, shipped):
+    code, out, err = run_kb(capsys, "op", "nn.Sequential", "--db", shipped)
+    assert code == 2 and out == "" and "has no forward of its own" in err and err.count("\n") == 1
