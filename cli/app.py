@@ -91,7 +91,7 @@ def version_command(json_out: JsonOption = False) -> None:
 
 @app.command("op")
 def op_command(
-    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor, add (every overload), torch.nonzero or F.scaled_dot_product_attention.")],
+    name: Annotated[str, typer.Argument(help="aten::add.Tensor, aten.add.Tensor, torch.ops.aten.add.Tensor, add.Tensor, add (every overload), torch.nonzero, F.scaled_dot_product_attention, or a torch.nn module (nn.Linear: the ATen ops its forward dispatches).")],
     target: TargetsOption = None,
     json_out: JsonOption = False,
     verbose: VerboseOption = False,

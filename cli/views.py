@@ -38,7 +38,9 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
         return
     notices(report)
     hidden = 0
-    if report.get("how") and report["how"] != "name":
+    if report.get("module"):
+        module_header(report["module"])
+    elif report.get("how") and report["how"] != "name":
         note(report["how"])
     for entry in report["ops"]:
         cat = entry["catalog"] or {}
@@ -84,6 +86,40 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
     if hidden and render.VERBOSE:
         note(f"{hidden} presumed verdicts of older versions not shown (only each target's newest; --json has all)")
     legend()
+
+
+def module_header(module: dict[str, Any]) -> None:
+    """A torch.nn module's page opens with what it is, how its ops were traced, one line per
+    target for its forward and its training step, and its ops × targets at a glance; each op's
+    verdict table follows."""
+    from kb.neutral import terminal
+
+    n = len(module["forward"])
+    count = f"{n} ATen op{'s' if n != 1 else ''}" if n else "no ATen ops"
+    print(terminal(f"{module['name']} is a module: its forward dispatches {count} "
+                   f"({module['constructor']} on {', '.join(module['inputs'])}, {module['device']} tensors, "
+                   f"eval mode, torch {module['torch_version']}; {module['map']})"))
+    for forward, training in zip(module["summary"], module["training_summary"]):
+        print(terminal(f"  {forward['line']}" + (f" (how to find out: {forward['settle']})" if forward.get("settle") else "")))
+        if training["total"] and training["version"] and training["line"] != forward["line"]:
+            print(terminal(f"    training step: {training['line'].split(': ', 1)[1]}"))
+    # a layer that does nothing in eval mode (dropout) is shown by its training step's ops
+    summary, ops, what = (module["summary"], module["forward"], "forward ops (eval)") if module["forward"] else \
+        (module["training_summary"], module["training_ops"], "training-step ops")
+    targets = [s["target"] for s in summary if s["version"]] or [s["target"] for s in summary]
+    by_target = {s["target"]: {o["op"]: o for o in s["ops"]} for s in summary}
+    heads = [f"{s['target']} {s['version']}" if s["version"] else s["target"] for s in summary if s["target"] in targets]
+    if ops:
+        table(["op", *heads], [[op, *[_cell(by_target[t].get(op)) for t in targets]] for op in ops],
+              title=f"{module['name']}: {what} × targets, newest version, eager", status_column=None)
+    print()
+
+
+def _cell(item: dict[str, Any] | None) -> str:
+    if not item:
+        return f"{_symbol('unknown')} unknown"
+    mark = BASIS_MARKS.get(item.get("basis") or "evidence", "")
+    return f"{_symbol(item['status'])} {item['status']}{mark}"
 
 
 def notices(result: dict[str, Any]) -> None:

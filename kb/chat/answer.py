@@ -211,6 +211,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     mode = "compile" if "compile" in q.text.lower() else "eager"
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     for match in matches:
+        if match.how == "module-map":  # a torch.nn layer: kb.chat.answer_module
+            from kb.chat.answer_module import module_lines
+
+            lines += module_lines(conn, q, match, src, facts, mode)
+            continue
         if match.note:
             lines.append(f"_{match.note}._")
         fam = families.family(match.asked) if match.how == "exact" and "::" not in match.asked else None

@@ -22,7 +22,9 @@ PyTorch/XLA path) and Google TPU (target `tpu`: TorchTPU), with the source of ev
 Statuses: native, decomposed, fallback (works via host copies), unsupported, unknown (no
 evidence: never read it as supported). Op names: aten::add.Tensor, aten.add.Tensor,
 add.Tensor, or a bare name for every overload (add); torch functions such as
-torch.nn.functional.silu are mapped to the ATen ops they dispatch to. Versions: for neuron,
+torch.nn.functional.silu are mapped to the ATen ops they dispatch to, and torch.nn modules
+(nn.Linear, torch.nn.MultiheadAttention) to the ATen ops their forward dispatches (`modules`
+then has one line per target, e.g. "tpu 0.2.0: 3 of 3 ops native"). Versions: for neuron,
 `version` may be a Neuron SDK release (2.33) or a torch-neuronx/TorchNeuron version
 (2.14.3.0); for tpu, a torch_tpu version (0.2.0). Cite the sources the tools return.
 """
@@ -98,7 +100,18 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
         "version": version,
         "backend_versions": versions,
         "ops": result,
+        "modules": _modules_of(conn, matches, target, versions),
     }
+
+
+def _modules_of(conn, matches, target: str | None, versions: list[str] | None) -> list[dict[str, Any]]:
+    """A torch.nn module asked about: how it was traced and per target one tally of its forward
+    and one of its training step (kb.store.oppage.module_summary, as `kb op nn.Linear` shows)."""
+    from kb.store import oppage, queries
+
+    targets = [target] if target else queries.target_names(conn)
+    chosen = {target: versions} if target and versions is not None else None
+    return [oppage.module_summary(conn, m.module, targets, chosen) for m in matches if m.module is not None]
 
 
 def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
@@ -106,6 +119,7 @@ def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
     import difflib
 
     from kb.chat import answer as core
+    from kb.store import torchnames
 
     needle = text.strip().lower()
     if not needle:
@@ -118,11 +132,13 @@ def search_data(conn, text: str, limit: int = 20) -> dict[str, Any]:
         ops = [n for n in names if n[6:].split(".")[0] in close]
     fmap, _ = core.function_map()
     functions = [{"function": f, "ops": fmap[f]} for f in sorted(fmap) if needle in f.lower()]
+    modules = [{"module": name, "ops": list(found.ops)} for name in torchnames.search(text, limit)
+               if (found := torchnames.resolve_module(name)) is not None]
     limitations = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")}
                    for r in core.limitation_rows(conn)
                    if needle in r["feature"].lower() or needle in (r["note"] or "").lower()]
     return {"query": text, "ops": ops[:limit], "ops_total": len(ops), "functions": functions[:limit],
-            "limitations": limitations[:limit]}
+            "modules": modules, "limitations": limitations[:limit]}
 
 
 def eol_data(conn, product: str | None = None, version: str | None = None, at: str | None = None) -> dict[str, Any]:
@@ -294,8 +310,9 @@ def build_server(db: str | None = None):
 
     @server.tool(name="op_status", title="Operator status", annotations=read_only, structured_output=True)
     def op_status(
-        op: Annotated[str, Field(description="ATen op (aten::nonzero, aten.add.Tensor, add) or torch function "
-                                             "(torch.nn.functional.silu, torch.Tensor.view); close typos are corrected")],
+        op: Annotated[str, Field(description="ATen op (aten::nonzero, aten.add.Tensor, add), torch function "
+                                             "(torch.nn.functional.silu, torch.Tensor.view) or torch.nn module "
+                                             "(nn.Linear, torch.nn.LSTM); close typos are corrected")],
         target: Annotated[str | None, Field(description="neuron, neuron-xla, tpu, cpu, meta, cuda or sim; omit for all")] = None,
         version: Annotated[str | None, Field(description="With target: Neuron SDK release (2.33) or backend version "
                                                          "(2.14.3.0, tpu 0.2.0); omit for every version")] = None,
@@ -305,7 +322,9 @@ def build_server(db: str | None = None):
         each with its source (document URL or probe run). `effective_status` says where the op really runs
         (a decomposed op runs as its worst leaf, named in `effective_via`); `basis` is evidence (a probe or
         document), inferred (dispatcher replay of a kernel list) or presumed (carried from an older version).
-        An overload with no verdict is unknown."""
+        An overload with no verdict is unknown. A torch.nn module stands for the ATen ops its forward
+        dispatches (traced once on meta tensors); `modules` then gives, per target, one line such as
+        "tpu 0.2.0: 3 of 3 ops native" for its forward and one for its training step."""
         return run(op_status_data, op, target, version)
 
     @server.tool(name="compare_targets", title="Compare targets", annotations=read_only, structured_output=True)
@@ -366,7 +385,7 @@ def build_server(db: str | None = None):
                                                "or feature (float64, sparse)", min_length=1, max_length=200)],
         limit: Annotated[int, Field(ge=1, le=200, description="Most results per kind")] = 20,
     ) -> dict[str, Any]:
-        """Find operator names (ATen catalog), torch functions and known feature limitations by text."""
+        """Find operator names (ATen catalog), torch functions, torch.nn modules and known feature limitations by text."""
         return run(search_data, text, limit)
 
     @server.tool(name="releases", title="Releases of a product", annotations=read_only, structured_output=True)

@@ -6,36 +6,19 @@ backend version). Shared by kb.chat.answer and the MCP server; no torch import.
 from __future__ import annotations
 
 import difflib
-import json
-import os
 import sqlite3
 from dataclasses import dataclass
-from functools import lru_cache
 
-from kb import opnames, paths
+from kb import opnames
 from kb.chat import english
 from kb.chat.intents import Question, TargetMention
 from kb.errors import KBError, UnknownOpError
-from kb.store import queries
-
-
-@lru_cache(maxsize=4)
-def _function_map(path: str) -> dict[str, list[str]]:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh).get("functions", {})
+from kb.store import queries, torchnames
 
 
 def function_map() -> tuple[dict[str, list[str]], str | None]:
     """torch function → ATen ops it dispatches to, from the newest shipped map (no torch import)."""
-    for root in (paths.data_dir(), paths.shipped_data_dir()):
-        folder = os.path.join(root, "functions")
-        if os.path.isdir(folder):
-            files = sorted((f for f in os.listdir(folder) if f.startswith("torch-") and f.endswith(".json")),
-                           key=lambda f: queries.version_key(f[len("torch-"):-len(".json")]))
-            if files:
-                path = os.path.join(folder, files[-1])
-                return _function_map(path), os.path.relpath(path, root)
-    return {}, None
+    return torchnames.function_map()
 
 
 def _function_key(word: str) -> str:
@@ -55,8 +38,9 @@ def _function_key(word: str) -> str:
 class OpMatch:
     asked: str  # what the user wrote
     ops: list[str]  # canonical overloads it stands for
-    how: str  # exact | typo | function-map | function-name
+    how: str  # exact | typo | function-map | function-name | module-map
     note: str = ""
+    module: torchnames.TorchName | None = None  # how == module-map: the torch.nn module's entry
 
 
 def _bases(conn: sqlite3.Connection) -> dict[str, list[str]]:
@@ -80,7 +64,8 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
     missing: list[str] = []
     suggestions: list[str] = []
     bases = None
-    for word in q.op_words:
+    taken = _modules(conn, q, matches, missing, suggestions)
+    for word in (w for w in q.op_words if w not in taken):
         try:
             matches.append(OpMatch(word, queries.resolve_op(conn, word), "exact"))
         except UnknownOpError as exc:
@@ -96,7 +81,7 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
     if q.function_words:
         fmap, where = function_map()
         bases = bases or _bases(conn)
-        for word in q.function_words:
+        for word in (w for w in q.function_words if w not in taken):
             key = _function_key(word)
             if key in fmap and fmap[key]:
                 known = [op for op in fmap[key] if op in queries.known_op_names(conn)] or fmap[key]
@@ -112,7 +97,7 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
     if not matches and q.plain_words:
         bases = bases or _bases(conn)
         fuzzed = 0
-        for word in q.plain_words:
+        for word in (w for w in q.plain_words if w not in taken):
             if "." in word and _op_like(word):  # add.Tensor, relu.default
                 try:
                     matches.append(OpMatch(word, queries.resolve_op(conn, word), "exact"))
@@ -133,6 +118,49 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
                 missing.append(word)
                 suggestions += difflib.get_close_matches(word, list(bases), n=3, cutoff=0.5)
     return _dedupe(matches), missing, list(dict.fromkeys(suggestions))
+
+
+def module_match(conn: sqlite3.Connection, word: str) -> OpMatch | None:
+    """A torch.nn module (`nn.MultiheadAttention`, `torch.nn.LSTM`, `Linear`) read the way a
+    torch function is: the ATen ops its forward dispatches, from the shipped module map
+    (kb.store.torchnames). A bare name is a module only when no op has that name."""
+    from kb.store.oppage import module_named
+
+    try:
+        found = module_named(conn, word)
+    except KBError:
+        return None
+    if found is None:
+        return None
+    ops = list(dict.fromkeys(found.ops))
+    note = (f"`{found.canonical}` is a module: its forward dispatches {len(ops)} ATen ops "
+            f"(traced once: {found.entry.get('constructor', '?')} on {', '.join(found.entry.get('inputs', []))}, "
+            f"eval mode, torch {found.torch_version}; {found.map_file})") if ops else \
+        f"`{found.canonical}` is a module whose forward dispatches no ATen ops in eval mode ({found.map_file})"
+    return OpMatch(word, ops, "module-map", note, found)
+
+
+def _modules(conn: sqlite3.Connection, q: Question, matches: list[OpMatch], missing: list[str],
+             suggestions: list[str]) -> set[str]:
+    """Words of the question that name torch.nn modules, matched first (an `nn.X` spelling
+    that names none is missing, with the close module names as suggestions)."""
+    taken: set[str] = set()
+    for word in (*q.op_words, *q.function_words, *q.plain_words):
+        if word in taken or word.startswith(("aten::", "aten.", "torch.ops.")):
+            continue
+        found = module_match(conn, word)
+        if found is not None:
+            matches.append(found)
+            taken.add(word)
+        elif torchnames.looks_like_module(word):
+            missing.append(word)
+            if len(missing) <= MAX_FUZZY_MODULES:  # each is a pass over the module names
+                suggestions += [f"nn.{m.rsplit('.', 1)[1]}" for m in torchnames.close_modules(word)]
+            taken.add(word)
+    return taken
+
+
+MAX_FUZZY_MODULES = 8
 
 
 def _op_like(word: str) -> bool:

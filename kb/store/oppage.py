@@ -9,19 +9,20 @@ kernels (SDPA's fused/overrideable variants, `.out` and in-place forms) with the
 Any spelling is taken: `aten::x.y`, `torch.ops.aten.x.y`, `x`, and torch function names
 (`torch.nonzero`, `F.scaled_dot_product_attention`, `Tensor.view`): a function whose name is
 an ATen op is that op; otherwise the shipped traced map (data/functions) names its ops.
+A torch.nn module (`nn.Linear`, `torch.nn.LSTM`, `MultiheadAttention`) is its forward's ATen
+ops (data/modules, kb.store.torchnames): the page then opens with the module, how it was
+traced and one line per target ("tpu 0.2.0: 3 of 3 ops native"), and lists each op's
+verdicts (related kernels are left out: a layer's ops are many).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-from functools import lru_cache
 from typing import Any
 
-from kb import opnames, paths
+from kb import opnames
 from kb.errors import KBError, UnknownOpError
-from kb.store import queries, verdict
+from kb.store import queries, torchnames, verdict
 from kb.vocab import UNKNOWN
 
 _FUNCTION_PREFIXES = ("torch.nn.functional.", "nn.functional.", "F.", "torch.Tensor.", "Tensor.", "torch.")
@@ -53,29 +54,10 @@ def resolve_any(conn: sqlite3.Connection, text: str) -> tuple[list[str], str]:
         pass
     key = ("torch.nn.functional." + name) if text.startswith(("F.", "nn.functional.", "torch.nn.functional.")) \
         else ("torch.Tensor." + name) if text.startswith(("Tensor.", "torch.Tensor.")) else "torch." + name
-    ops, where = _function_map()
+    ops, where = torchnames.function_map()
     if ops.get(key):
         return sorted(ops[key]), f"{key} dispatches to these ATen ops (traced: {where})"
     raise UnknownOpError(text, queries.suggest(queries.known_op_names(conn), name.split(".")[0]))
-
-
-def _function_map() -> tuple[dict[str, list[str]], str | None]:
-    folder = os.path.join(paths.data_dir(), "functions")
-    if not os.path.isdir(folder):
-        folder = os.path.join(paths.PACKAGE_ROOT, "data", "functions")
-    if not os.path.isdir(folder):
-        return {}, None
-    files = sorted((f for f in os.listdir(folder) if f.startswith("torch-") and f.endswith(".json")),
-                   key=lambda f: queries.version_key(f[len("torch-"):-len(".json")]))
-    if not files:
-        return {}, None
-    return _read_map(os.path.join(folder, files[-1])), files[-1]
-
-
-@lru_cache(maxsize=4)
-def _read_map(path: str) -> dict[str, list[str]]:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh).get("functions", {})
 
 
 def related_ops(known: set[str], op: str) -> list[str]:
@@ -178,7 +160,8 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
     """Everything `kb op` and the web's op page show for NAME (see the module docstring)."""
     for t in targets or ():
         queries.check_target(conn, t)
-    ops, how = resolve_any(conn, name)
+    module = module_named(conn, name)
+    ops, how = (list(dict.fromkeys(module.ops)), module.traced_as()) if module else resolve_any(conn, name)
     listed = list(targets or queries.target_names(conn))
     pages = []
     for op in ops:
@@ -200,7 +183,7 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                 "settle": None if mine else verdict.settle(target),
             })
         related = []
-        names = related_ops_indexed(conn, op)
+        names = [] if module else related_ops_indexed(conn, op)
         by_op: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
         for v in (queries.op_verdicts(conn, names) if names else ()):  # one query for every related kernel
             by_op[v["op"]].append(v)
@@ -217,5 +200,96 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                       "related": related,
                       "caveats": [c for c in queries.caveats(conn, ops=[op]) if c["target"] in listed]})
     shown = sorted({(r["target"], r["version"]) for p in pages for t in p["targets"] for r in t["rows"]})
-    return {"query": name, "how": how, "targets": listed, "ops": pages,
+    page = {"query": name, "how": how, "targets": listed, "ops": pages,
             "basis_notes": queries.basis_notes_each(conn, shown), "notices": queries.basis_notices(conn, shown)}
+    if module:
+        page["module"] = module_summary(conn, module, listed, versions)
+    return page
+
+
+def module_named(conn: sqlite3.Connection, name: str) -> torchnames.TorchName | None:
+    """The torch.nn module NAME spells, if any. An ATen spelling never is one, and a bare
+    name is a module only when no op has it (`Linear` is, `relu` stays the op)."""
+    text = (name or "").strip()
+    if not text or text.startswith(_ATEN_PREFIXES):
+        return None
+    found = torchnames.resolve_module(text)
+    container = torchnames.container_of(text) if found is None else None
+    if container:
+        raise KBError(f"torch.nn.{container} holds other modules (or is their base class) and has no forward of its "
+                      "own: ask about the layers inside it, e.g. nn.Linear or nn.Conv2d")
+    if found is None and torchnames.looks_like_module(text):
+        raise UnknownOpError(text, torchnames.close_modules(text))
+    if found is None or "." in text.split("(")[0]:
+        return found
+    try:
+        queries.resolve_op(conn, text)
+        return None
+    except KBError:
+        return found
+
+
+def module_summary(conn: sqlite3.Connection, module: torchnames.TorchName, targets: list[str],
+                   versions: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The module's facts (how it was traced, its op lists) and, per target, one tally of its
+    forward ops and one of its training step's ops at the target's newest version with data."""
+    forward = list(dict.fromkeys(module.ops))
+    training = module.training_ops()
+    wanted = sorted(set(forward) | set(training))
+    rows = [v for v in (queries.op_verdicts(conn, wanted) if wanted else []) if v["target"] in targets
+            and _wanted(v, versions)]
+    entry = module.entry
+    return {"kind": "module", "name": module.canonical, "asked": module.asked, "map": module.map_file,
+            "torch_version": module.torch_version, "constructor": entry.get("constructor"),
+            "inputs": entry.get("inputs", []), "device": entry.get("device"), "mode": "eval",
+            "forward": forward, "train_forward": entry.get("train_forward"), "backward": entry.get("backward"),
+            "training_ops": training, "traced_as": module.traced_as(),
+            "summary": [tally(rows, t, forward) for t in targets],
+            "training_summary": [tally(rows, t, training, what="training-step ops") for t in targets]}
+
+
+def tally(rows: list[dict[str, Any]], target: str, ops: list[str], what: str = "ops") -> dict[str, Any]:
+    """How `ops` run on `target` at its newest version with data (eager mode): counts by
+    effective status and one line, e.g. "tpu 0.2.0: 3 of 3 ops native"."""
+    from kb.vocab import SEVERITY
+
+    what = what.removesuffix("s") if len(ops) == 1 else what
+    mine = [v for v in rows if v["target"] == target and v["op"] in ops]
+    eager = [v for v in mine if v["mode"] == "eager"] or mine
+    if not ops:
+        return {"target": target, "version": None, "mode": "eager", "total": 0, "counts": {}, "ops": [],
+                "line": f"{target}: nothing dispatched to run"}
+    if not eager:
+        return {"target": target, "version": None, "mode": "eager", "total": len(ops), "counts": {UNKNOWN: len(ops)},
+                "ops": [{"op": op, "status": UNKNOWN, "basis": None} for op in ops],
+                "line": f"{target}: no evidence for any of its {len(ops)} {what}", "settle": verdict.settle(target)}
+    version = max((v["backend_version"] for v in eager), key=queries.version_key)
+    mode = eager[0]["mode"]
+    at = {v["op"]: v for v in eager if v["backend_version"] == version and v["mode"] == mode}
+    listed = [{"op": op, "status": verdict.effective_status(at.get(op)),
+               "on_device": bool(at.get(op)) and verdict.effective_status(at[op]) in ("native", "decomposed")
+               and verdict.leaves_traced(at[op]),
+               "basis": (at[op].get("basis") or "evidence") if op in at else None} for op in ops]
+    counts: dict[str, int] = {}
+    for item in listed:
+        counts[item["status"]] = counts.get(item["status"], 0) + 1
+    on_device = sum(1 for i in listed if i["on_device"])
+    if counts.get("native", 0) == len(ops):
+        line = f"{target} {version}: {len(ops)} of {len(ops)} {what} native"
+    else:
+        split = {s: sum(1 for i in listed if i["status"] == s and i["on_device"]) for s in ("native", "decomposed")}
+        kinds = [f"{n} {s}" for s, n in split.items() if n]
+        line = f"{target} {version}: {on_device} of {len(ops)} {what} run on the device" + \
+            (f" ({', '.join(kinds)})" if kinds else "")
+        untraced = [i["op"] for i in listed if i["status"] == "decomposed" and not i["on_device"]]
+        if untraced:
+            line += f", {len(untraced)} decomposed with leaves not traced ({_few(untraced)})"
+        for status in sorted((s for s in counts if s not in ("native", "decomposed")),
+                             key=lambda s: (-SEVERITY.get(s, 3), s)):
+            line += f", {counts[status]} {status} ({_few([i['op'] for i in listed if i['status'] == status])})"
+    return {"target": target, "version": version, "mode": mode, "total": len(ops), "counts": counts,
+            "ops": listed, "line": line}
+
+
+def _few(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" +{len(names) - 3} more" if len(names) > 3 else "")
