@@ -22,12 +22,13 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import intents, names
+from kb.chat import entities, intents, names, scoring, spanish
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
+from kb.chat.answer_scored import scored_answer, with_other_reading
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -63,16 +64,26 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
-    q = intents.read(question or "")
-    q.intent = route(conn, q)
-    if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
-        handler = model_checked_answer
-    else:
-        handler = _HANDLERS.get(q.intent, _unknown)
+    ents = entities.extract(question or "")
+    q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
+    top, other = scoring.best(q, ents)
     try:
-        return handler(conn, q)
+        result = scored_answer(conn, q, ents, top, allow_files) if top else None
+        if isinstance(result, str):  # a classic handler, with the reading the scores gave
+            result = _HANDLERS[result](conn, q)
+        if result is None:
+            q.intent = route(conn, q)
+            if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
+                handler = model_checked_answer
+            else:
+                handler = _HANDLERS.get(q.intent, _unknown)
+            result = handler(conn, q)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
-        return Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+        result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+    if other is not None:
+        result = with_other_reading(result, other, ents.language)
+    result.question = (question or "").strip()
+    return spanish.in_spanish(result) if ents.language == "es" else result
 
 
 # ---------------------------------------------------------------- routing
