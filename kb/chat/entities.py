@@ -84,7 +84,9 @@ _ES_PHRASES = [
     (r"hasta cuando", "until when"),
     (r"(?:sigue|siguen|continua|continuan) (?:estando )?(?:soportad[oa]s?|siendo compatibles?|con soporte)",
      "still supported"),
-    (r"(?:sigue|siguen) (?:funcionando|teniendo soporte)", "still supported"),
+    (r"(?:sigue|siguen) (?:funcionando|teniendo soporte|soportando)", "still supported"),
+    (r"politica de fallback", "fallback policy"), (r"(?:ops|operadores) que (?:le )?faltan", "missing ops"),
+    (r"no (?:esta|estan) implementad[oa]s?", "not implemented"),
     (r"(?:todavia|aun) (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?|con soporte)", "still supported"),
     (r"(?:todavia|aun) (?:se )?(?:soporta|soportan)", "still supported"),
     (r"ya no (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?)", "no longer supported"),
@@ -170,7 +172,7 @@ _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])",
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
-_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|each|every|an?|cada)?\s?"
+_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|each|every|an?|cada)\s?"
                    r"(?:s|sec|secs|second|seconds|segundo|segundos)\b|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b",
                    re.I)
 _TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>million|millones|millon|mil|thousand|billion|m|k)?\s?"
@@ -278,15 +280,15 @@ FEATURE_RE = {
     "nxd": r"\bnxd\b|\bneuronx[- ]distributed\b",
     "torchneuron": r"\btorch ?neuron\b|\btorch[-_]neuronx\b(?![-_]xla)|\bnative (?:neuron )?backend\b",
 }
-USE_RE = {"training": r"\btrain(?:ing|s)?\b|\bfine-?tun\w*|\bpre-?train\w*",
+USE_RE = {"training": r"\btrain(?!ium)\w*|\bfine-?tun\w*|\bpre-?train\w*",
           "inference": r"\binfer(?:ence|encing)?\b|\bserv(?:e|ing)\b|\bdeploy\w*|\bpredict\w*|\bgenerat\w*"}
 CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
             r"|per 1m|\$/m|dollars per)\b",
     "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b",
-    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supported|works?|available)\b"
+    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available)\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
-           r"|\bwhen (?:is|does|will)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
+           r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
            r"|\bmaintenance\b|\bsupport window\b",
     "last_release": r"\blast (?:neuron )?(?:sdk )?(?:release|version)\b|\bfinal (?:neuron )?(?:release|version)\b",
     "policy": r"\b(?:an?|the) (?:op|ops|operator|operators|aten op) (?:it|that it|the backend|they) (?:lacks?|doesn'?t have|"

@@ -18,7 +18,7 @@ from kb.chat.reply import Answer
 PHRASES: list[tuple[str, str]] = [
     ("**Presumably yes**", "**Presumiblemente sí**"), ("**Presumably no**", "**Presumiblemente no**"),
     ("**Yes, but on the CPU**", "**Sí, pero en la CPU**"), ("**Yes, for now**", "**Sí, por ahora**"),
-    ("**It depends**", "**Depende**"), ("**Unknown**", "**Desconocido**"), ("**Yes**", "**Sí**"),
+    ("**It depends**", "**Depende**"), ("on the version, mode or overload", "de la versión, el modo o la sobrecarga"), ("**Unknown**", "**Desconocido**"), ("**Yes**", "**Sí**"),
     ("**Probably**", "**Probablemente**"), ("**Partly**", "**En parte**"), ("**They differ.**", "**Difieren.**"),
     ("**Same status on all of them.**", "**El mismo estado en todos.**"),
     ("**Not as its own kernel**", "**No como kernel propio**"), ("**Not stated for Neuron", "**No declarado para Neuron"),
@@ -41,7 +41,7 @@ PHRASES: list[tuple[str, str]] = [
     ("the KB has no evidence for that", "el KB no tiene evidencia de eso"),
     ("would settle it", "lo resolvería"), ("details below", "detalles abajo"),
     ("where the KB has evidence", "donde el KB tiene evidencia"),
-    ("runs on", "se ejecuta en"), ("runs as", "se ejecuta como"), ("and its leaves run on the device",
+    ("**It runs on", "**Se ejecuta en"), ("runs on", "se ejecuta en"), ("runs as", "se ejecuta como"), ("and its leaves run on the device",
                                                                   "y sus hojas se ejecutan en el dispositivo"),
     ("(no CPU fallback)", "(sin fallback a la CPU)"), ("though not as one kernel", "aunque no como un solo kernel"),
     ("part of it", "parte de él"), ("leaves on the device", "hojas en el dispositivo"),

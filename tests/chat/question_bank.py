@@ -182,13 +182,16 @@ GROUPS: list[tuple[list[str], list[str], str, str]] = [
     (["does neuron support dynamic shapes", "torch.compile dynamic=True on trainium?",
       "can I use dynamic=True with torch.compile on trn2", "dynamic shapes on TorchNeuron?"],
      ["dynamic=True", "unsupported", "dynamic=False"], COMPILE_DOC, "limitation"),
-    (["what happens on compile fallback on neuron", "neuron compile fallback policy",
-      "is fallback_execution on by default on neuron?"],
+    # fallback policies: what a backend does with an op it lacks is a policy question (kb.chat.answer_policy), with
+    # the same policy rows and sources the limitation answer gave
+    (["what happens on compile fallback on neuron", "is fallback_execution on by default on neuron?"],
      ["compile fallback", "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION"], "env-vars.html", "limitation"),
+    (["neuron compile fallback policy"],
+     ["compile fallback", "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION"], "env-vars.html", "policy"),
     (["what is the cpu fallback policy on tpu", "tpu fallback policy?", "what happens to a missing op on torch_tpu"],
-     ["policy: missing op", "fallback"], "google-pytorch/torch_tpu", "limitation"),
+     ["policy: missing op", "fallback"], "google-pytorch/torch_tpu", "policy"),
     (["what is the cpu fallback policy on neuron", "neuron fallback policy"],
-     ["policy: eager fallback", "cpu fallback with warning"], "about-pytorch-neuron.html", "limitation"),
+     ["policy: eager fallback", "cpu fallback with warning"], "about-pytorch-neuron.html", "policy"),
 ]
 
 
