@@ -30,6 +30,7 @@ class Reading:
 
 _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to)\s+(?:[\w.-]+\s+){0,6}?"
                    r"(?:run|work|execute)\b"
+                   r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute)\b"
                    r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
 _FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
 
@@ -63,7 +64,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         score = 4 + (5 if "last_release" in ents.cues else 4) + (1 if ents.uses else 0) + (1 if ents.instances else 0)
         out.append(Reading("feature_eol", score, f"{feature_lines[0]} and an end-of-support cue"))
     elif ents.features and ents.instances and not explicit_op:
-        out.append(Reading("feature_on", 4 + 3 + (1 if "yes_no" in ents.cues else 0) + (1 if ents.uses else 0),
+        short = len(text.split()) <= 5  # "torchneuron on trn1?" asks the same as "does TorchNeuron run on Trn1?"
+        out.append(Reading("feature_on", 4 + 3 + (1 if "yes_no" in ents.cues or short else 0) + (1 if ents.uses else 0),
                            f"{ents.features[0]} on {ents.instances[0]}"))
     platform = [p for p, v in q.products if v and p in PLATFORM_PRODUCTS]
     if platform and ("eol" in ents.cues) and not explicit_op:

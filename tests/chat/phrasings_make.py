@@ -185,6 +185,48 @@ for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu
                      if m in q.lower())
         add("model", lang, "model", [model], "", [q], case_insensitive=True)
 
+# ---------------------------------------------------------------- more of the same kinds: nicknames, typos, word order
+add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN,
+    ["is pytorch/xla training still supported on trn1n?", "torch-xla training on Trainium: still supported?",
+     "is PyTorch XLA pre-training still supported on trn1?", "is training with torch_xla on trn1 still supported",
+     "still supported: PyTorch/XLA training on trn1?", "IS TORCH-XLA TRAINING STILL SUPPORTED ON TRN1??"])
+add("feature_eol", "en", "eol", ["2.33", "2.34"], XLA_INF_TRN,
+    ["how long is torch-xla inference supported on Trainium2?", "how long does PyTorch/XLA serving on trn3 stay supported?",
+     "until when is xla inference on trn3 supported?", "how long is PyTorch/XLA supported on trn2 for inference"])
+add("feature_eol", "en", "eol", ["**Neuron 2.33", "2.34"], XLA_INF_TRN,
+    ["what is the last neuron release for pytorch/xla serving on trn2?", "last neuron release with xla inference on Trainium3?"])
+add("feature_eol", "es", "eol", ["**No**", "2.30"], XLA_TRAIN,
+    ["¿sigue soportado el entrenamiento con PyTorch/XLA en Trainium1?", "¿todavía está soportado torch-xla para entrenar en trn1?"])
+add("feature_eol", "es", "eol", ["2.33", "2.34"], XLA_INF_TRN,
+    ["¿hasta cuándo se soporta PyTorch/XLA para inferencia en Trainium2?", "¿hasta cuando se soporta xla para servir en trn3?"])
+add("support", "en", "support", ["**No**", "Trn1"], TORCHNEURON,
+    ["does torch_neuronx run on trn1?", "Is the native neuron backend supported on trn1?", "torchneuron on trn1?"])
+add("support", "es", "support", ["**No**", "Trn1"], TORCHNEURON,
+    ["¿torch-neuronx funciona en trn1?", "¿TorchNeuron está soportado en Trainium1?"])
+add("platform_eol", "en", "eol", ["2.30", "Python 3.10"], PY310,
+    ["when does neuron stop supporting python 3.10?", "python 3.10 on neuron: end of support?",
+     "is Python 3.10 end of life on trn2?", "when did support for python 3.10 end on trainium?"])
+add("platform_eol", "es", "eol", ["2.30", "Python 3.10"], PY310,
+    ["¿cuándo se acaba el soporte de Python 3.10 en Neuron?", "fin de soporte de Python 3.10 en trn2",
+     "¿python 3.10 sigue soportado en neuron?"])
+add("policy", "en", "policy", ["cpu fallback with warning"], NEURON_POLICY,
+    ["what happens to ops without a kernel on trn2 in eager mode?", "if an op has no kernel on neuron, what happens in eager?",
+     "what happens when an op is missing on trainium (eager)?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["what happens on tpu v5e when an op has no kernel?", "what does torchtpu do with an unsupported op"])
+add("policy", "es", "policy", ["cpu fallback with warning"], NEURON_POLICY,
+    ["¿qué pasa en neuron si falta un operador en modo eager?", "¿qué hace trn2 con un operador que no tiene kernel en modo eager?"])
+add("list", "en", "ops_by_status", ["800", "0.1.1"], TPU_011,
+    ["list ops TorchTPU 0.1.1 doesn't support", "what does torch_tpu 0.1.1 not run?", "LIST WHAT TORCH_TPU 0.1.1 CANT RUN"])
+add("list", "es", "ops_by_status", ["800", "0.1.1"], TPU_011,
+    ["lista lo que no puede ejecutar torch_tpu 0.1.1", "¿qué no puede ejecutar tpu 0.1.1?"])
+for lang, qs in (("en", ["will Llama 3 run on trn2?", "does Mixtral work on TPU v6e?", "can I run whisper on inf2?",
+                         "will Qwen run on trn3?"]),
+                 ("es", ["¿funcionará Mixtral en tpu?", "¿puedo usar whisper en inf2?", "¿Llama 3 funciona en trn3?"])):
+    for q in qs:
+        model = next(m for m in ("mixtral", "llama", "qwen", "whisper") if m in q.lower())
+        add("model", lang, "model", [model], "", [q], case_insensitive=True)
+
 
 def main() -> None:
     seen = set()
