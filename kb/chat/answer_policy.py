@@ -28,7 +28,8 @@ def policy_rows(conn: sqlite3.Connection, target: str) -> list[dict[str, Any]]:
     rows = [dict(r) for r in conn.execute(
         "SELECT l.target, r.product, r.version, l.feature, l.status, l.note, l.source_kind, l.source_name, "
         "l.source_url, l.retrieved_at FROM limitation l JOIN release r ON r.id = l.release_id "
-        "WHERE l.target = ? AND l.feature LIKE 'policy:%'", (target,))]
+        "WHERE l.target = ? AND l.feature LIKE 'policy:%' AND (l.feature LIKE '%fallback%' OR l.feature LIKE '%missing%')",
+        (target,))]  # other policies (complex decomposition...) are not about an op without a kernel
     if not rows:
         return []
     newest = max((r["version"] for r in rows), key=queries.version_key)

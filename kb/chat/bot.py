@@ -121,7 +121,7 @@ def _chunks(text: str, size: int) -> list[str]:
 
 def answer_blocks(result: Any) -> list[dict[str, Any]]:
     """An Answer as Block Kit blocks: sections of mrkdwn, sources in a context block."""
-    body, _, sources = result.text.partition("\n\n**Sources**")
+    body = re.split(r"\n\n\*\*(?:Sources|Fuentes)\*\*", result.text, maxsplit=1)[0]  # an answer in English or Spanish
     blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}}
                                     for chunk in _chunks(to_mrkdwn(body), SECTION_CHARS)]
     if result.sources:

@@ -109,4 +109,8 @@ def in_spanish(result: Answer) -> Answer:
     if result.language != "es":
         result.text = to_spanish(result.text)
         result.language = "es"
+    else:  # written in Spanish by its answer module: only the shared source list is kb's English
+        body, sep, sources = result.text.partition("\n\n**Sources**")
+        if sep:
+            result.text = body + "\n\n**Fuentes**" + sources.replace(", retrieved ", ", consultado ")
     return result
