@@ -130,10 +130,14 @@ def answer_blocks(result: Any) -> list[dict[str, Any]]:
             url = safe_url(src.get("url"))
             if url:
                 where = f"<{url.replace('&', '&amp;')}|{slack(src.get('name'))}>"
+                if src.get("probe_run_id"):  # a replay or probe of that file: the run too, as kb ask lists it
+                    where += f" · probe run `{slack(src['probe_run_id'])}`"
             elif src.get("url"):  # not http(s): named as text, never a link
                 where = f"{slack(src.get('name'))} · {slack(src['url'])}"
-            else:
+            elif src.get("probe_run_id"):
                 where = f"probe run `{slack(src.get('probe_run_id'))}`"
+            else:  # kb's own formula (a cost answer): its name
+                where = slack(src.get("name"))
             elements.append({"type": "mrkdwn", "text": f"[{number}] {slack(src['kind'])} · {where}"[:2000]})
         blocks.append({"type": "context", "elements": elements})
     return blocks[:MAX_BLOCKS]

@@ -18,7 +18,7 @@ from kb.chat.entities import Entities
 from kb.chat.intents import PLATFORM_PRODUCTS, Question
 
 THRESHOLD = 8
-CLOSE = 0.75  # a runner-up at this share of the best score is named
+CLOSE = 0.5  # a runner-up at this share of the best score is named (an op named as code beside a price and a rate)
 
 
 @dataclass

@@ -48,3 +48,13 @@ def rates(rows: list[dict], failed: set[str]) -> dict[str, dict[str, tuple[int, 
         fails = Counter(r[axis] for r in rows if r["question"] in failed)
         out[axis] = {k: (totals[k] - fails[k], totals[k]) for k in sorted(totals)}
     return out
+
+
+def sample(rows: list[dict], every: int = 6) -> list[dict]:
+    """A default-suite share of the bank: every `every`-th phrasing and the first of each
+    kind × language, so each kind in each language is asked through every front end."""
+    firsts = {}
+    for r in rows:
+        firsts.setdefault((r["kind"], r["language"]), r["question"])
+    keep = set(firsts.values())
+    return [r for i, r in enumerate(rows) if i % every == 0 or r["question"] in keep]
