@@ -107,14 +107,15 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
     elif w.get("is_eol") is True:
         until = (f"; la última versión con soporte es Neuron {last}" if es else f"; the last release with it is Neuron {last}") \
             if last else ""
-        head = (f"**No** — {what} terminó con {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}." if es
-                else f"**No** — {what} ended with {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}.")
+        title = w.get("title") or what  # the statement's own title first, as the eol answers write it
+        head = (f"**No** — {title}: terminó con {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}." if es
+                else f"**No** — {title}: ended with {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}.")
         if re.search(r"\bhow long\b|\buntil when\b", ents.english.lower()) and last:
             head = (f"**Hasta Neuron {last}** — {what} terminó con {ends}" + (f" ({day})." if day else ".") if es else
                     f"**Until Neuron {last}** — {what} ended with {ends}" + (f" ({day})." if day else "."))
     elif w.get("in_maintenance") or "maintenance" in (w.get("state") or ""):
-        head = (f"**Sí, en modo de mantenimiento** — {what}: {w.get('state')} (solo correcciones críticas, sin fecha de fin)."
-                if es else f"**Yes, in maintenance mode** — {what}: {w.get('state')} (critical fixes only, no end date).")
+        head = (f"**Sí, en modo de mantenimiento** — {w.get('title') or what}: {w.get('state')} (solo correcciones críticas)."
+                if es else f"**Yes, in maintenance mode** — {w.get('title') or what}: {w.get('state')} (critical fixes only).")
     else:
         head = (f"**Sí, por ahora** — {what}: {w.get('state')}." if es else f"**Yes, for now** — {what}: {w.get('state')}.")
     lines = [head, ""] + [_window_line(x, src, es) for x in hits]
