@@ -159,6 +159,10 @@ def _help(conn: sqlite3.Connection, q: Question) -> Answer:
         "`kb check model.pt2 --target tpu`",
         "- **end of support**: `when does PyTorch 2.9 leave support on Neuron?`",
         "- **known limitations**: `does neuron support float64?`, `known limitations of neuron 2.33`",
+        "- **cost**: `price per million tokens at 7.5 USD an hour and 1800 tokens/s` (the `kb cost` formula)",
+        "- **fallback policy**: `what does neuron do with an op it lacks in compile mode?`",
+        "- **a feature's support**: `is PyTorch/XLA training still supported on Trn1?`",
+        "- **en español**: `¿cuándo termina el soporte de Python 3.10 en Neuron?` (answered in Spanish)",
         f"Targets: {targets}. Versions: `neuron 2.33` is a Neuron SDK release, `tpu 0.2.0` a torch_tpu version.",
     ])
     return Answer(q.text, "help", text, facts=[{"targets": queries.target_names(conn)}])

@@ -43,6 +43,8 @@ def language(text: str) -> str:
     if any(c in text for c in "¿¡ñÑ"):
         return "es"
     words = re.findall(r"[a-z]+", fold(text).lower())
+    if words in (["ayuda"], ["hola"]):
+        return "es"
     spanish = sum(1 for w in words if w in _SPANISH)
     english = sum(1 for w in words if w in _ENGLISH_HINTS)
     return "es" if spanish >= 2 and spanish > english else "en"
@@ -125,7 +127,7 @@ _ES_WORDS = {
     "puedo": "can i", "cuesta": "costs", "precio": "price", "coste": "cost", "costo": "cost", "hora": "hour",
     "segundo": "second", "por": "per", "al": "at", "dolares": "usd", "anos": "years", "meses": "months",
     "dias": "days", "modo": "mode", "kernels": "kernels", "sigue": "still", "todavia": "still", "aun": "still",
-    "ultima": "last", "ultimo": "last", "instancia": "instance", "instancias": "instances",
+    "ultima": "last", "ultimo": "last", "ayuda": "help", "hola": "hello", "instancia": "instance", "instancias": "instances",
 }
 _ES_DROP = frozenset("el la los las lo un una unos unas se me le les nos te ya mientras tambien pero si".split())
 _PIECE = re.compile(r"\S+")

@@ -82,6 +82,14 @@ PHRASES: list[tuple[str, str]] = [
     ("Verdicts (field caveats do not change them)", "Veredictos (las advertencias de campo no los cambian)"),
     ("retrieved", "consultado"),
 ]
+PHRASES += [("ops run as", "ops se ejecutan como"), ("by own status and by where the op runs",
+                                                   "por su propio estado y por dónde se ejecuta el op"),
+            ("I answer from the kb knowledge base (every answer cites its sources). Ask me:",
+             "Respondo desde la base de conocimiento de kb (cada respuesta cita sus fuentes). Pregúntame:"),
+            ("Targets:", "Destinos:"), ("Versions:", "Versiones:")]
+# Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
+# unknown") is replaced only after the longer one had its turn.
+PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(r"`[^`\n]*`|https?://\S+|\[\d+\]")
 
 
