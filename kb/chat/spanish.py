@@ -24,7 +24,7 @@ PHRASES: list[tuple[str, str]] = [
     ("**Not as its own kernel**", "**No como kernel propio**"), ("**Not stated for Neuron", "**No declarado para Neuron"),
     ("**Nothing the KB knows of**", "**Nada que el KB sepa**"), ("**Sources**", "**Fuentes**"),
     ("? **unknown**", "? **desconocido**"), ("**already ended**", "**ya terminó**"),
-    ("its own kernel on", "kernel propio en"), ("it falls back", "hace fallback"),
+    ("its own kernel on", "kernel propio en"), ("(own kernel)", "(kernel propio)"), ("it falls back", "hace fallback"),
     ("it works, with copies to the host and back", "funciona, con copias al host y de vuelta"),
     ("carried from the pre-release snapshot", "heredado del snapshot previo al lanzamiento"),
     ("carried from an older version", "heredado de una versión anterior"),

@@ -228,6 +228,45 @@ for lang, qs in (("en", ["will Llama 3 run on trn2?", "does Mixtral work on TPU 
         add("model", lang, "model", [model], "", [q], case_insensitive=True)
 
 
+# ---------------------------------------------------------------- held out: written after the code, asked once untuned
+# (28 of 30 read right on that first try; the two misses — "if tpu lacks a kernel, does it raise or fall back?" and
+# "does torch.compile on neuron fail when an op can't be lowered?" — taught the policy cue two phrasings)
+XLA_INF_MAINT = "announce-maintenance-pytorch-xla-inference"
+NXDT = "announce-eos-nxdt-nxd-core-training"
+SNAPSHOT = "98154b867aa24562a3213e520d9ad7fd41032291"
+add("cost", "en", "cost", ["2.03 USD"], COST, ["our trn2.48xlarge is 38 dollars/hour and does 5200 tok/s. what's that per million tokens?"])
+add("cost", "en", "cost", ["0.79 EUR", "39.68 EUR"], COST,
+    ["with 2,100 tokens per second at EUR 6 per hour, how much do 50M tokens cost?"])
+add("cost", "en", "cost", ["0.48 USD"], COST, ["what would 1M tokens cost on TPU v5e at $1.2/h if we get 700 tokens/s"])
+add("cost", "es", "cost", ["0.63 USD"], COST, ["¿Cuánto me sale el millón de tokens si pago 9 USD por hora y saco 4000 tokens/s?"])
+add("cost", "en", "cost", ["0.83 USD", "could also be read as an op question"], COST,
+    ["price per million tokens at 3 usd/h and 1000 tokens/s on neuron for aten::nonzero heavy workloads"])
+add("list", "en", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["which aten ops are unsupported by torch_tpu 0.2.0?"])
+add("list", "es", "ops_by_status", ["595", "ops que se ejecutan como"], TPU_PROBE, ["¿Qué operadores no soporta TorchTPU 0.2.0?"])
+add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN, ["can we keep training with torch-xla on trn1 next year?"])
+add("feature_eol", "en", "eol", ["maintenance", "Inf2"], XLA_INF_MAINT, ["is pytorch/xla inference on inf2 still supported?"])
+add("feature_eol", "en", "eol", ["2.33", "2.34"], XLA_INF_TRN, ["how long do we have for torch-xla inference on Trainium2?"])
+add("feature_eol", "en", "eol", ["**No**", "2.29"], NXDT, ["is NxD Training still supported?"])
+add("feature_eol", "es", "eol", ["**Hasta Neuron 2.33", "2.34"], NXDI, ["¿hasta cuándo tiene soporte NxD Inference en Trn2?"])
+add("policy", "en", "policy", ["cpu fallback with warning", "compile error"], NEURON_POLICY,
+    ["what does TorchNeuron do when it hits an op without a kernel?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY, ["if tpu lacks a kernel, does it raise or fall back?"])
+add("policy", "es", "policy", ["cpu fallback if enabled else error"], TPU_POLICY, ["¿qué hace TorchTPU cuando le falta un kernel?"])
+add("policy", "en", "policy", ["compile error"], NEURON_POLICY,
+    ["does torch.compile on neuron fail when an op can't be lowered?"])
+add("policy", "en", "policy", ["cpu fallback with warning"], NEURON_POLICY, ["what happens to unsupported ops on trn2 in eager?"])
+add("policy", "es", "policy", ["compile error"], NEURON_POLICY, ["¿qué pasa con los ops sin kernel en modo compile en neuron?"])
+add("model", "en", "model", ["llama"], "", ["will our Llama 3.1 8B fine-tune run on trn2?"], case_insensitive=True)
+add("model", "es", "model", ["qwen"], "", ["¿Puedo correr Qwen2.5 en una TPU v6e?"], case_insensitive=True)
+add("op", "en", "op", ["**Yes**", "aten::nonzero"], TPU_PROBE, ["is nonzero natively supported on tpu v5e?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::nonzero"], SNAPSHOT, ["¿es aten::nonzero nativo en neuron 2.33?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::cumsum"], SNAPSHOT, ["¿funciona torch.cumsum en trn2?"])
+add("support", "en", "support", ["**No**", "Inf2"], TORCHNEURON, ["does TorchNeuron support Inf2?"])
+add("support", "en", "support", ["**Yes**", "Trn3"], TORCHNEURON, ["is torch-neuronx supported on trn3?"])
+add("platform_eol", "es", "eol", ["Terminó con Neuron 2.27", "Python 3.9"], "announce", ["¿Python 3.9 todavía está soportado en Neuron?"])
+add("platform_eol", "en", "eol", ["Ended with Neuron 2.27", "Python 3.9"], "announce", ["when did neuron stop supporting python 3.9?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
