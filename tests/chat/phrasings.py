@@ -58,3 +58,17 @@ def sample(rows: list[dict], every: int = 6) -> list[dict]:
         firsts.setdefault((r["kind"], r["language"]), r["question"])
     keep = set(firsts.values())
     return [r for i, r in enumerate(rows) if i % every == 0 or r["question"] in keep]
+
+
+def one_per_kind(rows: list[dict]) -> list[dict]:
+    """The first phrasing of each kind, in English for every other kind and Spanish for the rest:
+    the smallest sample that still asks every kind, and both languages, through a front end."""
+    kinds = sorted({r["kind"] for r in rows})
+    wanted = {(k, "en" if i % 2 == 0 else "es") for i, k in enumerate(kinds)}
+    out, seen = [], set()
+    for r in rows:
+        key = (r["kind"], r["language"])
+        if key in wanted and key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
