@@ -7,6 +7,12 @@ than guessing. Op names are matched forgivingly: ATen spellings, a torch functio
 (through the shipped map data/functions/torch-*.json, traced from torch once), or a
 typo close to a catalog name (difflib), and the answer says which match it made.
 
+Reading: kb.chat.entities names what the question holds (its language — a Spanish question is read
+through a glossary into the reader's English —, numbers with units, feature lines, uses, instances,
+models, cues) and kb.chat.scoring ranks readings over those entities; a reading above its threshold
+is answered by kb.chat.answer_scored (cost, policy, a feature's support, lists at a version, models),
+the rest by the routing below. A Spanish question's answer is written in Spanish (kb.chat.spanish).
+
 Layout: kb.chat.intents reads the question; kb.chat.oplookup finds ops and versions; this module
 answers op, compare, status-list, limitation and help questions; kb.chat.answer_eol answers
 end-of-support questions (through kb.eol.windows) and kb.chat.answer_model model-file questions
