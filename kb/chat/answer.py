@@ -34,7 +34,7 @@ from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
-from kb.chat.answer_scored import scored_answer, with_other_reading
+from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -71,6 +71,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         finally:
             own.close()
     ents = entities.extract(question or "")
+    ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
     top, other = scoring.best(q, ents)
     try:

@@ -82,6 +82,16 @@ def platform_headline(result: Answer, lang: str) -> Answer:
 PLATFORM_NAMES = {"python": "Python", "ubuntu": "Ubuntu", "pytorch": "PyTorch", "amazon-linux": "Amazon Linux"}
 
 
+def gallery_models(text: str) -> list[str]:
+    """Models the gallery (kb.chat.answer_gallery, when this checkout has it) finds in a question,
+    beyond the architectures kb.chat.entities names itself."""
+    try:
+        from kb.chat import answer_gallery
+    except ImportError:
+        return []
+    return list(answer_gallery.find_models(text) or [])
+
+
 def gallery_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer | None:
     """The model gallery's answer (kb.chat.answer_gallery, its own issue) when this checkout has it."""
     try:

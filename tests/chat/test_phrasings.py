@@ -204,6 +204,8 @@ def test_model_question_goes_to_the_gallery_when_it_is_there(conn, monkeypatch):
     a = ask(conn, "¿correrá Mixtral en trn2?")
     assert a["text"] == "from the gallery" and a["language"] == "es"
     assert seen["targets"] == ["neuron"] and seen["lang"] == "es"
+    fake.find_models = lambda text: ["zamba2"] if "zamba2" in text.lower() else []  # a model only the gallery knows
+    assert ask(conn, "will Zamba2 run on tpu?")["text"] == "from the gallery" and seen["targets"] == ["tpu"]
 
 
 # ---------------------------------------------------------------- readings and bounds
