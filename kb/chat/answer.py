@@ -7,6 +7,12 @@ than guessing. Op names are matched forgivingly: ATen spellings, a torch functio
 (through the shipped map data/functions/torch-*.json, traced from torch once), or a
 typo close to a catalog name (difflib), and the answer says which match it made.
 
+Reading: kb.chat.entities names what the question holds (its language — a Spanish question is read
+through a glossary into the reader's English —, numbers with units, feature lines, uses, instances,
+models, cues) and kb.chat.scoring ranks readings over those entities; a reading above its threshold
+is answered by kb.chat.answer_scored (cost, policy, a feature's support, lists at a version, models),
+the rest by the routing below. A Spanish question's answer is written in Spanish (kb.chat.spanish).
+
 Layout: kb.chat.intents reads the question; kb.chat.oplookup finds ops and versions; this module
 answers op, compare, status-list, limitation and help questions; kb.chat.answer_eol answers
 end-of-support questions (through kb.eol.windows) and kb.chat.answer_model model-file questions
@@ -22,12 +28,13 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import intents, names
+from kb.chat import entities, intents, names, scoring, spanish
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
+from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -63,16 +70,27 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
-    q = intents.read(question or "")
-    q.intent = route(conn, q)
-    if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
-        handler = model_checked_answer
-    else:
-        handler = _HANDLERS.get(q.intent, _unknown)
+    ents = entities.extract(question or "")
+    ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
+    q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
+    top, other = scoring.best(q, ents)
     try:
-        return handler(conn, q)
+        result = scored_answer(conn, q, ents, top, allow_files) if top else None
+        if isinstance(result, str):  # a classic handler, with the reading the scores gave
+            result = _HANDLERS[result](conn, q)
+        if result is None:
+            q.intent = route(conn, q)
+            if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
+                handler = model_checked_answer
+            else:
+                handler = _HANDLERS.get(q.intent, _unknown)
+            result = handler(conn, q)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
-        return Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+        result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+    if other is not None:
+        result = with_other_reading(result, other, ents.language)
+    result.question = (question or "").strip()
+    return spanish.in_spanish(result) if ents.language == "es" else result
 
 
 # ---------------------------------------------------------------- routing
@@ -148,6 +166,10 @@ def _help(conn: sqlite3.Connection, q: Question) -> Answer:
         "`kb check model.pt2 --target tpu`",
         "- **end of support**: `when does PyTorch 2.9 leave support on Neuron?`",
         "- **known limitations**: `does neuron support float64?`, `known limitations of neuron 2.33`",
+        "- **cost**: `price per million tokens at 7.5 USD an hour and 1800 tokens/s` (the `kb cost` formula)",
+        "- **fallback policy**: `what does neuron do with an op it lacks in compile mode?`",
+        "- **a feature's support**: `is PyTorch/XLA training still supported on Trn1?`",
+        "- **en español**: `¿cuándo termina el soporte de Python 3.10 en Neuron?` (answered in Spanish)",
         f"Targets: {targets}. Versions: `neuron 2.33` is a Neuron SDK release, `tpu 0.2.0` a torch_tpu version.",
     ])
     return Answer(q.text, "help", text, facts=[{"targets": queries.target_names(conn)}])

@@ -31,6 +31,31 @@ def model_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     return Answer(q.text, "model", "\n".join(lines), facts)
 
 
+def named_model_answer(conn: sqlite3.Connection, q: Question, ents: Any) -> Answer | None:
+    """"Will Mixtral run on a trn2?" without the model gallery: the command that answers it —
+    `kb check` of the model's export — in the question's language."""
+    if not ents.models:
+        return None
+    es = ents.language == "es"
+    model = ents.models[0]
+    targets = q.target_names() or ["neuron", "tpu"]
+    slug = "".join(c if c.isalnum() else "-" for c in model).strip("-")
+    commands = [f"`kb check {slug}.pt2 --target {t}`" for t in targets]
+    if es:
+        lines = [f"**Para saber si {model} funciona en {', '.join(targets)}**, el KB revisa una exportación del modelo: "
+                 f"guárdalo con `torch.export.save` (puede ser con pesos aleatorios, desde su Config) y ejecuta "
+                 + " y ".join(commands) + ".",
+                 "Lista cada op ATen que ejecuta, con su estado (nativo, descompuesto, fallback, no soportado), dónde se "
+                 "usa y los saltos dispositivo↔host; `--fail-on fallback` lo convierte en una puerta de CI."]
+    else:
+        lines = [f"**To tell whether {model} runs on {', '.join(targets)}**, kb checks an export of the model: save it with "
+                 f"`torch.export.save` (random weights from its Config will do) and run " + " and ".join(commands) + ".",
+                 "It lists every ATen op the model runs with its status (native, decomposed, fallback, unsupported), "
+                 "where it is used, and the device↔host hops; `--fail-on fallback` makes it a CI gate."]
+    facts: list[dict[str, Any]] = [{"model": model, "command": f"kb check {slug}.pt2 --target {t}"} for t in targets]
+    return Answer(q.text, "model", "\n".join(lines), facts, language=ents.language)
+
+
 # Formats that are read without running code from the file: the ExportedProgram's graph
 # is read as data. Factories (model.py:build) import Python; pickles and TorchScript (its
 # __setstate__ runs on loading) need --trust, which a chat never gives.

@@ -121,7 +121,7 @@ def _chunks(text: str, size: int) -> list[str]:
 
 def answer_blocks(result: Any) -> list[dict[str, Any]]:
     """An Answer as Block Kit blocks: sections of mrkdwn, sources in a context block."""
-    body, _, sources = result.text.partition("\n\n**Sources**")
+    body = re.split(r"\n\n\*\*(?:Sources|Fuentes)\*\*", result.text, maxsplit=1)[0]  # an answer in English or Spanish
     blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}}
                                     for chunk in _chunks(to_mrkdwn(body), SECTION_CHARS)]
     if result.sources:
@@ -130,10 +130,14 @@ def answer_blocks(result: Any) -> list[dict[str, Any]]:
             url = safe_url(src.get("url"))
             if url:
                 where = f"<{url.replace('&', '&amp;')}|{slack(src.get('name'))}>"
+                if src.get("probe_run_id"):  # a replay or probe of that file: the run too, as kb ask lists it
+                    where += f" · probe run `{slack(src['probe_run_id'])}`"
             elif src.get("url"):  # not http(s): named as text, never a link
                 where = f"{slack(src.get('name'))} · {slack(src['url'])}"
-            else:
+            elif src.get("probe_run_id"):
                 where = f"probe run `{slack(src.get('probe_run_id'))}`"
+            else:  # kb's own formula (a cost answer): its name
+                where = slack(src.get("name"))
             elements.append({"type": "mrkdwn", "text": f"[{number}] {slack(src['kind'])} · {where}"[:2000]})
         blocks.append({"type": "context", "elements": elements})
     return blocks[:MAX_BLOCKS]

@@ -19,6 +19,9 @@ TARGET_ALIASES = {
     "neuron-xla": "neuron-xla", "neuronx-xla": "neuron-xla", "torch-xla": "neuron-xla", "xla": "neuron-xla",
     "inferentia": "neuron-xla", "inf1": "neuron-xla", "inf2": "neuron-xla",
     "tpu": "tpu", "tpus": "tpu", "torch_tpu": "tpu", "torch-tpu": "tpu", "torchtpu": "tpu",
+    # nicknames: Trainium / Inferentia generations, TPU generations (TorchTPU is the PyTorch path to all of them)
+    "trainium1": "neuron", "trainium2": "neuron", "trainium3": "neuron", "trn1n": "neuron", "inferentia2": "neuron-xla",
+    "v4": "tpu", "v5e": "tpu", "v5p": "tpu", "v6e": "tpu", "trillium": "tpu", "ironwood": "tpu",
     "cpu": "cpu", "cuda": "cuda", "gpu": "cuda", "meta": "meta", "sim": "sim",
 }
 

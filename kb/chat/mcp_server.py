@@ -455,7 +455,9 @@ def build_server(db: str | None = None):
                                        min_length=1, max_length=1000)],
     ) -> dict[str, Any]:
         """Answer a free question about op status, op families, target differences, releases and versions,
-        version changes, end of support or known limitations (dtypes, feature areas, compile options).
+        version changes, end of support (also of a feature line: PyTorch/XLA training on Trn1), known limitations
+        (dtypes, feature areas, compile options), fallback policy, or cost per million tokens from a price and a
+        rate in the question. English or Spanish: the answer comes in the question's language (`language`).
         Returns markdown text, structured facts and sources; says 'unknown' where the KB has no evidence."""
         from kb.chat.answer import answer
 

@@ -37,6 +37,8 @@ class Answer:
     text: str
     facts: list[dict[str, Any]] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
+    language: str = "en"  # the question's language, which the text is written in ("en", "es")
+    other_reading: str | None = None  # the close second reading of the question, when there was one
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,7 +84,7 @@ class Sources:
         for number, item in enumerate(self.items, 1):
             # record values: escaped (kb.neutral), and a URL is shown bare only when http(s)
             url = safe_url(item["url"]) or (markdown(item["url"]) if item["url"] else None)
-            where = url or f"probe run {markdown_code(item['probe_run_id'])}"
+            where = url or (f"probe run {markdown_code(item['probe_run_id'])}" if item.get("probe_run_id") else "kb")
             if item.get("local_report"):
                 from kb.store.provenance import describe
 

@@ -21,23 +21,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 
 from kb import userfiles
-from kb.errors import KBError
+from kb.units.cost import (  # noqa: F401  (the formula and its rounding live below every room that computes)
+    MILLION,
+    SECONDS_PER_HOUR,
+    CostInputError,
+    cost_per_million_tokens,
+    format_money,
+    format_ratio,
+    quantize,
+)
 
-SECONDS_PER_HOUR = Decimal(3600)
-MILLION = Decimal(1_000_000)
 REQUIRED_KEYS = ("price_per_hour", "tokens_per_second")
 OPTIONAL_KEYS = ("currency", "note")
 DEFAULT_CURRENCY = "USD"
 # Prices and throughputs outside 1e-9 … 1e12 are typos, and their quotients would
 # exceed the 28 digits Decimal computes with.
 MIN_EXPONENT, MAX_EXPONENT = -9, 11
-
-
-class CostInputError(KBError):
-    """A price, a throughput or a targets file kb cannot use."""
 
 
 @dataclass(frozen=True)
@@ -74,34 +76,6 @@ class Priced:
             "tokens_per_second": float(t.tokens_per_second),
             "note": t.note,
         }
-
-
-def cost_per_million_tokens(price_per_hour: Decimal, tokens_per_second: Decimal) -> Decimal:
-    """Price of 1,000,000 tokens at `tokens_per_second` on a machine billed `price_per_hour`."""
-    if tokens_per_second <= 0:
-        raise CostInputError(f"tokens per second must be greater than 0 (got {tokens_per_second})")
-    if price_per_hour < 0:
-        raise CostInputError(f"price per hour must not be negative (got {price_per_hour})")
-    return price_per_hour * MILLION / (tokens_per_second * SECONDS_PER_HOUR)
-
-
-def quantize(value: Decimal, places: int) -> Decimal:
-    try:
-        return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    except InvalidOperation:  # more digits than the context holds: keep its 28 significant
-        return +value
-
-
-def format_money(value: Decimal) -> str:
-    """2 decimals; 2 significant digits below 0.01 (see the module docstring)."""
-    if value == 0 or abs(value) >= Decimal("0.01"):
-        return f"{quantize(value, 2):,}"
-    places = -value.adjusted() + 1  # 0.0034 -> adjusted -3 -> 4 places
-    return str(quantize(value, places))
-
-
-def format_ratio(value: Decimal | None) -> str:
-    return "—" if value is None else f"{quantize(value, 2)}×"
 
 
 def parse_number(text: object, what: str) -> Decimal:

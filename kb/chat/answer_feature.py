@@ -1,0 +1,168 @@
+"""End of support of a feature line, and whether a product runs on an instance family:
+"is PyTorch/XLA training still supported on Trn1?", "how long is torch-xla supported on trn3
+for serving?", "when is the last neuron release for XLA inference on trn2?", "Is NxD
+Inference supported on Inf2?", "Does TorchNeuron run on Trn1?".
+
+The answer comes from the support windows of that line (kb.eol.windows), narrowed by the use
+(training / inference) and the instance family the question names — never from TorchNeuron's
+platform matrix or the newest release, which say nothing about the XLA line. A window that
+ends with a Neuron release names the release before it as the last one with support. For
+TorchNeuron, which has no windows, the release registry and the platform matrix answer.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any
+
+from kb.chat.entities import Entities
+from kb.chat.intents import Question
+from kb.chat.reply import Answer, Sources
+from kb.store import queries
+
+# Feature lines (kb.chat.entities.FEATURE_RE) → the support-window products that state them.
+WINDOW_PRODUCTS = {
+    "pytorch-xla": ("torch-neuronx-xla", "pytorch-xla-on-neuron"),
+    "nxd-inference": ("nxd-inference",),
+    "nxd-training": ("nxd-training",),
+    "nxd": ("nxd-inference", "nxd-training"),
+}
+LABELS = {"pytorch-xla": "PyTorch/XLA (torch-neuronx on XLA)", "nxd-inference": "NxD Inference",
+          "nxd-training": "NxD Training", "nxd": "NxD (NeuronX Distributed)", "torchneuron": "TorchNeuron"}
+USE_ES = {"training": "entrenamiento", "inference": "inferencia"}
+
+
+def _windows(conn: sqlite3.Connection, feature: str) -> list[dict[str, Any]]:
+    from kb.eol import windows as eol
+
+    wanted = WINDOW_PRODUCTS.get(feature, ())
+    return [w for w in eol.current_windows(conn, eol.today()) if w["product"] in wanted]
+
+
+def _about(w: dict[str, Any]) -> str:
+    return f"{w.get('cycle') or ''} {w.get('title') or ''}".lower()
+
+
+def narrow(windows: list[dict[str, Any]], ents: Entities) -> list[dict[str, Any]]:
+    """Windows of the use and instance family asked about. A window naming other instance
+    families only is dropped; one naming none stays (it covers the whole line)."""
+    hits = windows
+    if ents.uses:
+        keep = [w for w in hits if any(u in _about(w) for u in ents.uses)]
+        hits = keep or hits
+    for instance in ents.instances:
+        named = [w for w in hits if re.search(r"\b(trn[123]|inf[12])\b", _about(w))]
+        keep = [w for w in named if instance in _about(w)]
+        unnamed = [w for w in hits if w not in named]
+        hits = keep or unnamed or hits
+    return hits
+
+
+def _last_release(conn: sqlite3.Connection, ends_with: str) -> str | None:
+    """The newest Neuron SDK release before the one a window ends with."""
+    versions = [r[0] for r in conn.execute("SELECT version FROM release WHERE product = 'neuron-sdk'")]
+    cut = queries.version_key(ends_with)
+    before = [v for v in versions if queries.version_key(v) < cut and not v.startswith(ends_with + ".")]
+    return max(before, key=queries.version_key) if before else None
+
+
+def _window_line(w: dict[str, Any], src: Sources, es: bool) -> str:
+    state = w.get("state") or ""
+    ended = (" — **ya terminó**" if es else " — **already ended**") if w.get("is_eol") is True else ""
+    return f"- **{w.get('title')}**: {state}{ended} {src.cite(w)}"
+
+
+def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer:
+    es = ents.language == "es"
+    feature = next((f for f in ents.features if f != "torchneuron"), None)
+    if feature is None:
+        return platform_answer(conn, q, ents)
+    label = LABELS[feature]
+    uses = [] if feature in ("nxd-inference", "nxd-training") else ents.uses  # "NxD Inference (inference)" says it twice
+    what = label + (f" ({', '.join(USE_ES[u] if es else u for u in uses)})" if uses else "") + \
+        (f" {'en' if es else 'on'} {', '.join(i.capitalize() for i in ents.instances)}" if ents.instances else "")
+    src = Sources()
+    hits = narrow(_windows(conn, feature), ents)
+    if not hits:
+        text = (f"**Desconocido** — el KB no tiene ninguna declaración de fin de soporte de {what}." if es
+                else f"**Unknown** — the KB has no end-of-support statement for {what}.")
+        return Answer(q.text, "eol", text + " `kb eol`", [{"feature": feature, "status": "unknown"}],
+                      language=ents.language)
+    ended = [w for w in hits if w.get("is_eol") is True]
+    w = ended[0] if ended and len(ended) == len(hits) else hits[0]
+    last = _last_release(conn, str(w["eol_release"])) if w.get("eol_release") else None
+    facts = [{"feature": feature, "uses": ents.uses, "instances": ents.instances, "product": x["product"],
+              "cycle": x["cycle"], "is_eol": x.get("is_eol"), "eol_from": x.get("eol_from"),
+              "eol_release": x.get("eol_release"), "state": x.get("state"), "title": x.get("title"),
+              "last_supported_release": _last_release(conn, str(x["eol_release"])) if x.get("eol_release") else None,
+              "source_url": x.get("source_url")} for x in hits]
+    ends = f"Neuron {w['eol_release']}" if w.get("eol_release") else None
+    day = w.get("eol_from")
+    if "last_release" in ents.cues and last:
+        head = (f"**Neuron {last}** es la última versión con {what}: el soporte termina con {ends}"
+                + (f" (publicada el {day})." if day else ".") if es else
+                f"**Neuron {last}** is the last release with {what}: support ends with {ends}"
+                + (f" (released {day})." if day else "."))
+    elif w.get("is_eol") is True:
+        until = (f"; la última versión con soporte es Neuron {last}" if es else f"; the last release with it is Neuron {last}") \
+            if last else ""
+        title = w.get("title") or what  # the statement's own title first, as the eol answers write it
+        head = (f"**No** — {title}: terminó con {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}." if es
+                else f"**No** — {title}: ended with {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}.")
+        if re.search(r"\bhow long\b|\buntil when\b", ents.english.lower()) and last:
+            head = (f"**Hasta Neuron {last}** — {what} terminó con {ends}" + (f" ({day})." if day else ".") if es else
+                    f"**Until Neuron {last}** — {what} ended with {ends}" + (f" ({day})." if day else "."))
+    elif w.get("in_maintenance") or "maintenance" in (w.get("state") or ""):
+        head = (f"**Sí, en modo de mantenimiento** — {w.get('title') or what}: {w.get('state')} (solo correcciones críticas)."
+                if es else f"**Yes, in maintenance mode** — {w.get('title') or what}: {w.get('state')} (critical fixes only).")
+    else:
+        head = (f"**Sí, por ahora** — {what}: {w.get('state')}." if es else f"**Yes, for now** — {what}: {w.get('state')}.")
+    lines = [head, ""] + [_window_line(x, src, es) for x in hits]
+    if len(hits) > 1:
+        lines.append("_Varias declaraciones coinciden; la primera decide el titular._" if es
+                      else "_Several statements match; the first decides the headline._")
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)
+
+
+def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer:
+    """"Does TorchNeuron run on Trn1?": the platform matrix rows and the newest release's
+    instance families."""
+    from kb.eol import windows as eol
+
+    es = ents.language == "es"
+    src = Sources()
+    facts = [f for f in eol.load_platform_facts(conn) if f["platform"].lower() in ents.instances]
+    rows = [dict(r) for r in conn.execute(
+        "SELECT * FROM release WHERE product = 'torchneuron' AND instance_families IS NOT NULL")]
+    newest = max(rows, key=lambda r: queries.version_key(r["version"])) if rows else None
+    lines, heads, out = [], [], []
+    for instance in ents.instances:
+        mine = [f for f in facts if f["platform"].lower() == instance]
+        listed = None
+        if newest:
+            import json
+
+            families = [x.lower() for x in json.loads(newest["instance_families"])]
+            listed = instance in families
+            lines.append(f"- TorchNeuron {newest['version']} (Neuron {newest['sdk_version']}): "
+                         + ("instancias " if es else "instances ") + ", ".join(json.loads(newest["instance_families"]))
+                         + f" {src.cite(newest)}")
+        for f in mine:
+            lines.append(f"- Neuron {f['version']} " + ("matriz de plataformas" if es else "platform matrix")
+                         + f": {f['platform']} — {f['status']}" + (f" ({f['note']})" if f.get("note") else "")
+                         + " " + src.cite({"source_kind": "manual", "source_name": "platform matrix",
+                                           "source_url": f.get("source_url"), "retrieved_at": f.get("retrieved_at")}))
+        status = (mine[0]["status"].lower() if mine else "")
+        yes = status.startswith("supported") or (not mine and listed)
+        no = status.startswith(("not supported", "unsupported", "end")) or (not mine and listed is False)
+        word = ("**Sí**" if es else "**Yes**") if yes and not no else ("**No**" if no else
+                                                                       ("**Desconocido**" if es else "**Unknown**"))
+        heads.append(f"{word} — TorchNeuron {'en' if es else 'on'} {instance.capitalize()}"
+                     + (f": {mine[0]['status']}" if mine else ""))
+        out.append({"product": "torchneuron", "instance": instance, "status": mine[0]["status"] if mine else
+                    ("listed" if listed else "not listed" if listed is False else "unknown"),
+                    "release": newest["version"] if newest else None})
+    head = "; ".join(heads) + "." if heads else ("**Desconocido**." if es else "**Unknown**.")
+    return Answer(q.text, "support", "\n".join([head, ""] + lines) + src.markdown(), out, src.items,
+                  language=ents.language)

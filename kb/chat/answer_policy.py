@@ -1,0 +1,82 @@
+"""Policy questions: what a backend does with an ATen op it has no kernel for, in eager mode
+and under torch.compile ("what does neuron do with an op it lacks in compile mode?").
+
+Answered from the KB's policy rows (limitation features `policy: …`, each with its vendor
+page: TorchNeuron's eager CPU fallback and compile error, TorchTPU's missing-op error or
+CPU fallback switch), for the newest release of each target that states one, and the
+counts of fallback verdicts that policy produces (`kb targets`). A mode with no stated rule
+is said to be unknown, with the command that shows the per-op verdicts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from kb.chat.entities import Entities
+from kb.chat.intents import Question
+from kb.chat.reply import Answer, Sources
+from kb.neutral import markdown as md
+from kb.store import queries
+
+DEFAULT_TARGETS = ("neuron", "tpu")
+LABELS = {"neuron": "TorchNeuron", "tpu": "TorchTPU", "neuron-xla": "torch-neuronx (PyTorch/XLA)"}
+
+
+def policy_rows(conn: sqlite3.Connection, target: str) -> list[dict[str, Any]]:
+    """The policy rows of the newest release of `target` that states any."""
+    rows = [dict(r) for r in conn.execute(
+        "SELECT l.target, r.product, r.version, l.feature, l.status, l.note, l.source_kind, l.source_name, "
+        "l.source_url, l.retrieved_at FROM limitation l JOIN release r ON r.id = l.release_id "
+        "WHERE l.target = ? AND l.feature LIKE 'policy:%' AND (l.feature LIKE '%fallback%' OR l.feature LIKE '%missing%')",
+        (target,))]  # other policies (complex decomposition...) are not about an op without a kernel
+    if not rows:
+        return []
+    newest = max((r["version"] for r in rows), key=queries.version_key)
+    return sorted((r for r in rows if r["version"] == newest), key=lambda r: r["feature"])
+
+
+def mode_of(row: dict[str, Any]) -> str:
+    """"policy: compile fallback" applies to torch.compile; every other policy row to eager."""
+    return "compile" if "compile" in row["feature"] else "eager"
+
+
+def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer:
+    es = ents.language == "es"
+    targets = [t for t in q.target_names() if t in LABELS] or list(DEFAULT_TARGETS)
+    modes = [m for m in ("eager", "compile") if m in ents.cues] or ["eager", "compile"]
+    src = Sources()
+    lines: list[str] = []
+    heads: list[str] = []
+    facts: list[dict[str, Any]] = []
+    for target in targets:
+        rows = policy_rows(conn, target)
+        label = LABELS[target]
+        for mode in modes:
+            mine = [r for r in rows if mode_of(r) == mode]
+            mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
+                ("eager mode" if mode == "eager" else "torch.compile")
+            if not mine:
+                lines.append(f"- ? **{'desconocido' if es else 'unknown'}** — {label}, {mode_word}: "
+                             + ("el KB no registra ninguna regla del proveedor para un op sin kernel; "
+                                if es else "the KB records no vendor rule for an op without a kernel; ")
+                             + f"`kb ops --target {target} --status fallback --mode {mode}` "
+                             + ("muestra los veredictos por op." if es else "shows the per-op verdicts."))
+                facts.append({"target": target, "mode": mode, "status": "unknown"})
+                continue
+            first = mine[0]
+            heads.append(f"{label} {first['version']}, {mode_word}: {md(first['status'])}")
+            for r in mine:
+                note = f" — {md(r['note'])}" if r.get("note") else ""
+                lines.append(f"- **{label} {r['version']}, {mode_word}** ({md(r['feature'])}): {md(r['status'])}{note} "
+                             f"{src.cite(r)}")
+                facts.append({"target": target, "mode": mode, "backend_version": r["version"], "feature": r["feature"],
+                              "status": r["status"], "source_kind": r["source_kind"], "source_url": r["source_url"]})
+    intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
+             else "What each backend does with an ATen op it has no kernel for")
+    head = f"**{intro}** — " + ("; ".join(heads) if heads else ("desconocido" if es else "unknown")) + "."
+    tail = ("Para un modelo concreto, `kb check MODELO --target T --mode eager|compile` dice qué ops de él caen en "
+            "esa regla." if es else "For a given model, `kb check MODEL --target T --mode eager|compile` says which "
+            "of its ops that rule applies to.")
+    return Answer(q.text, "policy", "\n".join([head, ""] + lines + ["", tail]) + src.markdown(), facts, src.items,
+                  language=ents.language)

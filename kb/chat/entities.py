@@ -1,0 +1,337 @@
+"""The things a chat question names, read before any intent is chosen: its language, numbers
+with units (prices with a currency, rates in tokens/s, token counts, durations, dates),
+instance families, uses (training / inference), the Neuron feature lines people ask about
+(PyTorch/XLA, NxD Inference, TorchNeuron), model architectures, and the cues that make a
+question a cost, list, policy or end-of-support question.
+
+Spanish questions are rewritten into the English words kb.chat.intents reads (a glossary,
+`to_english`), never guessed at: the same question always reads the same way. Every
+pattern here is a literal phrase or a bounded character class scanned once, so reading stays
+linear in the question's length (kb.chat.reply caps that at 1,000 characters).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+# ---------------------------------------------------------------- language
+
+# Words that are Spanish and not English (accents stripped): two of them, or ¿ / ¡ / ñ, make a
+# question Spanish.
+_SPANISH = frozenset("""
+que cuando cuanto cuantos cuantas cual cuales funciona funcionan soporte soportado soportada soportados
+sigue siguen hasta el los las del de para con es esta estan puedo lista enumera ultima ultimo version
+versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon precio entrenamiento
+inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
+un una lo se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta soportan compatible
+compatibles operadores operador mientras ya deja dejan servir cae caen sale salen
+""".split())
+_ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
+
+
+def fold(text: str) -> str:
+    """Accents off (cuándo → cuando, versión → version); other letters as they are."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def language(text: str) -> str:
+    """"es" or "en": ¿ ¡ ñ, or more Spanish-only words than English ones (at least two)."""
+    if any(c in text for c in "¿¡ñÑ"):
+        return "es"
+    words = re.findall(r"[a-z]+", fold(text).lower())
+    if words in (["ayuda"], ["hola"]):
+        return "es"
+    spanish = sum(1 for w in words if w in _SPANISH)
+    english = sum(1 for w in words if w in _ENGLISH_HINTS)
+    return "es" if spanish >= 2 and spanish > english else "en"
+
+
+# ---------------------------------------------------------------- Spanish → the reader's English
+
+# (pattern over the accent-folded text, English), longest and most specific first. Word order is
+# fixed for the yes/no openings kb.chat.answer reads as yes/no questions ("does X run on Y?").
+_ES_OPENINGS = [
+    (r"^\s*(?:sigue|siguen|continua|continuan)\s+(?:estando\s+|siendo\s+)?(?:soportad[oa]s?|compatibles?|con soporte)"
+     r"\s+(.+?)\s*\??\s*$", r"is \1 still supported?"),
+    (r"^\s*(?:todavia|aun)\s+(?:se\s+)?(?:soporta|soportan|esta soportad[oa]|es compatible)\s+(.+?)\s*\??\s*$",
+     r"is \1 still supported?"),
+    (r"^\s*(?:funciona|funcionan|corre|corren|anda|andan)\s+(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
+    (r"^\s*(?:funcionara|correra)\s+(.+?)\s+(?:en|sobre)\s+", r"will \1 run on "),
+    (r"^\s*(?:puedo|podemos|se puede)\s+(?:usar|ejecutar|correr)\s+(.+?)\s+(?:en|sobre)\s+", r"can i use \1 on "),
+    (r"^\s*(?:es|esta)\s+(.+?)\s+(?:nativo|nativa)\s+(?:en|sobre)\s+", r"is \1 native on "),
+    (r"^\s*(?:es|esta)\s+(.+?)\s+(?:soportado|soportada|compatible)\s+(?:en|sobre|con|por)\s+", r"is \1 supported on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:es|esta)\s+(?:nativo|nativa)\s+(?:en|sobre)\s+", r"is \1 native on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:es|esta)\s+(?:soportado|soportada|compatible)\s+(?:en|sobre|con|por)\s+",
+     r"is \1 supported on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:hace|hacen)\s+fallback\s+(?:en|sobre)\s+", r"does \1 fall back on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funciona|funcionan|corre|corren)\s+(?:en|sobre)\s+", r"does \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funcionara|correra)\s+(?:en|sobre)\s+", r"will \1 run on "),
+]
+_ES_PHRASES = [
+    (r"cuanto (?:cuesta|cuestan|sale|salen|costaria)", "how much does it cost"),
+    (r"(?:precio|costo|coste) por millon de tokens", "price per million tokens"),
+    (r"por (?:cada )?millon de tokens", "per million tokens"),
+    (r"(?:un|1) millon de tokens", "a million tokens"),
+    (r"millon(?:es)? de tokens", "million tokens"),
+    (r"tokens? por segundo", "tokens/s"),
+    (r"(?:a|por) la hora|por hora|la hora|cada hora", "an hour"),
+    (r"cuando (?:termina|acaba|finaliza|se acaba|se termina) el soporte", "when is the end of support"),
+    (r"(?:fin|final) del? soporte", "end of support"),
+    (r"(?:termina|acaba|finaliza) el soporte", "end of support"),
+    (r"(?:deja|dejan|dejara|dejaran) de (?:tener soporte|estar soportad[oa]s?|ser compatibles?)", "end of support"),
+    (r"hasta cuando", "until when"),
+    (r"(?:sigue|siguen|continua|continuan) (?:estando )?(?:soportad[oa]s?|siendo compatibles?|con soporte)",
+     "still supported"),
+    (r"(?:sigue|siguen) (?:funcionando|teniendo soporte|soportando)", "still supported"),
+    (r"politica de fallback", "fallback policy"), (r"(?:ops|operadores) que (?:le )?faltan", "missing ops"),
+    (r"no (?:esta|estan) implementad[oa]s?", "not implemented"),
+    (r"(?:todavia|aun) (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?|con soporte)", "still supported"),
+    (r"(?:todavia|aun) (?:se )?(?:soporta|soportan)", "still supported"),
+    (r"ya no (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?)", "no longer supported"),
+    (r"cuanto tiempo", "how long"),
+    (r"(?:ultima|ultimo) (?:version|release|lanzamiento) de neuron", "last neuron release"),
+    (r"(?:ultima|ultimo) (?:version|release|lanzamiento)", "last release"),
+    (r"(?:no|nunca) (?:se )?(?:puede|pueden|podra) (?:ejecutar|correr)", "can't run"),
+    (r"no (?:esta|estan|es|son) (?:soportad[oa]s?|compatibles?)", "unsupported"),
+    (r"no (?:soportad[oa]s?|compatibles?)", "unsupported"),
+    (r"no (?:soporta|soportan)", "does not support"),
+    (r"(?:hace|hacen) fallback", "falls back"),
+    (r"(?:recae|recaen|cae|caen|vuelve|vuelven) (?:en|a) (?:la )?cpu", "falls back to cpu"),
+    (r"que (?:hace|hara)", "what does"),
+    (r"que (?:pasa|ocurre|sucede)", "what happens"),
+    (r"(?:un|una|el|la) (?:op|operador|operacion) que no (?:tiene|implementa|soporta)", "an op it lacks"),
+    (r"(?:un|una|el|la) (?:op|operador|operacion) (?:sin|que le falta)(?: (?:un )?kernel)?", "an op it lacks"),
+    (r"(?:le )?falta (?:un|una|el) (?:op|operador|operacion|kernel)", "an op it lacks"),
+    (r"no tiene (?:un )?kernel", "has no kernel"),
+    (r"(?:sin|no hay) kernel", "without a kernel"),
+    (r"modo eager", "eager mode"), (r"modo compil\w*", "compile mode"), (r"compilad[oa]", "compile mode"),
+    (r"entrenamiento|entrenar", "training"), (r"inferencia", "inference"), (r"servir|produccion", "serving"),
+    (r"(?:cuales|que) (?:ops|operadores|operaciones)", "which ops"),
+]
+_ES_WORDS = {
+    "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
+    "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",
+    "cuando": "when", "cuanto": "how much", "cuantos": "how many", "cuantas": "how many", "lista": "list",
+    "listar": "list", "enumera": "list", "enumerar": "list", "muestra": "show", "muestrame": "show", "dime": "tell me",
+    "nativo": "native", "nativa": "native", "nativos": "native", "nativas": "native", "soportado": "supported",
+    "soportada": "supported", "soportados": "supported", "soportadas": "supported", "compatible": "supported",
+    "compatibles": "supported", "soporte": "support", "soporta": "supports", "soportan": "support",
+    "version": "version", "versiones": "versions", "termina": "ends", "acaba": "ends", "hasta": "until",
+    "operadores": "ops", "operador": "op", "operaciones": "ops", "operacion": "op", "modelo": "model",
+    "mi": "my", "hay": "are there", "tiene": "has", "tienen": "have", "no": "not", "funciona": "runs",
+    "funcionan": "run", "corre": "runs", "ejecuta": "runs", "ejecutar": "run", "correr": "run", "usar": "use",
+    "puedo": "can i", "cuesta": "costs", "precio": "price", "coste": "cost", "costo": "cost", "hora": "hour",
+    "segundo": "second", "por": "per", "al": "at", "dolares": "usd", "anos": "years", "meses": "months",
+    "dias": "days", "modo": "mode", "kernels": "kernels", "sigue": "still", "todavia": "still", "aun": "still",
+    "ultima": "last", "ultimo": "last", "ayuda": "help", "hola": "hello", "instancia": "instance", "instancias": "instances",
+}
+_ES_DROP = frozenset("el la los las lo un una unos unas se me le les nos te ya mientras tambien pero si".split())
+_PIECE = re.compile(r"\S+")
+_EDGE = re.compile(r"^([^\w$€£¥`]*)(.*?)([?!.,;:)]*)$", re.S)
+
+
+def to_english(text: str) -> str:
+    """A Spanish question in the English words the reader knows; names (ops, products,
+    versions, numbers) keep their spelling. English questions come back unchanged."""
+    out = fold(text).replace("¿", " ").replace("¡", " ")
+    out = re.sub(r"\s+", " ", out).strip()
+    for pattern, english in _ES_OPENINGS:
+        out, n = re.subn(pattern, english, out, count=1, flags=re.I)
+        if n:
+            break
+    for pattern, english in _ES_PHRASES:
+        out = re.sub(rf"(?<![\w/]){pattern}(?![\w])", english, out, flags=re.I)
+    words = []
+    for match in _PIECE.finditer(out):  # one whitespace-free piece at a time: names keep their spelling
+        lead, core, tail = _EDGE.match(match.group()).groups()
+        lower = core.lower()
+        if lower in _ES_DROP:
+            core = ""
+        elif lower in _ES_WORDS:
+            core = _ES_WORDS[lower]
+        piece = lead + core + tail
+        if piece:
+            words.append(piece)
+    return " ".join(words)
+
+
+# ---------------------------------------------------------------- numbers with units
+
+CURRENCY_WORDS = {
+    "usd": "USD", "us$": "USD", "$": "USD", "dollar": "USD", "dollars": "USD", "dolar": "USD", "dolares": "USD",
+    "eur": "EUR", "€": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP", "£": "GBP", "pound": "GBP",
+    "pounds": "GBP", "libras": "GBP", "jpy": "JPY", "¥": "JPY", "yen": "JPY", "mxn": "MXN", "pesos": "MXN",
+    "cad": "CAD", "aud": "AUD", "chf": "CHF", "inr": "INR", "brl": "BRL", "reales": "BRL", "ars": "ARS", "clp": "CLP",
+    "cop": "COP",
+}
+_NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:\s?[kKmM](?![a-zA-Z]))?"
+_CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen|pesos|reales)"
+_PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
+_PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
+_HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
+                     r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
+_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|each|every|an?|cada)\s?"
+                   r"(?:s|sec|secs|second|seconds|segundo|segundos)\b|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b",
+                   re.I)
+_TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>million|millones|millon|mil|thousand|billion|m|k)?\s?"
+                     r"(?:of |de )?tokens?\b(?!\s?(?:/|per|por|a)\s?(?:s|sec|second|segundo))", re.I)
+_DURATION = re.compile(r"(?<![\w.,])(?P<n>\d{1,6})\s?(?P<u>days?|dias?|d|weeks?|semanas?|w|months?|meses|mes|"
+                       r"years?|anos?|y)\b", re.I)
+_DATE = re.compile(r"\b(?P<d>\d{4}-\d{2}(?:-\d{2})?)\b")
+_SCALES = {"k": 1_000, "m": 1_000_000, "thousand": 1_000, "mil": 1_000, "million": 1_000_000, "millon": 1_000_000,
+           "millones": 1_000_000, "billion": 1_000_000_000}
+_DAYS = {"d": 1, "day": 1, "dia": 1, "w": 7, "week": 7, "semana": 7, "month": 30, "mes": 30, "y": 365, "year": 365,
+         "ano": 365}
+
+
+def number(text: str, lang: str = "en") -> Decimal | None:
+    """A number as people write it: 7.5, 7,5 (Spanish decimal comma), 1,800 / 1.800 (thousands:
+    a separator followed by exactly three digits), 1.8k, 2M."""
+    raw = text.strip().replace(" ", "")
+    scale = 1
+    if raw[-1:].lower() in ("k", "m"):
+        scale = _SCALES[raw[-1].lower()]
+        raw = raw[:-1]
+    parts = re.split(r"([.,])", raw)
+    seps = parts[1::2]
+    groups = parts[0::2]
+    if seps and all(len(g) == 3 for g in groups[1:]) and len(groups[0]) <= 3 and (
+            len(set(seps)) == 1 and (seps[0] == "," or lang == "es" or len(seps) > 1)):
+        raw = "".join(groups)  # 1,800 · 1.800 (es) · 1.000.000
+    elif len(seps) == 1:
+        raw = groups[0] + "." + groups[1]
+    elif len(set(seps)) == 2:  # 1,234.5 or 1.234,5: the last separator is the decimal point
+        last = seps[-1]
+        raw = "".join(g + ("." if i == len(groups) - 2 and seps[i] == last else "")
+                      for i, g in enumerate(groups) if g) if seps.count(last) == 1 else raw
+    try:
+        return Decimal(raw) * scale
+    except InvalidOperation:
+        return None
+
+
+@dataclass
+class Amount:
+    value: Decimal
+    unit: str  # a currency code, "tokens/s", "tokens", "days", "date"
+    text: str  # as written
+    per_hour: bool = False  # a price said to be per hour
+
+
+@dataclass
+class Entities:
+    """What a question names besides ops and targets (kb.chat.intents reads those)."""
+
+    language: str = "en"
+    english: str = ""  # the question in the reader's English (itself when English)
+    prices: list[Amount] = field(default_factory=list)
+    rates: list[Amount] = field(default_factory=list)
+    tokens: list[Amount] = field(default_factory=list)
+    durations: list[Amount] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+    instances: list[str] = field(default_factory=list)  # trn1, trn2, trn3, inf1, inf2
+    uses: list[str] = field(default_factory=list)  # training, inference
+    features: list[str] = field(default_factory=list)  # pytorch-xla, nxd-inference, nxd-training, torchneuron
+    models: list[str] = field(default_factory=list)
+    cues: set[str] = field(default_factory=set)  # cost, list, eol, last_release, policy, yes_no, compile, eager
+
+
+def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amount]]:
+    prices: list[Amount] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in (_PRICE_AFTER, _PRICE_BEFORE):
+        for m in pattern.finditer(text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            value = number(m.group("n"), lang)
+            if value is None:
+                continue
+            code = CURRENCY_WORDS.get(m.group("c").lower(), m.group("c").upper())
+            hourly = _HOURLY.match(text, m.end()) is not None or re.search(
+                r"(?:per|an?|por|la|/)\s?(?:hour|hr|hora)\s*$", text[max(0, m.start() - 12):m.start()], re.I) is not None
+            prices.append(Amount(value, code, m.group(), hourly))
+            taken.append((m.start(), m.end()))
+    rates = []
+    for m in _RATE.finditer(text):
+        value = number(m.group("n") or m.group("n2"), lang)
+        if value is not None:
+            rates.append(Amount(value, "tokens/s", m.group()))
+            taken.append((m.start(), m.end()))
+    tokens = []
+    for m in _TOKENS.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        value = number(m.group("n"), lang)
+        if value is not None:
+            scale = _SCALES.get((m.group("scale") or "").lower(), 1)
+            tokens.append(Amount(value * scale, "tokens", m.group()))
+    return prices, rates, tokens
+
+
+INSTANCE_RE = re.compile(r"\b(trn[123]n?|inf[12]|trainium[123]?|inferentia[12]?)\b", re.I)
+_INSTANCE_NAMES = {"trainium": "trn1", "trainium1": "trn1", "trainium2": "trn2", "trainium3": "trn3",
+                   "inferentia": "inf1", "inferentia1": "inf1", "inferentia2": "inf2", "trn1n": "trn1"}
+FEATURE_RE = {
+    "pytorch-xla": r"\bpytorch[/ -]?xla\b|\btorch[-_ ]?xla\b|\bneuron[-_]xla\b|\bxla\b|\btorch-neuronx-xla\b",
+    "nxd-inference": r"\bnxd[- ]?i\b|\bnxdi\b|\bnxd inference\b|\bneuronx[- ]distributed[- ]inference\b",
+    "nxd-training": r"\bnxd[- ]?t\b|\bnxdt\b|\bnxd training\b|\bneuronx[- ]distributed[- ]training\b",
+    "nxd": r"\bnxd\b|\bneuronx[- ]distributed\b",
+    "torchneuron": r"\btorch ?neuron\b|\btorch[-_]neuronx\b(?![-_]xla)|\bnative (?:neuron )?backend\b",
+}
+USE_RE = {"training": r"\btrain(?!ium)\w*|\bfine-?tun\w*|\bpre-?train\w*",
+          "inference": r"\binfer(?:ence|encing)?\b|\bserv(?:e|ing)\b|\bdeploy\w*|\bpredict\w*|\bgenerat\w*"}
+CUES = {
+    "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
+            r"|per 1m|\$/m|dollars per)\b",
+    "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b",
+    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available)\b"
+           r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
+           r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
+           r"|\bmaintenance\b|\bsupport window\b",
+    "last_release": r"\blast (?:neuron )?(?:sdk )?(?:release|version)\b|\bfinal (?:neuron )?(?:release|version)\b",
+    "policy": r"\b(?:an?|the) (?:op|ops|operator|operators|aten op) (?:it|that it|the backend|they) (?:lacks?|doesn'?t have|"
+              r"does not have|has no kernel for|cannot run|can'?t run)\b|\bop it lacks\b|\bmissing (?:op|ops|kernel|"
+              r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
+              r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
+              r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in)|\bop (?:is|isn'?t) (?:not )?supported\b"
+              r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
+              r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b",
+    "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
+    "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b",
+    "eager": r"\beager\b",
+}
+# Model architectures people name (the gallery's, kb.chat.answer_gallery, when it is there).
+MODEL_RE = re.compile(
+    r"\b(llama ?[234](?:\.\d)?|llama|mixtral|mistral|qwen ?[23]?(?:\.\d)?|qwen|gemma ?[23]?|gemma|phi-?[234]?|"
+    r"deepseek(?:-v[23])?|falcon|gpt-?2|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
+    r"vit|deit|swin|resnet-?\d*|wav2vec2?|whisper|mamba|stable diffusion|sdxl|yolo\w*|olmo|granite|"
+    r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
+
+
+def extract(text: str) -> Entities:
+    """Everything of the above a question names, with its English reading."""
+    lang = language(text)
+    english = to_english(text) if lang == "es" else text
+    found = Entities(language=lang, english=english)
+    source = fold(text)
+    found.prices, found.rates, found.tokens = _amounts(source, lang)
+    for m in _DURATION.finditer(source):
+        unit = m.group("u").lower().rstrip("s") or "d"
+        days = _DAYS.get(unit) or _DAYS.get(unit[:3]) or _DAYS.get(unit[0], 1)
+        found.durations.append(Amount(Decimal(m.group("n")) * days, "days", m.group()))
+    found.dates = _DATE.findall(source)
+    lowered = english.lower()
+    found.instances = list(dict.fromkeys(_INSTANCE_NAMES.get(i.lower(), i.lower().removesuffix("n") if i.lower()
+                                                              != "trn1n" else "trn1")
+                                         for i in INSTANCE_RE.findall(lowered)))
+    found.uses = [use for use, pattern in USE_RE.items() if re.search(pattern, lowered)]
+    found.features = [name for name, pattern in FEATURE_RE.items() if re.search(pattern, lowered)]
+    if "nxd" in found.features and ("nxd-inference" in found.features or "nxd-training" in found.features):
+        found.features.remove("nxd")
+    found.cues = {name for name, pattern in CUES.items() if re.search(pattern, lowered)}
+    found.models = list(dict.fromkeys(m.lower() for m in MODEL_RE.findall(lowered)))
+    return found

@@ -1,0 +1,92 @@
+"""Intents as scored patterns over a question's entities (kb.chat.entities) and the
+reader's words (kb.chat.intents): a question with a price and a rate is a cost question
+whatever else it mentions, one that names PyTorch/XLA, a use and an end-of-support cue is
+about that feature's support window, and so on.
+
+Each reading gets a score from the entities it rests on; the best one at or above its
+threshold is answered, and a runner-up close to it is named in one line so the asker can
+ask for that reading instead. Below every threshold, kb.chat.answer's classic routing
+decides, exactly as before (the question bank pins it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.chat.entities import Entities
+from kb.chat.intents import PLATFORM_PRODUCTS, Question
+
+THRESHOLD = 8
+CLOSE = 0.5  # a runner-up at this share of the best score is named (an op named as code beside a price and a rate)
+
+
+@dataclass
+class Reading:
+    intent: str
+    score: int
+    why: str  # the entities it rests on, for the "also read as" line and tests
+
+
+_CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to)\s+(?:[\w.-]+\s+){0,6}?"
+                   r"(?:run|work|execute)\b"
+                   r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute)\b"
+                   r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
+_FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
+
+
+def list_status(text: str) -> str | None:
+    """The status a list question asks for: "what can't TorchTPU run" is the unsupported list."""
+    if _CANT.search(text):
+        return "unsupported"
+    if _FALLS.search(text):
+        return "fallback"
+    if re.search(r"\bnative(?:ly)?\b|\bown kernels?\b", text, re.I):
+        return "native"
+    return None
+
+
+def readings(q: Question, ents: Entities) -> list[Reading]:
+    """Every reading with a score, best first."""
+    text = ents.english
+    explicit_op = bool(q.op_words or q.function_words)
+    out: list[Reading] = []
+    hourly = any(p.per_hour for p in ents.prices)
+    cost = (5 if ents.prices else 0) + (1 if hourly else 0) + (5 if ents.rates else 0) + \
+        (2 if "cost" in ents.cues else 0) + (1 if ents.tokens else 0)
+    if cost:
+        out.append(Reading("cost", cost, "price and rate" if ents.prices and ents.rates else "a price or a rate"))
+    if "policy" in ents.cues:
+        out.append(Reading("policy", 8 + (1 if q.targets else 0) + (1 if {"eager", "compile"} & ents.cues else 0),
+                           "what a backend does with an op it lacks"))
+    feature_lines = [f for f in ents.features if f != "torchneuron"]
+    if feature_lines and ({"eol", "last_release"} & ents.cues):
+        score = 4 + (5 if "last_release" in ents.cues else 4) + (1 if ents.uses else 0) + (1 if ents.instances else 0)
+        out.append(Reading("feature_eol", score, f"{feature_lines[0]} and an end-of-support cue"))
+    elif ents.features and ents.instances and not explicit_op:
+        short = len(text.split()) <= 5  # "torchneuron on trn1?" asks the same as "does TorchNeuron run on Trn1?"
+        out.append(Reading("feature_on", 4 + 3 + (1 if "yes_no" in ents.cues or short else 0) + (1 if ents.uses else 0),
+                           f"{ents.features[0]} on {ents.instances[0]}"))
+    platform = [p for p, v in q.products if v and p in PLATFORM_PRODUCTS]
+    if platform and ("eol" in ents.cues) and not explicit_op:
+        out.append(Reading("platform_eol", 8, f"{platform[0]} with a version and an end-of-support cue"))
+    status = list_status(text)
+    versioned = any(m.version for m in q.targets)
+    if "list" in ents.cues and status and q.targets and not explicit_op:
+        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0), f"a list of {status} ops"))
+    if ents.models and not explicit_op:
+        out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
+    if explicit_op:
+        out.append(Reading("op", 7, "an op named as code"))
+    out.sort(key=lambda r: -r.score)
+    return out
+
+
+def best(q: Question, ents: Entities) -> tuple[Reading | None, Reading | None]:
+    """(the reading to answer, a close other one to name) — (None, None) leaves the classic routing."""
+    ranked = readings(q, ents)
+    if not ranked or ranked[0].score < THRESHOLD or ranked[0].intent == "op":
+        return None, None
+    top = ranked[0]
+    other = next((r for r in ranked[1:] if r.intent != top.intent and r.score >= CLOSE * top.score), None)
+    return top, other

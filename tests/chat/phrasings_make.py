@@ -1,0 +1,281 @@
+"""Writes tests/chat/phrasings.jsonl, the phrasing bank of issue #29: how a team asks, in
+English and Spanish, with typos and nicknames, for every kind the chat must handle. Each
+line: question, kind, language, the intent it must be read as, the facts its answer must
+state and a source it must cite (part of a URL, a probe run id or a source name; "" for
+model questions, which cite nothing until the model gallery exists).
+
+Cost facts are computed here with kb.units.cost (the formula `kb cost` uses), so the bank
+checks the chat's arithmetic against the CLI's. Run: python -m tests.chat.phrasings_make
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+from kb.units.cost import cost_per_million_tokens, format_money
+
+OUT = Path(__file__).with_name("phrasings.jsonl")
+COST = "kb cost"
+XLA_TRAIN = "announce-no-support-pytorch-xla-training"
+XLA_INF_TRN = "announce-no-support-torch-xla-inference-trn"
+NXDI = "announce-no-support-nxdi-nxd-core-inference-trn"
+PY310 = "announcement-python-3-10-eol"
+TORCHNEURON = "torchneuron.html"
+NEURON_POLICY = "about-pytorch-neuron.html"
+TPU_POLICY = "google-pytorch/torch_tpu"
+TPU_PROBE = "static-tpu-0.2.0"
+TPU_011 = "replay-tpu-0.1.1"
+
+rows: list[dict] = []
+
+
+def add(kind: str, lang: str, intent: str, facts: list[str], source: str, questions: list[str], **extra) -> None:
+    for q in questions:
+        rows.append({"question": q, "kind": kind, "language": lang, "intent": intent, "facts": facts,
+                     "source": source, **extra})
+
+
+# ---------------------------------------------------------------- cost: (price as written en, es), (rate en, es)
+PRICES = [(("7.5 USD", "7,5 USD"), Decimal("7.5"), "USD"), (("$12.5", "12,5 dólares"), Decimal("12.5"), "USD"),
+          (("4 EUR", "4 €"), Decimal("4"), "EUR"), (("€3.20", "3,20 euros"), Decimal("3.20"), "EUR"),
+          (("2 GBP", "2 GBP"), Decimal("2"), "GBP"), (("48 usd", "48 USD"), Decimal("48"), "USD"),
+          (("0.9 EUR", "0,9 EUR"), Decimal("0.9"), "EUR")]
+RATES = [(("1800 tokens/s", "1.800 tokens por segundo"), Decimal("1800")),
+         (("3,000 tok/s", "3000 tokens/s"), Decimal("3000")),
+         (("2500 tokens per second", "2500 tokens por segundo"), Decimal("2500")),
+         (("900 tokens/sec", "900 tok/s"), Decimal("900")),
+         (("1.8k tokens/s", "1800 tokens/s"), Decimal("1800")),
+         (("12000 tokens/s", "12.000 tokens por segundo"), Decimal("12000")),
+         (("450 tps", "450 tokens/s"), Decimal("450"))]
+COST_EN = ["price per million tokens at {p} an hour and {r}", "what does a million tokens cost at {p}/h with {r}?",
+           "cost per 1M tokens: {p} per hour, {r}", "{p} an hour, {r}: how much per million tokens?",
+           "how much is 1M tokens if the trn2 costs {p} per hour and we get {r}",
+           "tpu v5e at {p}/hr doing {r}, cost per million tokens?",
+           "at {p} per hour and {r} whats the price per milion tokens for our nonzero-heavy model",
+           "Cost per million tokens on trainium at {p} hourly with {r} throughput?",
+           "we measured {r} on inf2 at {p} an hour. price per million tokens?",
+           "is nonzero a problem? anyway: {p} per hour, {r}, what's the cost per million tokens",
+           "compute cost/1M tokens with {p} an hour and {r}", "how expensive is a million tokens at {p}/h and {r}?"]
+COST_ES = ["precio por millón de tokens a {p} la hora y {r}", "¿cuánto cuesta un millón de tokens a {p} por hora con {r}?",
+           "¿cuanto sale el millon de tokens con {p} la hora y {r}?", "coste por millón de tokens: {p} por hora, {r}",
+           "una trn2 a {p} la hora que da {r}, ¿cuánto cuesta el millón de tokens?",
+           "medimos {r} en inf2 a {p} la hora: ¿precio por millón de tokens?",
+           "¿cuál es el coste por millón de tokens con {p} por hora y {r}?"]
+for i, ((p_en, p_es), price, cur) in enumerate(PRICES):
+    (r_en, r_es), rate = RATES[i]
+    money = f"{format_money(cost_per_million_tokens(price, rate))} {cur}"
+    for t in COST_EN:
+        add("cost", "en", "cost", [money, "leaves out"], COST, [t.format(p=p_en, r=r_en)])
+    for t in COST_ES:
+        add("cost", "es", "cost", [money, "deja fuera"], COST, [t.format(p=p_es, r=r_es)])
+add("cost", "en", "cost", ["I need", "tokens/s"], COST,
+    ["how much per million tokens at 7.5 USD an hour?", "price per million tokens on a $40/hour trn2 instance?",
+     "cost per 1M tokens at 4 EUR per hour"])
+add("cost", "es", "cost", ["Falta", "tokens/s"], COST,
+    ["¿cuánto cuesta el millón de tokens a 7,5 USD la hora?", "precio por millón de tokens con una instancia de 40 USD por hora"])
+
+# ---------------------------------------------------------------- lists of ops at a version
+add("list", "en", "ops_by_status", ["800", "unsupported", "0.1.1"], TPU_011,
+    ["list what TorchTPU 0.1.1 can't run", "which ops can't torch_tpu 0.1.1 run?", "list unsupported ops on tpu 0.1.1",
+     "what doesn't run on TPU 0.1.1?", "show the ops tpu 0.1.1 cannot run", "list what torchtpu 0.1.1 cant run",
+     "which operators are not supported on torch-tpu 0.1.1", "what can't TPU v5e run with torch_tpu 0.1.1?"])
+add("list", "es", "ops_by_status", ["800", "0.1.1", "ops que se ejecutan como"], TPU_011,
+    ["enumera lo que TorchTPU 0.1.1 no puede ejecutar", "¿qué ops no están soportados en tpu 0.1.1?",
+     "lista de ops no soportados en torch_tpu 0.1.1", "¿cuáles operadores no puede ejecutar TorchTPU 0.1.1?",
+     "¿que ops no puede correr torchtpu 0.1.1?"])
+
+# ---------------------------------------------------------------- end of support of a feature line
+add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN,
+    ["is PyTorch/XLA training still supported on Trn1?", "is torch-xla training still supported on trn1",
+     "can I still train with PyTorch/XLA on Trainium1? is it still supported?", "pytorch xla training on trn1 still supported?",
+     "Is XLA trainig still suported on trn1?", "is PyTorch/XLA training on trn2 still supported?",
+     "is torch_xla training end of life on Trn1?", "PyTorch/XLA fine-tuning on trn1: still supported?"])
+add("feature_eol", "es", "eol", ["**No**", "2.30", "terminó"], XLA_TRAIN,
+    ["¿sigue soportado PyTorch/XLA para entrenamiento en Trn1?", "¿PyTorch/XLA para entrenamiento sigue soportado en Trn1?",
+     "¿todavía está soportado el entrenamiento con torch-xla en trn1?", "¿sigue soportado el entrenamiento con xla en trn2?"])
+add("feature_eol", "en", "eol", ["2.33", "2.34"], XLA_INF_TRN,
+    ["how long is torch-xla supported on trn3 for serving?", "how long will PyTorch/XLA inference be supported on Trn3?",
+     "until when is torch-xla inference supported on trn2?", "how long is xla serving supported on trainium3",
+     "how long is PyTorch/XLA inferance supported on Trn2?", "until when can we deploy torch-xla on trn3?"])
+add("feature_eol", "es", "eol", ["2.33", "2.34"], XLA_INF_TRN,
+    ["¿hasta cuándo se soporta torch-xla en trn3 para inferencia?", "¿hasta cuando hay soporte de inferencia con PyTorch/XLA en Trn2?",
+     "¿cuánto tiempo tiene soporte PyTorch/XLA para inferencia en Trn3?"])
+add("feature_eol", "en", "eol", ["**Neuron 2.33", "2.34"], XLA_INF_TRN,
+    ["when is the last neuron release for XLA inference on trn2?", "what's the last Neuron release with PyTorch/XLA inference on Trn3?",
+     "last neuron version for torch-xla inference on trn2", "which is the final neuron release for xla inference on trn2?",
+     "last neuron sdk release that supports torch-xla serving on trn3?"])
+add("feature_eol", "es", "eol", ["**Neuron 2.33", "2.34"], XLA_INF_TRN,
+    ["¿cuál es la última versión de neuron para inferencia XLA en trn2?", "¿última versión de Neuron con inferencia PyTorch/XLA en Trn3?",
+     "ultima version de neuron para servir con torch-xla en trn2"])
+add("feature_eol", "en", "eol", ["**No**", "2.34"], NXDI,
+    ["is NxD Inference still supported on Trn2?", "is nxd inference still supported on trn3?", "is NxDI supported on Trn2 still?"])
+add("feature_eol", "en", "eol", ["maintenance", "Inf2"], NXDI,
+    ["Is NxD Inference supported on Inf2?", "is nxd inference still supported on inf2", "does NxD Inference work on Inf2?",
+     "is NxD Inference supported on Trn1?", "NxD Inference on inf2: still supported?"])
+add("feature_eol", "es", "eol", ["mantenimiento", "Inf2"], NXDI,
+    ["¿NxD Inference está soportado en Inf2?", "¿sigue soportado NxD Inference en Inf2?", "¿funciona NxD Inference en Inf2?"])
+add("feature_eol", "es", "eol", ["**No**", "2.34"], NXDI,
+    ["¿NxD Inference todavía está soportado en Trn2?", "¿sigue soportado NxD Inference en Trn3?"])
+
+# ---------------------------------------------------------------- a product on an instance family
+add("support", "en", "support", ["**No**", "Trn1"], TORCHNEURON,
+    ["Does TorchNeuron run on Trn1?", "does torch-neuronx work on trn1", "is TorchNeuron supported on Trainium1?",
+     "can torchneuron run on trn1?", "Does TorchNeuron run on a trn1 instance?"])
+add("support", "en", "support", ["**Yes**", "Trn2"], TORCHNEURON,
+    ["Does TorchNeuron run on Trn2?", "is torchneuron supported on trn3", "does TorchNeuron work on Trainium2?"])
+add("support", "es", "support", ["**No**", "Trn1"], TORCHNEURON,
+    ["¿TorchNeuron funciona en Trn1?", "¿funciona TorchNeuron en trn1?", "¿está soportado TorchNeuron en Trn1?"])
+add("support", "es", "support", ["**Sí**", "Trn2"], TORCHNEURON, ["¿TorchNeuron funciona en Trn2?", "¿funciona torch-neuronx en trn3?"])
+
+# ---------------------------------------------------------------- a platform's end of support on Neuron
+add("platform_eol", "en", "eol", ["2.30", "Python 3.10"], PY310,
+    ["when does support for Python 3.10 end on Neuron?", "when does python 3.10 support end on neuron",
+     "end of support of python 3.10 on neuron", "is python 3.10 still supported on neuron?",
+     "when did neuron drop python 3.10?", "python 3.10 end of life on Trainium", "Is Python 3.10 still suported by Neuron?"])
+add("platform_eol", "es", "eol", ["2.30", "Python 3.10", "Terminó"], PY310,
+    ["¿cuándo termina el soporte de Python 3.10 en Neuron?", "¿hasta cuándo se soporta Python 3.10 en Neuron?",
+     "fin del soporte de python 3.10 en neuron", "¿cuando termina el soporte de python 3.10 en trainium?",
+     "¿sigue soportado Python 3.10 en Neuron?", "¿Neuron sigue soportando Python 3.10?"])
+
+# ---------------------------------------------------------------- policy: an op the backend lacks
+add("policy", "en", "policy", ["compile error"], NEURON_POLICY,
+    ["what does neuron do with an op it lacks in compile mode?", "what happens on trn2 under torch.compile when an op has no kernel?",
+     "what does TorchNeuron do with a missing op under torch.compile?", "neuron compile mode: what happens to ops without a kernel?"])
+add("policy", "en", "policy", ["cpu fallback with warning"], NEURON_POLICY,
+    ["what does neuron do with an op it lacks in eager mode?", "what does TorchNeuron do with a missing op in eager?",
+     "what happens when an op is not implemented on neuron in eager mode?", "trainium eager: what happens with missing kernels?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error", "policy: missing op"], TPU_POLICY,
+    ["what happens on tpu when an op has no kernel?", "what does torch_tpu do with an op it lacks?",
+     "what does TorchTPU do with missing ops in eager mode?", "tpu: what happens when an op is not implemented?"])
+add("policy", "en", "policy", ["cpu fallback with warning", "cpu fallback if enabled else error"], NEURON_POLICY,
+    ["what do neuron and tpu do with an op they lack?", "what happens with a missing op, eager vs compile?",
+     "what does the backend do with an op it lacks"])
+add("policy", "es", "policy", ["cpu fallback with warning", "modo eager"], NEURON_POLICY,
+    ["¿qué hace neuron con un op que no tiene kernel en modo eager?", "¿qué hace TorchNeuron con un operador sin kernel en modo eager?",
+     "¿qué ocurre en trn2 con un op que no está implementado en modo eager?"])
+add("policy", "es", "policy", ["compile error", "torch.compile"], NEURON_POLICY,
+    ["¿qué hace neuron con un op que no tiene en modo compile?", "¿qué pasa en trainium si falta un operador en modo compilado?"])
+add("policy", "es", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["¿qué pasa en tpu si falta un operador?", "política de fallback de tpu para ops que faltan",
+     "¿qué hace torch_tpu con un op que no tiene kernel?"])
+
+# ---------------------------------------------------------------- op questions in Spanish (answered in Spanish)
+add("op", "es", "op", ["**Sí**", "aten::nonzero"], TPU_PROBE,
+    ["¿funciona nonzero en TPU?", "¿nonzero funciona en tpu 0.2.0?", "¿es nativo aten::nonzero en tpu 0.2.0?",
+     "¿aten::nonzero es nativo en torch_tpu?", "¿funciona torch.nonzero en tpu?"])
+add("op", "es", "op", ["aten::nonzero", "native"], TPU_PROBE, ["¿se puede usar torch.nonzero en tpu?"])
+add("op", "es", "op", ["**Sí**", "aten::silu"], TPU_PROBE, ["¿funciona F.silu en TorchTPU?"])
+add("op", "es", "op", ["**Depende**", "aten::silu"], TPU_PROBE, ["¿funciona aten::silu en tpu v6e?"])
+add("op", "es", "op", ["aten::add.Tensor", "Se ejecuta en tpu"], TPU_PROBE,
+    ["¿es nativo aten::add.Tensor en tpu 0.2.0?", "¿aten::add.Tensor es nativo en v5e?"])
+add("op", "en", "op", ["**Yes**", "aten::nonzero"], TPU_PROBE,
+    ["does nonzero run on tpu v5e?", "is nonzero native on trillium?", "does torch.nonzero work on TPU v6e?"])
+
+# ---------------------------------------------------------------- model questions (the gallery's, else the command)
+for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
+                         "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",
+                         "will gemma run on TPU v5e?", "does T5 work on trn2?", "will deepseek run on trainium2?",
+                         "can we serve llama on a trn2 instance?"]),
+                 ("es", ["¿correrá Mixtral en trn2?", "¿funciona llama 3 en tpu?", "¿puedo usar BERT en trainium?",
+                         "¿funcionará whisper en neuron?", "¿Mistral funciona en Trn2?", "¿funciona gemma en tpu v5e?"])):
+    for q in qs:
+        model = next(m for m in ("mixtral", "llama", "qwen", "bert", "whisper", "mistral", "gemma", "t5", "deepseek")
+                     if m in q.lower())
+        add("model", lang, "model", [model], "", [q], case_insensitive=True)
+
+# ---------------------------------------------------------------- more of the same kinds: nicknames, typos, word order
+add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN,
+    ["is pytorch/xla training still supported on trn1n?", "torch-xla training on Trainium: still supported?",
+     "is PyTorch XLA pre-training still supported on trn1?", "is training with torch_xla on trn1 still supported",
+     "still supported: PyTorch/XLA training on trn1?", "IS TORCH-XLA TRAINING STILL SUPPORTED ON TRN1??"])
+add("feature_eol", "en", "eol", ["2.33", "2.34"], XLA_INF_TRN,
+    ["how long is torch-xla inference supported on Trainium2?", "how long does PyTorch/XLA serving on trn3 stay supported?",
+     "until when is xla inference on trn3 supported?", "how long is PyTorch/XLA supported on trn2 for inference"])
+add("feature_eol", "en", "eol", ["**Neuron 2.33", "2.34"], XLA_INF_TRN,
+    ["what is the last neuron release for pytorch/xla serving on trn2?", "last neuron release with xla inference on Trainium3?"])
+add("feature_eol", "es", "eol", ["**No**", "2.30"], XLA_TRAIN,
+    ["¿sigue soportado el entrenamiento con PyTorch/XLA en Trainium1?", "¿todavía está soportado torch-xla para entrenar en trn1?"])
+add("feature_eol", "es", "eol", ["2.33", "2.34"], XLA_INF_TRN,
+    ["¿hasta cuándo se soporta PyTorch/XLA para inferencia en Trainium2?", "¿hasta cuando se soporta xla para servir en trn3?"])
+add("support", "en", "support", ["**No**", "Trn1"], TORCHNEURON,
+    ["does torch_neuronx run on trn1?", "Is the native neuron backend supported on trn1?", "torchneuron on trn1?"])
+add("support", "es", "support", ["**No**", "Trn1"], TORCHNEURON,
+    ["¿torch-neuronx funciona en trn1?", "¿TorchNeuron está soportado en Trainium1?"])
+add("platform_eol", "en", "eol", ["2.30", "Python 3.10"], PY310,
+    ["when does neuron stop supporting python 3.10?", "python 3.10 on neuron: end of support?",
+     "is Python 3.10 end of life on trn2?", "when did support for python 3.10 end on trainium?"])
+add("platform_eol", "es", "eol", ["2.30", "Python 3.10"], PY310,
+    ["¿cuándo se acaba el soporte de Python 3.10 en Neuron?", "fin de soporte de Python 3.10 en trn2",
+     "¿python 3.10 sigue soportado en neuron?"])
+add("policy", "en", "policy", ["cpu fallback with warning"], NEURON_POLICY,
+    ["what happens to ops without a kernel on trn2 in eager mode?", "if an op has no kernel on neuron, what happens in eager?",
+     "what happens when an op is missing on trainium (eager)?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["what happens on tpu v5e when an op has no kernel?", "what does torchtpu do with an unsupported op"])
+add("policy", "es", "policy", ["cpu fallback with warning"], NEURON_POLICY,
+    ["¿qué pasa en neuron si falta un operador en modo eager?", "¿qué hace trn2 con un operador que no tiene kernel en modo eager?"])
+add("list", "en", "ops_by_status", ["800", "0.1.1"], TPU_011,
+    ["list ops TorchTPU 0.1.1 doesn't support", "what does torch_tpu 0.1.1 not run?", "LIST WHAT TORCH_TPU 0.1.1 CANT RUN"])
+add("list", "es", "ops_by_status", ["800", "0.1.1"], TPU_011,
+    ["lista lo que no puede ejecutar torch_tpu 0.1.1", "¿qué no puede ejecutar tpu 0.1.1?"])
+for lang, qs in (("en", ["will Llama 3 run on trn2?", "does Mixtral work on TPU v6e?", "can I run whisper on inf2?",
+                         "will Qwen run on trn3?"]),
+                 ("es", ["¿funcionará Mixtral en tpu?", "¿puedo usar whisper en inf2?", "¿Llama 3 funciona en trn3?"])):
+    for q in qs:
+        model = next(m for m in ("mixtral", "llama", "qwen", "whisper") if m in q.lower())
+        add("model", lang, "model", [model], "", [q], case_insensitive=True)
+
+
+# ---------------------------------------------------------------- held out: written after the code, asked once untuned
+# (28 of 30 read right on that first try; the two misses — "if tpu lacks a kernel, does it raise or fall back?" and
+# "does torch.compile on neuron fail when an op can't be lowered?" — taught the policy cue two phrasings)
+XLA_INF_MAINT = "announce-maintenance-pytorch-xla-inference"
+NXDT = "announce-eos-nxdt-nxd-core-training"
+SNAPSHOT = "98154b867aa24562a3213e520d9ad7fd41032291"
+add("cost", "en", "cost", ["2.03 USD"], COST, ["our trn2.48xlarge is 38 dollars/hour and does 5200 tok/s. what's that per million tokens?"])
+add("cost", "en", "cost", ["0.79 EUR", "39.68 EUR"], COST,
+    ["with 2,100 tokens per second at EUR 6 per hour, how much do 50M tokens cost?"])
+add("cost", "en", "cost", ["0.48 USD"], COST, ["what would 1M tokens cost on TPU v5e at $1.2/h if we get 700 tokens/s"])
+add("cost", "es", "cost", ["0.63 USD"], COST, ["¿Cuánto me sale el millón de tokens si pago 9 USD por hora y saco 4000 tokens/s?"])
+add("cost", "en", "cost", ["0.83 USD", "could also be read as an op question"], COST,
+    ["price per million tokens at 3 usd/h and 1000 tokens/s on neuron for aten::nonzero heavy workloads"])
+add("list", "en", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["which aten ops are unsupported by torch_tpu 0.2.0?"])
+add("list", "es", "ops_by_status", ["595", "ops que se ejecutan como"], TPU_PROBE, ["¿Qué operadores no soporta TorchTPU 0.2.0?"])
+add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN, ["can we keep training with torch-xla on trn1 next year?"])
+add("feature_eol", "en", "eol", ["maintenance", "Inf2"], XLA_INF_MAINT, ["is pytorch/xla inference on inf2 still supported?"])
+add("feature_eol", "en", "eol", ["2.33", "2.34"], XLA_INF_TRN, ["how long do we have for torch-xla inference on Trainium2?"])
+add("feature_eol", "en", "eol", ["**No**", "2.29"], NXDT, ["is NxD Training still supported?"])
+add("feature_eol", "es", "eol", ["**Hasta Neuron 2.33", "2.34"], NXDI, ["¿hasta cuándo tiene soporte NxD Inference en Trn2?"])
+add("policy", "en", "policy", ["cpu fallback with warning", "compile error"], NEURON_POLICY,
+    ["what does TorchNeuron do when it hits an op without a kernel?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY, ["if tpu lacks a kernel, does it raise or fall back?"])
+add("policy", "es", "policy", ["cpu fallback if enabled else error"], TPU_POLICY, ["¿qué hace TorchTPU cuando le falta un kernel?"])
+add("policy", "en", "policy", ["compile error"], NEURON_POLICY,
+    ["does torch.compile on neuron fail when an op can't be lowered?"])
+add("policy", "en", "policy", ["cpu fallback with warning"], NEURON_POLICY, ["what happens to unsupported ops on trn2 in eager?"])
+add("policy", "es", "policy", ["compile error"], NEURON_POLICY, ["¿qué pasa con los ops sin kernel en modo compile en neuron?"])
+add("model", "en", "model", ["llama"], "", ["will our Llama 3.1 8B fine-tune run on trn2?"], case_insensitive=True)
+add("model", "es", "model", ["qwen"], "", ["¿Puedo correr Qwen2.5 en una TPU v6e?"], case_insensitive=True)
+add("op", "en", "op", ["**Yes**", "aten::nonzero"], TPU_PROBE, ["is nonzero natively supported on tpu v5e?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::nonzero"], SNAPSHOT, ["¿es aten::nonzero nativo en neuron 2.33?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::cumsum"], SNAPSHOT, ["¿funciona torch.cumsum en trn2?"])
+add("support", "en", "support", ["**No**", "Inf2"], TORCHNEURON, ["does TorchNeuron support Inf2?"])
+add("support", "en", "support", ["**Yes**", "Trn3"], TORCHNEURON, ["is torch-neuronx supported on trn3?"])
+add("platform_eol", "es", "eol", ["Terminó con Neuron 2.27", "Python 3.9"], "announce", ["¿Python 3.9 todavía está soportado en Neuron?"])
+add("platform_eol", "en", "eol", ["Ended with Neuron 2.27", "Python 3.9"], "announce", ["when did neuron stop supporting python 3.9?"])
+
+
+def main() -> None:
+    seen = set()
+    with open(OUT, "w", encoding="utf-8") as out:
+        for row in rows:
+            assert row["question"].lower() not in seen, row["question"]
+            seen.add(row["question"].lower())
+            out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    print(f"{len(rows)} phrasings -> {OUT}")
+
+
+if __name__ == "__main__":
+    main()
