@@ -75,6 +75,7 @@ def check_command(
     falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
     from cli import render
     from cli.grammar import split_targets
+    from cli.render import note
     from kb.check import api, gate
 
     render.VERBOSE = verbose
@@ -96,7 +97,7 @@ def check_command(
     result = api.check(model, input_shape, targets=target, mode=mode, train=train, trust=trust,
                        trust_modules=trust_module or (), backend_versions=versions, db=db, timeout=timeout,
                        cost_overrides=costs, lookup=make_lookup, warning_hooks=make_warning_hooks,
-                       progress=_progress)
+                       progress=_progress, on_note=note)
     reports = result.reports
     if save:
         save_reports(db, reports)

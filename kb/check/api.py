@@ -153,11 +153,17 @@ class CheckResult:
         return pandas.DataFrame(rows, columns=["target", "backend_version", "mode", *COLUMNS, "basis",
                                                "fallback_calls", "flops", "bytes"])
 
-    def _repr_html_(self) -> str:
-        """The op table `kb serve` shows, per target, statuses coloured, every string escaped."""
+    def to_html(self, **gate: Any) -> str:
+        """An HTML fragment: per target the verdict, the summary and the op table (the columns
+        of `kb check` and kb serve's saved checks), statuses coloured as kb serve colours
+        them, every string escaped; the gate's line when `gate` sets one."""
         from kb.check.html import result_html
 
-        return result_html(self)
+        return result_html(self, self.gate(**gate))
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: `to_html()` without a gate."""
+        return self.to_html()
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{r.target}: {_worst_line(r)}" for r in self.reports)
@@ -193,12 +199,12 @@ def kb_lookup(db: str | None, target: str, backend_version: str | None, mode: st
     from kb.check.resolve import lookup_from_rows
     from kb.store import db as kbdb
     from kb.store import queries
-    from kb.store.targetspec import resolve_all
+    from kb.store.targetspec import resolve_versions
 
     conn = kbdb.open_kb(db)
     try:
         if backend_version is not None:
-            backend_version = resolve_all(conn, {target: backend_version}, single=True, on_note=on_note)[target]
+            backend_version = resolve_versions(conn, {target: backend_version}, single=True, on_note=on_note)[target]
         version = queries.pick_version(conn, target, backend_version)
         rows = queries.support_map(conn, target, backend_version, mode)
     finally:
@@ -315,15 +321,18 @@ def check(model: Any, example_inputs: Any = None, *, targets: Targets = ("neuron
         if on_note is not None:
             on_note(line)
 
+    from kb.store.build import notices_to
+
     traced = trace_model(model, example_inputs, train=train, trust=trust, trust_modules=trust_modules,
                          timeout=timeout, name=name, progress=progress)
     make_lookup = lookup or (lambda d, t, v, m: kb_lookup(d, t, v, m, note))
-    hooks = [*kc.WARNING_HOOKS, *(warning_hooks or kb_warning_hooks)(db)]
     reports = []
-    for target in names:
-        target_lookup, version = make_lookup(db, target, versions.get(target), mode)
-        with (progress or (lambda _text: nullcontext()))(f"resolving {len(traced.sites)} calls on {target}"):
-            reports.append(kc.check(traced, target_lookup, target=target, backend_version=version, mode=mode,
-                                    warning_hooks=hooks, cost_overrides=costs))
+    with notices_to(note):  # the KB's first-use build says so here, not on stderr
+        hooks = [*kc.WARNING_HOOKS, *(warning_hooks or kb_warning_hooks)(db)]
+        for target in names:
+            target_lookup, version = make_lookup(db, target, versions.get(target), mode)
+            with (progress or (lambda _text: nullcontext()))(f"resolving {len(traced.sites)} calls on {target}"):
+                reports.append(kc.check(traced, target_lookup, target=target, backend_version=version, mode=mode,
+                                        warning_hooks=hooks, cost_overrides=costs))
     shown = os.fspath(model) if isinstance(model, (str, os.PathLike)) else traced.path  # as given: `model.py:build`
     return CheckResult(model=shown, model_kind=traced.kind, train=traced.train, reports=reports, notes=notes)
