@@ -166,7 +166,7 @@ class CheckResult:
         return self.to_html()
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{r.target}: {_worst_line(r)}" for r in self.reports)
+        parts = "; ".join(f"{r.target}: {_worst_line(r)}" for r in self.reports)
         return f"<kb check of {self.model} ({self.model_kind}): {parts}>"
 
 
