@@ -15,15 +15,28 @@ import typer
 
 from cli.options import DbOption, JsonOption, VerboseOption
 from kb import neutral
-from kb.check.gate import FAIL_ON, is_allowed  # noqa: F401 - is_allowed: re-exported for older imports
-from kb.check.text import LEGEND, closing_lines, gate_name, settle_command, summary_lines, via_text  # noqa: F401
-from kb.check.text import markdown as render_markdown  # noqa: F401
-from kb.check.text import paths_text as _paths_text
-from kb.check.text import source_text as _source_text
 from kb.errors import KBError
 from kb.vocab import MODES, UNKNOWN
 
 FORMATS = ("table", "json", "markdown", "sarif", "junit")
+FAIL_ON = ("decomposed", "fallback", "unsupported")  # kb.check.gate.FAIL_ON (this module imports no kb.check at load)
+
+# Names that moved to kb.check (the gate rule to kb.check.gate, the text to kb.check.text) and are
+# still found here; imported when asked for, so `kb version` does not load kb.check.
+_MOVED = {"is_allowed": ("kb.check.gate", "is_allowed"), "LEGEND": ("kb.check.text", "LEGEND"),
+          "closing_lines": ("kb.check.text", "closing_lines"), "gate_name": ("kb.check.text", "gate_name"),
+          "settle_command": ("kb.check.text", "settle_command"), "summary_lines": ("kb.check.text", "summary_lines"),
+          "via_text": ("kb.check.text", "via_text"), "render_markdown": ("kb.check.text", "markdown"),
+          "_paths_text": ("kb.check.text", "paths_text"), "_source_text": ("kb.check.text", "source_text")}
+
+
+def __getattr__(name: str):
+    if name not in _MOVED:
+        raise AttributeError(f"module 'cli.check' has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _MOVED[name]
+    return getattr(importlib.import_module(module), attribute)
 
 
 class CheckUsageError(KBError):
@@ -108,7 +121,9 @@ def check_command(
 
         emit_json(document)
     elif fmt == "markdown":
-        sys.stdout.write(render_markdown(reports, gate_doc, suggest=suggest))
+        from kb.check.text import markdown
+
+        sys.stdout.write(markdown(reports, gate_doc, suggest=suggest))
     elif fmt == "sarif":
         from kb.check.formats import sarif
 
@@ -195,6 +210,7 @@ def render_table(reports, gate: dict, suggest: bool = False) -> None:
     (--verbose and JSON keep the whole text); the table fits that width (cli.render.fit)."""
     from cli import render
     from cli.render import note, shorten, table, wrapped
+    from kb.check.text import COLUMNS, closing_lines, row, summary_lines
 
     for report in reports:
         for line in summary_lines(report, suggest):
@@ -202,9 +218,7 @@ def render_table(reports, gate: dict, suggest: bool = False) -> None:
             sys.stdout.write((shorten(text) if text.startswith("  ") else wrapped(text)) + "\n")
     if len(reports) == 1:
         report = reports[0]
-        rows = [[op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), _paths_text(op.module_paths),
-                 _source_text(op) + (" [allowed]" if op.allowed else "")] for op in report.ops]
-        table(["op", "count", "status", "via", "dtypes", "modules", "source"], rows)
+        table(list(COLUMNS), [row(op) for op in report.ops])
     else:
         _side_by_side(reports)
     _gate_lines(gate)
@@ -216,6 +230,7 @@ def render_table(reports, gate: dict, suggest: bool = False) -> None:
 
 def _side_by_side(reports) -> None:
     from cli.render import status_label, table
+    from kb.check.text import paths_text
 
     order: dict[str, object] = {}
     for report in reports:
@@ -225,11 +240,13 @@ def _side_by_side(reports) -> None:
     rows = []
     for name, first in order.items():
         cells = [status_label(m[name].status) if name in m else "" for m in by_target]
-        rows.append([name, first.count, *cells, ", ".join(first.dtypes), _paths_text(first.module_paths)])
+        rows.append([name, first.count, *cells, ", ".join(first.dtypes), paths_text(first.module_paths)])
     table(["op", "count", *[r.target for r in reports], "dtypes", "modules"], rows, status_column=None)
 
 
 def _gate_lines(gate: dict) -> None:
+    from kb.check.text import gate_name
+
     name = gate_name(gate)
     if name is None:
         return

@@ -159,6 +159,9 @@ def test_import_kb_loads_no_room():
     code = "import sys, kb; print(sorted(m for m in sys.modules if m == 'kb' or m.startswith('kb.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
     assert out.strip() == "['kb']"
+    code = "import sys, cli.app; print([m for m in sys.modules if m.startswith('kb.check')])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert out.strip() == "[]"  # the commands' module loads kb.check only when a check runs
 
 
 def test_check_and_eol_are_packages_and_functions():
