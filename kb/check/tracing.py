@@ -627,11 +627,11 @@ def trace_program(program, name: str, *, train: bool = False, input_shapes: list
     program checks the same saved or not; `train`: forward and backward replayed on a meta
     copy (the program's own weights are never touched)."""
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), mf.quiet_torch_logs():
             warnings.simplefilter("ignore")
             if train:
                 specs = [parse_input_shape(s) for s in input_shapes or []]
-                module = meta_clone(_unflattened(program))
+                module = to_meta_in_place(_unflattened(program))  # a new module; the program's tensors stay
                 sites = trace_training(module, _program_inputs(program, specs))
                 return TracedModel(mf.EXPORTED_PROGRAM, name, sites, train=True,
                                    notes=["train: forward and backward replayed from the exported graph on meta tensors"])
@@ -670,6 +670,23 @@ def meta_clone(model):
     return copy.deepcopy(model, memo)
 
 
+def to_meta_in_place(module):
+    """`module` with every parameter and buffer entry replaced by an empty meta tensor of its
+    shape. The entries are replaced, not changed (`Module.to` would change the shared tensors
+    themselves): for a module made from a program (unflatten), whose tensors are the program's."""
+    import torch
+
+    for sub in module.modules():
+        for key, tensor in list(sub._parameters.items()):
+            if tensor is not None and tensor.device.type != "meta":
+                sub._parameters[key] = torch.nn.Parameter(torch.empty_like(tensor, device="meta"),
+                                                          requires_grad=tensor.requires_grad)
+        for key, tensor in list(sub._buffers.items()):
+            if tensor is not None and tensor.device.type != "meta":
+                sub._buffers[key] = torch.empty_like(tensor, device="meta")
+    return module
+
+
 def as_meta(value: Any) -> Any:
     """An example input on the meta device: a tensor as an empty one of its shape and dtype,
     a shape spec (`1x128:int64`) as the tensor it describes; containers element by element."""
@@ -700,7 +717,7 @@ def trace_module(model, example_inputs: tuple, name: str, *, train: bool = False
                            "ExportedProgram") from None
     try:
         inputs = tuple(as_meta(v) for v in example_inputs)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), mf.quiet_torch_logs():  # torch logs tracebacks before it raises
             warnings.simplefilter("ignore")
             if train:
                 return TracedModel(NN_MODULE, name, trace_training(clone, inputs), train=True)

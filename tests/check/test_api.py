@@ -179,3 +179,20 @@ def test_the_result_s_gate_refuses_an_unknown_level(saved):
         result.fails(fail_on="unknown")
     with pytest.raises(KBError, match="expected one of"):
         result.gate("sometimes")
+
+
+def test_a_program_with_real_weights_is_left_as_it_was(capsys):
+    import torch
+
+    from tests.check import model_zoo
+
+    program = torch.export.export(model_zoo.MLP(), (torch.zeros(2, 8),))
+    before = {k: v.clone() for k, v in program.state_dict.items()}
+    forward = kb.check(program, **STAND_IN)
+    both = kb.check(program, train=True, **STAND_IN)
+    assert {k: v.device.type for k, v in program.state_dict.items()} == dict.fromkeys(before, "cpu")
+    assert all(torch.equal(before[k], v) for k, v in program.state_dict.items())
+    assert both.train and not forward.train and len(both["neuron"].ops) > len(forward["neuron"].ops)
+    with pytest.raises(KBError):  # torch's own traceback is not logged on the way
+        kb.check(model_zoo.MLP(), torch.zeros(2, 3), **STAND_IN)
+    assert capsys.readouterr() == ("", "")
