@@ -48,6 +48,17 @@ def _field(waiver: Any, name: str) -> Any:
     return waiver.get(name) if isinstance(waiver, Mapping) else getattr(waiver, name, None)
 
 
+def _today() -> _dt.date:
+    """The day waivers are judged on: KB_TODAY (as every command reads it), else the clock."""
+    import os
+
+    value = os.environ.get("KB_TODAY")
+    try:
+        return _dt.date.fromisoformat(value) if value else _dt.date.today()
+    except ValueError:
+        raise GateError(f"KB_TODAY {value!r} is not a date (YYYY-MM-DD)") from None
+
+
 def split_waivers(waivers: Iterable[Any] | None, today: _dt.date | None = None) -> tuple[set[str], list[dict]]:
     """(ops accepted by waivers still in force, the expired waivers as dicts).
 
@@ -56,7 +67,7 @@ def split_waivers(waivers: Iterable[Any] | None, today: _dt.date | None = None) 
     this function only says which are in force on `today`."""
     from kb.opnames import OpNameError, canonical
 
-    today = today or _dt.date.today()
+    today = today or _today()
     in_force: set[str] = set()
     expired: list[dict] = []
     for waiver in waivers or ():

@@ -196,3 +196,13 @@ def test_a_program_with_real_weights_is_left_as_it_was(capsys):
     with pytest.raises(KBError):  # torch's own traceback is not logged on the way
         kb.check(model_zoo.MLP(), torch.zeros(2, 3), **STAND_IN)
     assert capsys.readouterr() == ("", "")
+
+
+def test_waivers_are_judged_on_kb_today(monkeypatch):
+    from kb.check.gate import split_waivers
+
+    waiver = {"op": "aten::gelu", "reason": "r", "expires": "2026-12-31"}
+    monkeypatch.setenv("KB_TODAY", "2027-01-01")
+    assert split_waivers([waiver])[0] == set()
+    monkeypatch.setenv("KB_TODAY", "2026-12-31")  # the expiry day itself is still in force
+    assert split_waivers([waiver])[0] == {"aten::gelu"}
