@@ -261,11 +261,9 @@ def _object_kind(model: Any) -> str:
 def _as_tuple(example_inputs: Any) -> tuple:
     if example_inputs is None:
         return ()
-    if isinstance(example_inputs, tuple):
-        return example_inputs
-    if isinstance(example_inputs, list) and all(isinstance(v, str) for v in example_inputs):
+    if isinstance(example_inputs, (tuple, list)):  # the positional inputs, as torch.export takes them
         return tuple(example_inputs)
-    return (example_inputs,)
+    return (example_inputs,)  # one tensor (or shape) for a one-input model
 
 
 def _shape_specs(example_inputs: Any) -> list[str] | None:
