@@ -112,10 +112,10 @@ def check_command(
                        cost_overrides=costs, lookup=make_lookup, warning_hooks=make_warning_hooks,
                        progress=_progress, on_note=note)
     reports = result.reports
+    document = result.to_dict(fail_on=fail_on, fail_on_unknown=fail_on_unknown, allow=allowed, baseline=known)
+    gate_doc = document["gate"]  # (and each op's `allowed` flag, which a saved report keeps)
     if save:
         save_reports(db, reports)
-    document = result.to_dict(fail_on=fail_on, fail_on_unknown=fail_on_unknown, allow=allowed, baseline=known)
-    gate_doc = document["gate"]
     if fmt == "json":
         from cli.render import emit_json
 
