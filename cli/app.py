@@ -99,13 +99,9 @@ def op_command(
 ) -> None:
     """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
     render.VERBOSE = verbose
-    from cli.grammar import resolve_versions, split_targets
-    from kb.store import oppage
+    from kb.store import api
 
-    targets, versions = split_targets(target)
-    conn = _open(db)
-    versions = resolve_versions(conn, versions, single=False)
-    views.op_report(oppage.op_page(conn, name, targets or None, versions), json_out)
+    views.op_report(api.op(name, target, db=db, on_note=note), json_out)
 
 
 @app.command("ops")
@@ -120,23 +116,12 @@ def ops_command(
     db: DbOption = None,
 ) -> None:
     """The ops of one target with a given status."""
-    from cli.grammar import merge_alias, resolve_versions, split_targets
-    from kb.errors import KBError
-    from kb.store import queries
-    from kb.vocab import STATUSES, UNKNOWN
+    from cli.grammar import merge_alias
+    from kb.store import api
 
-    _check_mode(mode)
-    if status is not None and status not in (*STATUSES, UNKNOWN):
-        raise KBError(f"unknown status {status!r} (expected one of {', '.join((*STATUSES, UNKNOWN))})")
     version = merge_alias(backend_version, old_version, "--backend-version", "--version")
-    targets, versions = split_targets(target, [version] if version else None)
-    if len(targets) != 1:
-        raise KBError(f"ops lists one target; for {' and '.join(targets)} side by side: kb compare "
-                      + " ".join(f"--target {t}" for t in targets))
-    conn = _open(db)
-    queries.check_target(conn, targets[0])
-    versions = resolve_versions(conn, versions, single=True)
-    views.ops_list(queries.list_ops(conn, targets[0], status, versions.get(targets[0]), mode, grep), json_out)
+    views.ops_list(api.ops(target, status, backend_version=version, mode=mode, grep=grep, db=db, on_note=note),
+                   json_out)
 
 
 @app.command("compare")

@@ -21,12 +21,9 @@ def ask_command(
     db: DbOption = None,
 ) -> None:
     """Answer a question in plain words, with sources (op status, compare, end of support, limitations)."""
-    from kb.chat.answer import answer
-    from kb.chat.reply import check_question
-    from kb.store.db import open_kb
+    from kb.chat.api import answer_for
 
-    text = check_question(" ".join(question))
-    result = answer(text, conn=open_kb(db), allow_files=True)
+    result = answer_for(" ".join(question), db=db, allow_files=True, on_note=note)
     if json_out:
         emit_json(result.to_dict())
         return

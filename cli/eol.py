@@ -128,9 +128,9 @@ def eol_command(
     db: DbOption = None,
 ) -> None:
     """Support windows: when versions reach end of support, soonest first."""
+    from kb.eol import api
     from kb.eol import windows as eol
     from kb.errors import KBError
-    from kb.store.db import open_kb
 
     now = eol.today(today)
     at_day = eol.user_day(at, "--at") if at else None
@@ -141,21 +141,16 @@ def eol_command(
     from kb.store.dbfile import check_output
 
     check_output(out, db)
-    conn = open_kb(db)
+    result = api.eol(product, stack, horizon, at=at_day, today=now, fail_on_unknown=fail_on_unknown, db=db,
+                     on_note=note)
     if stack:
-        if product or at:
-            raise KBError("--stack checks a whole stack; drop the product / --at")
-        result = eol.check_stack(conn, stack, within=horizon, today_=now, fail_on_unknown=fail_on_unknown)
         if json_out:
             emit_json(result)
         else:
             _stack_view(result)
-        if result["failed"]:
+        if api.tripped(result, horizon):
             raise typer.Exit(1)
         return
-    if fail_on_unknown:
-        raise KBError("--fail-on-unknown goes with --stack")
-    result = eol.listing(conn, product=product, at=at_day, within=horizon, today_=now)
     if ics:
         from kb.eol.ics import calendar
 
@@ -184,5 +179,5 @@ def eol_command(
                  + (f"; related: {', '.join('kb eol ' + r for r in result['related'])}" if result["related"] else ""))
         else:
             note("no support windows match" + (f" within {horizon.days} days" if horizon else ""))
-    if horizon is not None and result["windows"]:
+    if api.tripped(result, horizon):
         raise typer.Exit(1)

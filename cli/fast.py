@@ -52,14 +52,9 @@ def try_run(argv: list[str]) -> int | None:
     if opts is None:
         return None
     from cli import render, views
-    from cli.grammar import resolve_versions, split_targets
-    from kb.store import oppage
-    from kb.store.db import open_kb
+    from kb.store import api
 
     render.COMMAND = "op"
     render.VERBOSE = opts["verbose"]
-    targets, versions = split_targets(opts["target"])
-    conn = open_kb(opts["db"])
-    versions = resolve_versions(conn, versions, single=False)
-    views.op_report(oppage.op_page(conn, opts["name"], targets or None, versions), opts["json"])
+    views.op_report(api.op(opts["name"], opts["target"], db=opts["db"], on_note=render.note), opts["json"])
     return 0

@@ -24,32 +24,10 @@ def split_targets(specs: list[str] | None, versions: list[str] | None = None,
                   flag: str = "--backend-version") -> tuple[list[str], dict[str, str]]:
     """(targets in the order given, without repeats; {target: version}) from
     `--target neuron --target tpu=0.2.0` plus `--backend-version V` (every target) or
-    `--backend-version TARGET=V` (one)."""
-    targets: list[str] = []
-    chosen: dict[str, str] = {}
-    for spec in specs or ():
-        name, eq, version = spec.partition("=")
-        name = name.strip()
-        if not name or (eq and not version.strip()):
-            raise KBError(f"--target {spec!r}: expected TARGET or TARGET=VERSION, e.g. tpu=0.2.0")
-        if name not in targets:
-            targets.append(name)
-        if eq:
-            if chosen.get(name, version.strip()) != version.strip():
-                raise KBError(f"--target {name} given two versions ({chosen[name]}, {version.strip()})")
-            chosen[name] = version.strip()
-    for value in versions or ():
-        name, eq, version = value.partition("=")
-        if not eq:
-            if not value.strip():
-                raise KBError(f"{flag}: empty version")
-            for t in targets:
-                chosen.setdefault(t, value.strip())
-            continue
-        if name not in targets:
-            raise KBError(f"{flag} {value}: {name} is not a --target of this command")
-        chosen[name] = version.strip()
-    return targets, chosen
+    `--backend-version TARGET=V` (one): kb.store.targetspec.split_specs, the API's grammar too."""
+    from kb.store.targetspec import split_specs
+
+    return split_specs(specs, versions, flag)
 
 
 def resolve_versions(conn: Any, versions: dict[str, str], *, single: bool) -> dict[str, Any]:
@@ -58,15 +36,9 @@ def resolve_versions(conn: Any, versions: dict[str, str], *, single: bool) -> di
     command reads one version per target (the newest the spelling stands for); else it
     gets every package version the spelling stands for."""
     from cli.render import note
-    from kb.store.targetspec import resolve
+    from kb.store.targetspec import resolve_versions as resolve
 
-    out: dict[str, Any] = {}
-    for target, asked in versions.items():
-        found = resolve(conn, target, asked, strict=True)
-        if found.line(single):
-            note(found.line(single))
-        out[target] = found.chosen if single else found.versions
-    return out
+    return resolve(conn, versions, single=single, on_note=note)
 
 
 def merge_alias(value: Any, alias: Any, name: str, alias_name: str) -> Any:

@@ -136,3 +136,37 @@ def test_the_checker_sees_a_circle_and_an_upward_import():
     assert _cycles(graph) == [["kb.store.a", "kb.store.b"]]
     assert RANKS[_room("kb.chat.answer")] > RANKS[_room("kb.store.queries")]
     assert _room("kb.vocab") == "basics" and _room("scrapers.http") == "scrapers" and _room("kb.probe.live.task") == "probe"
+
+
+# The public API (kb/__init__'s lazy table): each function in its room, and `import kb`
+# loads none of them (another rule of the layout, kept where the others are).
+API_ROOMS = {"check": "check", "eol": "eol", "op": "store", "ops": "store", "ask": "chat"}
+
+
+def test_each_api_function_lives_in_its_room():
+    import kb
+
+    for name, room in API_ROOMS.items():
+        module, _attribute = kb.API[name]
+        assert _room(module) == room, f"kb.{name} comes from {module}, outside kb/{room}"
+        assert module in _modules()
+
+
+def test_import_kb_loads_no_room():
+    import subprocess
+    import sys
+
+    code = "import sys, kb; print(sorted(m for m in sys.modules if m == 'kb' or m.startswith('kb.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert out.strip() == "['kb']"
+    code = "import sys, cli.app; print([m for m in sys.modules if m.startswith('kb.check')])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert out.strip() == "[]"  # the commands' module loads kb.check only when a check runs
+
+
+def test_check_and_eol_are_packages_and_functions():
+    import kb
+    import kb.check.assess  # noqa: F401 - the package's modules import as before
+
+    assert callable(kb.check) and callable(kb.eol) and kb.check.__name__ == "kb.check"
+    assert kb.check.assess.annotate is not None and callable(kb.op) and callable(kb.ask)

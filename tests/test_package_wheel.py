@@ -109,6 +109,7 @@ def test_wheel_and_sdist_carry_the_data(built):
     with zipfile.ZipFile(built[0]) as whl:
         names = set(whl.namelist())
     assert all(f"kb/_data/{name}" in names for name in shipped)
+    assert "kb/py.typed" in names  # PEP 561: the Python API's hints reach users' type checkers
     assert not any(n.startswith(("data/", "tests/")) for n in names)
     with tarfile.open(built[1]) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
@@ -157,6 +158,10 @@ def test_check_of_a_pt2_without_torch(venv):
     done = _kb(venv, "check", "tiny.pt2", "--target", "tpu", "--json")
     assert done.returncode in (0, 1), done.stderr
     assert "aten::relu" in done.stdout
+    code = "import json, kb; print(json.dumps(kb.check('tiny.pt2', targets='tpu').verdicts()))"
+    api = _ok(_run([str(venv["bin"] / "python"), "-c", code], venv["home"], venv["env"]))  # the API, no torch either
+    assert json.loads(api.stdout) == {r["target"]: {o["op"]: o["status"] for o in r["ops"]}
+                                      for r in json.loads(done.stdout)["reports"]}
 
 
 def test_torch_extra_probes_the_cpu(venv):

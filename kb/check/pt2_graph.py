@@ -628,6 +628,12 @@ def parse_module_stack(text: Any) -> dict:
 def read_sites(path: str) -> tuple[list[CallSite], ArchiveGraph]:
     """Every op call in the archive's graph, in order (subgraphs after their op)."""
     document, about = read_document(path)
+    return document_sites(document, about, path)
+
+
+def document_sites(document: dict, about: ArchiveGraph, path: str) -> tuple[list[CallSite], ArchiveGraph]:
+    """Every op call of an export's graph document (read from an archive, or serialized from
+    a program in memory by kb.check.tracing.program_document), in order."""
     graph = document["graph_module"].get("graph")
     reader = _GraphReader(path)
     reader.read(graph)
@@ -646,6 +652,24 @@ def read_sites(path: str) -> tuple[list[CallSite], ArchiveGraph]:
 def trace_archive(source: mf.ModelSource) -> TracedModel:
     """A TracedModel from the archive's graph alone (torch is not imported)."""
     sites, about = read_sites(source.path)
+    return traced_model(sites, about, source.path)
+
+
+def trace_document(document: dict, name: str) -> TracedModel:
+    """A TracedModel from a graph document already in memory (an ExportedProgram the Python
+    API was handed, serialized without its weights): read exactly as an archive's graph is,
+    so a program checks the same in memory as saved."""
+    if not isinstance(document, dict) or not isinstance(document.get("graph_module"), dict):
+        raise mf.ModelInputError(f"{name}: not an exported program's graph")
+    schema = document.get("schema_version")
+    version = f"{schema.get('major')}.{schema.get('minor')}" if isinstance(schema, dict) else None
+    torch_version = document.get("torch_version") if isinstance(document.get("torch_version"), str) else None
+    sites, about = document_sites(document, ArchiveGraph("memory", "", version, torch_version), name)
+    return traced_model(sites, about, name)
+
+
+def traced_model(sites: list[CallSite], about: ArchiveGraph, path: str) -> TracedModel:
+    """The TracedModel of an export's calls, with the notes its graph earns."""
     notes = []
     if about.layout == "legacy":
         notes.append(f"older export archive (schema {about.schema_version or '?'}), read from its graph JSON")
@@ -659,5 +683,5 @@ def trace_archive(source: mf.ModelSource) -> TracedModel:
         notes.append(f"joint forward+backward graph: {about.backward_calls} calls after the loss are labelled backward"
                      + (f"; modules of {about.attributed} calls inferred from the parameters they read or whose "
                         "gradients they make (joint graphs record none)" if about.attributed else ""))
-    return TracedModel(mf.EXPORTED_PROGRAM, source.path, sites, notes=notes, train=bool(about.backward_calls),
+    return TracedModel(mf.EXPORTED_PROGRAM, path, sites, notes=notes, train=bool(about.backward_calls),
                        symbols=about.symbols)

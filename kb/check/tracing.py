@@ -589,3 +589,142 @@ def _child_trace(sender, source: mf.ModelSource, input_shapes, train: bool) -> N
         sender.send(("error", f"{what}: the traced result could not be handed back ({type(exc).__name__})"))
     finally:
         sender.close()
+
+
+# --- models in memory (the Python API: kb.check(program) / kb.check(module, inputs)) ----------
+
+
+def program_document(program) -> dict | None:
+    """The graph document `torch.export.save` would write for `program`, built in memory and
+    without its weights, constants or sample inputs (nothing is copied but the graph); None
+    where this torch's serializer (a private module) is missing or refuses the program."""
+    import json
+
+    try:  # the graph and range constraints only: a fifth of serialize()'s time (it canonicalizes)
+        import torch
+        from torch._export.serde import serialize as serde
+
+        graph = serde.GraphModuleSerializer(program.graph_signature, program.module_call_graph).serialize(
+            program.graph_module)
+        document = {"graph_module": graph, "range_constraints": serde.serialize_range_constraints(program.range_constraints),
+                    "schema_version": {"major": serde.SCHEMA_VERSION[0], "minor": serde.SCHEMA_VERSION[1]},
+                    "torch_version": torch.__version__}
+        return json.loads(json.dumps(serde._dataclass_to_dict(document), cls=serde.EnumEncoder, allow_nan=False))
+    except Exception:
+        pass
+    try:
+        from torch._export.serde.serialize import serialize
+
+        artifact = serialize(program, serialize_state_dict=False, serialize_constants=False,
+                             serialize_example_inputs=False)
+        return json.loads(artifact.exported_program)
+    except Exception:  # a private API: when it moves, the graph itself still serves (sites_from_graph)
+        return None
+
+
+def trace_program(program, name: str, *, train: bool = False, input_shapes: list[str] | None = None) -> TracedModel:
+    """An ExportedProgram in memory, read as its archive would be (kb.check.pt2_graph) so a
+    program checks the same saved or not; `train`: forward and backward replayed on a meta
+    copy (the program's own weights are never touched)."""
+    try:
+        with warnings.catch_warnings(), mf.quiet_torch_logs():
+            warnings.simplefilter("ignore")
+            if train:
+                specs = [parse_input_shape(s) for s in input_shapes or []]
+                module = to_meta_in_place(_unflattened(program))  # a new module; the program's tensors stay
+                sites = trace_training(module, _program_inputs(program, specs))
+                return TracedModel(mf.EXPORTED_PROGRAM, name, sites, train=True,
+                                   notes=["train: forward and backward replayed from the exported graph on meta tensors"])
+            document = program_document(program)
+            if document is not None:
+                from kb.check import pt2_graph
+
+                return pt2_graph.trace_document(document, name)
+            return TracedModel(mf.EXPORTED_PROGRAM, name, sites_from_graph(program.graph))
+    except KBError:
+        raise
+    except Exception as exc:
+        raise TracingError(f"{name}: reading the exported program failed ({type(exc).__name__}: {mf._short(exc)})") from None
+
+
+NN_MODULE = "nn_module"  # the kind of a report on a module handed over in memory
+
+
+def meta_clone(model):
+    """A copy of `model` whose parameters and buffers live on the meta device: the structure
+    is copied, the weights are not (each one is replaced by an empty meta tensor before the
+    copy reaches it), and the caller's module is left exactly as it was."""
+    import copy
+    import itertools
+
+    import torch
+
+    memo: dict[int, Any] = {}
+    for tensor in itertools.chain(model.parameters(), model.buffers()):
+        if id(tensor) in memo or tensor.device.type == "meta":
+            continue
+        meta = torch.empty_like(tensor, device="meta")
+        if isinstance(tensor, torch.nn.Parameter):
+            meta = torch.nn.Parameter(meta, requires_grad=tensor.requires_grad)
+        memo[id(tensor)] = meta
+    return copy.deepcopy(model, memo)
+
+
+def to_meta_in_place(module):
+    """`module` with every parameter and buffer entry replaced by an empty meta tensor of its
+    shape. The entries are replaced, not changed (`Module.to` would change the shared tensors
+    themselves): for a module made from a program (unflatten), whose tensors are the program's."""
+    import torch
+
+    for sub in module.modules():
+        for key, tensor in list(sub._parameters.items()):
+            if tensor is not None and tensor.device.type != "meta":
+                sub._parameters[key] = torch.nn.Parameter(torch.empty_like(tensor, device="meta"),
+                                                          requires_grad=tensor.requires_grad)
+        for key, tensor in list(sub._buffers.items()):
+            if tensor is not None and tensor.device.type != "meta":
+                sub._buffers[key] = torch.empty_like(tensor, device="meta")
+    return module
+
+
+def as_meta(value: Any) -> Any:
+    """An example input on the meta device: a tensor as an empty one of its shape and dtype,
+    a shape spec (`1x128:int64`) as the tensor it describes; containers element by element."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return torch.empty_like(value, device="meta")
+    if isinstance(value, str):
+        return meta_inputs([parse_input_shape(value)])[0]
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_meta(v) for v in value)
+    if isinstance(value, dict):
+        return {k: as_meta(v) for k, v in value.items()}
+    return value
+
+
+def trace_module(model, example_inputs: tuple, name: str, *, train: bool = False) -> TracedModel:
+    """An nn.Module in memory with example inputs, traced on a meta copy (no weight memory;
+    the module itself is not moved, put in eval mode or otherwise changed)."""
+    if not example_inputs:
+        raise mf.ModelInputError(f"{name}: give the model's example inputs to trace it (tensors or shapes "
+                                 "such as '1x128:int64')")
+    try:
+        clone = meta_clone(model)
+    except Exception as exc:
+        raise TracingError(f"{name}: could not copy the module to the meta device ({type(exc).__name__}: "
+                           f"{mf._short(exc)}); build it under `with torch.device('meta')` or pass an "
+                           "ExportedProgram") from None
+    try:
+        inputs = tuple(as_meta(v) for v in example_inputs)
+        with warnings.catch_warnings(), mf.quiet_torch_logs():  # torch logs tracebacks before it raises
+            warnings.simplefilter("ignore")
+            if train:
+                return TracedModel(NN_MODULE, name, trace_training(clone, inputs), train=True)
+            traced = trace_program(export_on_meta(clone, inputs), name)
+    except KBError:
+        raise
+    except Exception as exc:
+        raise TracingError(f"{name}: tracing failed ({type(exc).__name__}: {mf._short(exc)})") from None
+    traced.kind = NN_MODULE
+    return traced

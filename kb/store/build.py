@@ -8,6 +8,8 @@ since) is refreshed in one transaction: shipped rows are replaced, local evidenc
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import sys
 import time
@@ -156,12 +158,35 @@ def refresh(path: str) -> dict[str, Any]:
     return {"path": path, **counts, "seconds": round(time.perf_counter() - started, 3)}
 
 
+# Where the build's one-line notices go: stderr (the CLI), or a function the Python API
+# passes for the length of one call (kb.store.build.notices_to), so the API never prints.
+_NOTICES: contextvars.ContextVar = contextvars.ContextVar("kb_build_notices", default=None)
+
+
+@contextlib.contextmanager
+def notices_to(say):
+    """Send the build's notices to `say(text)` (None: drop them) within the block."""
+    token = _NOTICES.set(say or (lambda _text: None))
+    try:
+        yield
+    finally:
+        _NOTICES.reset(token)
+
+
+def _notice(text: str) -> None:
+    say = _NOTICES.get()
+    if say is None:
+        sys.stderr.write(f"kb: {text}\n")
+    else:
+        say(text)
+
+
 def ensure_built(path: str) -> dict[str, Any]:
     """Build on first use, else migrate and refresh the shipped data; tells stderr why."""
     dbfile.check_file(path)
     remove_stale_builds(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
-        sys.stderr.write(f"kb: building the KB from shipped data at {path} (first use)...\n")
+        _notice(f"building the KB from shipped data at {path} (first use)...")
         return build(path)
-    sys.stderr.write(f"kb: refreshing the shipped data in {path}...\n")
+    _notice(f"refreshing the shipped data in {path}...")
     return refresh(path)

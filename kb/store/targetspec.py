@@ -137,6 +137,55 @@ def resolve_all(conn: sqlite3.Connection, versions: dict[str, str]) -> tuple[dic
     return out, lines
 
 
+def resolve_versions(conn: sqlite3.Connection, versions: dict[str, str], *, single: bool,
+                     on_note=None) -> dict:
+    """Every `TARGET=VERSION` through `resolve` (strict), each resolution that is not the
+    version itself said through `on_note` (the CLI prints it on stderr; the Python API keeps
+    it). `single`: one version per target (the newest the spelling stands for); else every
+    package version the spelling stands for."""
+    out: dict = {}
+    for target, asked in versions.items():
+        found = resolve(conn, target, asked, strict=True)
+        if found.line(single) and on_note is not None:
+            on_note(found.line(single))
+        out[target] = found.chosen if single else found.versions
+    return out
+
+
+def split_specs(specs: list[str] | None, versions: list[str] | None = None,
+                flag: str = "--backend-version") -> tuple[list[str], dict[str, str]]:
+    """(targets in the order given, without repeats; {target: version}) from
+    `neuron`, `tpu=0.2.0` plus versions `V` (every target) or `TARGET=V` (one): the grammar
+    of `--target` / `--backend-version`, and of the Python API's `targets=`."""
+    targets: list[str] = []
+    chosen: dict[str, str] = {}
+    for spec in specs or ():
+        if not isinstance(spec, str):
+            raise KBError(f"target {spec!r}: expected TARGET or TARGET=VERSION, e.g. tpu=0.2.0")
+        name, eq, version = spec.partition("=")
+        name = name.strip()
+        if not name or (eq and not version.strip()):
+            raise KBError(f"--target {spec!r}: expected TARGET or TARGET=VERSION, e.g. tpu=0.2.0")
+        if name not in targets:
+            targets.append(name)
+        if eq:
+            if chosen.get(name, version.strip()) != version.strip():
+                raise KBError(f"--target {name} given two versions ({chosen[name]}, {version.strip()})")
+            chosen[name] = version.strip()
+    for value in versions or ():
+        name, eq, version = value.partition("=")
+        if not eq:
+            if not value.strip():
+                raise KBError(f"{flag}: empty version")
+            for t in targets:
+                chosen.setdefault(t, value.strip())
+            continue
+        if name not in targets:
+            raise KBError(f"{flag} {value}: {name} is not a --target of this command")
+        chosen[name] = version.strip()
+    return targets, chosen
+
+
 def sdk_of(conn: sqlite3.Connection, target: str, version: str) -> str | None:
     """The SDK release that ships a package version of the target (`neuron=2.14.3.0` →
     2.33.0), for commands whose `neuron=` means the SDK (`kb eol --stack`); None when the
