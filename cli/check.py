@@ -64,7 +64,7 @@ def check_command(
     model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
     target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default neuron).")] = None,
     backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
-    mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
+    mode: Annotated[str | None, typer.Option("--mode", help="eager or compile (default: [tool.kb] mode, else eager).")] = None,
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
     trust: Annotated[bool, typer.Option("--trust", help="Allow loading a file that runs code: unpickling through an allow-list (torch, containers, --trust-module modules); TorchScript in a child process with a time and memory limit.")] = False,
@@ -72,7 +72,7 @@ def check_command(
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: decomposed < fallback < unsupported (unknown ops do not count; see --fail-on-unknown).")] = None,
-    fail_on_unknown: Annotated[bool, typer.Option("--fail-on-unknown", help="Exit 1 when an op has no evidence either way (a switch of its own).")] = False,
+    fail_on_unknown: Annotated[bool | None, typer.Option("--fail-on-unknown/--no-fail-on-unknown", help="Exit 1 when an op has no evidence either way (a switch of its own).")] = None,
     baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
     save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
@@ -80,6 +80,8 @@ def check_command(
     cost_latency_us: Annotated[str | None, typer.Option("--cost-latency-us", help="Host-cost model: µs per device↔host transition, N or LOW:HIGH (default: a published range).")] = None,
     cost_link_gbps: Annotated[str | None, typer.Option("--cost-link-gbps", help="Host-cost model: host-link GB/s, N or LOW:HIGH.")] = None,
     cost_host_gflops: Annotated[str | None, typer.Option("--cost-host-gflops", help="Host-cost model: host GFLOP/s on fallback ops, N or LOW:HIGH.")] = None,
+    config: Annotated[str | None, typer.Option("--config", help="Read [tool.kb] from this pyproject.toml (default: the nearest one above MODEL, else above the working directory).")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore [tool.kb]: flags and built-in defaults only.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
     verbose: VerboseOption = False,
@@ -94,7 +96,10 @@ def check_command(
     from kb.check import resolve as kc
     from kb.opnames import OpNameError, canonical
 
-    target, target_versions = split_targets(target or ["neuron"])
+    project, settled = project_settings(model, config, no_config, db, targets=target, mode=mode, fail_on=fail_on,
+                                        fail_on_unknown=fail_on_unknown)
+    mode, fail_on, fail_on_unknown = settled["mode"], settled["fail_on"], settled["fail_on_unknown"]
+    target, target_versions = split_targets(settled["targets"])
     fmt = "json" if as_json else fmt
     if fmt not in FORMATS:
         raise CheckUsageError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
@@ -136,9 +141,11 @@ def check_command(
 
     if save:
         save_reports(db, reports)
-    gate = evaluate_gate(reports, fail_on, known, fail_on_unknown=fail_on_unknown)
+    expired = waive(reports, project)
+    gate = evaluate_gate(reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
     document = {"model": model, "model_kind": traced.kind, "train": traced.train,
-                "reports": [r.to_dict() for r in reports], "gate": gate}
+                "reports": [r.to_dict() for r in reports], "gate": gate,
+                "config": project_config_doc(project, settled)}
     if fmt == "json":
         from cli.render import emit_json
 
@@ -203,21 +210,67 @@ def is_allowed(op, allowed: set[str]) -> bool:
     return bool(problems) and all(name in allowed for name in problems)
 
 
-def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_on_unknown: bool = False) -> dict:
-    """Which ops trip the gate: bad enough, not allowed, and not already in the baseline
-    with the same status or a worse one. Every output format shows exactly these."""
+def project_settings(model: str | None, config: str | None, no_config: bool, db: str | None, **flags):
+    """([tool.kb] of the project, the values to run with): flags over the file over defaults
+    (kb.check.project_config); the file's targets are checked against the KB's."""
+    from kb.check import project_config
+
+    if config is not None and no_config:
+        raise CheckUsageError("--config and --no-config disagree; pass one of them")
+    project = project_config.load(model, explicit=config, disabled=no_config)
+    if project.path is not None and (project.targets or any(w.target for w in project.waivers)):
+        project_config.check_targets(project, known_targets(db))
+    return project, project_config.settle(project, **flags)
+
+
+def known_targets(db: str | None) -> list[str]:
+    """The targets the KB knows (a config naming another is refused)."""
+    from kb.store import db as kbdb
+    from kb.store.targetspec import target_names
+
+    conn = kbdb.open_kb(db)
+    try:
+        return target_names(conn)
+    finally:
+        conn.close()
+
+
+def waive(reports, project) -> list[dict]:
+    """Mark the ops the project's live waivers cover; the expired waivers that cover an op."""
+    from kb.check.project_config import apply_waivers
+    from kb.eol.windows import today
+
+    return apply_waivers(reports, project.waivers, today()) if project.waivers else []
+
+
+def project_config_doc(project, settled: dict) -> dict:
+    from kb.check.project_config import describe
+
+    return describe(project, settled)
+
+
+def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_on_unknown: bool = False,
+                  expired: list[dict] | None = None) -> dict:
+    """Which ops trip the gate: bad enough, not allowed or waived, and not already in the
+    baseline with the same status or a worse one; with a gate, an expired waiver of an op
+    the model uses fails too (kb.check.project_config). Every output format shows exactly these."""
+    from kb.check.project_config import merge_expired, waived_ops
+
     failing = []
     for report in reports:
         for op in report.ops:
-            if op.allowed or not trips(op.status, fail_on, fail_on_unknown):
+            if op.allowed or op.waiver or not trips(op.status, fail_on, fail_on_unknown):
                 continue
             before = (baseline or {}).get((report.target, op.op))
             if before is not None and (before == op.status or (before != UNKNOWN and op.status != UNKNOWN
                                                               and SEVERITY.get(before, 0) >= SEVERITY[op.status])):
                 continue
             failing.append({"target": report.target, "op": op.op, "status": op.status})
+    if fail_on is not None or fail_on_unknown:
+        merge_expired(failing, expired or [])
     return {"fail_on": fail_on, "fail_on_unknown": fail_on_unknown, "baseline": baseline is not None,
-            "failing": failing, "failed": bool(failing)}
+            "failing": failing, "failed": bool(failing), "waived": waived_ops(reports),
+            "expired_waivers": expired or []}
 
 
 def _read_baseline(path: str) -> dict:
@@ -325,7 +378,8 @@ def render_table(reports, gate: dict, suggest: bool = False) -> None:
     if len(reports) == 1:
         report = reports[0]
         rows = [[op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), _paths_text(op.module_paths),
-                 _source_text(op) + (" [allowed]" if op.allowed else "")] for op in report.ops]
+                 _source_text(op) + (" [allowed]" if op.allowed else "")
+                 + (f" [waived: {op.waiver['reason']}]" if op.waiver else "")] for op in report.ops]
         table(["op", "count", "status", "via", "dtypes", "modules", "source"], rows)
     else:
         _side_by_side(reports)
@@ -373,7 +427,8 @@ def _side_by_side(reports) -> None:
     by_target = [{op.op: op for op in r.ops} for r in reports]
     rows = []
     for name, first in order.items():
-        cells = [status_label(m[name].status) if name in m else "" for m in by_target]
+        cells = [status_label(m[name].status) + (" (waived)" if m[name].waiver else "") if name in m else ""
+                 for m in by_target]
         rows.append([name, first.count, *cells, ", ".join(first.dtypes), _paths_text(first.module_paths)])
     table(["op", "count", *[r.target for r in reports], "dtypes", "modules"], rows, status_column=None)
 
@@ -384,12 +439,21 @@ def gate_name(gate: dict) -> str | None:
     return " ".join(parts) or None
 
 
+def _finding_text(f: dict) -> str:
+    expired = f", waiver expired {f['waiver_expired']}" if f.get("waiver_expired") else ""
+    return f"{f['op']} ({f['status']} on {f['target']}{expired})"
+
+
 def _gate_lines(gate: dict) -> None:
+    from kb.check.project_config import waiver_lines
+
+    for line in waiver_lines(gate):
+        sys.stdout.write(neutral.terminal(line) + "\n")
     name = gate_name(gate)
     if name is None:
         return
     if gate["failed"]:
-        listed = ", ".join(f"{f['op']} ({f['status']} on {f['target']})" for f in gate["failing"][:10])
+        listed = ", ".join(_finding_text(f) for f in gate["failing"][:10])
         more = len(gate["failing"]) - 10
         sys.stdout.write(neutral.terminal(
             f"gate {name}: FAILED, {len(gate['failing'])} finding{'s' if len(gate['failing']) != 1 else ''}"
@@ -415,9 +479,13 @@ def render_markdown(reports, gate: dict, suggest: bool = False) -> str:
         out.append("|---|---:|---|---|---|---|---|")
         for op in report.ops:
             cells = [neutral.markdown_code(op.op), str(op.count), md(op.status), md(via_text(op)),
-                     md(", ".join(op.dtypes)), md(_paths_text(op.module_paths)), md(_source_text(op))]
+                     md(", ".join(op.dtypes)), md(_paths_text(op.module_paths)),
+                     md(_source_text(op) + (f" [waived: {op.waiver['reason']}]" if op.waiver else ""))]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
+    from kb.check.project_config import waiver_lines
+
+    out.extend(f"{md(line)}  " for line in waiver_lines(gate))
     if gate_name(gate):
         verdict = f"failed, {len(gate['failing'])} findings" if gate["failed"] else "passed"
         out.append(f"**Gate `{gate_name(gate)}`: {verdict}**\n")
