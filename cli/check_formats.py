@@ -86,6 +86,23 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
                                "kind": hazard["kind"], "count": hazard["calls"], "source": hazard["source"],
                                "backendVersion": report.backend_version, "gateFinding": False},
             })
+        for finding in gate.get("failing", []):
+            if finding["target"] != report.target or not finding.get("waiver_expired"):
+                continue
+            if any(r["properties"].get("gateFinding") and r["properties"].get("op") == finding["op"]
+                   and r["properties"].get("target") == report.target for r in results):
+                continue  # the op is a finding of its own already; its expired waiver is in the gate's line
+            used_rules["kb/expired-waiver"] = {
+                "id": "kb/expired-waiver", "name": "expired-waiver",
+                "shortDescription": {"text": "A [tool.kb] waiver of an op this model uses has expired."},
+                "defaultConfiguration": {"level": "error"}}
+            text = (f"{finding['op']} on {report.target} ({finding['status']}): its waiver expired "
+                    f"{finding['waiver_expired']} — {finding.get('waiver_reason', '')}")
+            results.append({
+                "ruleId": "kb/expired-waiver", "level": "error", "message": {"text": neutral.terminal(text)},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
+                "properties": {"op": finding["op"], "target": report.target, "mode": report.mode,
+                               "expired": finding["waiver_expired"], "gateFinding": True}})
         for text in report.warnings:
             used_rules["kb/warning"] = {"id": "kb/warning", "name": "warning",
                                         "shortDescription": {"text": "A known limitation or end-of-support notice."},
@@ -102,6 +119,27 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
             "properties": {"kbAssessment": [_assessment(r) for r in reports]},
         }],
     }
+
+
+def merge_sarif(documents: list[dict]) -> dict:
+    """One SARIF run from several `sarif()` documents (one per checked file): code scanning
+    takes one run per tool and category, so the results go together, rules once each."""
+    if not documents:
+        return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+            "tool": {"driver": {"name": "kb", "version": kb.__version__, "rules": []}}, "results": [],
+            "properties": {"kbAssessment": []}}]}
+    rules: dict[str, dict] = {}
+    results: list[dict] = []
+    assessment: list = []
+    for doc in documents:
+        run = doc["runs"][0]
+        for rule in run["tool"]["driver"]["rules"]:
+            rules.setdefault(rule["id"], rule)
+        results.extend(run["results"])
+        assessment.extend(run.get("properties", {}).get("kbAssessment", []))
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "kb", "version": kb.__version__, "rules": list(rules.values())}},
+        "results": results, "properties": {"kbAssessment": assessment}}]}
 
 
 def _compile_failures(report) -> list[dict]:
