@@ -180,6 +180,9 @@ def audit_settings(path: str | None, config: str | None, no_config: bool, fail_o
 
     if config is not None and no_config:
         raise KBError("--config and --no-config disagree; pass one of them")
+    import os
+
     project = project_config.load(path, explicit=config, disabled=no_config)
-    return project, project_config.settle_audit(project, fail_on=fail_on, exclude=exclude)
+    base = None if path is None else (path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)))
+    return project, project_config.settle_audit(project, fail_on=fail_on, exclude=exclude, base=base or os.getcwd())
 

@@ -325,11 +325,36 @@ def settle(config: ProjectConfig, *, targets: list[str] | None = None, mode: str
     return chosen
 
 
+def rebase_excludes(patterns: list[str], config_dir: str, base: str) -> list[str]:
+    """The file's exclude globs (relative to its folder, the project root) made relative to
+    `base`, the folder the audited paths are relative to: `src/gen/*` is `gen/*` for an
+    audit of src/. Globs without a folder part (`*_pb2.py`, `vendor`) match by name at any
+    depth and stay; a glob anchored elsewhere than under `base` cannot match and is dropped."""
+    rel = os.path.relpath(os.path.abspath(base), os.path.abspath(config_dir)).replace(os.sep, "/")
+    if rel == ".":
+        return list(patterns)
+    out = []
+    for pattern in patterns:
+        anchored = "/" in pattern.strip().rstrip("/") and not pattern.strip().startswith("*")
+        if not anchored:
+            out.append(pattern)
+        elif rel.startswith("../") or rel == "..":  # base above the project root: anchor the glob there
+            up = os.path.relpath(os.path.abspath(config_dir), os.path.abspath(base)).replace(os.sep, "/")
+            out.append(f"{up}/{pattern.strip()}")
+        elif pattern.strip().startswith(rel + "/"):
+            out.append(pattern.strip()[len(rel) + 1:])
+    return out
+
+
 def settle_audit(config: ProjectConfig, *, fail_on: str | None = None,
-                 exclude: list[str] | None = None) -> dict:
-    """`kb audit`'s values: --fail-on beats the file's; --exclude globs add to the file's."""
+                 exclude: list[str] | None = None, base: str | None = None) -> dict:
+    """`kb audit`'s values: --fail-on beats the file's; --exclude globs (relative to the
+    audited folder) add to the file's (relative to the project root, rebased on `base`)."""
+    filed = config.audit_exclude
+    if filed and config.path and base is not None:
+        filed = rebase_excludes(filed, os.path.dirname(os.path.abspath(config.path)), base)
     return {"fail_on": fail_on if fail_on is not None else config.audit_fail_on,
-            "exclude": [*config.audit_exclude, *(exclude or [])],
+            "exclude": [*filed, *(exclude or [])],
             "from": {"fail_on": "flag" if fail_on is not None else ("config" if config.audit_fail_on else "default"),
                      "exclude": "config+flag" if config.audit_exclude and exclude else
                      ("config" if config.audit_exclude else ("flag" if exclude else "default"))}}

@@ -299,3 +299,15 @@ def test_bad_config_exits_2_with_one_line(run_cli, mlp, tmp_path, workdir, body,
     (line,) = [x for x in err.splitlines() if "building the KB" not in x]  # the first-use note aside
     assert line.startswith("kb: error: ") and names in line and str(tmp_path / "repo" / "pyproject.toml") in line
     assert "Traceback" not in err
+
+
+def test_audit_excludes_are_relative_to_the_project_root(tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    patterns = ["src/gen/*", "docs/*", "*_pb2.py", "vendor", "*/examples/*"]
+    assert pc.rebase_excludes(patterns, str(root), str(root)) == patterns
+    assert pc.rebase_excludes(patterns, str(root), str(root / "src")) == ["gen/*", "*_pb2.py", "vendor", "*/examples/*"]
+    assert pc.rebase_excludes(["src/gen/*"], str(root), str(tmp_path)) == ["repo/src/gen/*"]
+    config = pc.parse({"audit": {"exclude": ["src/gen/*"]}}, str(root / "pyproject.toml"))
+    settled = pc.settle_audit(config, exclude=["extra"], base=str(root / "src"))
+    assert settled["exclude"] == ["gen/*", "extra"] and settled["from"]["exclude"] == "config+flag"
