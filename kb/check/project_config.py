@@ -113,8 +113,27 @@ def _start_folder(path: str | None) -> str | None:
     return folder if os.path.isdir(folder) else None
 
 
-def _read_table(candidate: str) -> dict | None:
-    """The `[tool.kb]` table of one pyproject.toml, or None when it has none."""
+_MENTIONS_KB = re.compile(r"^\s*\[+\s*tool\s*\.\s*kb\b|^\s*tool\s*\.\s*kb\s*[.=]", re.MULTILINE)
+
+
+def _read_table(candidate: str, strict: bool = True) -> dict | None:
+    """The `[tool.kb]` table of one pyproject.toml, or None when it has none. Found on a
+    walk (`strict` False), a file kb cannot read or parse is someone else's concern unless
+    its text is about kb: a tree being audited may hold any pyproject.toml (a FIFO, one
+    nested 10,000 deep), and kb audit reports that file as a finding instead."""
+    if not strict:
+        try:
+            text = userfiles.read_text(candidate)
+        except userfiles.FileRefused:
+            return None
+        if not _MENTIONS_KB.search(text):
+            try:
+                data = userfiles.parse_toml(text, candidate)
+            except userfiles.FileRefused:
+                return None
+            tool = data.get("tool")
+            if not isinstance(tool, dict) or "kb" not in tool:
+                return None
     text = userfiles.read_text(candidate)
     data = userfiles.parse_toml(text, candidate)
     tool = data.get("tool")
@@ -129,7 +148,7 @@ def _walk(folder: str, max_levels: int) -> tuple[str, dict] | None:
     for _ in range(max_levels):
         candidate = os.path.join(folder, FILE_NAME)
         if os.path.lexists(candidate):
-            table = _read_table(candidate)
+            table = _read_table(candidate, strict=False)
             if table is not None:
                 return candidate, table
         parent = os.path.dirname(folder)

@@ -126,18 +126,37 @@ def test_bad_tables_name_the_file_and_the_key(tmp_path, body, names):
     assert message.startswith(f"{path}: ") and names in message and "\n" not in message
 
 
-def test_broken_toml_and_a_fifo_are_one_line_errors(tmp_path):
+def test_broken_toml_meant_for_kb_is_a_one_line_error(tmp_path):
+    from kb.errors import KBError
+
+    _project(tmp_path, '[tool.kb]\nfail-on = "fallback\n')
+    with pytest.raises(KBError, match="pyproject.toml: not valid TOML"):
+        pc.load(None, cwd=str(tmp_path))
+    _project(tmp_path, "[tool.kb.audit\n")
+    with pytest.raises(KBError, match="pyproject.toml: not valid TOML"):
+        pc.load(None, cwd=str(tmp_path))
+
+
+def test_a_pyproject_that_is_not_about_kb_is_passed_by_when_unreadable(tmp_path):
+    """An audited tree may hold any pyproject.toml: broken, nested past the bound, a FIFO.
+    None of them says [tool.kb], so the walk goes on (kb audit reports the file itself);
+    named with --config, the same file is an error."""
     import os
 
     from kb.errors import KBError
 
-    _project(tmp_path, "[tool.kb\n")
-    with pytest.raises(KBError, match="pyproject.toml: not valid TOML"):
-        pc.load(None, cwd=str(tmp_path))
-    (tmp_path / "pyproject.toml").unlink()
-    os.mkfifo(tmp_path / "pyproject.toml")
+    _project(tmp_path, MLP_CONFIG)
+    inner = tmp_path / "inner"
+    for body in ("[project\n", "x = " + "[" * 300 + "]" * 300 + "\n"):
+        _project(inner, body)
+        assert pc.load(str(inner / "m.pt2"), cwd=str(inner)).path == str(tmp_path / "pyproject.toml")
+    with pytest.raises(KBError, match="nested deeper than 200 levels"):
+        pc.load(None, explicit=str(inner / "pyproject.toml"))
+    (inner / "pyproject.toml").unlink()
+    os.mkfifo(inner / "pyproject.toml")
+    assert pc.load(str(inner / "m.pt2"), cwd=str(inner)).path == str(tmp_path / "pyproject.toml")
     with pytest.raises(KBError, match="a FIFO, not a regular file"):
-        pc.load(None, cwd=str(tmp_path))
+        pc.load(None, explicit=str(inner / "pyproject.toml"))
 
 
 def test_hostile_keys_are_shown_not_obeyed(tmp_path):
