@@ -62,7 +62,7 @@ def make_warning_hooks(db: str | None) -> list:
 
 def check_command(
     model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
-    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default neuron).")] = None,
+    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default: [tool.kb] targets, else neuron).")] = None,
     backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
     mode: Annotated[str | None, typer.Option("--mode", help="eager or compile (default: [tool.kb] mode, else eager).")] = None,
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
@@ -87,7 +87,9 @@ def check_command(
     verbose: VerboseOption = False,
 ) -> None:
     """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
-    falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
+    falls back to the CPU, cannot run it, or nobody knows — with sources and places.
+    [tool.kb] in the nearest pyproject.toml may set targets, mode, fail-on and waivers;
+    flags override it."""
     from cli import render
     from cli.grammar import split_targets
     from kb.check import model_formats, tracing
