@@ -168,6 +168,7 @@ def junit(reports, gate: dict) -> str:
     Every value goes through kb.neutral.xml: XML 1.0 has no way to carry most control
     characters, even escaped, so one in an op name would make the whole file unreadable."""
     failing = failing_keys(gate)
+    expired_waivers = {(f["target"], f["op"]): f for f in gate.get("failing", []) if f.get("waiver_expired")}
     x = neutral.xml
     suites = ET.Element("testsuites", name="kb check")
     for report in reports:
@@ -177,8 +178,13 @@ def junit(reports, gate: dict) -> str:
         for op in report.ops:
             case = ET.SubElement(suite, "testcase", classname=x(f"{report.target}.{report.mode}"), name=x(op.op))
             if (report.target, op.op) in failing:
-                failure = ET.SubElement(case, "failure", message=x(f"{op.status} on {report.target}"), type=x(op.status))
-                failure.text = x(_message(report, op))
+                expired = expired_waivers.get((report.target, op.op))
+                why = f"; its waiver expired {expired['waiver_expired']}" if expired else ""
+                failure = ET.SubElement(case, "failure", message=x(f"{op.status} on {report.target}{why}"),
+                                        type=x("expired-waiver" if expired and op.status in ("native", "decomposed")
+                                               else op.status))
+                failure.text = x(_message(report, op) + (f" — waiver expired {expired['waiver_expired']}: "
+                                                         f"{expired.get('waiver_reason', '')}" if expired else ""))
             elif op.status not in ("native", "decomposed"):
                 ET.SubElement(case, "system-out").text = x(_message(report, op)) + " (not gated)"
         properties = ET.Element("properties")

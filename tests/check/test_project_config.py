@@ -275,6 +275,11 @@ def test_an_expired_waiver_of_an_op_that_now_passes_still_fails(run_cli, mlp, tm
     model = _project(tmp_path / "repo", MLP_CONFIG.replace('["neuron"]', '["tpu"]') + _waiver(expires="2027-03-01"), mlp)
     code, out, _ = run_cli("check", model)
     assert code == 1 and "waiver expired: aten::gelu on tpu (native)" in out
+    import xml.etree.ElementTree as ET
+
+    junit = ET.fromstring(run_cli("check", model, "--format", "junit")[1])
+    (failure,) = junit.iter("failure")
+    assert failure.get("type") == "expired-waiver" and "its waiver expired 2027-03-01" in failure.get("message")
     sarif = json.loads(run_cli("check", model, "--format", "sarif")[1])
     expired = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "kb/expired-waiver"]
     assert len(expired) == 1 and expired[0]["level"] == "error" and expired[0]["properties"]["expired"] == "2027-03-01"
