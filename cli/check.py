@@ -219,30 +219,14 @@ def project_settings(model: str | None, config: str | None, no_config: bool, db:
 
     if config is not None and no_config:
         raise CheckUsageError("--config and --no-config disagree; pass one of them")
-    project = project_config.load(model, explicit=config, disabled=no_config)
-    if project.path is not None and (project.targets or any(w.target for w in project.waivers)):
-        project_config.check_targets(project, known_targets(db))
-    return project, project_config.settle(project, **flags)
-
-
-def known_targets(db: str | None) -> list[str]:
-    """The targets the KB knows (a config naming another is refused)."""
-    from kb.store import db as kbdb
-    from kb.store.targetspec import target_names
-
-    conn = kbdb.open_kb(db)
-    try:
-        return target_names(conn)
-    finally:
-        conn.close()
+    return project_config.for_check(model, explicit=config, disabled=no_config, db=db, **flags)
 
 
 def waive(reports, project) -> list[dict]:
     """Mark the ops the project's live waivers cover; the expired waivers that cover an op."""
-    from kb.check.project_config import apply_waivers
-    from kb.eol.windows import today
+    from kb.check.project_config import waive as waive_reports
 
-    return apply_waivers(reports, project.waivers, today()) if project.waivers else []
+    return waive_reports(reports, project)
 
 
 def project_config_doc(project, settled: dict) -> dict:

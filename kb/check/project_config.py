@@ -387,6 +387,30 @@ def describe(config: ProjectConfig, settled: dict | None = None) -> dict:
     return body
 
 
+def known_targets(db: str | None) -> list[str]:
+    """The targets the KB knows: a file naming another is refused."""
+    from kb.store import db as kbdb
+    from kb.store.targetspec import target_names
+
+    conn = kbdb.open_kb(db)
+    try:
+        return target_names(conn)
+    finally:
+        conn.close()
+
+
+def for_check(start: str | None, *, explicit: str | None = None, disabled: bool = False, db: str | None = None,
+              targets: list[str] | None = None, mode: str | None = None, fail_on: str | None = None,
+              fail_on_unknown: bool | None = None) -> tuple[ProjectConfig, dict]:
+    """(the project's config, the values a check of `start` runs with): the one entry for
+    `kb check`, `kb ci check` and the Python API. The file's targets are checked against
+    the KB's (opened only when the file names a target)."""
+    config = load(start, explicit=explicit, disabled=disabled)
+    if config.path is not None and (config.targets or any(w.target for w in config.waivers)):
+        check_targets(config, known_targets(db))
+    return config, settle(config, targets=targets, mode=mode, fail_on=fail_on, fail_on_unknown=fail_on_unknown)
+
+
 # --- waivers on a check -----------------------------------------------------------------------
 
 
@@ -456,6 +480,18 @@ def waived_ops(reports) -> list[dict]:
         for report in reports for op in report.ops if getattr(op, "waiver", None)]
 
 
+def waive(reports, config: ProjectConfig, today: _dt.date | None = None) -> list[dict]:
+    """apply_waivers with the project's waivers on the day answers are computed for
+    (KB_TODAY, else the clock: kb.eol.windows.today)."""
+    if not config.waivers:
+        return []
+    if today is None:
+        from kb.eol.windows import today as kb_today
+
+        today = kb_today()
+    return apply_waivers(reports, config.waivers, today)
+
+
 def expired_line(entry: dict) -> str:
     """The one line that says an expired waiver fails the gate."""
     covered = entry["op"] if entry["waived_op"] == entry["op"] else f"{entry['op']} (via {entry['waived_op']})"
@@ -479,4 +515,5 @@ def gate_active(fail_on: str | None, fail_on_unknown: bool) -> bool:
 
 
 __all__ = ["ConfigError", "ProjectConfig", "Waiver", "apply_waivers", "check_targets", "describe", "expired_line",
-           "find", "load", "parse", "settle", "settle_audit"]
+           "find", "for_check", "known_targets", "load", "merge_expired", "parse", "settle", "settle_audit", "waive",
+           "waived_ops", "waiver_lines"]
