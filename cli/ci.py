@@ -133,7 +133,10 @@ def ci_check_command(
     from cli.check_formats import merge_sarif
     from cli.check_formats import sarif as sarif_doc
     from kb.check import resolve as kc
+    from kb.store.dbfile import check_output
 
+    check_output(sarif, db, "--sarif")  # neither output may overwrite the KB it reads
+    check_output(markdown, db, "--markdown")
     flags = {"targets": target or None, "mode": mode, "fail_on": fail_on, "fail_on_unknown": fail_on_unknown}
     lookups = _Lookups(db)
     hooks = [*kc.WARNING_HOOKS, *cli_check.make_warning_hooks(db)]

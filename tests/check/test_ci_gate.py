@@ -96,6 +96,12 @@ def test_a_bad_file_is_one_line_naming_it(run_cli, repo):
     assert line.startswith("kb: error: ") and "models/junk.pt2" in line
 
 
+def test_outputs_never_name_the_kb(run_cli, repo, isolated_kb):
+    for option in ("--sarif", "--markdown"):
+        code, _, err = run_cli("ci", "check", "models/mlp.pt2", option, isolated_kb)
+        assert code == 2 and "names the KB file itself" in err
+
+
 def test_a_bad_config_is_one_line(run_cli, repo):
     (repo / "pyproject.toml").write_text('[tool.kb]\nfail-on = "sometimes"\n', encoding="utf-8")
     code, _, err = run_cli("ci", "check", "models/mlp.pt2")
