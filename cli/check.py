@@ -141,9 +141,9 @@ def check_command(
             op.allowed = is_allowed(op, allowed)
         reports.append(report)
 
+    expired = waive(reports, project)  # before --save: a stored report shows its waived ops
     if save:
         save_reports(db, reports)
-    expired = waive(reports, project)
     gate = evaluate_gate(reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
     document = {"model": model, "model_kind": traced.kind, "train": traced.train,
                 "reports": [r.to_dict() for r in reports], "gate": gate,
