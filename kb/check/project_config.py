@@ -448,7 +448,8 @@ def apply_waivers(reports, waivers: list[Waiver], today: _dt.date) -> list[dict]
                 continue
             live = [w for w in found if not w.expired(today)]
             if live:
-                op.waiver = live[0].as_dict()
+                if op.status != "native":  # a native op has nothing to waive: not shown as waived
+                    op.waiver = live[0].as_dict()
                 continue
             for waiver in dict.fromkeys(found):
                 expired.append({"target": report.target, "op": op.op, "status": op.status,
@@ -492,21 +493,37 @@ def waive(reports, config: ProjectConfig, today: _dt.date | None = None) -> list
     return apply_waivers(reports, config.waivers, today)
 
 
-def expired_line(entry: dict) -> str:
-    """The one line that says an expired waiver fails the gate."""
-    covered = entry["op"] if entry["waived_op"] == entry["op"] else f"{entry['op']} (via {entry['waived_op']})"
-    return (f"waiver expired: {covered} on {entry['target']} ({entry['status']}) was waived until "
-            f"{entry['expired']} — {entry['reason']}; renew the waiver or fix the op")
+def _places(entries: list[dict]) -> str:
+    return ", ".join(f"{e['target']} ({e['status']})" for e in entries)
+
+
+def _grouped(entries: list[dict], keys: tuple[str, ...]) -> list[list[dict]]:
+    """Entries that differ only by target, together (one line for a waiver on two targets)."""
+    groups: dict[tuple, list[dict]] = {}
+    for entry in entries:
+        groups.setdefault(tuple(entry.get(k) for k in keys), []).append(entry)
+    return list(groups.values())
+
+
+def expired_line(entries: dict | list[dict]) -> str:
+    """The one line that says an expired waiver fails the gate: op, where, date, reason."""
+    entries = [entries] if isinstance(entries, dict) else entries
+    first = entries[0]
+    covered = first["op"] if first["waived_op"] == first["op"] else f"{first['op']} (via {first['waived_op']})"
+    return (f"waiver expired: {covered} on {_places(entries)} was waived until {first['expired']} — "
+            f"{first['reason']}; renew the waiver or fix the op")
 
 
 def waiver_lines(gate: dict) -> list[str]:
-    """One line per waived op (with its reason) and per expired waiver, for a terminal or a
-    PR comment; the gate's own line follows them."""
+    """One line per waiver that accepted ops (with its reason, the targets together) and per
+    expired waiver, for a terminal or a PR comment; the gate's own line follows them."""
     lines = []
-    for w in gate.get("waived", []):
-        until = f" until {w['expires']}" if w.get("expires") else ""
-        lines.append(f"waived: {w['op']} on {w['target']} ({w['status']}){until} — {w['reason']}")
-    lines.extend(expired_line(e) for e in gate.get("expired_waivers", []))
+    for group in _grouped(gate.get("waived", []), ("op", "reason", "expires")):
+        first = group[0]
+        until = f" until {first['expires']}" if first.get("expires") else ""
+        lines.append(f"waived: {first['op']} on {_places(group)}{until} — {first['reason']}")
+    lines.extend(expired_line(group) for group in
+                 _grouped(gate.get("expired_waivers", []), ("op", "waived_op", "expired", "reason")))
     return lines
 
 

@@ -48,7 +48,7 @@ def test_waivers_apply_and_expire(run_cli, repo, monkeypatch):
     assert code == 0 and "waived: aten::gelu on neuron (fallback) until 2027-03-01 — host gelu is fine" in out
     monkeypatch.setenv("KB_TODAY", "2027-03-02")
     code, out, _ = run_cli("ci", "check", "models/mlp.pt2", "models/block.pt2")
-    assert code == 1 and "waiver expired: aten::gelu on neuron (fallback) was waived until 2027-03-01" in out
+    assert code == 1 and "waiver expired: aten::gelu on neuron (fallback), tpu (native) was waived until 2027-03-01" in out
 
 
 def test_one_sarif_run_and_markdown_appended(run_cli, repo):

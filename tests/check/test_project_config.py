@@ -335,3 +335,22 @@ def test_audit_excludes_are_relative_to_the_project_root(tmp_path):
     config = pc.parse({"audit": {"exclude": ["src/gen/*"]}}, str(root / "pyproject.toml"))
     settled = pc.settle_audit(config, exclude=["extra"], base=str(root / "src"))
     assert settled["exclude"] == ["gen/*", "extra"] and settled["from"]["exclude"] == "config+flag"
+
+
+def test_one_line_per_waiver_across_targets(run_cli, mlp, tmp_path, workdir, monkeypatch):
+    """gelu: fallback on neuron, native on tpu (nothing to waive there, so not shown); the
+    linear's addmm leaf is waived on both, in one line."""
+    body = (MLP_CONFIG.replace('["neuron"]', '["neuron", "tpu"]').replace('"fallback"', '"decomposed"')
+            + _waiver() + _waiver(op="aten::linear", reason="split is fine", expires="2027-03-01"))
+    model = _project(tmp_path / "repo", body, mlp)
+    monkeypatch.setenv("KB_TODAY", "2027-01-01")
+    code, out, err = run_cli("check", model)
+    assert code == 0, out + err
+    lines = [x for x in out.splitlines() if x.startswith("waived:")]
+    assert lines == ["waived: aten::linear on neuron (decomposed), tpu (decomposed) until 2027-03-01 — split is fine",
+                     "waived: aten::gelu on neuron (fallback) — gelu on the host is fine for the demo"]
+    monkeypatch.setenv("KB_TODAY", "2027-03-01")
+    code, out, _ = run_cli("check", model)
+    (line,) = [x for x in out.splitlines() if x.startswith("waiver expired:")]
+    assert code == 1 and line.startswith("waiver expired: aten::linear on neuron (decomposed), tpu (decomposed) was "
+                                         "waived until 2027-03-01 — split is fine")
