@@ -448,6 +448,8 @@ code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef0f4;pa
 .status{font-weight:600}.status.native{color:#2e7d32}.status.decomposed{color:#00838f}
 .status.fallback{color:#a66f00}.status.unsupported{color:#c62828}.status.unknown{color:#757575}
 footer{margin-top:36px;color:#7a8191;font-size:12px}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}
+.charts figcaption{font-size:13px;color:#4a5262;margin:6px 0 0}
 """
 
 _SYMBOL = {"pass": "✔ pass", "warn": "! warn", "unverified": "? not verified", "fail": "✘ fail", "info": "i info",
@@ -472,7 +474,7 @@ def _side_by_side_html(coverages: list[dict]) -> str:
     for cov in coverages:
         parts.append(f'<figure data-target="{_e(cov["target"])}"><figcaption>{_e(_version(cov))}: '
                      f'{cov["summary"]["on_device_call_sites_pct"]}% of call sites native or decomposed</figcaption>'
-                     f'{coverage_chart(cov["summary"])}</figure>')
+                     f'{coverage_chart(cov["summary"], width=460 if len(coverages) == 2 else 560)}</figure>')
     parts.append("</div>")
     head = "".join(f"<th>{_e(c['target'])}</th>" for c in coverages)
     parts.append(f'<table class="ops side-by-side"><thead><tr><th>op</th><th class="num">calls</th>{head}</tr></thead><tbody>')
