@@ -87,3 +87,24 @@ def test_one_target_keeps_its_keys(run_cli, made):
     keys = [item["key"] for item in doc["checklist"]]
     assert keys == ["device", "kernels", "dependencies", "coverage", "parity", "cost", "eol"]
     assert doc["targets"] == ["neuron"] and len(doc["coverages"]) == 1
+
+
+def test_hostile_op_names_side_by_side_are_escaped():
+    from kb.migrate import report as kreport
+
+    evil = "aten::x|<img src=x onerror=alert(1)>\x1b[2J`"
+
+    def check(target, status):
+        return {"model": "m<b>.pt2", "target": target, "backend_version": None, "mode": "eager", "warnings": [],
+                "caveats": [], "summary": {"distinct_ops": 1, "call_sites": 1, "on_device_call_sites_pct": 0.0,
+                                           "ops_by_status": {status: 1}, "call_sites_by_status": {status: 1}},
+                "ops": [{"op": evil, "status": status, "count": 1, "via": []}]}
+
+    doc = kreport.build_report(targets=["neuron", "tpu"], checks=[check("neuron", "fallback"),
+                                                                  check("tpu", "unsupported")])
+    page = kreport.render_html(doc)
+    assert "<img" not in page and "\x1b" not in page and "&lt;img" in page
+    text = kreport.render_markdown(doc)
+    row = next(line for line in text.splitlines() if line.startswith("| `") and "img" in line)
+    assert "\x1b" not in row and row.count(" | ") == 3 and row.endswith("| fallback | unsupported |")  # no cell forged
+    assert row.startswith("| `` ") and "` `` |" in row  # the name sits in a code span, shown as written
