@@ -312,6 +312,7 @@ def data_export_command(
 from cli import audit as _audit  # noqa: E402
 from cli import chat as _chat  # noqa: E402
 from cli import check as _check  # noqa: E402
+from cli import ci as _ci  # noqa: E402
 from cli import cost as _cost  # noqa: E402
 from cli import eol as _eol  # noqa: E402
 from cli import fix as _fix  # noqa: E402
@@ -336,3 +337,4 @@ app.command("bot")(_chat.bot_command)
 app.command("parity")(_migrate.parity_command)
 app.command("bench")(_migrate.bench_command)
 app.command("report")(_migrate.report_command)
+app.add_typer(_ci.ci_app, name="ci")

@@ -107,6 +107,10 @@ def audit_command(
         "--output", "-o", help="Write the sarif/json/markdown report to this file instead of stdout.")] = None,
     exclude: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
         "--exclude", "-x", help="Skip paths matching this glob or folder (relative to PATH); repeatable.")] = None,
+    config: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--config", help="Read [tool.kb.audit] from this pyproject.toml (default: the nearest one above PATH, "
+                         "else above the working directory).")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore [tool.kb]: flags and defaults only.")] = False,
 ) -> None:
     """Find CUDA lock-in: .cuda(), "cuda" devices, torch.cuda.*, NCCL, Triton and CUDA
     kernels, CUDA-only dependencies and base images (Python files, notebooks, .cu/.cuh,
@@ -119,7 +123,8 @@ def audit_command(
     dependencies and files that could not be read or parsed; medium elsewhere.
 
     Virtualenvs, site-packages, node_modules, .git and vendored/third_party trees are
-    skipped. Exit 1 with --fail-on when a finding at or above that severity exists."""
+    skipped. Exit 1 with --fail-on when a finding at or above that severity exists.
+    [tool.kb.audit] in pyproject.toml may set fail-on and exclude; flags override it."""
     if as_json:
         if output_format not in (OutputFormat.table, OutputFormat.json):
             raise KBError(f"--json and --format {output_format.value} disagree; pass one of them")
@@ -127,8 +132,9 @@ def audit_command(
     if output and output_format is OutputFormat.table:
         raise KBError("--output needs --format sarif, json or markdown")
 
+    project, settled = audit_settings(path, config, no_config, fail_on.value if fail_on else None, exclude)
     with _progress() as on_file:
-        report = audit_path(path, on_file=on_file, excludes=exclude or ())
+        report = audit_path(path, on_file=on_file, excludes=settled["exclude"])
     if installed:
         from kb.migrate.audit_deps import audit_installed
 
@@ -142,8 +148,10 @@ def audit_command(
     else:
         if output_format is OutputFormat.json:
             from cli.render import envelope
+            from kb.check.project_config import describe
 
-            document = neutral.json_text(json.dumps(envelope(report.as_dict()), indent=2, ensure_ascii=False)) + "\n"
+            body = {**report.as_dict(), "config": describe(project, settled)}
+            document = neutral.json_text(json.dumps(envelope(body), indent=2, ensure_ascii=False)) + "\n"
         elif output_format is OutputFormat.sarif:
             from kb.migrate.sarif import to_sarif
 
@@ -160,6 +168,21 @@ def audit_command(
         else:
             sys.stdout.write(document)
 
-    if fail_on is not None and report.fails(Severity.parse(fail_on.value)):
+    if settled["fail_on"] is not None and report.fails(Severity.parse(settled["fail_on"])):
         raise typer.Exit(1)
+
+
+def audit_settings(path: str | None, config: str | None, no_config: bool, fail_on: str | None,
+                   exclude: list[str] | None):
+    """([tool.kb] of the project, what the audit runs with): --fail-on over the file's
+    audit.fail-on; the file's audit.exclude globs plus --exclude (kb.check.project_config)."""
+    from kb.check import project_config
+
+    if config is not None and no_config:
+        raise KBError("--config and --no-config disagree; pass one of them")
+    import os
+
+    project = project_config.load(path, explicit=config, disabled=no_config)
+    base = None if path is None else (path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)))
+    return project, project_config.settle_audit(project, fail_on=fail_on, exclude=exclude, base=base or os.getcwd())
 

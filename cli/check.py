@@ -25,7 +25,7 @@ FAIL_ON = ("decomposed", "fallback", "unsupported")  # kb.check.gate.FAIL_ON (th
 # still found here; imported when asked for, so `kb version` does not load kb.check.
 _MOVED = {"is_allowed": ("kb.check.gate", "is_allowed"), "LEGEND": ("kb.check.text", "LEGEND"),
           "closing_lines": ("kb.check.text", "closing_lines"), "gate_name": ("kb.check.text", "gate_name"),
-          "settle_command": ("kb.check.text", "settle_command"), "summary_lines": ("kb.check.text", "summary_lines"),
+          "settle_command": ("kb.check.text", "settle_command"), "_finding_text": ("kb.check.text", "finding_text"), "summary_lines": ("kb.check.text", "summary_lines"),
           "via_text": ("kb.check.text", "via_text"), "render_markdown": ("kb.check.text", "markdown"),
           "_paths_text": ("kb.check.text", "paths_text"), "_source_text": ("kb.check.text", "source_text")}
 
@@ -62,9 +62,9 @@ def make_warning_hooks(db: str | None) -> list:
 
 def check_command(
     model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
-    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default neuron).")] = None,
+    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default: [tool.kb] targets, else neuron).")] = None,
     backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
-    mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
+    mode: Annotated[str | None, typer.Option("--mode", help="eager or compile (default: [tool.kb] mode, else eager).")] = None,
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
     train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
     trust: Annotated[bool, typer.Option("--trust", help="Allow loading a file that runs code: unpickling through an allow-list (torch, containers, --trust-module modules); TorchScript in a child process with a time and memory limit.")] = False,
@@ -72,7 +72,7 @@ def check_command(
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: decomposed < fallback < unsupported (unknown ops do not count; see --fail-on-unknown).")] = None,
-    fail_on_unknown: Annotated[bool, typer.Option("--fail-on-unknown", help="Exit 1 when an op has no evidence either way (a switch of its own).")] = False,
+    fail_on_unknown: Annotated[bool | None, typer.Option("--fail-on-unknown/--no-fail-on-unknown", help="Exit 1 when an op has no evidence either way (a switch of its own).")] = None,
     baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
     save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
@@ -80,19 +80,26 @@ def check_command(
     cost_latency_us: Annotated[str | None, typer.Option("--cost-latency-us", help="Host-cost model: µs per device↔host transition, N or LOW:HIGH (default: a published range).")] = None,
     cost_link_gbps: Annotated[str | None, typer.Option("--cost-link-gbps", help="Host-cost model: host-link GB/s, N or LOW:HIGH.")] = None,
     cost_host_gflops: Annotated[str | None, typer.Option("--cost-host-gflops", help="Host-cost model: host GFLOP/s on fallback ops, N or LOW:HIGH.")] = None,
+    config: Annotated[str | None, typer.Option("--config", help="Read [tool.kb] from this pyproject.toml (default: the nearest one above MODEL, else above the working directory).")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore [tool.kb]: flags and built-in defaults only.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
     verbose: VerboseOption = False,
 ) -> None:
     """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
-    falls back to the CPU, cannot run it, or nobody knows — with sources and places."""
+    falls back to the CPU, cannot run it, or nobody knows — with sources and places.
+    [tool.kb] in the nearest pyproject.toml may set targets, mode, fail-on and waivers;
+    flags override it."""
     from cli import render
     from cli.grammar import split_targets
     from cli.render import note
     from kb.check import api, gate
 
     render.VERBOSE = verbose
-    target, target_versions = split_targets(target or ["neuron"])
+    project, settled = project_settings(model, config, no_config, db, targets=target, mode=mode, fail_on=fail_on,
+                                        fail_on_unknown=fail_on_unknown)
+    mode, fail_on, fail_on_unknown = settled["mode"], settled["fail_on"], settled["fail_on_unknown"]
+    target, target_versions = split_targets(settled["targets"])
     fmt = "json" if as_json else fmt
     if fmt not in FORMATS:
         raise CheckUsageError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
@@ -112,8 +119,11 @@ def check_command(
                        cost_overrides=costs, lookup=make_lookup, warning_hooks=make_warning_hooks,
                        progress=_progress, on_note=note)
     reports = result.reports
-    document = result.to_dict(fail_on=fail_on, fail_on_unknown=fail_on_unknown, allow=allowed, baseline=known)
-    gate_doc = document["gate"]  # (and each op's `allowed` flag, which a saved report keeps)
+    # The gate is evaluated before --save: a saved report keeps each op's allowed flag and waiver.
+    document = result.to_dict(fail_on=fail_on, fail_on_unknown=fail_on_unknown, allow=allowed, baseline=known,
+                              waivers=project.waivers)
+    document["config"] = project_config_doc(project, settled)
+    gate_doc = document["gate"]
     if save:
         save_reports(db, reports)
     if fmt == "json":
@@ -174,11 +184,36 @@ def save_reports(db: str | None, reports) -> list[int]:
 # --- gate ------------------------------------------------------------------------------------
 
 
-def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_on_unknown: bool = False) -> dict:
-    """The gate's findings (kb.check.gate.evaluate, where the rule lives)."""
+def evaluate_gate(reports, fail_on: str | None, baseline: dict | None, *, fail_on_unknown: bool = False,
+                  expired: list[dict] | None = None) -> dict:
+    """The gate's findings (kb.check.gate.evaluate, where the rule lives); `expired`: the
+    expired waivers `waive` returned."""
     from kb.check.gate import evaluate
 
-    return evaluate(reports, fail_on, baseline, fail_on_unknown=fail_on_unknown)
+    return evaluate(reports, fail_on, baseline, fail_on_unknown=fail_on_unknown, expired=expired)
+
+
+def project_settings(model: str | None, config: str | None, no_config: bool, db: str | None, **flags):
+    """([tool.kb] of the project, the values to run with): flags over the file over defaults
+    (kb.check.project_config); the file's targets are checked against the KB's."""
+    from kb.check import project_config
+
+    if config is not None and no_config:
+        raise CheckUsageError("--config and --no-config disagree; pass one of them")
+    return project_config.for_check(model, explicit=config, disabled=no_config, db=db, **flags)
+
+
+def waive(reports, project) -> list[dict]:
+    """Mark the ops the project's live waivers cover; the expired waivers that cover an op."""
+    from kb.check.gate import apply_waivers
+
+    return apply_waivers(reports, project.waivers)
+
+
+def project_config_doc(project, settled: dict) -> dict:
+    from kb.check.project_config import describe
+
+    return describe(project, settled)
 
 
 def _read_baseline(path: str) -> dict:
@@ -239,19 +274,23 @@ def _side_by_side(reports) -> None:
     by_target = [{op.op: op for op in r.ops} for r in reports]
     rows = []
     for name, first in order.items():
-        cells = [status_label(m[name].status) if name in m else "" for m in by_target]
+        cells = [status_label(m[name].status) + (" (waived)" if getattr(m[name], "waiver", None) else "")
+                 if name in m else "" for m in by_target]
         rows.append([name, first.count, *cells, ", ".join(first.dtypes), paths_text(first.module_paths)])
     table(["op", "count", *[r.target for r in reports], "dtypes", "modules"], rows, status_column=None)
 
 
 def _gate_lines(gate: dict) -> None:
-    from kb.check.text import gate_name
+    from kb.check.project_config import waiver_lines
+    from kb.check.text import finding_text, gate_name
 
+    for line in waiver_lines(gate):
+        sys.stdout.write(neutral.terminal(line) + "\n")
     name = gate_name(gate)
     if name is None:
         return
     if gate["failed"]:
-        listed = ", ".join(f"{f['op']} ({f['status']} on {f['target']})" for f in gate["failing"][:10])
+        listed = ", ".join(finding_text(f) for f in gate["failing"][:10])
         more = len(gate["failing"]) - 10
         sys.stdout.write(neutral.terminal(
             f"gate {name}: FAILED, {len(gate['failing'])} finding{'s' if len(gate['failing']) != 1 else ''}"

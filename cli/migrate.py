@@ -238,17 +238,23 @@ def _read_parity(path: str) -> dict:
     return data
 
 
-def _coverage(model: str, input_shape, trust: bool, target: str, backend_version, mode: str, db) -> dict:
-    """kb check on the model, through the same lookup and warning hooks as `kb check`."""
+def _coverage(model: str, input_shape, trust: bool, targets: list[str], versions: dict, mode: str, db,
+              train: bool = False) -> list[dict]:
+    """kb check on the model, traced once (with the backward pass under --train) and
+    resolved on each target through the same lookup and warning hooks as `kb check`."""
     from cli import check as cli_check
     from kb.check import model_formats, tracing
     from kb.check import resolve as kc
 
     source = model_formats.detect(model, trust=trust)
-    traced = tracing.trace(source, input_shape, trust=trust)
-    lookup, version = cli_check.make_lookup(db, target, backend_version, mode)
+    traced = tracing.trace(source, input_shape, train=train, trust=trust)
     hooks = [*kc.WARNING_HOOKS, *cli_check.make_warning_hooks(db)]
-    return kc.check(traced, lookup, target=target, backend_version=version, mode=mode, warning_hooks=hooks).to_dict()
+    checks = []
+    for target in targets:
+        lookup, version = cli_check.make_lookup(db, target, versions.get(target), mode)
+        report = kc.check(traced, lookup, target=target, backend_version=version, mode=mode, warning_hooks=hooks)
+        checks.append({**report.to_dict(), "train": traced.train})
+    return checks
 
 
 def _eol(db, target: str, backend_version, next_cycle: str, stack) -> dict | None:
@@ -281,13 +287,16 @@ def report_command(
         help="Code base to audit (folder or file); omit to leave the code items out.")] = None,
     model: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--model", "-m", help="Model for op coverage (as kb check takes it).")] = None,
-    target: Annotated[str, typer.Option("--target", "-t", help="Migration target: neuron, tpu... or TARGET=VERSION.")] = "neuron",
-    backend_version: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        "--backend-version", help="Backend version (default: newest with data).")] = None,
+    target: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+        "--target", "-t", help="Migration target: neuron, tpu... or TARGET=VERSION; repeat to compare targets "
+                               "side by side (default: neuron).")] = None,
+    backend_version: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+        "--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="eager or compile.")] = "eager",
     input_shape: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
         "--input-shape", help="Model input as 1x128:int64 (factories, pickled modules).")] = None,
     trust: TrustOpt = False,
+    train: Annotated[bool, typer.Option("--train", help="Check the training step: the backward pass's ops too.")] = False,
     parity: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--parity", help="Output of kb parity --json.")] = None,
     cost: Annotated[Optional[str], typer.Option(  # noqa: UP045
@@ -318,8 +327,7 @@ def report_command(
     from kb.migrate.audit import audit_path
     from kb.migrate.cost import compare, targets_from_toml
 
-    (target,), versions = split_targets([target], [backend_version] if backend_version else None)
-    backend_version = versions.get(target)
+    targets, versions = split_targets(target or ["neuron"], backend_version)
     if fmt is None:
         fmt = "html" if out and out.lower().endswith((".html", ".htm")) else "markdown"
     fmt = {"md": "markdown"}.get(fmt.lower(), fmt.lower())
@@ -338,18 +346,20 @@ def report_command(
         costs = [p.as_dict() for p in compare(targets_from_toml(_read_text(cost, "--cost"), source=cost))]
     from cli.check import _progress
 
-    audit = check = None
+    audit = None
+    checks: list[dict] = []
     if path:
         with _progress(f"auditing {path}"):
             audit = audit_path(path)
     if model:
-        with _progress(f"tracing {model} and resolving its ops on {target}"):
-            check = _coverage(model, input_shape, trust, target, backend_version, mode, db)
-    version = check["backend_version"] if check else backend_version
+        with _progress(f"tracing {model} and resolving its ops on {', '.join(targets)}"):
+            checks = _coverage(model, input_shape, trust, targets, versions, mode, db, train=train)
+    by_target = {c["target"]: c for c in checks}
     cycle = next_cycle or (today() + timedelta(days=180)).isoformat()
-    eol = _eol(db, target, version, cycle, stack)
-    doc = kreport.build_report(target=target, audit=audit, check=check, parity=parity_doc, costs=costs, eol=eol,
-                               generated=today().isoformat())
+    eols = [_eol(db, t, by_target[t]["backend_version"] if t in by_target else versions.get(t), cycle, stack)
+            for t in targets]
+    doc = kreport.build_report(targets=targets, audit=audit, checks=checks if model else None, parity=parity_doc,
+                               costs=costs, eols=eols, generated=today().isoformat(), train=train)
     if as_json:
         emit_json(doc)
     else:

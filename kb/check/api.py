@@ -81,17 +81,17 @@ class CheckResult:
         """The gate as `--json` reports it: which ops trip `fail_on` (decomposed < fallback <
         unsupported) or, with `fail_on_unknown`, have no evidence. `allow`: accepted ops;
         `baseline`: a previous `to_dict()`/`--format json` document (only new problems
-        count); `waivers`: entries with op, reason and an optional `expires` date — in force
-        they accept the op, expired they fail the gate (listed under `expired_waivers`).
+        count); `waivers`: entries with op, reason, optional `expires` date and `target` (as [tool.kb]
+        has them) — in force they accept the op, from their expiry day on they fail the gate
+        (listed under `expired_waivers`).
         It also marks each op's `allowed` flag, which the formats show."""
         from kb.check import gate as kg
 
         kg.check_fail_on(fail_on, "fail_on", "fail_on_unknown=True")
-        accepted = kg.accepted_ops(allow)
-        in_force, expired = kg.split_waivers(waivers)
-        kg.mark_allowed(self.reports, accepted | in_force)
+        kg.mark_allowed(self.reports, kg.accepted_ops(allow))
+        expired = kg.apply_waivers(self.reports, waivers)
         known = kg.baseline_from(baseline) if baseline is not None and not _is_known_map(baseline) else baseline
-        return kg.evaluate(self.reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired_waivers=expired)
+        return kg.evaluate(self.reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
 
     def fails(self, fail_on: str | None = "fallback", **gate: Any) -> bool:
         """Whether the gate trips (`kb check --fail-on LEVEL` would exit 1); see `gate`."""

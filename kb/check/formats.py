@@ -86,6 +86,23 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
                                "kind": hazard["kind"], "count": hazard["calls"], "source": hazard["source"],
                                "backendVersion": report.backend_version, "gateFinding": False},
             })
+        for finding in gate.get("failing", []):
+            if finding["target"] != report.target or not finding.get("waiver_expired"):
+                continue
+            if any(r["properties"].get("gateFinding") and r["properties"].get("op") == finding["op"]
+                   and r["properties"].get("target") == report.target for r in results):
+                continue  # the op is a finding of its own already; its expired waiver is in the gate's line
+            used_rules["kb/expired-waiver"] = {
+                "id": "kb/expired-waiver", "name": "expired-waiver",
+                "shortDescription": {"text": "A [tool.kb] waiver of an op this model uses has expired."},
+                "defaultConfiguration": {"level": "error"}}
+            text = (f"{finding['op']} on {report.target} ({finding['status']}): its waiver expired "
+                    f"{finding['waiver_expired']} — {finding.get('waiver_reason', '')}")
+            results.append({
+                "ruleId": "kb/expired-waiver", "level": "error", "message": {"text": neutral.terminal(text)},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
+                "properties": {"op": finding["op"], "target": report.target, "mode": report.mode,
+                               "expired": finding["waiver_expired"], "gateFinding": True}})
         for text in report.warnings:
             used_rules["kb/warning"] = {"id": "kb/warning", "name": "warning",
                                         "shortDescription": {"text": "A known limitation or end-of-support notice."},
@@ -102,6 +119,27 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
             "properties": {"kbAssessment": [_assessment(r) for r in reports]},
         }],
     }
+
+
+def merge_sarif(documents: list[dict]) -> dict:
+    """One SARIF run from several `sarif()` documents (one per checked file): code scanning
+    takes one run per tool and category, so the results go together, rules once each."""
+    if not documents:
+        return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+            "tool": {"driver": {"name": "kb", "version": kb.__version__, "rules": []}}, "results": [],
+            "properties": {"kbAssessment": []}}]}
+    rules: dict[str, dict] = {}
+    results: list[dict] = []
+    assessment: list = []
+    for doc in documents:
+        run = doc["runs"][0]
+        for rule in run["tool"]["driver"]["rules"]:
+            rules.setdefault(rule["id"], rule)
+        results.extend(run["results"])
+        assessment.extend(run.get("properties", {}).get("kbAssessment", []))
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "kb", "version": kb.__version__, "rules": list(rules.values())}},
+        "results": results, "properties": {"kbAssessment": assessment}}]}
 
 
 def _compile_failures(report) -> list[dict]:
@@ -130,6 +168,7 @@ def junit(reports, gate: dict) -> str:
     Every value goes through kb.neutral.xml: XML 1.0 has no way to carry most control
     characters, even escaped, so one in an op name would make the whole file unreadable."""
     failing = failing_keys(gate)
+    expired_waivers = {(f["target"], f["op"]): f for f in gate.get("failing", []) if f.get("waiver_expired")}
     x = neutral.xml
     suites = ET.Element("testsuites", name="kb check")
     for report in reports:
@@ -139,8 +178,13 @@ def junit(reports, gate: dict) -> str:
         for op in report.ops:
             case = ET.SubElement(suite, "testcase", classname=x(f"{report.target}.{report.mode}"), name=x(op.op))
             if (report.target, op.op) in failing:
-                failure = ET.SubElement(case, "failure", message=x(f"{op.status} on {report.target}"), type=x(op.status))
-                failure.text = x(_message(report, op))
+                expired = expired_waivers.get((report.target, op.op))
+                why = f"; its waiver expired {expired['waiver_expired']}" if expired else ""
+                failure = ET.SubElement(case, "failure", message=x(f"{op.status} on {report.target}{why}"),
+                                        type=x("expired-waiver" if expired and op.status in ("native", "decomposed")
+                                               else op.status))
+                failure.text = x(_message(report, op) + (f" — waiver expired {expired['waiver_expired']}: "
+                                                         f"{expired.get('waiver_reason', '')}" if expired else ""))
             elif op.status not in ("native", "decomposed"):
                 ET.SubElement(case, "system-out").text = x(_message(report, op)) + " (not gated)"
         properties = ET.Element("properties")

@@ -3,9 +3,10 @@ it. It lives here, once, so that the CLI, the Python API and every output format
 same findings.
 
 A finding is an op that is bad enough (`kb.vocab.trips`), not accepted (`allow`, or a
-waiver that has not expired), and not already in the baseline with the same status or a
-worse one. A waiver that has expired accepts nothing and is itself a finding: a gate that
-stayed green only because somebody once waived an op has to say so when the waiver ends.
+waiver in force: [tool.kb] waivers, kb.check.project_config), and not already in the
+baseline with the same status or a worse one. A waiver that has expired accepts nothing and,
+with a gate, is itself a finding: a gate that stayed green only because somebody once waived
+an op has to say so when the waiver ends.
 """
 
 from __future__ import annotations
@@ -48,30 +49,20 @@ def _field(waiver: Any, name: str) -> Any:
     return waiver.get(name) if isinstance(waiver, Mapping) else getattr(waiver, name, None)
 
 
-def _today() -> _dt.date:
-    """The day waivers are judged on: KB_TODAY (as every command reads it), else the clock."""
-    import os
-
-    value = os.environ.get("KB_TODAY")
-    try:
-        return _dt.date.fromisoformat(value) if value else _dt.date.today()
-    except ValueError:
-        raise GateError(f"KB_TODAY {value!r} is not a date (YYYY-MM-DD)") from None
-
-
-def split_waivers(waivers: Iterable[Any] | None, today: _dt.date | None = None) -> tuple[set[str], list[dict]]:
-    """(ops accepted by waivers still in force, the expired waivers as dicts).
-
-    A waiver is a mapping or an object with `op`, `reason` and optionally `expires` (a date
-    or YYYY-MM-DD; none: no expiry). Project configuration ([tool.kb] waivers) builds these;
-    this function only says which are in force on `today`."""
+def to_waivers(waivers: Iterable[Any] | None) -> list:
+    """Waivers given to the Python API as [tool.kb]'s own records (kb.check.project_config.Waiver),
+    so that the API and `kb check` judge them by one rule: each a mapping or an object with
+    `op`, `reason`, optionally `expires` (a date or YYYY-MM-DD; none: no expiry) and `target`
+    (none: every target). The op may be spelled as `kb op` takes it."""
+    from kb.check.project_config import Waiver
     from kb.opnames import OpNameError, canonical
 
-    today = today or _today()
-    in_force: set[str] = set()
-    expired: list[dict] = []
+    found = []
     for waiver in waivers or ():
-        name, expires = _field(waiver, "op"), _field(waiver, "expires")
+        if isinstance(waiver, Waiver):
+            found.append(waiver)
+            continue
+        name, expires, target = _field(waiver, "op"), _field(waiver, "expires"), _field(waiver, "target")
         if not isinstance(name, str):
             raise GateError(f"waiver {waiver!r}: needs an op name")
         try:
@@ -87,11 +78,25 @@ def split_waivers(waivers: Iterable[Any] | None, today: _dt.date | None = None) 
             expires = expires.date()
         if expires is not None and not isinstance(expires, _dt.date):
             raise GateError(f"waiver for {name}: expires must be a date")
-        if expires is not None and expires < today:
-            expired.append({"op": op, "reason": _field(waiver, "reason"), "expires": expires.isoformat()})
-        else:
-            in_force.add(op)
-    return in_force, expired
+        if target is not None and not isinstance(target, str):
+            raise GateError(f"waiver for {name}: target must be a target name")
+        found.append(Waiver(op=op, reason=str(_field(waiver, "reason") or ""), expires=expires, target=target))
+    return found
+
+
+def apply_waivers(reports: Iterable[Any], waivers: Iterable[Any] | None) -> list[dict]:
+    """Mark the ops the waivers in force cover (each op's `waiver`), judged on the day answers
+    are computed for (KB_TODAY, else the clock); return the expired waivers that cover an op
+    of these reports, which fail the gate (kb.check.project_config.apply_waivers)."""
+    from kb.check.project_config import apply_waivers as apply
+    from kb.eol.windows import today
+
+    reports = list(reports)
+    for report in reports:
+        for op in report.ops:
+            op.waiver = None
+    found = to_waivers(waivers)
+    return apply(reports, found, today()) if found else []
 
 
 def accepted_ops(allow: Iterable[str] | None) -> set[str]:
@@ -112,25 +117,29 @@ def mark_allowed(reports: Iterable[Any], allowed: set[str]) -> None:
 
 
 def evaluate(reports: Iterable[Any], fail_on: str | None, baseline: dict | None, *,
-             fail_on_unknown: bool = False, expired_waivers: list[dict] | None = None) -> dict:
-    """Which ops trip the gate: bad enough, not allowed, and not already in the baseline
-    with the same status or a worse one. Every output format shows exactly these."""
+             fail_on_unknown: bool = False, expired: list[dict] | None = None) -> dict:
+    """Which ops trip the gate: bad enough, not allowed or waived, and not already in the
+    baseline with the same status or a worse one; with a gate, an expired waiver of an op
+    the model uses fails too (`expired`, from apply_waivers). Every output format shows
+    exactly these."""
+    from kb.check.project_config import merge_expired, waived_ops
+
+    reports = list(reports)
     failing = []
     for report in reports:
         for op in report.ops:
-            if op.allowed or not trips(op.status, fail_on, fail_on_unknown):
+            if op.allowed or getattr(op, "waiver", None) or not trips(op.status, fail_on, fail_on_unknown):
                 continue
             before = (baseline or {}).get((report.target, op.op))
             if before is not None and (before == op.status or (before != UNKNOWN and op.status != UNKNOWN
                                                               and SEVERITY.get(before, 0) >= SEVERITY[op.status])):
                 continue
             failing.append({"target": report.target, "op": op.op, "status": op.status})
-    gate = {"fail_on": fail_on, "fail_on_unknown": fail_on_unknown, "baseline": baseline is not None,
-            "failing": failing, "failed": bool(failing)}
-    if expired_waivers:  # only present when waivers were given and some ended: --json stays as it was otherwise
-        gate["expired_waivers"] = expired_waivers
-        gate["failed"] = True
-    return gate
+    if fail_on is not None or fail_on_unknown:
+        merge_expired(failing, expired or [])
+    return {"fail_on": fail_on, "fail_on_unknown": fail_on_unknown, "baseline": baseline is not None,
+            "failing": failing, "failed": bool(failing), "waived": waived_ops(reports),
+            "expired_waivers": expired or []}
 
 
 def baseline_from(data: Any, where: str = "baseline") -> dict:

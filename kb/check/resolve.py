@@ -154,6 +154,7 @@ class OpReport:
     local_report: dict | None = None  # the verdict rests on a local report file (kb ingest FILE)
     bytes_to_host: int = 0  # tensor bytes copied each way by those round trips
     allowed: bool = False
+    waiver: dict | None = None  # the [tool.kb] waiver that accepts it (kb.check.project_config)
     flops: int = 0  # kb.check.work: summed over the op's call sites (0 where counted by bytes only)
     bytes: int = 0  # tensor bytes read and written, summed over the op's call sites
 

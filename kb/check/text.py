@@ -53,7 +53,8 @@ def source_text(op: Any) -> str:
 def row(op: Any, *, allowed_mark: bool = True) -> list[Any]:
     """One op's cells, in COLUMNS order (raw: the renderer makes them safe for its format)."""
     return [op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), paths_text(op.module_paths),
-            source_text(op) + (" [allowed]" if op.allowed and allowed_mark else "")]
+            source_text(op) + (" [allowed]" if op.allowed and allowed_mark else "")
+            + (f" [waived: {op.waiver['reason']}]" if getattr(op, "waiver", None) else "")]
 
 
 def byte_size(n: float) -> str:
@@ -124,6 +125,12 @@ def gate_name(gate: dict) -> str | None:
     return " ".join(parts) or None
 
 
+def finding_text(finding: dict) -> str:
+    """One gate finding for the gate's line: op, status, target, and an expired waiver's date."""
+    expired = f", waiver expired {finding['waiver_expired']}" if finding.get("waiver_expired") else ""
+    return f"{finding['op']} ({finding['status']} on {finding['target']}{expired})"
+
+
 def markdown(reports: list[Any], gate: dict, suggest: bool = False) -> str:
     """Markdown for a PR comment. Every value from the model file or the KB goes through
     kb.neutral (one line, HTML and markdown escaped; op names as code spans), so no value
@@ -144,6 +151,9 @@ def markdown(reports: list[Any], gate: dict, suggest: bool = False) -> str:
             cells = [neutral.markdown_code(cells[0]), str(cells[1]), *(md(c) for c in cells[2:])]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
+    from kb.check.project_config import waiver_lines
+
+    out.extend(f"{md(line)}  " for line in waiver_lines(gate))
     if gate_name(gate):
         verdict = f"failed, {len(gate['failing'])} findings" if gate["failed"] else "passed"
         out.append(f"**Gate `{gate_name(gate)}`: {verdict}**\n")

@@ -189,26 +189,53 @@ def eol_item(eol: dict | None) -> dict:
     return _item("eol", title, "pass", f"nothing ends before {cycle}", details)
 
 
-def build_report(*, target: str, audit: AuditReport | None = None, check: dict | None = None,
+def _per_target(item: dict, target: str, several: bool) -> dict:
+    """An item about one target, named for it when the report has several targets."""
+    if several:
+        item["key"] = f"{item['key']}-{target}"
+        item["title"] = (f"Every op runs on {target}" if item["key"].startswith("coverage")
+                         else f"{item['title']} on {target}")
+    return item
+
+
+def build_report(*, target: str | None = None, audit: AuditReport | None = None, check: dict | None = None,
                  parity: dict | None = None, costs: list[dict] | None = None, eol: dict | None = None,
-                 title: str | None = None, generated: str | None = None) -> dict:
-    """The report document: the checklist items, and the inputs they came from."""
-    items = [device_item(audit), kernels_item(audit), dependencies_item(audit), coverage_item(check),
-             parity_item(parity), cost_item(costs), eol_item(eol)]
+                 title: str | None = None, generated: str | None = None, targets: list[str] | None = None,
+                 checks: list[dict] | None = None, eols: list[dict | None] | None = None,
+                 train: bool = False) -> dict:
+    """The report document: the checklist items, and the inputs they came from. Several
+    targets (`targets`, with `checks` and `eols` in the same order) get a coverage item and
+    an end-of-support item each, and their ops side by side; `coverage` and `eol` stay the
+    first target's (one-target readers keep working), `coverages` and `eols` hold them all."""
+    targets = list(targets or [target])
+    checks = list(checks) if checks is not None else ([check] if check is not None else [])
+    eols = list(eols) if eols is not None else [eol]
+    several = len(targets) > 1
+    per_check = {c["target"]: c for c in checks}
+    per_eol = dict(zip(targets, eols + [None] * (len(targets) - len(eols))))
+    items = [device_item(audit), kernels_item(audit), dependencies_item(audit)]
+    items += [_per_target(coverage_item(per_check.get(t)), t, several) for t in targets]
+    items += [parity_item(parity), cost_item(costs)]
+    items += [_per_target(eol_item(per_eol[t]), t, several) for t in targets]
     counts = {state: sum(1 for i in items if i["state"] == state) for state in STATES}
+    coverages = [_coverage(per_check[t]) for t in targets if t in per_check]
     return {
-        "title": title or f"Migration report: {target}",
-        "target": target,
+        "title": title or f"Migration report: {', '.join(targets)}" + (" (training)" if train else ""),
+        "target": targets[0],
+        "targets": targets,
+        "train": train,
         "generated": generated or date.today().isoformat(),
         "checklist": items,
         "counts": counts,
         "ready": counts["fail"] == 0,
         "verified": counts["unverified"] == 0,
         "audit": audit.as_dict()["summary"] | {"root": audit.root, "by_rule": audit.by_rule()} if audit else None,
-        "coverage": _coverage(check),
+        "coverage": coverages[0] if coverages else None,
+        "coverages": coverages,
         "parity": parity,
         "costs": costs,
-        "eol": eol,
+        "eol": per_eol[targets[0]],
+        "eols": [dict(per_eol[t], target=t) if per_eol[t] else None for t in targets],
     }
 
 
@@ -216,7 +243,7 @@ def _coverage(check: dict | None) -> dict | None:
     if check is None:
         return None
     return {"model": check["model"], "target": check["target"], "backend_version": check.get("backend_version"),
-            "mode": check.get("mode"), "summary": check["summary"],
+            "mode": check.get("mode"), "train": bool(check.get("train")), "summary": check["summary"],
             "ops": [{"op": op["op"], "status": op["status"], "count": op["count"],
                      "via": [leaf["op"] + ("" if leaf["status"] == "native" else f" ({leaf['status']})")
                              for leaf in op.get("via", [])]} for op in check["ops"]],
@@ -265,7 +292,9 @@ def render_markdown(doc: dict) -> str:
         out += [f"- {_md(d)}" for d in item["details"]]
         out.append("")
     cov = doc["coverage"]
-    if cov:
+    if len(doc.get("coverages") or []) > 1:
+        out += _side_by_side_markdown(doc["coverages"])
+    elif cov:
         out += [f"## Op coverage on {_md(cov['target'])}", "", "| status | ops | call sites |", "|---|---:|---:|"]
         s = cov["summary"]
         for status in STATUS_ORDER:
@@ -283,6 +312,38 @@ def render_markdown(doc: dict) -> str:
                        f"{cst['price_per_hour']:g} | {cst['tokens_per_second']:,.0f} |")
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def side_by_side(coverages: list[dict]) -> list[dict]:
+    """One row per op of the model (in the first report's order), its status on each target."""
+    rows: dict[str, dict] = {}
+    for cov in coverages:
+        for op in cov["ops"]:
+            row = rows.setdefault(op["op"], {"op": op["op"], "count": op["count"], "status": {}})
+            row["status"][cov["target"]] = op["status"]
+    return list(rows.values())
+
+
+def _version(cov: dict) -> str:
+    return f"{cov['target']} {cov['backend_version']}" if cov.get("backend_version") else cov["target"]
+
+
+def _side_by_side_markdown(coverages: list[dict]) -> list[str]:
+    names = [_md(_version(c)) for c in coverages]
+    phase = " (training: forward and backward)" if coverages[0].get("train") else ""
+    out = [f"## Op coverage on {', '.join(names)}{phase}", "",
+           "| status | " + " | ".join(f"{n} ops | {n} call sites" for n in names) + " |",
+           "|---|" + "---:|---:|" * len(names)]
+    for status in STATUS_ORDER:
+        cells = [f"{c['summary']['ops_by_status'].get(status, 0)} | {c['summary']['call_sites_by_status'].get(status, 0)}"
+                 for c in coverages]
+        out.append(f"| {status} | " + " | ".join(cells) + " |")
+    out += ["", "| op | calls | " + " | ".join(names) + " |", "|---|---:|" + "---|" * len(names)]
+    for row in side_by_side(coverages):
+        cells = [_md(row["status"].get(c["target"], "")) for c in coverages]
+        out.append(f"| {neutral.markdown_code(row['op'])} | {row['count']} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
 
 
 # --- HTML ------------------------------------------------------------------------------
@@ -387,10 +448,42 @@ code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef0f4;pa
 .status{font-weight:600}.status.native{color:#2e7d32}.status.decomposed{color:#00838f}
 .status.fallback{color:#a66f00}.status.unsupported{color:#c62828}.status.unknown{color:#757575}
 footer{margin-top:36px;color:#7a8191;font-size:12px}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}
+.charts figcaption{font-size:13px;color:#4a5262;margin:6px 0 0}
 """
 
 _SYMBOL = {"pass": "✔ pass", "warn": "! warn", "unverified": "? not verified", "fail": "✘ fail", "info": "i info",
            "skipped": "– skipped"}
+
+
+def _targets_html(doc: dict) -> str:
+    targets = doc.get("targets") or [doc["target"]]
+    label = "targets" if len(targets) > 1 else "target"
+    return f"{label} " + ", ".join(f"<code>{_e(t)}</code>" for t in targets) + (" · training" if doc.get("train") else "")
+
+
+def _side_by_side_html(coverages: list[dict]) -> str:
+    """The coverage section for several targets: a chart per target, then one table with
+    each op's status on every target (as `kb check -t A -t B` shows it)."""
+    first = coverages[0]
+    phase = ", training" if first.get("train") else ""
+    parts = [f'<section id="coverage"><h2>Op coverage on {_e(", ".join(_version(c) for c in coverages))} '
+             f'({_e(first.get("mode") or "eager")}{phase})</h2>',
+             f"<p>Model <code>{_e(first['model'])}</code>: {first['summary']['distinct_ops']} distinct ops, "
+             f"{first['summary']['call_sites']} call sites.</p>", '<div class="charts">']
+    for cov in coverages:
+        parts.append(f'<figure data-target="{_e(cov["target"])}"><figcaption>{_e(_version(cov))}: '
+                     f'{cov["summary"]["on_device_call_sites_pct"]}% of call sites native or decomposed</figcaption>'
+                     f'{coverage_chart(cov["summary"], width=460 if len(coverages) == 2 else 560)}</figure>')
+    parts.append("</div>")
+    head = "".join(f"<th>{_e(c['target'])}</th>" for c in coverages)
+    parts.append(f'<table class="ops side-by-side"><thead><tr><th>op</th><th class="num">calls</th>{head}</tr></thead><tbody>')
+    for row in side_by_side(coverages):
+        cells = "".join(f'<td class="status {_e(row["status"].get(c["target"], ""))}">'
+                        f'{_e(row["status"].get(c["target"], ""))}</td>' for c in coverages)
+        parts.append(f"<tr><td><code>{_e(row['op'])}</code></td><td class=\"num\">{row['count']}</td>{cells}</tr>")
+    parts.append("</tbody></table></section>")
+    return "".join(parts)
 
 
 def render_html(doc: dict) -> str:
@@ -399,7 +492,7 @@ def render_html(doc: dict) -> str:
     kind = "blocked" if not doc["ready"] else ("unverified" if c.get("unverified") else "ok")
     verdict = f'<span class="verdict {kind}">{_e(headline(doc))}</span>'
     body = [f"<h1>{_e(doc['title'])}</h1>",
-            f'<p class="sub">Generated {_e(doc["generated"])} by kb · target <code>{_e(doc["target"])}</code> · '
+            f'<p class="sub">Generated {_e(doc["generated"])} by kb · {_targets_html(doc)} · '
             f"{_tally(c)} · {verdict}</p>",
             '<section id="checklist"><h2>Checklist</h2>',
             '<table class="checklist"><thead><tr><th>state</th><th>item</th><th>summary</th></tr></thead><tbody>']
@@ -416,10 +509,12 @@ def render_html(doc: dict) -> str:
                     f"<td>{_e(item['title'])}</td><td>{_e(item['summary'])}{details}</td></tr>")
     body.append("</tbody></table></section>")
     cov = doc["coverage"]
-    if cov:
+    if len(doc.get("coverages") or []) > 1:
+        body.append(_side_by_side_html(doc["coverages"]))
+    elif cov:
         version = f" {cov['backend_version']}" if cov.get("backend_version") else ""
         body.append(f'<section id="coverage"><h2>Op coverage on {_e(cov["target"])}{_e(version)} '
-                    f'({_e(cov.get("mode") or "eager")})</h2>')
+                    f'({_e(cov.get("mode") or "eager")}{", training" if cov.get("train") else ""})</h2>')
         body.append(f"<p>Model <code>{_e(cov['model'])}</code>: {cov['summary']['distinct_ops']} distinct ops, "
                     f"{cov['summary']['call_sites']} call sites.</p>")
         body.append(coverage_chart(cov["summary"]))
@@ -456,9 +551,13 @@ def render_html(doc: dict) -> str:
                         f"<td class=\"num\">{cst['price_per_hour']:g}</td>"
                         f"<td class=\"num\">{cst['tokens_per_second']:,.0f}</td><td>{_e(cst.get('note', ''))}</td></tr>")
         body.append("</tbody></table></section>")
-    eol = doc["eol"]
-    if eol and eol["warnings"]:
-        body.append(f'<section id="eol"><h2>End of support (next cycle {_e(eol["next_cycle"])})</h2>')
+    several = len(doc.get("targets") or []) > 1
+    for eol in (doc.get("eols") or [doc["eol"]]):
+        if not eol or not eol["warnings"]:
+            continue
+        on = f" on {_e(eol['target'])}" if several and eol.get("target") else ""
+        anchor = f"eol-{_e(eol['target'])}" if several and eol.get("target") else "eol"
+        body.append(f'<section id="{anchor}"><h2>End of support{on} (next cycle {_e(eol["next_cycle"])})</h2>')
         body.append('<table class="eol"><thead><tr><th>severity</th><th>what</th><th>ends</th><th>source</th>'
                     "</tr></thead><tbody>")
         for w in eol["warnings"]:

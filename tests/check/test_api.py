@@ -107,19 +107,25 @@ def test_the_gate_is_the_cli_s_gate(run_cli, saved):
     assert result.to_dict(fail_on="fallback")["gate"]["failed"]
 
 
-def test_waivers_with_and_without_expiry():
-    from kb.check.gate import split_waivers
+def test_waivers_with_and_without_expiry(saved, monkeypatch):
+    """The API's waivers are [tool.kb]'s (one rule): in force until their expiry day, which
+    itself no longer waives; an expired waiver of an op the model uses fails the gate."""
+    from kb.check.gate import to_waivers
 
-    today = date(2026, 12, 1)
-    in_force, expired = split_waivers([
+    monkeypatch.setenv("KB_TODAY", "2026-12-01")
+    waivers = to_waivers([
         {"op": "aten::gelu", "reason": "host gelu is fine for now", "expires": "2027-01-31"},
         {"op": "silu", "reason": "no expiry"},
         {"op": "aten::nonzero", "reason": "was to be fixed by 2.33", "expires": date(2026, 11, 30)},
-    ], today)
-    assert in_force == {"aten::gelu", "aten::silu"}
-    assert expired == [{"op": "aten::nonzero", "reason": "was to be fixed by 2.33", "expires": "2026-11-30"}]
+    ])
+    assert [(w.op, w.expires) for w in waivers] == [
+        ("aten::gelu", date(2027, 1, 31)), ("aten::silu", None), ("aten::nonzero", date(2026, 11, 30))]
     with pytest.raises(KBError, match="not a date"):
-        split_waivers([{"op": "gelu", "expires": "soon"}])
+        to_waivers([{"op": "gelu", "expires": "soon"}])
+    result = kb.check(saved["mlp"]["exported_program"], **STAND_IN)
+    gate = result.gate("fallback", waivers=waivers)
+    assert not gate["failed"] and [w["op"] for w in gate["waived"]] == ["aten::gelu"]
+    assert gate["expired_waivers"] == []  # nonzero's waiver expired, but the model does not use it
 
 
 def test_a_waiver_accepts_an_op_until_it_expires(saved):
@@ -128,7 +134,7 @@ def test_a_waiver_accepts_an_op_until_it_expires(saved):
     assert not result.fails("fallback", waivers=[{"op": "aten::gelu", "reason": "r", "expires": later}])
     gate = result.gate("fallback", waivers=[{"op": "aten::gelu", "reason": "r", "expires": "2020-01-01"}])
     assert gate["failed"] and gate["expired_waivers"][0]["op"] == "aten::gelu"
-    assert "expired_waivers" not in result.gate("fallback")  # --json unchanged without waivers
+    assert result.gate("fallback")["expired_waivers"] == []  # no waivers: nothing expired
 
 
 def test_formats_match_the_cli(run_cli, saved):
@@ -198,11 +204,11 @@ def test_a_program_with_real_weights_is_left_as_it_was(capsys):
     assert capsys.readouterr() == ("", "")
 
 
-def test_waivers_are_judged_on_kb_today(monkeypatch):
-    from kb.check.gate import split_waivers
-
+def test_waivers_are_judged_on_kb_today(saved, monkeypatch):
+    result = kb.check(saved["mlp"]["exported_program"], **STAND_IN)
     waiver = {"op": "aten::gelu", "reason": "r", "expires": "2026-12-31"}
-    monkeypatch.setenv("KB_TODAY", "2027-01-01")
-    assert split_waivers([waiver])[0] == set()
-    monkeypatch.setenv("KB_TODAY", "2026-12-31")  # the expiry day itself is still in force
-    assert split_waivers([waiver])[0] == {"aten::gelu"}
+    monkeypatch.setenv("KB_TODAY", "2026-12-30")
+    assert not result.fails("fallback", waivers=[waiver])
+    monkeypatch.setenv("KB_TODAY", "2026-12-31")  # from the expiry day on, the waiver waives nothing
+    gate = result.gate("fallback", waivers=[waiver])
+    assert gate["failed"] and gate["expired_waivers"][0]["expired"] == "2026-12-31"
