@@ -102,8 +102,9 @@ class CheckResult:
     def to_dict(self, **gate: Any) -> dict:
         """The document `kb check --format json` prints (without the kb_version/command
         envelope); `gate` takes the keywords of `gate()`."""
+        verdict = self.gate(**gate)  # first: it marks each op's allowed flag and waiver, which the reports carry
         return {"model": self.model, "model_kind": self.model_kind, "train": self.train,
-                "reports": [r.to_dict() for r in self.reports], "gate": self.gate(**gate)}
+                "reports": [r.to_dict() for r in self.reports], "gate": verdict}
 
     def to_json(self, **gate: Any) -> str:
         """`kb check --format json`'s document, as JSON text (with the envelope)."""
