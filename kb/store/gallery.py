@@ -1,0 +1,99 @@
+"""The gallery's shipped census (data/gallery) in the KB: two tables of its own,
+`gallery_model` (one row per architecture: config source, what built it, which graphs
+exported or why not) and `gallery_op` (the census rows: op × phase × dtype per graph).
+
+The build calls `load` with the shipped data; the rows carry no verdicts (those are the
+support table's, read when a question is asked: kb.gallery.views). Kept apart from
+kb.store.schema so that the gallery can change without a schema migration: the tables are
+made here when missing, and a KB made before them reads as an empty gallery.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from kb import paths
+
+FOLDER = "gallery"
+MODELS_FILE = "models.jsonl"
+CENSUS_FILE = "census.jsonl"
+MAX_LINE = 1 << 20  # a census line is a few hundred bytes; refuse anything absurd
+
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS gallery_model (
+        model TEXT PRIMARY KEY, name TEXT NOT NULL, family TEXT, library TEXT, architecture TEXT,
+        parameters INTEGER, config_source TEXT, inference TEXT, training TEXT, reason TEXT,
+        built_with TEXT, config TEXT, inputs TEXT, graphs TEXT, build_seconds REAL)""",
+    """CREATE TABLE IF NOT EXISTS gallery_op (
+        model TEXT NOT NULL, graph TEXT NOT NULL, op TEXT NOT NULL, phase TEXT, dtype TEXT, hazard TEXT,
+        calls INTEGER NOT NULL, flops INTEGER, bytes INTEGER, counted_by TEXT, first INTEGER)""",
+    "CREATE INDEX IF NOT EXISTS gallery_op_op ON gallery_op (op)",
+    "CREATE INDEX IF NOT EXISTS gallery_op_model ON gallery_op (model, graph)",
+)
+
+
+def folder(data_dir: str | None = None) -> str:
+    return os.path.join(data_dir or paths.data_dir(), FOLDER)
+
+
+def read_jsonl(path: str) -> list[dict]:
+    """The lines of one shipped file (absent: none); a bad line names the file and line."""
+    if not os.path.exists(path):
+        return []
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if len(line) > MAX_LINE:
+                raise ValueError(f"{path}:{number}: line longer than {MAX_LINE} bytes")
+            if line.strip():
+                row = json.loads(line)
+                if not isinstance(row, dict) or not isinstance(row.get("model"), str):
+                    raise ValueError(f"{path}:{number}: not a gallery record")
+                rows.append(row)
+    return rows
+
+
+def _status(graphs: dict, graph: str) -> str | None:
+    return (graphs.get(graph) or {}).get("status")
+
+
+def _reason(graphs: dict) -> str | None:
+    reasons = [f"{g}: {v['reason']}" for g, v in sorted(graphs.items()) if isinstance(v, dict) and v.get("reason")]
+    return "; ".join(reasons) or None
+
+
+def create(conn: sqlite3.Connection) -> None:
+    for statement in TABLES:
+        conn.execute(statement)
+
+
+def load(conn: sqlite3.Connection, data_dir: str | None = None) -> dict:
+    """Replace the gallery tables with data/gallery's files; returns the counts."""
+    create(conn)
+    conn.execute("DELETE FROM gallery_op")
+    conn.execute("DELETE FROM gallery_model")
+    root = folder(data_dir)
+    models = read_jsonl(os.path.join(root, MODELS_FILE))
+    census = read_jsonl(os.path.join(root, CENSUS_FILE))
+    conn.executemany(
+        "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(m["model"], str(m.get("name") or m["model"]), m.get("family"), m.get("library"), m.get("architecture"),
+          m.get("parameters"), m.get("config_source"), _status(m.get("graphs") or {}, "inference"),
+          _status(m.get("graphs") or {}, "training"), _reason(m.get("graphs") or {}),
+          json.dumps(m.get("built_with") or {}, sort_keys=True), json.dumps(m.get("config") or {}, sort_keys=True),
+          json.dumps(m.get("inputs") or []), json.dumps(m.get("graphs") or {}, sort_keys=True),
+          m.get("build_seconds")) for m in models])
+    conn.executemany(
+        "INSERT INTO gallery_op VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(r["model"], r["graph"], r["op"], r.get("phase"), r.get("dtype"), r.get("hazard"), int(r["calls"]),
+          int(r.get("flops") or 0), int(r.get("bytes") or 0), r.get("counted_by"), int(r.get("first") or 0))
+         for r in census])
+    return {"gallery_models": len(models), "gallery_census_rows": len(census)}
+
+
+def has_tables(conn: sqlite3.Connection) -> bool:
+    found = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                         "('gallery_model', 'gallery_op')").fetchone()[0]
+    return found == 2
