@@ -116,6 +116,7 @@ def ops_command(
     old_version: OldVersionOption = None,
     mode: ModeOption = "eager",
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
+    sort: Annotated[str, typer.Option("--sort", help="name, or usage: the ops most gallery models call first (kb gallery).")] = "name",
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -136,7 +137,13 @@ def ops_command(
     conn = _open(db)
     queries.check_target(conn, targets[0])
     versions = resolve_versions(conn, versions, single=True)
-    views.ops_list(queries.list_ops(conn, targets[0], status, versions.get(targets[0]), mode, grep), json_out)
+    from kb.store import gallery
+
+    gallery.check_sort(sort)
+    result = queries.list_ops(conn, targets[0], status, versions.get(targets[0]), mode, grep)
+    if sort == "usage":
+        result["ops"] = gallery.sort_by_usage(conn, result["ops"])
+    views.ops_list(result, json_out)
 
 
 @app.command("compare")
@@ -149,6 +156,7 @@ def compare_command(
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
     diff: Annotated[bool, typer.Option("--diff", help="Only ops whose status differs between targets (known on every one unless --all).")] = False,
     all_rows: Annotated[bool, typer.Option("--all", help="With --diff: keep the rows where a target is unknown.")] = False,
+    sort: Annotated[str, typer.Option("--sort", help="name, or usage: the ops most gallery models call first (kb gallery).")] = "name",
     json_out: JsonOption = False,
     verbose: VerboseOption = False,
     db: DbOption = None,
@@ -167,7 +175,13 @@ def compare_command(
     for name in names:
         queries.check_target(conn, name)
     versions = resolve_versions(conn, versions, single=True)
-    views.compare_matrix(queries.compare(conn, names, mode, grep, diff, versions, keep_unknown=all_rows), json_out)
+    from kb.store import gallery
+
+    gallery.check_sort(sort)
+    result = queries.compare(conn, names, mode, grep, diff, versions, keep_unknown=all_rows)
+    if sort == "usage":
+        result["rows"] = gallery.sort_by_usage(conn, result["rows"])
+    views.compare_matrix(result, json_out)
 
 
 @app.command("diff")
@@ -330,6 +344,7 @@ from cli import check as _check  # noqa: E402
 from cli import cost as _cost  # noqa: E402
 from cli import eol as _eol  # noqa: E402
 from cli import fix as _fix  # noqa: E402
+from cli import gallery as _gallery  # noqa: E402
 from cli import ingest as _ingest  # noqa: E402
 from cli import migrate as _migrate  # noqa: E402
 from cli import probe as _probe  # noqa: E402
@@ -344,6 +359,7 @@ app.command("serve")(_serve.serve_command)
 app.command("probe")(_probe.probe_command)
 app.command("replay")(_replay.replay_command)
 app.command("check")(_check.check_command)
+app.command("gallery")(_gallery.gallery_command)
 app.command("fix")(_fix.fix_command)
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)

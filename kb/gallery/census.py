@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from kb.check import hazards as hz
 from kb.check import work
-from kb.check.callsites import CallSite, TensorSpec, TracedModel
+from kb.check.callsites import ITEMSIZE, CallSite, TensorSpec, TracedModel
 
 CENSUS_FIELDS = ("model", "graph", "op", "phase", "dtype", "hazard", "calls", "flops", "bytes", "counted_by", "first")
 GRAPHS = ("inference", "training")
@@ -82,6 +82,14 @@ def _split(total: int, parts: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
+def _stand_in(dtype: str | None, nbytes: int) -> tuple:
+    """Arguments that carry the call's dtype and bytes (what a fallback copies), plus one of
+    unknown shape so that nobody traces a decomposition on made-up shapes."""
+    size = ITEMSIZE.get(dtype or "", 0)
+    first = TensorSpec((nbytes // size,), dtype) if size else TensorSpec(None, dtype)
+    return (first, TensorSpec(None, None))
+
+
 def rebuild(rows: list[dict], name: str) -> TracedModel:
     """A TracedModel whose calls are the census's: each row's calls in a run at its first
     index, each carrying its share of the row's counted work (kb.check.work reads it)."""
@@ -90,7 +98,7 @@ def rebuild(rows: list[dict], name: str) -> TracedModel:
     for row in sorted(rows, key=lambda r: (r["first"], r["op"])):
         flops, nbytes = _split(row["flops"], row["calls"]), _split(row["bytes"], row["calls"])
         for i in range(row["calls"]):
-            site = CallSite(index=len(sites), op=row["op"], args=(TensorSpec(None, row["dtype"]),), named={},
+            site = CallSite(index=len(sites), op=row["op"], args=_stand_in(row["dtype"], nbytes[i]), named={},
                             phase=row["phase"], work=(flops[i], nbytes[i], row["counted_by"]))
             if row["hazard"] == "data_dependent_shape" and hz._kind_of(site) is None:
                 unbacked.append(site.index)

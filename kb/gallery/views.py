@@ -196,33 +196,9 @@ def baseline(conn: sqlite3.Connection, targets: list[str] | None = None, graph: 
     return out
 
 
-def usage(conn: sqlite3.Connection, ops: list[str] | None = None) -> dict[str, list[str]]:
-    """{op: [models whose census calls it, any graph]} (all ops, or these)."""
-    if not store.has_tables(conn):
-        return {}
-    sql = "SELECT DISTINCT op, model FROM gallery_op"
-    args: tuple = ()
-    if ops is not None:
-        sql += f" WHERE op IN ({', '.join('?' * len(ops))})"
-        args = tuple(ops)
-    out: dict[str, list[str]] = {}
-    for op, model in conn.execute(sql + " ORDER BY op, model", args):
-        out.setdefault(op, []).append(model)
-    return out
-
-
-def used_by(conn: sqlite3.Connection, op: str) -> dict:
-    """"used by N of M gallery models" for one op (which ones)."""
-    total = conn.execute("SELECT count(*) FROM gallery_model").fetchone()[0] if store.has_tables(conn) else 0
-    users = usage(conn, [op]).get(op, [])
-    return {"op": op, "used_by": users, "count": len(users), "of": total}
-
-
-def used_by_line(item: dict) -> str | None:
-    if not item["of"]:
-        return None
-    shown = ", ".join(item["used_by"][:8]) + (f" +{item['count'] - 8} more" if item["count"] > 8 else "")
-    return f"used by {item['count']} of {item['of']} gallery models" + (f" ({shown})" if item["count"] else "")
+usage = store.usage
+used_by = store.used_by
+used_by_line = store.used_by_line
 
 
 def blockers(conn: sqlite3.Connection, target: str, version: str | None = None, mode: str = "eager",

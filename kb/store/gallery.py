@@ -97,3 +97,51 @@ def has_tables(conn: sqlite3.Connection) -> bool:
     found = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                          "('gallery_model', 'gallery_op')").fetchone()[0]
     return found == 2
+
+
+def usage(conn: sqlite3.Connection, ops: list[str] | None = None) -> dict[str, list[str]]:
+    """{op: [models whose census calls it, any graph]} (all ops, or these)."""
+    if not has_tables(conn):
+        return {}
+    sql = "SELECT DISTINCT op, model FROM gallery_op"
+    args: tuple = ()
+    if ops is not None:
+        sql += f" WHERE op IN ({', '.join('?' * len(ops))})"
+        args = tuple(ops)
+    out: dict[str, list[str]] = {}
+    for op, model in conn.execute(sql + " ORDER BY op, model", args):
+        out.setdefault(op, []).append(model)
+    return out
+
+
+def used_by(conn: sqlite3.Connection, op: str) -> dict:
+    """"used by N of M gallery models" for one op (which ones)."""
+    total = conn.execute("SELECT count(*) FROM gallery_model").fetchone()[0] if has_tables(conn) else 0
+    users = usage(conn, [op]).get(op, [])
+    return {"op": op, "used_by": users, "count": len(users), "of": total}
+
+
+def used_by_line(item: dict) -> str | None:
+    if not item["of"]:
+        return None
+    shown = ", ".join(item["used_by"][:8]) + (f" +{item['count'] - 8} more" if item["count"] > 8 else "")
+    return f"used by {item['count']} of {item['of']} gallery models" + (f" ({shown})" if item["count"] else "")
+
+
+SORTS = ("name", "usage")
+
+
+def sort_by_usage(conn: sqlite3.Connection, rows: list[dict]) -> list[dict]:
+    """`kb ops` / `kb compare` rows weighted by use: each row gets `gallery_models` (how many
+    gallery models call the op) and the rows go most-used first (name breaks ties)."""
+    counts = {op: len(models) for op, models in usage(conn).items()}
+    for row in rows:
+        row["gallery_models"] = counts.get(row["op"], 0)
+    return sorted(rows, key=lambda r: (-r["gallery_models"], r["op"]))
+
+
+def check_sort(value: str) -> None:
+    from kb.errors import KBError
+
+    if value not in SORTS:
+        raise KBError(f"--sort {value}: expected one of {', '.join(SORTS)}")
