@@ -74,12 +74,14 @@ class Lookups:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._maps: dict[tuple, tuple] = {}
+        self.rows: dict[tuple, dict] = {}  # (target, version chosen, mode) → the support rows (for citing)
 
     def get(self, target: str, version: str | None, mode: str):
         key = (target, version, mode)
         if key not in self._maps:
             chosen = queries.pick_version(self.conn, target, version)
             rows = queries.support_map(self.conn, target, chosen, mode)
+            self.rows[(target, chosen, mode)] = rows
             self._maps[key] = (kc.lookup_from_rows(rows), chosen)
         return self._maps[key]
 
