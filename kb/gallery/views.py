@@ -117,7 +117,7 @@ def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
     return {
         "model": entry["model"], "name": entry["name"], "family": entry["family"],
         "target": rep.target, "backend_version": rep.backend_version, "mode": rep.mode,
-        "calls": rep.call_sites, "device_call_share": summary["on_device_call_sites_pct"] / 100,
+        "calls": rep.call_sites, "device_call_share": round(summary["on_device_call_sites_pct"] / 100, 4),
         "device_flop_share": rep.device_flop_share,
         "fallback_ops": [op.op for op in rep.ops if op.status == "fallback"],
         "unsupported_ops": [op.op for op in rep.ops if op.status in ("unsupported", "crash", "timeout")],
