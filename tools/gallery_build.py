@@ -119,6 +119,24 @@ def _wrap(model, names, torch, loss: bool):
     return Forward()
 
 
+def _freeze_unreached(wrapped, inputs, torch) -> int:
+    """Parameters the training step's loss never reaches (a pooler nobody reads, an embedding
+    used only under masking) get no gradient, and the joint export refuses those: one backward
+    on meta finds them, and they are frozen (counted in the gallery entry)."""
+    for p in wrapped.parameters():
+        p.grad = None
+    try:
+        wrapped(*inputs)[0].backward()
+    except Exception:  # an eager step that cannot run on meta (an .item() on a mask): leave it to export
+        return 0
+    unreached = [p for p in wrapped.parameters() if p.requires_grad and p.grad is None]
+    for p in wrapped.parameters():
+        p.grad = None
+    for p in unreached:
+        p.requires_grad_(False)
+    return len(unreached)
+
+
 def build_one(slug: str, workdir: str) -> dict:
     """Build, export and census one model (runs in the child)."""
     import torch
@@ -154,6 +172,7 @@ def build_one(slug: str, workdir: str) -> dict:
                         module.track_running_stats = False
                         module.running_mean = module.running_var = module.num_batches_tracked = None
             wrapped = _wrap(model, names, torch, loss=train)
+            frozen = _freeze_unreached(wrapped, inputs, torch) if train else 0
             program = torch.export.export(wrapped, inputs, strict=False)
             if train:
                 from torch.export.experimental import _export_forward_backward
@@ -165,6 +184,8 @@ def build_one(slug: str, workdir: str) -> dict:
             result["census"].extend(rows)
             result["graphs"][graph] = {"status": "exported", "calls": sum(r["calls"] for r in rows),
                                        "ops": len({r["op"] for r in rows}), "seconds": round(time.monotonic() - t0, 1)}
+            if frozen:
+                result["graphs"][graph]["frozen_parameters"] = frozen
             os.unlink(path)
         except Exception as exc:
             result["graphs"][graph] = {"status": "failed", "reason": "torch.export: " + _short(exc),
