@@ -113,8 +113,9 @@ def find_models(text: str) -> list[str]:
     plain = " " + re.sub(r"[^a-z0-9.]+", " ", text.lower()) + " "
     hits: dict[str, float] = {}
     for slug, family, tokens, aliases, name in _known():
-        if f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases) or family in asked:
-            hits[slug] = _score(asked, tokens)
+        named = f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases)
+        if named or family in asked:  # its own name or an alias outranks the family word alone
+            hits[slug] = _score(asked, tokens) + (10 if named else 0)
     if not hits:
         return []
     best = max(hits.values())
@@ -130,7 +131,7 @@ def find_models(text: str) -> list[str]:
 
 
 def targets_in(text: str) -> list[str]:
-    asked = set(_tokens(text))
+    asked = set(re.findall(r"[a-z0-9_]+", text.lower()))
     return [t for t, words in TARGET_WORDS.items() if asked & set(words)]
 
 
