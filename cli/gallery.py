@@ -59,8 +59,6 @@ def gallery_command(
     for name in targets:
         queries.check_target(conn, name)
     versions = resolve_versions(conn, versions, single=True)
-    if not views.models(conn):
-        raise KBError("this KB has no gallery (data/gallery is missing or empty)")
     if model is not None:
         return _model_page(conn, model, targets, versions, modes[0], graph, json_out)
     if baseline:
@@ -84,6 +82,9 @@ def gallery_command(
     result = views.table(conn, targets, versions, modes, graph)
     if json_out:
         return emit_json(result)
+    if not result["models"]:
+        note("this KB has no gallery (data/gallery is missing or empty)")
+        return None
     rows = [[r["name"], f"{r['target']} {r['backend_version'] or ''}".strip(), r["mode"], _pct(r["device_call_share"]),
              _pct(r["device_flop_share"]), _ops(r["fallback_ops"]), _ops(r["unsupported_ops"] + r["unknown_ops"]),
              r["compile"] + (f" ({r['hazards']} hazards)" if r["hazards"] else ""), r["basis"],

@@ -82,7 +82,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                   title=f"known issues measured in public ({len(entry['caveats'])})", status_column=None)
         used = entry.get("gallery") and queries_gallery_line(entry["gallery"])
         if used:  # kb.store.gallery: which gallery models call this op (kb gallery)
-            print(used)
+            print(render.wrapped(used))
         print()
     if hidden and render.VERBOSE:
         note(f"{hidden} presumed verdicts of older versions not shown (only each target's newest; --json has all)")

@@ -74,6 +74,7 @@ JSON_CALLS = {
     "db catalog": [],
     "data export": ["--out", "{tmp}/export"],
     "fix": ["{tmp}/model.pt2", "--out", "{tmp}/fixed.pt2"],
+    "gallery": [],
 }
 TORCH_COMMANDS = {"check", "parity", "bench", "db catalog", "fix"}  # import torch: seconds each
 
