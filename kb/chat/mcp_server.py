@@ -24,7 +24,9 @@ evidence: never read it as supported). Op names: aten::add.Tensor, aten.add.Tens
 add.Tensor, or a bare name for every overload (add); torch functions such as
 torch.nn.functional.silu are mapped to the ATen ops they dispatch to. Versions: for neuron,
 `version` may be a Neuron SDK release (2.33) or a torch-neuronx/TorchNeuron version
-(2.14.3.0); for tpu, a torch_tpu version (0.2.0). Cite the sources the tools return.
+(2.14.3.0); for tpu, a torch_tpu version (0.2.0). For a popular model by name (Mixtral, Llama 3
+70B, Gemma, BERT, ResNet...), the `gallery` tool answers from its shipped op census without an
+export. Cite the sources the tools return.
 """
 
 
