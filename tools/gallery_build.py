@@ -119,6 +119,22 @@ def _wrap(model, names, torch, loss: bool):
     return Forward()
 
 
+def _untie(wrapped, torch) -> int:
+    """Tied weights (an LM head sharing the embedding) are one parameter under two names; the
+    joint export lists both and finds one without a gradient. For the training step each name
+    gets its own (meta) copy: the same ops, one more weight gradient (counted in the entry)."""
+    seen: set[int] = set()
+    untied = 0
+    for name, param in list(wrapped.named_parameters(remove_duplicate=False)):
+        if id(param) in seen:
+            owner_name, _, attr = name.rpartition(".")
+            owner = wrapped.get_submodule(owner_name) if owner_name else wrapped
+            setattr(owner, attr, torch.nn.Parameter(param.detach().clone(), requires_grad=param.requires_grad))
+            untied += 1
+        seen.add(id(param))
+    return untied
+
+
 def _freeze_unreached(wrapped, inputs, torch) -> int:
     """Parameters the training step's loss never reaches (a pooler nobody reads, an embedding
     used only under masking) get no gradient, and the joint export refuses those: one backward
@@ -172,6 +188,7 @@ def build_one(slug: str, workdir: str) -> dict:
                         module.track_running_stats = False
                         module.running_mean = module.running_var = module.num_batches_tracked = None
             wrapped = _wrap(model, names, torch, loss=train)
+            untied = _untie(wrapped, torch) if train else 0
             frozen = _freeze_unreached(wrapped, inputs, torch) if train else 0
             program = torch.export.export(wrapped, inputs, strict=False)
             if train:
@@ -186,6 +203,8 @@ def build_one(slug: str, workdir: str) -> dict:
                                        "ops": len({r["op"] for r in rows}), "seconds": round(time.monotonic() - t0, 1)}
             if frozen:
                 result["graphs"][graph]["frozen_parameters"] = frozen
+            if untied:
+                result["graphs"][graph]["untied_parameters"] = untied
             os.unlink(path)
         except Exception as exc:
             result["graphs"][graph] = {"status": "failed", "reason": "torch.export: " + _short(exc),
