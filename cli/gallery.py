@@ -76,8 +76,9 @@ def gallery_command(
             table(["op", "blocks", "status", "models"],
                   [[r["op"], r["blocks"], r["status"], ", ".join(r["models"][:6]) + (" …" if len(r["models"]) > 6 else "")]
                    for r in res["ops"]],
-                  title=f"{res['target']} {res['backend_version']} · {res['mode']}: the {len(res['ops'])} ops that block "
-                        f"the most gallery models ({res['blocking_ops']} block at least one)")
+                  title=f"{res['target']} {res['backend_version']} · {res['mode']}: the {len(res['ops'])} "
+                        f"op{'s' if len(res['ops']) != 1 else ''} that block the most gallery models "
+                        f"({res['blocking_ops']} block at least one)")
         return None
     result = views.table(conn, targets, versions, modes, graph)
     if json_out:
