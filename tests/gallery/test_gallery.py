@@ -122,3 +122,17 @@ def test_a_kb_without_gallery_tables_reads_as_an_empty_gallery(tmp_path):
     assert views.models(conn) == [] and store.usage(conn) == {}
     assert store.used_by(conn, "aten::linear") == {"op": "aten::linear", "used_by": [], "count": 0, "of": 0}
     assert store.used_by_line(store.used_by(conn, "aten::linear")) is None
+
+
+def test_the_training_graph_has_its_own_table_and_page(gallery_kb, capsys):
+    code, out, err = run_kb(capsys, "gallery", "--graph", "training", "-t", "tpu", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert [r["model"] for r in result["rows"]] == ["tiny"]
+    assert {m["model"] for m in result["not_built"]} == {"alpha-7b", "beta-moe", "gamma-2b"}
+    code, out, err = run_kb(capsys, "gallery", "tiny", "--graph", "training", "-t", "neuron", "--json")
+    assert code == 0, err
+    phases = {p for op in json.loads(out)["reports"][0]["ops"] for p in op["phases"]}
+    assert phases == {"forward", "backward"}
+    code, _, err = run_kb(capsys, "gallery", "--graph", "backward")
+    assert code == 2 and len(err.strip().splitlines()) == 1
