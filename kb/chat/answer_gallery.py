@@ -42,7 +42,8 @@ FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|comple
 TEXT = {
     "en": {"yes": "**Yes** — {name} runs fully on the device on {where}",
            "partly": "**Partly** — {name} on {where}: {n} op{s} on the host CPU",
-           "no": "**No** — {name} on {where}: {n} op{s} unsupported or without evidence",
+           "no": "**No** — {name} on {where}: {n} op{s} unsupported",
+           "unknown": "**Not known** — {name} on {where}: {n} op{s} without evidence ({f} on the host CPU)",
            "compile": "torch.compile: {text}", "verdict": "kb check of its census: {verdict}",
            "entry": "gallery entry: {name}, {params} parameters, from {source}; built with {built}",
            "none": "No gallery model is named in the question; kb gallery lists them.",
@@ -51,7 +52,8 @@ TEXT = {
            "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
     "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
            "partly": "**En parte** — {name} en {where}: {n} op{s} en la CPU del host",
-           "no": "**No** — {name} en {where}: {n} op{s} no soportada{s} o sin datos",
+           "no": "**No** — {name} en {where}: {n} op{s} no soportada{s}",
+           "unknown": "**Sin datos** — {name} en {where}: {n} op{s} sin evidencia ({f} en la CPU del host)",
            "compile": "torch.compile: {text}", "verdict": "kb check de su censo: {verdict}",
            "entry": "entrada de la galería: {name}, {params} parámetros, de {source}; construida con {built}",
            "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
@@ -163,10 +165,13 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
             head = say["yes"].format(name=markdown(entry["name"]), where=where)
         elif problems and len(fallback) == len(problems):
             head = say["partly"].format(name=markdown(entry["name"]), where=where, n=len(fallback), s=_plural(len(fallback)))
-        else:
-            bad = len(problems) - len(fallback)
-            head = say["no"].format(name=markdown(entry["name"]), where=where, n=bad or len(problems),
-                                    s=_plural(bad or len(problems)))
+        elif any(op.status in ("unsupported", "crash", "timeout") for op in problems) or not problems:
+            bad = sum(1 for op in problems if op.status in ("unsupported", "crash", "timeout"))
+            head = say["no"].format(name=markdown(entry["name"]), where=where, n=bad, s=_plural(bad))
+        else:  # unknown ops decide it: say so rather than no
+            unknown = len(problems) - len(fallback)
+            head = say["unknown"].format(name=markdown(entry["name"]), where=where, n=unknown, s=_plural(unknown),
+                                         f=len(fallback))
         marks = []
         for op in (problems or rep.ops)[:MAX_LIST]:
             cited = lookups.rows.get((target, rep.backend_version, mode), {}).get(op.op)
