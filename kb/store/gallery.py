@@ -20,6 +20,7 @@ FOLDER = "gallery"
 MODELS_FILE = "models.jsonl"
 CENSUS_FILE = "census.jsonl"
 MAX_LINE = 1 << 20  # a census line is a few hundred bytes; refuse anything absurd
+MAX_FILE = 64 << 20  # the shipped census is under 1 MB
 
 TABLES = (
     """CREATE TABLE IF NOT EXISTS gallery_model (
@@ -42,6 +43,8 @@ def read_jsonl(path: str) -> list[dict]:
     """The lines of one shipped file (absent: none); a bad line names the file and line."""
     if not os.path.exists(path):
         return []
+    if os.path.getsize(path) > MAX_FILE:
+        raise ValueError(f"{path}: larger than {MAX_FILE} bytes")
     rows = []
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -70,7 +73,17 @@ def create(conn: sqlite3.Connection) -> None:
 
 
 def load(conn: sqlite3.Connection, data_dir: str | None = None) -> dict:
-    """Replace the gallery tables with data/gallery's files; returns the counts."""
+    """Replace the gallery tables with data/gallery's files; returns the counts. A malformed
+    file is an IngestError naming it (one line, exit 2), never a traceback."""
+    from kb.store.writer import IngestError
+
+    try:
+        return _load(conn, data_dir)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise IngestError(f"{folder(data_dir)}: not a gallery file ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
     create(conn)
     conn.execute("DELETE FROM gallery_op")
     conn.execute("DELETE FROM gallery_model")

@@ -136,3 +136,12 @@ def test_the_training_graph_has_its_own_table_and_page(gallery_kb, capsys):
     assert phases == {"forward", "backward"}
     code, _, err = run_kb(capsys, "gallery", "--graph", "backward")
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_a_malformed_gallery_file_is_one_line_not_a_traceback(gallery_kb, capsys, monkeypatch, tmp_path):
+    _, data, _ = gallery_kb
+    (data / "gallery" / "census.jsonl").write_text('{"model": "tiny", "graph": "inference", "op": "aten::x", "calls": "many"}\n')
+    monkeypatch.setenv("KB_DB", str(tmp_path / "other.sqlite"))
+    code, _, err = run_kb(capsys, "gallery")
+    assert code == 2 and len(err.strip().splitlines()) == 2  # the first-use build line, then the error
+    assert "not a gallery file (ValueError" in err and "Traceback" not in err
