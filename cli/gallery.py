@@ -95,7 +95,9 @@ def gallery_command(
     for item in result["baseline"]:
         typer.echo(views.baseline_line(item))
     for item in result["not_built"]:
-        typer.echo(f"not in the table: {item['name']} — {item['reason'] or 'not built'}")
+        from kb.neutral import terminal
+
+        typer.echo(terminal(f"not in the table: {item['name']} — {item['reason'] or 'not built'}"))
     note("verdicts from the KB now; censuses from data/gallery (kb gallery MODEL: one model's kb check report)")
     return None
 
@@ -114,7 +116,11 @@ def _model_page(conn, model: str, targets: list[str], versions: dict, mode: str,
         return emit_json({"model": entry["model"], "gallery": entry, "graph": graph,
                           "reports": [r.to_dict() for r in reports], "gate": gate})
     built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
-    sys.stdout.write(f"{entry['name']} ({entry['family']}, {entry['parameters'] or 0:,} parameters) · {graph} graph · "
-                     f"config: {entry['config_source']} · built with {built}\n")
+    from kb.neutral import terminal  # the entry's text is shown, never obeyed
+
+    sys.stdout.write(terminal(f"{entry['name']} ({entry['family']}, {entry['parameters'] or 0:,} parameters) · "
+                              f"{graph} graph · config: {entry['config_source']} · built with {built}") + "\n")
+    if entry.get("note"):
+        sys.stdout.write(terminal(f"note: {entry['note']}") + "\n")
     render_table(reports, gate)
     return None

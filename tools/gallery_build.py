@@ -231,7 +231,8 @@ def model_row(entry: dict, result: dict, libs: dict) -> dict:
     return {"model": entry["slug"], "name": entry["name"], "family": entry["family"], "library": entry["lib"],
             "architecture": entry["cls"], "config": entry["config"], "config_source": entry["source"],
             "inputs": inputs, "parameters": result.get("parameters"), "graphs": result["graphs"],
-            "built_with": built, "build_seconds": result.get("seconds")}
+            "built_with": built, "build_seconds": result.get("seconds"),
+            **({"note": entry["note"]} if entry.get("note") else {})}
 
 
 def _read(path: Path) -> list[dict]:

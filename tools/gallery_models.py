@@ -222,4 +222,11 @@ MODELS = [
        HF.format("meta-llama/Llama-3.1-70B"), config_cls="LlamaConfig"),
 ]
 
+MOE_NOTE = ("transformers 5.23 runs MoE experts through its own custom op transformers::grouped_mm_fallback "
+            "on any device but a TPU (on a TPU device it calls torch's grouped_mm): the census, taken on "
+            "the meta device, has the custom op (transformers/integrations/moe.py, _can_use_grouped_mm)")
+for _entry in MODELS:
+    if _entry["slug"] in ("mixtral-8x7b", "qwen3-30b-a3b", "qwen1.5-moe-a2.7b"):
+        _entry["note"] = MOE_NOTE
+
 BY_SLUG = {m["slug"]: m for m in MODELS}

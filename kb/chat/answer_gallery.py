@@ -155,6 +155,8 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
                 + sources.cite(_gallery_source(entry))]
     gallery_mark = sources.cite(_gallery_source(entry))
+    if entry.get("note"):
+        lines.append("  " + markdown(entry["note"]))
     for target in targets:
         rep = views.report(conn, entry["model"], target, None, mode, "inference", lookups)
         row = views.summary_row(entry, rep)

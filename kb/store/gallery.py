@@ -26,7 +26,7 @@ TABLES = (
     """CREATE TABLE IF NOT EXISTS gallery_model (
         model TEXT PRIMARY KEY, name TEXT NOT NULL, family TEXT, library TEXT, architecture TEXT,
         parameters INTEGER, config_source TEXT, inference TEXT, training TEXT, reason TEXT,
-        built_with TEXT, config TEXT, inputs TEXT, graphs TEXT, build_seconds REAL)""",
+        built_with TEXT, config TEXT, inputs TEXT, graphs TEXT, build_seconds REAL, note TEXT)""",
     """CREATE TABLE IF NOT EXISTS gallery_op (
         model TEXT NOT NULL, graph TEXT NOT NULL, op TEXT NOT NULL, phase TEXT, dtype TEXT, hazard TEXT,
         calls INTEGER NOT NULL, flops INTEGER, bytes INTEGER, counted_by TEXT, first INTEGER)""",
@@ -84,20 +84,21 @@ def load(conn: sqlite3.Connection, data_dir: str | None = None) -> dict:
 
 
 def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
+    # derived wholly from data/gallery: made anew, so a column added later needs no migration
+    conn.execute("DROP TABLE IF EXISTS gallery_op")
+    conn.execute("DROP TABLE IF EXISTS gallery_model")
     create(conn)
-    conn.execute("DELETE FROM gallery_op")
-    conn.execute("DELETE FROM gallery_model")
     root = folder(data_dir)
     models = read_jsonl(os.path.join(root, MODELS_FILE))
     census = read_jsonl(os.path.join(root, CENSUS_FILE))
     conn.executemany(
-        "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(m["model"], str(m.get("name") or m["model"]), m.get("family"), m.get("library"), m.get("architecture"),
           m.get("parameters"), m.get("config_source"), _status(m.get("graphs") or {}, "inference"),
           _status(m.get("graphs") or {}, "training"), _reason(m.get("graphs") or {}),
           json.dumps(m.get("built_with") or {}, sort_keys=True), json.dumps(m.get("config") or {}, sort_keys=True),
           json.dumps(m.get("inputs") or []), json.dumps(m.get("graphs") or {}, sort_keys=True),
-          m.get("build_seconds")) for m in models])
+          m.get("build_seconds"), m.get("note")) for m in models])
     conn.executemany(
         "INSERT INTO gallery_op VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(r["model"], r["graph"], r["op"], r.get("phase"), r.get("dtype"), r.get("hazard"), int(r["calls"]),
