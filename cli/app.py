@@ -112,6 +112,7 @@ def ops_command(
     old_version: OldVersionOption = None,
     mode: ModeOption = "eager",
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
+    sort: Annotated[str, typer.Option("--sort", help="name, or usage: the ops most gallery models call first (kb gallery).")] = "name",
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -120,8 +121,8 @@ def ops_command(
     from kb.store import api
 
     version = merge_alias(backend_version, old_version, "--backend-version", "--version")
-    views.ops_list(api.ops(target, status, backend_version=version, mode=mode, grep=grep, db=db, on_note=note),
-                   json_out)
+    views.ops_list(api.ops(target, status, backend_version=version, mode=mode, grep=grep, sort=sort, db=db,
+                           on_note=note), json_out)
 
 
 @app.command("compare")
@@ -134,6 +135,7 @@ def compare_command(
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
     diff: Annotated[bool, typer.Option("--diff", help="Only ops whose status differs between targets (known on every one unless --all).")] = False,
     all_rows: Annotated[bool, typer.Option("--all", help="With --diff: keep the rows where a target is unknown.")] = False,
+    sort: Annotated[str, typer.Option("--sort", help="name, or usage: the ops most gallery models call first (kb gallery).")] = "name",
     json_out: JsonOption = False,
     verbose: VerboseOption = False,
     db: DbOption = None,
@@ -152,7 +154,13 @@ def compare_command(
     for name in names:
         queries.check_target(conn, name)
     versions = resolve_versions(conn, versions, single=True)
-    views.compare_matrix(queries.compare(conn, names, mode, grep, diff, versions, keep_unknown=all_rows), json_out)
+    from kb.store import gallery
+
+    gallery.check_sort(sort)
+    result = queries.compare(conn, names, mode, grep, diff, versions, keep_unknown=all_rows)
+    if sort == "usage":
+        result["rows"] = gallery.sort_by_usage(conn, result["rows"])
+    views.compare_matrix(result, json_out)
 
 
 @app.command("diff")
@@ -316,6 +324,7 @@ from cli import ci as _ci  # noqa: E402
 from cli import cost as _cost  # noqa: E402
 from cli import eol as _eol  # noqa: E402
 from cli import fix as _fix  # noqa: E402
+from cli import gallery as _gallery  # noqa: E402
 from cli import ingest as _ingest  # noqa: E402
 from cli import migrate as _migrate  # noqa: E402
 from cli import probe as _probe  # noqa: E402
@@ -330,6 +339,7 @@ app.command("serve")(_serve.serve_command)
 app.command("probe")(_probe.probe_command)
 app.command("replay")(_replay.replay_command)
 app.command("check")(_check.check_command)
+app.command("gallery")(_gallery.gallery_command)
 app.command("fix")(_fix.fix_command)
 app.command("ask")(_chat.ask_command)
 app.command("mcp")(_chat.mcp_command)

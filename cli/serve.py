@@ -39,6 +39,9 @@ def register_pages() -> None:
         return {**windows.listing(conn, product=product), "ending_days": windows.ENDING_DAYS}
 
     plugin.PROVIDERS["eol"] = eol_page
+    from kb.gallery import pages
+
+    plugin.PROVIDERS["gallery"] = pages.page  # /-/gallery and /-/gallery/MODEL
 
 
 def serve_command(

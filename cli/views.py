@@ -82,6 +82,9 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                   [[c["target"], caveat_versions(c), c["kind"], caveat_when(c), caveat_line(c), c["source_url"]]
                    for c in entry["caveats"]],
                   title=f"known issues measured in public ({len(entry['caveats'])})", status_column=None)
+        used = entry.get("gallery") and queries_gallery_line(entry["gallery"])
+        if used:  # kb.store.gallery: which gallery models call this op (kb gallery)
+            print(render.wrapped(used))
         print()
     if hidden and render.VERBOSE:
         note(f"{hidden} presumed verdicts of older versions not shown (only each target's newest; --json has all)")
@@ -120,6 +123,10 @@ def _cell(item: dict[str, Any] | None) -> str:
         return f"{_symbol('unknown')} unknown"
     mark = BASIS_MARKS.get(item.get("basis") or "evidence", "")
     return f"{_symbol(item['status'])} {item['status']}{mark}"
+def queries_gallery_line(item: dict[str, Any]) -> str | None:
+    from kb.store.gallery import used_by_line
+
+    return used_by_line(item)
 
 
 def notices(result: dict[str, Any]) -> None:
@@ -197,10 +204,13 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
     title = f"{result['target']} {result['backend_version'] or '(no data)'} · {result['mode']}"
     if result.get("basis_note"):
         note(result["basis_note"])
+    used = any("gallery_models" in r for r in result["ops"])  # --sort usage
     rows = [[r["op"], r["status"], _runs(r) if "source_kind" in r else "", _basis(r) if "source_kind" in r else "",
-             _restriction(r) if "source_kind" in r else "", _source(r) if "source_kind" in r else ""]
+             _restriction(r) if "source_kind" in r else "", *([r["gallery_models"]] if used else []),
+             _source(r) if "source_kind" in r else ""]
             for r in result["ops"]]
-    table(["op", "status", "where it runs", "basis", "restriction", "source"], rows, title=title)
+    table(["op", "status", "where it runs", "basis", "restriction", *(["gallery models"] if used else []), "source"],
+          rows, title=title)
     cover = result.get("coverage")
     if cover and result.get("status") not in (None, "unknown"):
         if result.get("matching_by"):
@@ -220,8 +230,9 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
     targets = result["targets"]
     notices(result)
     heads = [f"{t} {result['versions'][t] or '(no data)'}" for t in targets]
-    rows = [[r["op"], *[r["labels"][t] for t in targets]] for r in result["rows"]]
-    table(["op", *heads], rows, title=f"mode: {result['mode']}", status_column=None)
+    used = any("gallery_models" in r for r in result["rows"])  # --sort usage
+    rows = [[r["op"], *[r["labels"][t] for t in targets], *([r["gallery_models"]] if used else [])] for r in result["rows"]]
+    table(["op", *heads, *(["gallery models"] if used else [])], rows, title=f"mode: {result['mode']}", status_column=None)
     note(f"{len(rows)} ops")
     for t in targets:
         if t in (result.get("coverage") or {}):

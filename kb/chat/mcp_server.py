@@ -26,7 +26,9 @@ torch.nn.functional.silu are mapped to the ATen ops they dispatch to, and torch.
 (nn.Linear, torch.nn.MultiheadAttention) to the ATen ops their forward dispatches (`modules`
 then has one line per target, e.g. "tpu 0.2.0: 3 of 3 ops native"). Versions: for neuron,
 `version` may be a Neuron SDK release (2.33) or a torch-neuronx/TorchNeuron version
-(2.14.3.0); for tpu, a torch_tpu version (0.2.0). Cite the sources the tools return.
+(2.14.3.0); for tpu, a torch_tpu version (0.2.0). For a popular model by name (Mixtral, Llama 3
+70B, Gemma, BERT, ResNet...), the `gallery` tool answers from its shipped op census without an
+export. Cite the sources the tools return.
 """
 
 
@@ -285,6 +287,28 @@ def diff_data(conn, target: str, old: str, new: str, mode: str = "eager", family
     return {**result, "family": family, "totals": totals, **{k: result[k][:limit] for k in ("gained", "lost", "changed")}}
 
 
+def gallery_data(conn, model: str | None = None, target: str | None = None, mode: str = "eager",
+                 question: str | None = None) -> dict[str, Any]:
+    """The gallery tool (kb.gallery, kb.chat.answer_gallery): one model's answer with sources,
+    a question about models, or the models × targets table with the Baseline line."""
+    from kb.chat.answer_gallery import gallery_answer
+    from kb.gallery import views
+
+    targets = [target] if target else list(views.DEFAULT_TARGETS)
+    if model or question:
+        text = question or f"will {model} run?"
+        if model:
+            views.model_entry(conn, model)  # an unknown model is a tool error naming the closest
+            text = question or f"will {views.model_entry(conn, model)['name']} run"
+        found = gallery_answer(conn, text + (" compile" if mode == "compile" and "compile" not in text else ""), targets)
+        if found is None:
+            raise KBError("the question names no gallery model and asks for no list of models (kb gallery lists them)")
+        return found.to_dict()
+    result = views.table(conn, targets, None, (mode,))
+    return {"rows": result["rows"], "baseline": result["baseline"], "not_built": result["not_built"],
+            "versions": result["versions"], "models": result["models"]}
+
+
 def build_server(db: str | None = None):
     """The MCPServer with kb's read-only tools registered."""
     try:
@@ -447,6 +471,24 @@ def build_server(db: str | None = None):
         if mode not in ("eager", "compile"):
             raise _tool_error(KBError(f"unknown mode {mode!r} (eager or compile)"))
         return run(diff_data, target, old, new, mode, family, limit)
+
+    @server.tool(name="gallery", title="Popular models on a target", annotations=read_only, structured_output=True)
+    def gallery_tool(
+        model: Annotated[str | None, Field(description="A gallery model (mixtral-8x7b, 'Llama 3.1 70B', gemma-2-9b); "
+                                                       "omit for every model")] = None,
+        target: Annotated[str | None, Field(description="neuron or tpu; omit for both")] = None,
+        mode: Annotated[str, Field(description="eager or compile")] = "eager",
+        question: Annotated[str | None, Field(description="Or a question: 'which popular models need the CPU on "
+                                                          "tpu?'", max_length=1000)] = None,
+    ) -> dict[str, Any]:
+        """Will a popular model run on Trainium or TPU, without exporting it: the gallery's op census of
+        40+ architectures at their published sizes, checked against the KB's verdicts now (share of
+        calls and FLOPs on the device, fallback and unsupported ops, torch.compile outcome), with the
+        gallery entry and the verdicts' sources cited; without a model, every model and the Baseline
+        line (how many run fully on the device)."""
+        if mode not in ("eager", "compile"):
+            raise _tool_error(KBError(f"unknown mode {mode!r} (eager or compile)"))
+        return run(gallery_data, model, target, mode, question)
 
     @server.tool(name="ask", title="Ask a question", annotations=read_only, structured_output=True)
     def ask(

@@ -58,6 +58,9 @@ class CallSite:
     # Every argument by its schema name, where the reader knew the names (ExportedProgram
     # archives): lets conditions be checked without torch's schemas. None elsewhere.
     named: dict | None = None
+    # (flops, bytes, counted_by) known beforehand: a call rebuilt from a gallery census
+    # (kb.gallery) carries its counted work instead of shapes. None: kb.check.work counts it.
+    work: tuple | None = None
 
     def tensor_args(self) -> list[TensorSpec]:
         return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]

@@ -33,8 +33,9 @@ TARGET_ORDER = ("neuron", "tpu", "neuron-xla")
 # Facets are chosen in the metadata; Datasette's suggestions would scan every column of a
 # table on every page (about 0.5 s on the support table of a full KB: bench/serve_pages.py).
 DEFAULT_SETTINGS = {"suggest_facets": False}
-# Tables described in the metadata that the KB gets with `kb check --save` (not yet in kb.store.schema).
-PROPOSED_TABLES = ("checkreport", "checkop")
+# Tables described in the metadata that the KB gets with `kb check --save` (not yet in kb.store.schema),
+# and the gallery's own tables (kb.store.gallery makes them, apart from the schema).
+PROPOSED_TABLES = ("checkreport", "checkop", "gallery_model", "gallery_op")
 
 
 def load_metadata(path: str = METADATA_FILE) -> dict[str, Any]:

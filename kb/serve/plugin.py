@@ -245,7 +245,8 @@ def prepare_jinja2_environment(env, datasette):
 
 @hookimpl
 def register_routes(datasette):
-    return [(r"^/-/op$", op_page_view), (r"^/-/eol$", eol_page_view), (r"^/-/eol/(?P<product>[^/]{1,100})$", eol_page_view)]
+    return [(r"^/-/op$", op_page_view), (r"^/-/eol$", eol_page_view), (r"^/-/eol/(?P<product>[^/]{1,100})$", eol_page_view),
+            (r"^/-/gallery$", gallery_page_view), (r"^/-/gallery/(?P<model>[^/]{1,100})$", gallery_page_view)]
 
 
 # Pages whose answers live in a room of the same rank as this one (kb.eol): the command that
@@ -361,4 +362,46 @@ async def eol_page_view(datasette, request):
                 if not windows:
                     context["error"] = "no support window is known for this product: no end of support stated"
     html = await datasette.render_template("kb_eol.html", context, request=request)
+    return Response.html(html, status=code)
+
+
+# ---------------------------------------------------------------- the model gallery (kb.gallery)
+
+
+def _gallery(path: str, model: str | None, target: str | None, mode: str) -> dict[str, Any]:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        limit_connection(conn)
+        return PROVIDERS["gallery"](conn, model, target, mode)
+    finally:
+        conn.close()
+
+
+async def gallery_page_view(datasette, request):
+    """`/-/gallery`: models × targets with the Baseline line; `/-/gallery/MODEL`: one model's
+    kb check report of its census, per target (`?mode=compile`, `?target=tpu`)."""
+    import asyncio
+
+    from datasette.utils.asgi import Response
+
+    from kb.errors import KBError
+
+    model = (request.url_vars.get("model") or "").strip()[:100] or None
+    mode = request.args.get("mode") if request.args.get("mode") in ("eager", "compile") else "eager"
+    target = (request.args.get("target") or "").strip()[:40] or None
+    context: dict[str, Any] = {"model": model, "mode": mode, "result": None, "error": None, "status": status_html,
+                               "legend": LEGEND_HTML}
+    code = 200
+    if "gallery" not in PROVIDERS:
+        context["error"], code = "gallery pages are served by `kb serve` (kb.gallery is not connected here)", 404
+    else:
+        try:
+            context["result"] = await asyncio.to_thread(_gallery, datasette.get_database(DB_NAME).path, model,
+                                                        target, mode)
+        except KBError as exc:
+            context["error"], code = str(exc), 404
+    html = await datasette.render_template("kb_gallery.html", context, request=request)
     return Response.html(html, status=code)

@@ -58,11 +58,12 @@ def op(name: str, targets: str | Sequence[str] | None = None, *, db: str | None 
 
 
 def ops(target: str | Sequence[str], status: str | None = None, *, backend_version: str | None = None,
-        mode: str = "eager", grep: str | None = None, db: str | None = None, conn: sqlite3.Connection | None = None,
-        on_note: Note | None = None) -> dict[str, Any]:
+        mode: str = "eager", grep: str | None = None, sort: str = "name", db: str | None = None,
+        conn: sqlite3.Connection | None = None, on_note: Note | None = None) -> dict[str, Any]:
     """One target's verdicts (`kb ops --target T --json`): every op with its status, where it
     runs, basis and source, optionally one `status` (`unknown`: catalog ops without a
-    verdict) and a name filter `grep`. `target` may carry its version (`tpu=0.2.0`)."""
+    verdict) and a name filter `grep`. `target` may carry its version (`tpu=0.2.0`).
+    `sort="usage"`: the ops most gallery models call first (kb gallery)."""
     from kb.store import queries
     from kb.store.targetspec import resolve_versions, split_specs
     from kb.vocab import MODES, STATUSES, UNKNOWN
@@ -78,4 +79,10 @@ def ops(target: str | Sequence[str], status: str | None = None, *, backend_versi
     with _kb(db, conn, on_note) as c:
         queries.check_target(c, targets[0])
         versions = resolve_versions(c, versions, single=True, on_note=on_note)
-        return queries.list_ops(c, targets[0], status, versions.get(targets[0]), mode, grep)
+        from kb.store import gallery
+
+        gallery.check_sort(sort)
+        result = queries.list_ops(c, targets[0], status, versions.get(targets[0]), mode, grep)
+        if sort == "usage":
+            result["ops"] = gallery.sort_by_usage(c, result["ops"])
+        return result

@@ -36,7 +36,7 @@ def record_files() -> list[str]:
     found = []
     for folder, dirs, files in os.walk(root):
         dirs.sort()
-        if os.path.relpath(folder, root).split(os.sep)[0] == "ops":
+        if os.path.relpath(folder, root).split(os.sep)[0] in ("ops", "gallery"):  # gallery: kb.store.gallery
             continue
         found.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith(".jsonl"))
     return sorted(found, key=lambda p: os.path.relpath(p, root).split(os.sep)[0] == "rules")
@@ -56,7 +56,7 @@ def load_ops(conn, rows: list[dict[str, Any]]) -> None:
 def _load_shipped(conn) -> dict[str, int]:
     from sqlalchemy import text
 
-    from kb.store import support
+    from kb.store import gallery, support
 
     load_targets(conn, targets_csv())
     conn.execute(text("DELETE FROM support"))  # derived, rebuilt below; it points at observations
@@ -75,6 +75,7 @@ def _load_shipped(conn) -> dict[str, int]:
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
     verdicts = support.rebuild(conn.connection.driver_connection)
+    gallery.load(conn.connection.driver_connection)  # data/gallery: tables of its own
     _set_meta(conn, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
     return {"records": added, "verdicts": verdicts}
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
-from kb.store import queries, torchnames, verdict
+from kb.store import gallery, queries, torchnames, verdict
 from kb.vocab import UNKNOWN
 
 _FUNCTION_PREFIXES = ("torch.nn.functional.", "nn.functional.", "F.", "torch.Tensor.", "Tensor.", "torch.")
@@ -194,7 +194,7 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
                 cells[target] = {"status": verdict.effective_status(found), "label": verdict.label(found)}
             related.append({"op": other, "targets": cells})
         pages.append({"op": op, "catalog": queries.op_catalog_entry(conn, op), "targets": per_target,
-                      "verdicts": rows,
+                      "verdicts": rows, "gallery": gallery.used_by(conn, op),
                       "unknown_targets": [{"target": t["target"], "status": UNKNOWN, "settle": t["settle"]}
                                           for t in per_target if t["settle"]],
                       "related": related,

@@ -76,6 +76,7 @@ JSON_CALLS = {
     "fix": ["{tmp}/model.pt2", "--out", "{tmp}/fixed.pt2"],
     "ci check": [],
     "ci audit": ["{tmp}/code/train.py"],
+    "gallery": [],
 }
 TORCH_COMMANDS = {"check", "parity", "bench", "db catalog", "fix"}  # import torch: seconds each
 

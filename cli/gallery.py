@@ -1,0 +1,126 @@
+"""`kb gallery`: popular architectures × targets from the shipped op census (kb.gallery),
+one model's `kb check` report (`kb gallery MODEL`), the ops that block the most models
+(`--blockers`) and the Baseline line for every version (`--baseline`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from cli.options import DbOption, JsonOption, VerboseOption
+from kb.errors import KBError
+
+
+def _pct(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _ops(names: list[str], limit: int = 3) -> str:
+    if not names:
+        return "-"
+    return ", ".join(n.removeprefix("aten::") for n in names[:limit]) + (f" +{len(names) - limit}" if len(names) > limit else "")
+
+
+def gallery_command(
+    model: Annotated[Optional[str], typer.Argument(help="A gallery model (slug or name): its kb check report.")] = None,
+    target: Annotated[Optional[list[str]], typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat; default neuron and tpu).")] = None,
+    mode: Annotated[Optional[list[str]], typer.Option("--mode", help="eager or compile (repeat for both; default eager).")] = None,
+    graph: Annotated[str, typer.Option("--graph", help="inference (forward) or training (forward + backward).")] = "inference",
+    blockers: Annotated[bool, typer.Option("--blockers", help="The ops that keep the most gallery models off the device.")] = False,
+    baseline: Annotated[bool, typer.Option("--baseline", help="For every version with data: how many models run fully on the device (eager and compile).")] = False,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="With --blockers: how many ops.")] = 10,
+    json_out: JsonOption = False,
+    verbose: VerboseOption = False,
+    db: DbOption = None,
+) -> None:
+    """Will these popular models run? Models × targets from the gallery's op census, with
+    verdicts read from the KB now."""
+    from cli import render
+    from cli.grammar import resolve_versions, split_targets
+    from cli.render import emit_json, note, table
+    from kb.gallery import views
+    from kb.store.db import open_kb
+    from kb.vocab import MODES
+
+    render.VERBOSE = verbose
+    modes = tuple(dict.fromkeys(mode or ["eager"]))
+    for m in modes:
+        if m not in MODES:
+            raise KBError(f"--mode {m}: expected one of {', '.join(MODES)}")
+    if graph not in views.GRAPHS:
+        raise KBError(f"--graph {graph}: expected one of {', '.join(views.GRAPHS)}")
+    targets, versions = split_targets(target)
+    targets = targets or list(views.DEFAULT_TARGETS)
+    conn = open_kb(db)
+    from kb.store import queries
+
+    for name in targets:
+        queries.check_target(conn, name)
+    versions = resolve_versions(conn, versions, single=True)
+    if model is not None:
+        return _model_page(conn, model, targets, versions, modes[0], graph, json_out)
+    if baseline:
+        rows = views.baseline(conn, targets, graph)
+        if json_out:
+            return emit_json({"graph": graph, "baseline": rows})
+        for item in rows:
+            typer.echo(views.baseline_line(item))
+        return None
+    if blockers:
+        results = [views.blockers(conn, t, versions.get(t), m, graph, limit) for t in targets for m in modes]
+        if json_out:
+            return emit_json({"graph": graph, "blockers": results})
+        for res in results:
+            table(["op", "blocks", "status", "models"],
+                  [[r["op"], r["blocks"], r["status"], ", ".join(r["models"][:6]) + (" …" if len(r["models"]) > 6 else "")]
+                   for r in res["ops"]],
+                  title=f"{res['target']} {res['backend_version']} · {res['mode']}: the {len(res['ops'])} "
+                        f"op{'s' if len(res['ops']) != 1 else ''} that block the most gallery models "
+                        f"({res['blocking_ops']} block at least one)")
+        return None
+    result = views.table(conn, targets, versions, modes, graph)
+    if json_out:
+        return emit_json(result)
+    if not result["models"]:
+        note("this KB has no gallery (data/gallery is missing or empty)")
+        return None
+    rows = [[r["name"], f"{r['target']} {r['backend_version'] or ''}".strip(), r["mode"], _pct(r["device_call_share"]),
+             _pct(r["device_flop_share"]), _ops(r["fallback_ops"]), _ops(r["unsupported_ops"] + r["unknown_ops"]),
+             r["compile"] + (f" ({r['hazards']} hazards)" if r["hazards"] else ""), r["basis"],
+             "✔" if r["runs_fully"] else "✘"] for r in result["rows"]]
+    table(["model", "target", "mode", "calls on device", "FLOPs on device", "fallback", "unsupported/unknown",
+           "torch.compile", "basis", "fully on device"], rows, title=f"gallery · {graph} graph", status_column=None)
+    for item in result["baseline"]:
+        typer.echo(views.baseline_line(item))
+    for item in result["not_built"]:
+        from kb.neutral import terminal
+
+        typer.echo(terminal(f"not in the table: {item['name']} — {item['reason'] or 'not built'}"))
+    note("verdicts from the KB now; censuses from data/gallery (kb gallery MODEL: one model's kb check report)")
+    return None
+
+
+def _model_page(conn, model: str, targets: list[str], versions: dict, mode: str, graph: str, json_out: bool) -> None:
+    """The kb check report of the model's census (kb.check's own report and renderer)."""
+    from cli.check import evaluate_gate, render_table
+    from cli.render import emit_json
+    from kb.gallery import views
+
+    entry = views.model_entry(conn, model)
+    lookups = views.Lookups(conn)
+    reports = [views.report(conn, entry["model"], t, versions.get(t), mode, graph, lookups) for t in targets]
+    gate = evaluate_gate(reports, None, None)
+    if json_out:
+        return emit_json({"model": entry["model"], "gallery": entry, "graph": graph,
+                          "reports": [r.to_dict() for r in reports], "gate": gate})
+    built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
+    from kb.neutral import terminal  # the entry's text is shown, never obeyed
+
+    sys.stdout.write(terminal(f"{entry['name']} ({entry['family']}, {entry['parameters'] or 0:,} parameters) · "
+                              f"{graph} graph · config: {entry['config_source']} · built with {built}") + "\n")
+    if entry.get("note"):
+        sys.stdout.write(terminal(f"note: {entry['note']}") + "\n")
+    render_table(reports, gate)
+    return None

@@ -1,0 +1,246 @@
+"""Model questions answered from the gallery: "will Mixtral run on trn2?", "which popular
+models need the CPU on tpu?" — without exporting anything.
+
+`find_models` names the gallery models a question mentions (forgiving about spelling:
+"llama 3 70b", "Mixtral", "gemma" → every Gemma); `gallery_answer` answers from their shipped
+census with kb.check's own report (kb.gallery.views), citing the gallery entry (its config
+source and what built it) and the sources of the verdicts that decide the answer. English or
+Spanish (`lang="es"`); facts and sources are the same in both.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from functools import lru_cache
+
+from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.gallery import views
+from kb.neutral import markdown
+
+# Words people use for a model that its slug does not start with.
+ALIASES = {
+    "all-minilm-l6-v2": ("minilm", "sentence transformers", "sentence-transformers"),
+    "sd15-unet": ("stable diffusion", "sd 1.5", "sd1.5", "unet"),
+    "pythia-1.4b": ("pythia", "gpt neox", "gpt-neox", "neox"),
+    "dit-xl-2": ("dit",),
+    "flan-t5-base": ("flan",),
+    "wav2vec2-base": ("wav2vec", "wav2vec2"),
+    "qwen1.5-moe-a2.7b": ("qwen moe", "qwen1.5 moe"),
+    "qwen3-30b-a3b": ("qwen moe", "qwen3 moe"),
+    "mixtral-8x7b": ("mixtral",),
+    "gpt2": ("gpt-2", "gpt 2"),
+}
+# The word before a model's own tokens when its slug starts with something vaguer.
+FAMILY_OVERRIDE = {"all-minilm-l6-v2": "minilm", "xlm-roberta-base": "xlm"}
+TARGET_WORDS = {"neuron": ("trn1", "trn2", "trn3", "trainium", "neuron", "inf2", "aws"),
+                "tpu": ("tpu", "tpus", "torchtpu", "torch_tpu")}
+LIST_QUESTION = re.compile(r"\b(which|what|list|cu[aá]les|qu[eé])\b.*\b(models?|modelos?|architectures?|arquitecturas?)\b")
+CPU_WORDS = re.compile(r"\b(cpu|host|fall ?backs?|fall back|falls back|need|necesitan|no corren|don'?t run|do not run)\b")
+FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|completos?|completamente)\b")
+
+TEXT = {
+    "en": {"yes": "**Yes** — {name} runs fully on the device on {where}",
+           "partly": "**Partly** — {name} on {where}: {n} op{s} on the host CPU",
+           "no": "**No** — {name} on {where}: {n} op{s} unsupported",
+           "unknown": "**Not known** — {name} on {where}: {n} op{s} without evidence ({f} on the host CPU)",
+           "compile": "torch.compile: {text}", "verdict": "kb check of its census: {verdict}",
+           "entry": "gallery entry: {name}, {params} parameters, from {source}; built with {built}",
+           "none": "No gallery model is named in the question; kb gallery lists them.",
+           "list_cpu": "Gallery models that need the CPU (or do not run) on {where}: {models}",
+           "list_full": "Gallery models that run fully on the device on {where}: {models}",
+           "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
+    "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
+           "partly": "**En parte** — {name} en {where}: {n} op{s} en la CPU del host",
+           "no": "**No** — {name} en {where}: {n} op{s} no soportada{s}",
+           "unknown": "**Sin datos** — {name} en {where}: {n} op{s} sin evidencia ({f} en la CPU del host)",
+           "compile": "torch.compile: {text}", "verdict": "kb check de su censo: {verdict}",
+           "entry": "entrada de la galería: {name}, {params} parámetros, de {source}; construida con {built}",
+           "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
+           "list_cpu": "Modelos de la galería que necesitan la CPU (o no corren) en {where}: {models}",
+           "list_full": "Modelos de la galería que corren enteros en el dispositivo en {where}: {models}",
+           "nobody": "ninguno", "more": " y {n} más", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
+}
+
+
+def _tokens(text: str) -> list[str]:
+    """Lower-case words, a letter run split from the digits after it ("qwen3" → qwen, 3)."""
+    words = re.findall(r"[a-z0-9.]+", text.lower().replace("_", " ").replace("-", " "))
+    out = []
+    for word in words:
+        word = word.strip(".")
+        match = re.fullmatch(r"([a-z]+)(\d[a-z0-9.]*)", word)
+        out.extend(match.groups() if match else [word] if word else [])
+    return out
+
+
+def _known() -> tuple:
+    from kb.store import gallery as store
+
+    return _known_in(store.folder())
+
+
+@lru_cache(maxsize=4)
+def _known_in(folder: str) -> tuple:
+    """(slug, family word, other tokens, aliases, name) of every gallery model shipped in `folder`."""
+    import os
+
+    from kb.store import gallery as store
+
+    rows = store.read_jsonl(os.path.join(folder, store.MODELS_FILE))
+    out = []
+    for row in rows:
+        slug = row["model"]
+        tokens = _tokens(slug)
+        family = FAMILY_OVERRIDE.get(slug) or (tokens[0] if tokens else slug)
+        out.append((slug, family, tuple(t for t in tokens if t != family), ALIASES.get(slug, ()),
+                    str(row.get("name") or slug).lower()))
+    return tuple(out)
+
+
+def _score(asked: list[str], tokens: tuple) -> float:
+    score = 0.0
+    for token in tokens:
+        if token in asked:
+            score += 1
+        elif any(token.startswith(a + ".") for a in asked if a[:1].isdigit()):
+            score += 0.5  # "llama 3" names Llama 3.1 and 3.2
+    return score
+
+
+def find_models(text: str) -> list[str]:
+    """The gallery slugs a question names ("Mixtral", "llama 3 70b", "gemma" → all Gemmas)."""
+    asked = _tokens(text)
+    spaced = " " + " ".join(asked) + " "
+    plain = " " + re.sub(r"[^a-z0-9.]+", " ", text.lower()) + " "
+    hits: dict[str, float] = {}
+    for slug, family, tokens, aliases, name in _known():
+        named = f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases)
+        if named or family in asked:  # its own name or an alias outranks the family word alone
+            hits[slug] = _score(asked, tokens) + (10 if named else 0)
+    if not hits:
+        return []
+    best = max(hits.values())
+    by_family: dict[str, list[str]] = {}
+    for slug, family, *_ in _known():
+        if slug in hits:
+            by_family.setdefault(family, []).append(slug)
+    chosen = []
+    for slugs in by_family.values():  # within each family named, the closest matches
+        top = max(hits[s] for s in slugs)
+        chosen.extend(s for s in slugs if hits[s] == top and (top > 0 or best == 0 or len(by_family) > 1))
+    return sorted(chosen)
+
+
+def targets_in(text: str) -> list[str]:
+    asked = set(re.findall(r"[a-z0-9_]+", text.lower()))
+    return [t for t, words in TARGET_WORDS.items() if asked & set(words)]
+
+
+def _gallery_source(entry: dict) -> dict:
+    built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
+    return {"source_kind": "gallery", "source_name": f"data/gallery census of {entry['model']} (built with {built})",
+            "source_url": entry["config_source"]}
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sources: Sources, say: dict,
+                 facts: list) -> list[str]:
+    lines = []
+    if not views.census_rows_exist(conn, entry["model"], "inference"):
+        reason = (entry["graphs"].get("inference") or {}).get("reason") or "not built"
+        return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
+                + sources.cite(_gallery_source(entry))]
+    gallery_mark = sources.cite(_gallery_source(entry))
+    if entry.get("note"):
+        lines.append("  " + markdown(entry["note"]))
+    for target in targets:
+        rep = views.report(conn, entry["model"], target, None, mode, "inference", lookups)
+        row = views.summary_row(entry, rep)
+        where = f"{target} {rep.backend_version or ''}".strip() + f" ({mode})"
+        problems = [op for op in rep.ops if op.status in views.PROBLEMS]
+        fallback = [op for op in problems if op.status == "fallback"]
+        if not problems and row["runs_fully"]:
+            head = say["yes"].format(name=markdown(entry["name"]), where=where)
+        elif problems and len(fallback) == len(problems):
+            head = say["partly"].format(name=markdown(entry["name"]), where=where, n=len(fallback), s=_plural(len(fallback)))
+        elif any(op.status in ("unsupported", "crash", "timeout") for op in problems) or not problems:
+            bad = sum(1 for op in problems if op.status in ("unsupported", "crash", "timeout"))
+            head = say["no"].format(name=markdown(entry["name"]), where=where, n=bad, s=_plural(bad))
+        else:  # unknown ops decide it: say so rather than no
+            unknown = len(problems) - len(fallback)
+            head = say["unknown"].format(name=markdown(entry["name"]), where=where, n=unknown, s=_plural(unknown),
+                                         f=len(fallback))
+        marks = []
+        for op in (problems or rep.ops)[:MAX_LIST]:
+            cited = lookups.rows.get((target, rep.backend_version, mode), {}).get(op.op)
+            if cited is not None:  # the verdict row itself: kind, name, URL or probe run, retrieval date
+                marks.append(f"{markdown(op.op)} {op.status} " + sources.cite(cited))
+            elif problems:  # no verdict to cite: say why it is unknown
+                marks.append(f"{markdown(op.op)} {op.status}" + (f" ({markdown(op.reason)})" if op.reason else ""))
+            if not problems and len(marks) >= 3:
+                break
+        lines.append(f"{head} {gallery_mark}")
+        if marks:
+            lines.append("  " + "; ".join(marks))
+        lines.append("  " + say["verdict"].format(verdict=markdown(rep.verdict or "")))
+        facts.append({k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
+                                           "device_call_share", "device_flop_share", "fallback_ops",
+                                           "unsupported_ops", "unknown_ops", "compile", "basis")})
+    return lines
+
+
+def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sources: Sources, facts: list) -> list[str]:
+    want_full = bool(FULL_WORDS.search(text.lower())) and not re.search(r"\b(cpu|host|fall)", text.lower())
+    result = views.table(conn, targets, None, (mode,), "inference")
+    lines = []
+    for target in targets:
+        cells = [r for r in result["rows"] if r["target"] == target]
+        picked = [r for r in cells if r["runs_fully"] == want_full] if want_full else \
+            [r for r in cells if not r["runs_fully"] or r["fallback_ops"]]
+        version = cells[0]["backend_version"] if cells else None
+        where = f"{target} {version or ''}".strip() + f" ({mode})"
+        names = [markdown(r["name"]) + ("" if want_full else f" ({', '.join(markdown(o) for o in (r['fallback_ops'] + r['unsupported_ops'] + r['unknown_ops'])[:3])})")
+                 for r in picked]
+        shown = ", ".join(names[:MAX_LIST]) or say["nobody"]
+        if len(names) > MAX_LIST:
+            shown += say["more"].format(n=len(names) - MAX_LIST)
+        key = "list_full" if want_full else "list_cpu"
+        lines.append(say[key].format(where=where, models=shown))
+        facts.append({"target": target, "backend_version": version, "mode": mode, "runs_fully": want_full,
+                      "models": [r["model"] for r in picked], "of": len(cells)})
+    for item in result["baseline"]:
+        lines.append("  " + views.baseline_line(item))
+    sources.cite({"source_kind": "gallery", "source_name": f"data/gallery census of {result['models']} models",
+                  "source_url": "data/gallery/census.jsonl"})
+    return lines
+
+
+def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang: str = "en") -> Answer | None:
+    """The answer to a model question from the gallery, or None when the question names no
+    gallery model and asks for no list of models."""
+    say = TEXT.get(lang, TEXT["en"])
+    if not views.models(conn):
+        return None
+    named = find_models(text)
+    targets = list(dict.fromkeys(targets or targets_in(text) or views.DEFAULT_TARGETS))
+    mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", text.lower()) else "eager"
+    sources = Sources()
+    facts: list[dict] = []
+    if named:
+        lookups = views.Lookups(conn)
+        lines = []
+        for slug in named[:MAX_LIST]:
+            lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts))
+        intent = "gallery_model"
+    elif LIST_QUESTION.search(text.lower()) and (CPU_WORDS.search(text.lower()) or FULL_WORDS.search(text.lower())
+                                                 or "popular" in text.lower() or "populares" in text.lower()):
+        lines = _list_answer(conn, text, targets, mode, say, sources, facts)
+        intent = "gallery_list"
+    else:
+        return None
+    return Answer(question=text, intent=intent, text="\n".join(lines) + sources.markdown(), facts=facts,
+                  sources=sources.items)

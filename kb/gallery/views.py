@@ -1,0 +1,227 @@
+"""Gallery answers from the KB: one model's `kb check` report from its shipped census, the
+models × targets table, which models use an op, the gaps that block the most models, and
+the Baseline line (how many gallery models run fully on the device).
+
+Verdicts are the KB's at read time (kb.store.queries.support_map through kb.check's own
+resolution and assessment): the census says what a model runs, the KB what a target runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+
+import kb.check  # noqa: F401  (registers kb.check.assess on every report)
+from kb.check import assess
+from kb.check import resolve as kc
+from kb.errors import KBError
+from kb.gallery import census as gc
+from kb.store import gallery as store
+from kb.store import queries
+
+PROBLEMS = assess.PROBLEMS
+DEFAULT_TARGETS = ("neuron", "tpu")
+GRAPHS = gc.GRAPHS
+
+
+class GalleryError(KBError):
+    """An unknown gallery model or graph (an input error: exit 2)."""
+
+
+def _json(value, default):
+    try:
+        return json.loads(value) if value else default
+    except ValueError:
+        return default
+
+
+def models(conn: sqlite3.Connection) -> list[dict]:
+    """Every gallery model, by slug, with its graphs' status (exported or the reason)."""
+    if not store.has_tables(conn):
+        return []
+    out = []
+    for row in conn.execute("SELECT * FROM gallery_model ORDER BY model"):
+        item = dict(row)
+        for key, default in (("built_with", {}), ("config", {}), ("inputs", []), ("graphs", {})):
+            item[key] = _json(item[key], default)
+        out.append(item)
+    return out
+
+
+def model_entry(conn: sqlite3.Connection, name: str) -> dict:
+    """One model by slug or display name (case-insensitive); unknown → GalleryError naming the closest."""
+    wanted = name.strip().lower()
+    found = models(conn)
+    for item in found:
+        if wanted in (item["model"], item["name"].lower()):
+            return item
+    close = [m["model"] for m in found if wanted and (wanted in m["model"] or wanted in m["name"].lower())]
+    hint = f"; did you mean {', '.join(close[:5])}?" if close else "; kb gallery lists them"
+    raise GalleryError(f"no gallery model {name!r}{hint}")
+
+
+def census_rows(conn: sqlite3.Connection, model: str, graph: str = "inference") -> list[dict]:
+    if not store.has_tables(conn):
+        return []
+    rows = conn.execute("SELECT * FROM gallery_op WHERE model = ? AND graph = ?", (model, graph))
+    return [dict(r) for r in rows]
+
+
+class Lookups:
+    """The KB's verdicts per target × version × mode, read once for every model asked."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self._maps: dict[tuple, tuple] = {}
+        self.rows: dict[tuple, dict] = {}  # (target, version chosen, mode) → the support rows (for citing)
+
+    def get(self, target: str, version: str | None, mode: str):
+        key = (target, version, mode)
+        if key not in self._maps:
+            chosen = queries.pick_version(self.conn, target, version)
+            rows = queries.support_map(self.conn, target, chosen, mode)
+            self.rows[(target, chosen, mode)] = rows
+            self._maps[key] = (kc.lookup_from_rows(rows), chosen)
+        return self._maps[key]
+
+
+def report(conn: sqlite3.Connection, model: str, target: str, version: str | None = None, mode: str = "eager",
+           graph: str = "inference", lookups: Lookups | None = None) -> kc.CheckReport:
+    """The `kb check` report of a model's shipped census on one target (kb.check's code)."""
+    entry = model_entry(conn, model)
+    if graph not in GRAPHS:
+        raise GalleryError(f"unknown graph {graph!r} (expected {' or '.join(GRAPHS)})")
+    rows = census_rows(conn, entry["model"], graph)
+    if not rows:
+        why = (entry["graphs"].get(graph) or {}).get("reason") or f"no {graph} graph in the gallery"
+        raise GalleryError(f"{entry['model']}: no {graph} census ({why})")
+    lookup, chosen = (lookups or Lookups(conn)).get(target, version, mode)
+    traced = gc.rebuild(rows, f"gallery:{entry['model']}" + ("" if graph == "inference" else f" ({graph})"))
+    return kc.check(traced, lookup, target=target, backend_version=chosen, mode=mode, warning_hooks=[])
+
+
+def runs_fully(rep: kc.CheckReport) -> bool:
+    """Every op on the device, and (compile mode) a compile with no known blocker."""
+    if any(op.status in PROBLEMS for op in rep.ops):
+        return False
+    if rep.mode == "compile":
+        return assess.compile_outcome(rep, rep.compile)["state"] in ("clean", "recompiles")
+    return True
+
+
+def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
+    """One cell of the gallery table: a model on one target × version × mode."""
+    summary = rep.summary()
+    compiled = assess.compile_outcome(rep, rep.compile)
+    return {
+        "model": entry["model"], "name": entry["name"], "family": entry["family"],
+        "target": rep.target, "backend_version": rep.backend_version, "mode": rep.mode,
+        "calls": rep.call_sites, "device_call_share": round(summary["on_device_call_sites_pct"] / 100, 4),
+        "device_flop_share": rep.device_flop_share,
+        "fallback_ops": [op.op for op in rep.ops if op.status == "fallback"],
+        "unsupported_ops": [op.op for op in rep.ops if op.status in ("unsupported", "crash", "timeout")],
+        "unknown_ops": [op.op for op in rep.ops if op.status == "unknown"],
+        "hazards": sum(1 for h in rep.hazards if h["mode"] == "compile"),
+        "compile": compiled["state"], "basis": assess._basis(rep) or "evidence",
+        "runs_fully": runs_fully(rep), "verdict": rep.verdict,
+    }
+
+
+def table(conn: sqlite3.Connection, targets: list[str] | None = None, versions: dict | None = None,
+          modes: tuple[str, ...] = ("eager",), graph: str = "inference") -> dict:
+    """Models × targets (× modes): where each model runs; models that did not export are listed
+    with the exporter's reason."""
+    targets = list(targets or DEFAULT_TARGETS)
+    lookups = Lookups(conn)
+    rows, not_built = [], []
+    for entry in models(conn):
+        if not census_rows_exist(conn, entry["model"], graph):
+            not_built.append({"model": entry["model"], "name": entry["name"], "family": entry["family"],
+                              "reason": (entry["graphs"].get(graph) or {}).get("reason") or entry.get("reason")})
+            continue
+        for target in targets:
+            for mode in modes:
+                rep = report(conn, entry["model"], target, (versions or {}).get(target), mode, graph, lookups)
+                rows.append(summary_row(entry, rep))
+    chosen = {t: lookups.get(t, (versions or {}).get(t), modes[0])[1] for t in targets}
+    return {"graph": graph, "targets": targets, "versions": chosen, "modes": list(modes), "rows": rows,
+            "not_built": not_built, "models": len(models(conn)),
+            "baseline": baseline_from_rows(rows, targets, modes)}
+
+
+def census_rows_exist(conn: sqlite3.Connection, model: str, graph: str) -> bool:
+    return conn.execute("SELECT 1 FROM gallery_op WHERE model = ? AND graph = ? LIMIT 1", (model, graph)).fetchone() \
+        is not None
+
+
+def baseline_from_rows(rows: list[dict], targets: list[str], modes) -> list[dict]:
+    out = []
+    for target in targets:
+        for mode in modes:
+            cells = [r for r in rows if r["target"] == target and r["mode"] == mode]
+            if cells:
+                out.append({"target": target, "backend_version": cells[0]["backend_version"], "mode": mode,
+                            "runs_fully": sum(1 for r in cells if r["runs_fully"]), "of": len(cells)})
+    return out
+
+
+def baseline_line(item: dict) -> str:
+    """"neuron 2.14.3.0 · eager: 12 of 45 gallery models run fully on the device"."""
+    return (f"{item['target']} {item['backend_version'] or '(no data)'} · {item['mode']}: {item['runs_fully']} of "
+            f"{item['of']} gallery models run fully on the device")
+
+
+def versions_with_data(conn: sqlite3.Connection, target: str) -> list[str]:
+    from kb.store.targetspec import version_key
+
+    found = {r[0] for r in conn.execute("SELECT DISTINCT r.version FROM support s JOIN release r "
+                                        "ON r.id = s.release_id WHERE s.target = ?", (target,))}
+    return sorted(found, key=version_key)
+
+
+def baseline(conn: sqlite3.Connection, targets: list[str] | None = None, graph: str = "inference",
+             all_versions: bool = True) -> list[dict]:
+    """The Baseline line for every version of each target with data, eager and compile."""
+    out = []
+    lookups = Lookups(conn)
+    built = [m for m in models(conn) if census_rows_exist(conn, m["model"], graph)]
+    for target in targets or DEFAULT_TARGETS:
+        queries.check_target(conn, target)
+        chosen = versions_with_data(conn, target) if all_versions else [None]
+        for version in chosen:
+            for mode in ("eager", "compile"):
+                reps = [report(conn, m["model"], target, version, mode, graph, lookups) for m in built]
+                out.append({"target": target, "backend_version": reps[0].backend_version if reps else version,
+                            "mode": mode, "runs_fully": sum(1 for r in reps if runs_fully(r)), "of": len(reps),
+                            "models": [m["model"] for m, r in zip(built, reps) if runs_fully(r)]})
+    return out
+
+
+usage = store.usage
+used_by = store.used_by
+used_by_line = store.used_by_line
+
+
+def blockers(conn: sqlite3.Connection, target: str, version: str | None = None, mode: str = "eager",
+             graph: str = "inference", limit: int | None = 10) -> dict:
+    """The ops that keep the most gallery models off the device on one target: each op whose
+    verdict in a model's report is a problem (fallback, unsupported, unknown), with the models."""
+    lookups = Lookups(conn)
+    blocked: dict[str, list[str]] = {}
+    status: dict[str, Counter] = {}
+    chosen = None
+    for entry in models(conn):
+        if not census_rows_exist(conn, entry["model"], graph):
+            continue
+        rep = report(conn, entry["model"], target, version, mode, graph, lookups)
+        chosen = rep.backend_version
+        for op in rep.ops:
+            if op.status in PROBLEMS:
+                blocked.setdefault(op.op, []).append(entry["model"])
+                status.setdefault(op.op, Counter())[op.status] += 1
+    ranked = sorted(blocked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    rows = [{"op": op, "blocks": len(users), "models": users, "status": status[op].most_common(1)[0][0]}
+            for op, users in ranked[: limit or None]]
+    return {"target": target, "backend_version": chosen, "mode": mode, "graph": graph, "ops": rows,
+            "blocking_ops": len(blocked)}

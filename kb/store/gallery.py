@@ -1,0 +1,161 @@
+"""The gallery's shipped census (data/gallery) in the KB: two tables of its own,
+`gallery_model` (one row per architecture: config source, what built it, which graphs
+exported or why not) and `gallery_op` (the census rows: op × phase × dtype per graph).
+
+The build calls `load` with the shipped data; the rows carry no verdicts (those are the
+support table's, read when a question is asked: kb.gallery.views). Kept apart from
+kb.store.schema so that the gallery can change without a schema migration: the tables are
+made here when missing, and a KB made before them reads as an empty gallery.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from kb import paths
+
+FOLDER = "gallery"
+MODELS_FILE = "models.jsonl"
+CENSUS_FILE = "census.jsonl"
+MAX_LINE = 1 << 20  # a census line is a few hundred bytes; refuse anything absurd
+MAX_FILE = 64 << 20  # the shipped census is under 1 MB
+
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS gallery_model (
+        model TEXT PRIMARY KEY, name TEXT NOT NULL, family TEXT, library TEXT, architecture TEXT,
+        parameters INTEGER, config_source TEXT, inference TEXT, training TEXT, reason TEXT,
+        built_with TEXT, config TEXT, inputs TEXT, graphs TEXT, build_seconds REAL, note TEXT)""",
+    """CREATE TABLE IF NOT EXISTS gallery_op (
+        model TEXT NOT NULL, graph TEXT NOT NULL, op TEXT NOT NULL, phase TEXT, dtype TEXT, hazard TEXT,
+        calls INTEGER NOT NULL, flops INTEGER, bytes INTEGER, counted_by TEXT, first INTEGER)""",
+    "CREATE INDEX IF NOT EXISTS gallery_op_op ON gallery_op (op)",
+    "CREATE INDEX IF NOT EXISTS gallery_op_model ON gallery_op (model, graph)",
+)
+
+
+def folder(data_dir: str | None = None) -> str:
+    return os.path.join(data_dir or paths.data_dir(), FOLDER)
+
+
+def read_jsonl(path: str) -> list[dict]:
+    """The lines of one shipped file (absent: none); a bad line names the file and line."""
+    if not os.path.exists(path):
+        return []
+    if os.path.getsize(path) > MAX_FILE:
+        raise ValueError(f"{path}: larger than {MAX_FILE} bytes")
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if len(line) > MAX_LINE:
+                raise ValueError(f"{path}:{number}: line longer than {MAX_LINE} bytes")
+            if line.strip():
+                row = json.loads(line)
+                if not isinstance(row, dict) or not isinstance(row.get("model"), str):
+                    raise ValueError(f"{path}:{number}: not a gallery record")
+                rows.append(row)
+    return rows
+
+
+def _status(graphs: dict, graph: str) -> str | None:
+    return (graphs.get(graph) or {}).get("status")
+
+
+def _reason(graphs: dict) -> str | None:
+    reasons = [f"{g}: {v['reason']}" for g, v in sorted(graphs.items()) if isinstance(v, dict) and v.get("reason")]
+    return "; ".join(reasons) or None
+
+
+def create(conn: sqlite3.Connection) -> None:
+    for statement in TABLES:
+        conn.execute(statement)
+
+
+def load(conn: sqlite3.Connection, data_dir: str | None = None) -> dict:
+    """Replace the gallery tables with data/gallery's files; returns the counts. A malformed
+    file is an IngestError naming it (one line, exit 2), never a traceback."""
+    from kb.store.writer import IngestError
+
+    try:
+        return _load(conn, data_dir)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise IngestError(f"{folder(data_dir)}: not a gallery file ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
+    # derived wholly from data/gallery: made anew, so a column added later needs no migration
+    conn.execute("DROP TABLE IF EXISTS gallery_op")
+    conn.execute("DROP TABLE IF EXISTS gallery_model")
+    create(conn)
+    root = folder(data_dir)
+    models = read_jsonl(os.path.join(root, MODELS_FILE))
+    census = read_jsonl(os.path.join(root, CENSUS_FILE))
+    conn.executemany(
+        "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(m["model"], str(m.get("name") or m["model"]), m.get("family"), m.get("library"), m.get("architecture"),
+          m.get("parameters"), m.get("config_source"), _status(m.get("graphs") or {}, "inference"),
+          _status(m.get("graphs") or {}, "training"), _reason(m.get("graphs") or {}),
+          json.dumps(m.get("built_with") or {}, sort_keys=True), json.dumps(m.get("config") or {}, sort_keys=True),
+          json.dumps(m.get("inputs") or []), json.dumps(m.get("graphs") or {}, sort_keys=True),
+          m.get("build_seconds"), m.get("note")) for m in models])
+    conn.executemany(
+        "INSERT INTO gallery_op VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(r["model"], r["graph"], r["op"], r.get("phase"), r.get("dtype"), r.get("hazard"), int(r["calls"]),
+          int(r.get("flops") or 0), int(r.get("bytes") or 0), r.get("counted_by"), int(r.get("first") or 0))
+         for r in census])
+    return {"gallery_models": len(models), "gallery_census_rows": len(census)}
+
+
+def has_tables(conn: sqlite3.Connection) -> bool:
+    found = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                         "('gallery_model', 'gallery_op')").fetchone()[0]
+    return found == 2
+
+
+def usage(conn: sqlite3.Connection, ops: list[str] | None = None) -> dict[str, list[str]]:
+    """{op: [models whose census calls it, any graph]} (all ops, or these)."""
+    if not has_tables(conn):
+        return {}
+    sql = "SELECT DISTINCT op, model FROM gallery_op"
+    args: tuple = ()
+    if ops is not None:
+        sql += f" WHERE op IN ({', '.join('?' * len(ops))})"
+        args = tuple(ops)
+    out: dict[str, list[str]] = {}
+    for op, model in conn.execute(sql + " ORDER BY op, model", args):
+        out.setdefault(op, []).append(model)
+    return out
+
+
+def used_by(conn: sqlite3.Connection, op: str) -> dict:
+    """"used by N of M gallery models" for one op (which ones)."""
+    total = conn.execute("SELECT count(*) FROM gallery_model").fetchone()[0] if has_tables(conn) else 0
+    users = usage(conn, [op]).get(op, [])
+    return {"op": op, "used_by": users, "count": len(users), "of": total}
+
+
+def used_by_line(item: dict) -> str | None:
+    if not item["of"]:
+        return None
+    shown = ", ".join(item["used_by"][:8]) + (f" +{item['count'] - 8} more" if item["count"] > 8 else "")
+    return f"used by {item['count']} of {item['of']} gallery models" + (f" ({shown})" if item["count"] else "")
+
+
+SORTS = ("name", "usage")
+
+
+def sort_by_usage(conn: sqlite3.Connection, rows: list[dict]) -> list[dict]:
+    """`kb ops` / `kb compare` rows weighted by use: each row gets `gallery_models` (how many
+    gallery models call the op) and the rows go most-used first (name breaks ties)."""
+    counts = {op: len(models) for op, models in usage(conn).items()}
+    for row in rows:
+        row["gallery_models"] = counts.get(row["op"], 0)
+    return sorted(rows, key=lambda r: (-r["gallery_models"], r["op"]))
+
+
+def check_sort(value: str) -> None:
+    from kb.errors import KBError
+
+    if value not in SORTS:
+        raise KBError(f"--sort {value}: expected one of {', '.join(SORTS)}")
