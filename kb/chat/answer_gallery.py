@@ -155,8 +155,7 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
                 + sources.cite(_gallery_source(entry))]
     gallery_mark = sources.cite(_gallery_source(entry))
-    if entry.get("note"):
-        lines.append("  " + markdown(entry["note"]))
+    note = ["  " + markdown(entry["note"])] if entry.get("note") else []  # under the first headline, not above it
     for target in targets:
         rep = views.report(conn, entry["model"], target, None, mode, "inference", lookups)
         row = views.summary_row(entry, rep)
@@ -184,6 +183,8 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
             if not problems and len(marks) >= 3:
                 break
         lines.append(f"{head} {gallery_mark}")
+        lines.extend(note)
+        note = []
         if marks:
             lines.append("  " + "; ".join(marks))
         lines.append("  " + say["verdict"].format(verdict=markdown(rep.verdict or "")))
