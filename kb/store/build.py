@@ -57,7 +57,7 @@ def _load_shipped(conn) -> dict[str, int]:
     from kb.store import support
 
     load_targets(conn, targets_csv())
-    conn.execute(text("DELETE FROM support"))  # derived, rebuilt below; it points at observations
+    support.clear(conn.connection.driver_connection)  # derived, rebuilt below; it points at observations
     for table in SHIPPED_TABLES:
         conn.execute(text(f"DELETE FROM {table} WHERE origin = 'shipped'"))  # observations before probe runs
     catalogs = shipped_catalogs()
