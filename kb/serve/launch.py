@@ -190,8 +190,27 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
     if db.name != DB_NAME:
         ds.remove_database(db.name)
         ds.add_database(db, name=DB_NAME)
+    view_foreign_keys(db)
     quiet_errors()
     return ds
+
+
+# Views whose rows carry a table's foreign keys: `support` (schema 7) is a view over the
+# stored verdicts and the presumed ones, and its release_id, target and observation_id
+# point where support_stored's do.
+VIEW_KEYS_FROM = {"support": "support_stored"}
+
+
+def view_foreign_keys(db) -> None:
+    """SQLite keeps no foreign keys for a view, so Datasette would show `support`'s release
+    ids as bare numbers (no version labels, no links, no labelled facets): this database
+    answers for a view with the keys of the table it stands for."""
+    own = db.foreign_keys_for_table
+
+    async def foreign_keys_for_table(table):
+        return await own(VIEW_KEYS_FROM.get(table, table))
+
+    db.foreign_keys_for_table = foreign_keys_for_table
 
 
 def quiet_errors() -> None:

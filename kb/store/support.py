@@ -14,6 +14,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from kb.store import queries
@@ -321,7 +322,7 @@ def rebuild(raw: sqlite3.Connection) -> int:
     clear(raw)
     # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
     # a few neighbouring pages instead of one page per verdict across the whole table.
-    order = (lambda row: (row["op"], row["target"], row["release_id"], row["mode"]))
+    order = itemgetter("op", "target", "release_id", "mode")
     rows.sort(key=order)
     presumed.sort(key=order)
     ids = {id(row): number for number, row in enumerate(rows, 1)}
