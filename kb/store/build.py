@@ -8,7 +8,9 @@ since) is refreshed in one transaction: shipped rows are replaced, local evidenc
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import sys
 import time
 from typing import Any
@@ -18,7 +20,7 @@ from kb.store import dbfile
 from kb.store.catalog import read_catalog, shipped_catalogs
 from kb.store.dbfile import data_fingerprint
 from kb.store.records import utc_now
-from kb.store.writer import IngestError, load_targets, read_report, write_records
+from kb.store.writer import IngestError, load_targets, raw_connection, read_report, write_records
 
 SHIPPED_TABLES = ("observation", "limitation", "supportwindow", "caveat", "proberun", "ingestrun")
 
@@ -41,48 +43,72 @@ def record_files() -> list[str]:
 
 
 def load_ops(conn, rows: list[dict[str, Any]]) -> None:
-    from sqlalchemy import delete, insert
-
-    from kb.store.schema import KbMeta, Op
-
-    conn.execute(delete(Op))
-    conn.execute(insert(Op), [{**row, "schema_": row["schema"]} for row in rows])
+    """Replace the op catalog (a SQLAlchemy or a plain sqlite3 connection)."""
+    raw = raw_connection(conn)
+    raw.execute("DELETE FROM op")
+    columns = ("name", "base", "overload", "schema", "composite_implicit", "composite_explicit", "backend_kernels",
+               "tags", "torch_version")
+    raw.executemany(f"INSERT INTO op ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                    ([json.dumps(row.get(c)) if c in ("backend_kernels", "tags") and row.get(c) is not None
+                      else row.get(c) for c in columns] for row in rows))
     if rows:
-        conn.execute(insert(KbMeta).prefix_with("OR REPLACE"), [{"key": "catalog_torch_version", "value": rows[0]["torch_version"]}])
+        _set_meta(raw, catalog_torch_version=rows[0]["torch_version"])
 
 
-def _load_shipped(conn) -> dict[str, int]:
-    from sqlalchemy import text
-
+def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
+    """Replace the shipped rows and re-derive every verdict, inside the caller's transaction,
+    with plain sqlite3: the ORM's per-record work and SQLAlchemy's import cost seconds of a
+    first use (bench/first_use.py)."""
     from kb.store import support
 
-    load_targets(conn, targets_csv())
-    support.clear(conn.connection.driver_connection)  # derived, rebuilt below; it points at observations
+    load_targets(raw, targets_csv())
+    support.clear(raw)  # derived, rebuilt below; it points at observations
     for table in SHIPPED_TABLES:
-        conn.execute(text(f"DELETE FROM {table} WHERE origin = 'shipped'"))  # observations before probe runs
+        raw.execute(f"DELETE FROM {table} WHERE origin = 'shipped'")  # observations before probe runs
     catalogs = shipped_catalogs()
     if catalogs:
-        load_ops(conn, read_catalog(catalogs[-1]))
+        load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
     for path in record_files():
         try:
-            added += write_records(conn, read_report(path), ingested_at=stamp, origin="shipped").added
+            added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
         except IngestError:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
-    verdicts = support.rebuild(conn.connection.driver_connection)
-    _set_meta(conn, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
+    verdicts = support.rebuild(raw)
+    _set_meta(raw, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
     return {"records": added, "verdicts": verdicts}
 
 
-def _set_meta(conn, **values: str) -> None:
-    from sqlalchemy import insert
+def _set_meta(raw: sqlite3.Connection, **values: str) -> None:
+    raw.executemany("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)", list(values.items()))
 
-    from kb.store.schema import KbMeta
 
-    conn.execute(insert(KbMeta).prefix_with("OR REPLACE"), [{"key": k, "value": v} for k, v in values.items()])
+def _write(path: str, scratch: bool = False) -> dict[str, int]:
+    """Migrate the file at `path` and load the shipped data into it in one transaction.
+    `scratch`: a file being built that is renamed into place only when complete, so no
+    write needs to reach the disk before the end (synchronous off, a large page cache)."""
+    raw = dbfile.open_for_write(path)
+    try:
+        raw.isolation_level = None  # explicit BEGIN/COMMIT: index drops and inserts in one transaction
+        if scratch:
+            raw.execute("PRAGMA synchronous = OFF")
+            raw.execute("PRAGMA cache_size = -262144")  # 256 MiB, KiB units
+            raw.execute("PRAGMA temp_store = MEMORY")
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            counts = _load_shipped(raw)
+            raw.execute("COMMIT")
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+        if scratch:
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        raw.close()
+    return counts
 
 
 def build(path: str) -> dict[str, Any]:
@@ -94,19 +120,13 @@ def build(path: str) -> dict[str, Any]:
     for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
         if os.path.exists(leftover):
             os.remove(leftover)
-    eng = dbfile.engine(tmp, scratch=True)
     try:
-        with eng.begin() as conn:
-            counts = _load_shipped(conn)
-        with eng.connect() as conn:
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        counts = _write(tmp, scratch=True)
     except BaseException:
-        eng.dispose()
         for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
             if os.path.exists(leftover):
                 os.remove(leftover)
         raise
-    eng.dispose()
     for stale in (path + "-wal", path + "-shm"):
         if os.path.exists(stale):
             os.remove(stale)
@@ -147,12 +167,7 @@ def _pid_alive(pid: int) -> bool:
 def refresh(path: str) -> dict[str, Any]:
     """Replace the shipped part of an existing KB (after migrating it), keeping local rows."""
     started = time.perf_counter()
-    eng = dbfile.engine(path)
-    try:
-        with eng.begin() as conn:
-            counts = _load_shipped(conn)
-    finally:
-        eng.dispose()
+    counts = _write(path)
     return {"path": path, **counts, "seconds": round(time.perf_counter() - started, 3)}
 
 
