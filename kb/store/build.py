@@ -70,6 +70,7 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
         load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
+    indexes = support.without_indexes(raw, "observation")  # made again once, after the bulk insert
     for path in record_files():
         try:
             added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
@@ -77,6 +78,8 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
+    for sql in indexes:
+        raw.execute(sql)
     verdicts = support.rebuild(raw)
     _set_meta(raw, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
     return {"records": added, "verdicts": verdicts}

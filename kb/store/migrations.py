@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from kb.errors import SchemaTooNewError
-from kb.store.schema import APPLICATION_ID, SCHEMA_VERSION
+from kb.store.dbfile import APPLICATION_ID, SCHEMA_VERSION  # mirrors of kb.store.schema: no SQLModel import for a build
 
 STEP_1_INITIAL = """
 CREATE TABLE kbmeta (

@@ -282,7 +282,7 @@ def _json_text(value: Any, texts: dict[int, tuple[Any, str]]) -> str:
     return text
 
 
-def _without_indexes(raw: sqlite3.Connection, table: str) -> list[str]:
+def without_indexes(raw: sqlite3.Connection, table: str) -> list[str]:
     """Drop a table's secondary indexes, returning the SQL that makes them again: after a
     bulk insert one sort per index beats updating every B-tree row by row."""
     indexes = raw.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
@@ -326,7 +326,7 @@ def rebuild(raw: sqlite3.Connection) -> int:
     rows.sort(key=order)
     presumed.sort(key=order)
     ids = {id(row): number for number, row in enumerate(rows, 1)}
-    indexes = _without_indexes(raw, "support_stored") + _without_indexes(raw, "support_presumed")
+    indexes = without_indexes(raw, "support_stored") + without_indexes(raw, "support_presumed")
     marks = ", ".join("?" * (len(_SUPPORT_COLUMNS) + 1))
     raw.executemany(
         f"INSERT INTO support_stored (id, {', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
