@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import time
+import urllib.parse
 from typing import Any
 
 from kb import __version__, paths
@@ -174,12 +176,111 @@ def refresh(path: str) -> dict[str, Any]:
     return {"path": path, **counts, "seconds": round(time.perf_counter() - started, 3)}
 
 
+def write_prebuilt(out: str) -> dict[str, Any]:
+    """The KB a wheel carries (setup.py): built from data/ like a first use, marked with the
+    digest of that data (mtimes change with every install, contents do not) and left in
+    rollback-journal mode, so it can be read where it is installed, even read-only."""
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    result = build(out)
+    conn = sqlite3.connect(out)
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")
+        _set_meta(conn, data_digest=dbfile.data_digest())
+        conn.commit()
+    finally:
+        conn.close()
+    return result
+
+
+def _prebuilt_matches(prebuilt: str) -> bool:
+    """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now."""
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(prebuilt)}?mode=ro", uri=True)
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            app = conn.execute("PRAGMA application_id").fetchone()[0]
+            digest = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_digest'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and digest is not None
+            and digest[0] == dbfile.data_digest())
+
+
+def install_prebuilt(path: str) -> dict[str, Any] | None:
+    """Copy the wheel's prebuilt KB to `path` when it was built from the data kb reads now
+    (then a first use costs a file copy, not a build); None when there is none to use."""
+    started = time.perf_counter()
+    prebuilt = paths.PREBUILT_KB
+    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt):
+        return None
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.building-{os.getpid()}"
+    try:
+        shutil.copyfile(prebuilt, tmp)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            _set_meta(conn, data_fingerprint=data_fingerprint())  # this install's mtimes
+            conn.commit()
+            counts = {"records": conn.execute("SELECT count(*) FROM observation").fetchone()[0],
+                      "verdicts": conn.execute("SELECT count(*) FROM support").fetchone()[0]}
+        finally:
+            conn.close()
+        for stale in (path + "-wal", path + "-shm"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        os.replace(tmp, path)
+    except BaseException:
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        raise
+    return {"path": path, **counts, "prebuilt": prebuilt, "seconds": round(time.perf_counter() - started, 3)}
+
+
+# Tables of rows made on this machine (origin other than 'shipped'), and kb check --save's reports.
+LOCAL_TABLES = SHIPPED_TABLES + ("checkreport",)
+
+
+def holds_local_rows(path: str) -> bool:
+    """True when the KB keeps anything a refresh must not lose: probes, ingests, saved checks.
+    An unreadable or unfamiliar file counts as holding some (it is refreshed, never replaced)."""
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True)
+        try:
+            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in LOCAL_TABLES:
+                if table not in tables:
+                    continue
+                where = "" if table == "checkreport" else " WHERE origin <> 'shipped'"
+                if conn.execute(f"SELECT 1 FROM {table}{where} LIMIT 1").fetchone():
+                    return True
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return True
+    return False
+
+
 def ensure_built(path: str) -> dict[str, Any]:
-    """Build on first use, else migrate and refresh the shipped data; tells stderr why."""
+    """Build on first use, else migrate and refresh the shipped data; tells stderr why. A wheel's
+    prebuilt KB stands in for the build, and for the refresh of a KB that holds no local rows."""
     dbfile.check_file(path)
     remove_stale_builds(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
-        sys.stderr.write(f"kb: building the KB from shipped data at {path} (first use)...\n")
+        if os.path.isfile(paths.PREBUILT_KB):
+            sys.stderr.write(f"kb: setting up the KB at {path} from the shipped data (first use)...\n")
+            done = install_prebuilt(path)
+            if done is not None:
+                return done
+        else:
+            sys.stderr.write(f"kb: building the KB from shipped data at {path} (first use)...\n")
         return build(path)
     sys.stderr.write(f"kb: refreshing the shipped data in {path}...\n")
+    if os.path.isfile(paths.PREBUILT_KB) and not holds_local_rows(path):
+        done = install_prebuilt(path)
+        if done is not None:
+            return done
     return refresh(path)
