@@ -246,10 +246,13 @@ LOCAL_TABLES = SHIPPED_TABLES + ("checkreport",)
 
 def holds_local_rows(path: str) -> bool:
     """True when the KB keeps anything a refresh must not lose: probes, ingests, saved checks.
-    An unreadable or unfamiliar file counts as holding some (it is refreshed, never replaced)."""
+    An unreadable file, or one of a newer schema, counts as holding some: it is refreshed (or
+    refused by the migration), never replaced."""
     try:
         conn = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True)
         try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] > dbfile.SCHEMA_VERSION:
+                return True
             tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for table in LOCAL_TABLES:
                 if table not in tables:
@@ -265,8 +268,9 @@ def holds_local_rows(path: str) -> bool:
 
 
 def ensure_built(path: str) -> dict[str, Any]:
-    """Build on first use, else migrate and refresh the shipped data; tells stderr why. A wheel's
-    prebuilt KB stands in for the build, and for the refresh of a KB that holds no local rows."""
+    """Build on first use, else migrate and refresh the shipped data; tells stderr why. A KB
+    that holds no local rows is made anew instead of refreshed, and a wheel's prebuilt KB
+    stands in for the build when it was built from the same data."""
     dbfile.check_file(path)
     remove_stale_builds(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -279,8 +283,6 @@ def ensure_built(path: str) -> dict[str, Any]:
             sys.stderr.write(f"kb: building the KB from shipped data at {path} (first use)...\n")
         return build(path)
     sys.stderr.write(f"kb: refreshing the shipped data in {path}...\n")
-    if os.path.isfile(paths.PREBUILT_KB) and not holds_local_rows(path):
-        done = install_prebuilt(path)
-        if done is not None:
-            return done
+    if not holds_local_rows(path):  # nothing to keep: a fresh file is made faster than rows replaced in place
+        return install_prebuilt(path) or build(path)
     return refresh(path)

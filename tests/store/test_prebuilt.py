@@ -71,3 +71,17 @@ def test_a_stale_kb_without_local_rows_is_replaced_by_the_prebuilt_one(prebuilt,
     conn.close()
     monkeypatch.setattr(build, "refresh", lambda path: pytest.fail("refreshed instead of copying the prebuilt KB"))
     assert _verdicts(isolated_kb) == [("native", "evidence")] and db.is_current(str(isolated_kb))
+
+
+def test_a_kb_of_a_newer_schema_is_refused_not_replaced(small_data, isolated_kb):
+    from kb.errors import SchemaTooNewError
+    from kb.store.schema import SCHEMA_VERSION
+
+    db.open_kb(str(isolated_kb)).close()
+    conn = sqlite3.connect(isolated_kb)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaTooNewError):
+        db.open_kb(str(isolated_kb))
+    assert sqlite3.connect(isolated_kb).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
