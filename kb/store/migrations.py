@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 
 from kb.errors import SchemaTooNewError
-from kb.store.dbfile import APPLICATION_ID, SCHEMA_VERSION  # mirrors of kb.store.schema: no SQLModel import for a build
 
 STEP_1_INITIAL = """
 CREATE TABLE kbmeta (
@@ -391,6 +390,10 @@ DELETE FROM support_stored WHERE basis = 'presumed';
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
          4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS, 6: STEP_6_LOCAL_REPORTS,
          7: STEP_7_PRESUMED_BY_REFERENCE}
+# kb.store.schema's SCHEMA_VERSION and APPLICATION_ID, mirrored (like kb.store.dbfile's) so that a
+# build imports no SQLModel; a test keeps them equal.
+SCHEMA_VERSION = max(STEPS)
+APPLICATION_ID = 0x6B624B42
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 

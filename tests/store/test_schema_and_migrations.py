@@ -40,6 +40,7 @@ def _indexes(conn):
 def test_fast_path_mirror_of_the_schema_version_is_right():
     assert dbfile.SCHEMA_VERSION == SCHEMA_VERSION
     assert dbfile.APPLICATION_ID == kb.store.schema.APPLICATION_ID
+    assert (migrations.SCHEMA_VERSION, migrations.APPLICATION_ID) == (SCHEMA_VERSION, kb.store.schema.APPLICATION_ID)
 
 
 def test_a_build_imports_neither_sqlalchemy_nor_sqlmodel(small_data, tmp_path):
