@@ -269,7 +269,7 @@ def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
     return rows
 
 
-def _json_text(value: Any, texts: dict[int, tuple[Any, str]]) -> str:
+def _json_text(value: Any, texts: dict[Any, Any]) -> str:
     """json.dumps of a value, once per object: a presumed verdict shares its `sources`
     (and often more) with the verdict it was carried from, and tens of thousands of
     dumps of the same dict cost a second of a build. The object is kept beside its text
@@ -277,7 +277,14 @@ def _json_text(value: Any, texts: dict[int, tuple[Any, str]]) -> str:
     found = texts.get(id(value))
     if found is not None and found[0] is value:
         return found[1]
-    text = json.dumps(value)
+    # most `sources` are one of a few small {source: status} maps: one dump per distinct map
+    flat = tuple(value.items()) if isinstance(value, dict) and len(value) <= 4 else None
+    if flat is not None and all(isinstance(v, str) for _k, v in flat):
+        text = texts.get(flat)
+        if text is None:
+            text = texts[flat] = json.dumps(value)
+    else:
+        text = json.dumps(value)
     texts[id(value)] = (value, text)
     return text
 
