@@ -196,9 +196,9 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
 
 
 # Views whose rows carry a table's foreign keys: `support` (schema 7) is a view over the
-# stored verdicts and the presumed ones, and its release_id, target and observation_id
-# point where support_stored's do.
-VIEW_KEYS_FROM = {"support": "support_stored"}
+# stored verdicts and the presumed ones (`support_status` the same, fewer columns), and
+# their release_id, target and observation_id point where support_stored's do.
+VIEW_KEYS_FROM = {"support": "support_stored", "support_status": "support_stored"}
 
 
 def view_foreign_keys(db) -> None:

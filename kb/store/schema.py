@@ -170,7 +170,7 @@ class SupportPresumed(SQLModel, table=True):
     __tablename__ = "support_presumed"
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    release_id: int = Field(foreign_key="release.id")
+    release_id: int = Field(foreign_key="release.id", index=True)
     from_id: int = Field(foreign_key="support_stored.id", index=True)
     sources: Optional[dict] = _json()
     disagreement: Optional[bool] = None
