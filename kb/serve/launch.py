@@ -51,7 +51,7 @@ def latest_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
     newest: dict[str, dict[str, Any]] = {}
     rows = conn.execute("SELECT DISTINCT s.target, s.release_id, r.version "
-                        "FROM support s JOIN release r ON r.id = s.release_id")
+                        "FROM support_status s JOIN release r ON r.id = s.release_id")
     for target, release_id, version in rows:
         if target not in newest or version_key(version) > version_key(newest[target]["version"]):
             newest[target] = {"target": target, "release_id": release_id, "version": version}
@@ -88,7 +88,7 @@ def coverage_sql(targets: list[str]) -> str:
     )
     return (
         f"SELECT s.op{columns}\n"
-        "FROM support s\n"
+        "FROM support_status s\n"  # the support view's counting columns (kb.store.migrations)
         "JOIN latest_release l ON l.target = s.target AND l.release_id = s.release_id\n"
         "WHERE s.mode = coalesce(nullif(:mode, ''), 'eager')\n"
         "  AND (:grep = '' OR instr(s.op, :grep) > 0)\n"

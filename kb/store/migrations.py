@@ -331,7 +331,9 @@ UPDATE ingestrun SET origin = 'report' WHERE source_name LIKE 'file:%' AND origi
 # presumed verdict is one small `support_presumed` row naming the verdict it carries, and
 # `support` is a view giving every reader (queries, Datasette, chat) the same rows as before:
 # the carried verdict under the newer release, basis 'presumed', its note and `presumed_from`
-# written here. Rows an older kb stored as presumed are converted, not lost.
+# written here (appended to the carried verdict's effective_via as text, as json.dumps writes
+# it: json_set would parse every row's JSON on every scan). Rows an older kb stored as presumed
+# are converted, not lost.
 SUPPORT_VIEW = """
 CREATE VIEW support AS
 SELECT id, op, target, release_id, mode, status, dtypes, conditions, note, source_kind, source_name, source_url, probe_run_id, retrieved_at, observation_id, sources, disagreement, basis, effective_status, effective_via, report FROM support_stored
@@ -341,7 +343,9 @@ SELECT -p.id, s.op, s.target, p.release_id, s.mode, s.status, s.dtypes, s.condit
          || CASE WHEN s.note <> '' THEN '; ' || s.note ELSE '' END,
        s.source_kind, s.source_name, s.source_url, s.probe_run_id, s.retrieved_at, s.observation_id,
        COALESCE(p.sources, s.sources), COALESCE(p.disagreement, s.disagreement), 'presumed', s.effective_status,
-       json_set(COALESCE(s.effective_via, '{}'), '$.presumed_from', fr.version), s.report
+       CASE WHEN s.effective_via IS NULL OR s.effective_via = '{}' THEN '{"presumed_from": ' || json_quote(fr.version) || '}'
+            ELSE substr(s.effective_via, 1, length(s.effective_via) - 1) || ', "presumed_from": ' || json_quote(fr.version)
+                 || '}' END, s.report
   FROM support_presumed p JOIN support_stored s ON s.id = p.from_id
   JOIN release fr ON fr.id = s.release_id JOIN release tr ON tr.id = p.release_id;
 """
@@ -349,13 +353,13 @@ SELECT -p.id, s.op, s.target, p.release_id, s.mode, s.status, s.dtypes, s.condit
 # The same verdicts, only the columns that counting needs: SQLite copies every column of a
 # UNION ALL view into a scratch table when a query joins it, and a target's whole set of
 # verdicts (tens of thousands) copied with their notes and JSON costs tens of milliseconds a
-# query (kb targets, the version list of a target, an ingest's change report).
+# query (kb targets, an ingest's change report, the coverage matrix of kb serve).
 SUPPORT_STATUS_VIEW = """
 CREATE VIEW support_status AS
-SELECT id, op, target, release_id, mode, status, effective_status, basis, disagreement FROM support_stored
+SELECT id, op, target, release_id, mode, status, effective_status, basis, disagreement, report FROM support_stored
 UNION ALL
 SELECT -p.id, s.op, s.target, p.release_id, s.mode, s.status, s.effective_status, 'presumed',
-       COALESCE(p.disagreement, s.disagreement)
+       COALESCE(p.disagreement, s.disagreement), s.report
   FROM support_presumed p JOIN support_stored s ON s.id = p.from_id;
 """
 
