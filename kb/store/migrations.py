@@ -333,7 +333,9 @@ UPDATE ingestrun SET origin = 'report' WHERE source_name LIKE 'file:%' AND origi
 # the carried verdict under the newer release, basis 'presumed', its note and `presumed_from`
 # written here (appended to the carried verdict's effective_via as text, as json.dumps writes
 # it: json_set would parse every row's JSON on every scan). Rows an older kb stored as presumed
-# are converted, not lost.
+# are converted, not lost. The stored verdicts keep the indexes readers use through the view
+# (op, target, release); the facet indexes of schema 3 served the table, which no page reads
+# any more, and misled the planner (the mode index matches half the rows).
 SUPPORT_VIEW = """
 CREATE VIEW support AS
 SELECT id, op, target, release_id, mode, status, dtypes, conditions, note, source_kind, source_name, source_url, probe_run_id, retrieved_at, observation_id, sources, disagreement, basis, effective_status, effective_via, report FROM support_stored
@@ -376,11 +378,6 @@ DROP INDEX ix_support_effective_status;
 CREATE INDEX ix_support_stored_op ON support_stored (op);
 CREATE INDEX ix_support_stored_target ON support_stored (target);
 CREATE INDEX ix_support_stored_release_id ON support_stored (release_id);
-CREATE INDEX ix_support_stored_mode ON support_stored (mode);
-CREATE INDEX ix_support_stored_status ON support_stored (status);
-CREATE INDEX ix_support_stored_source_kind ON support_stored (source_kind);
-CREATE INDEX ix_support_stored_basis ON support_stored (basis);
-CREATE INDEX ix_support_stored_effective_status ON support_stored (effective_status);
 CREATE TABLE support_presumed (
 \tid INTEGER NOT NULL,
 \trelease_id INTEGER NOT NULL,

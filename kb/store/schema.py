@@ -131,7 +131,8 @@ class Support(SQLModel, table=True):
     """Derived verdict per op × target × version × mode (rebuilt by kb.store.support.rebuild),
     as stored: every verdict but the presumed ones. Readers use the `support` view
     (kb.store.migrations.SUPPORT_VIEW), which adds the presumed verdicts of `support_presumed`.
-    Schema 7 renamed the table from `support`, which is now that view."""
+    Schema 7 renamed the table from `support`, which is now that view, and indexes only op,
+    target and release: readers go through the view, which no facet index serves."""
 
     __tablename__ = "support_stored"
     __table_args__ = (UniqueConstraint("op", "target", "release_id", "mode"),)
@@ -140,12 +141,12 @@ class Support(SQLModel, table=True):
     op: str = Field(index=True)
     target: str = Field(foreign_key="target.name", index=True)
     release_id: int = Field(foreign_key="release.id", index=True)
-    mode: str = Field(index=True)
-    status: str = Field(index=True)
+    mode: str = Field()
+    status: str = Field()
     dtypes: Optional[list] = _json()
     conditions: Optional[dict] = _json()
     note: Optional[str] = None
-    source_kind: str = Field(index=True)
+    source_kind: str = Field()
     source_name: str
     source_url: Optional[str] = None
     probe_run_id: Optional[str] = None
@@ -153,8 +154,8 @@ class Support(SQLModel, table=True):
     observation_id: int = Field(foreign_key="observation.id")
     sources: Optional[dict] = _json()  # every current source's own status: {source: status}
     disagreement: bool = False
-    basis: str = Field(default="evidence", index=True)  # evidence | inferred | presumed | local (kb.vocab.BASES)
-    effective_status: Optional[str] = Field(default=None, index=True)  # where it runs: a decomposed op's worst leaf
+    basis: str = Field(default="evidence")  # evidence | inferred | presumed | local (kb.vocab.BASES)
+    effective_status: Optional[str] = Field(default=None)  # where it runs: a decomposed op's worst leaf
     effective_via: Optional[dict] = _json()  # {"leaf": worst leaf, "leaves": {leaf: status}, "from": ...}
     report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
 
