@@ -5,7 +5,11 @@ Paired runs, each a fresh process with a fresh cache folder: `kb op aten::add.Te
 (build + query), then `python -c "import torch"`; the median of the per-pair ratios is
 reported, with the KB file's size. A second figure is the refresh after data/ changes (a
 `git pull`): the same command against a KB whose data fingerprint no longer matches.
-Run: python bench/first_use.py [--rounds 5]
+A wheel carries a prebuilt KB (setup.py) that a first use copies instead of building: point
+`--kb` at the console script of a virtualenv the wheel is installed in to measure that path
+(the default, this checkout's `kb`, builds from data/). `import torch` runs under this
+Python either way.
+Run: python bench/first_use.py [--rounds 5] [--kb VENV/bin/kb]
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ def _seconds(cmd: list[str], env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--kb", help="the kb console script to measure (default: this Python's)")
     args = parser.parse_args()
-    kb_script = shutil.which("kb", path=os.path.dirname(sys.executable)) or shutil.which("kb")
+    kb_script = args.kb or shutil.which("kb", path=os.path.dirname(sys.executable)) or shutil.which("kb")
     if not kb_script:
         sys.exit("the kb console script is not installed (pip install -e .)")
     base_env = {k: v for k, v in os.environ.items() if k not in ("KB_DB", "KB_DATA_DIR", "PYTHONDONTWRITEBYTECODE")}
@@ -52,7 +57,7 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
     ratios = [f / t for f, t in zip(first, torch_s)]
     refresh_ratios = [r / t for r, t in zip(refresh, torch_s)]
-    print(f"first use, {args.rounds} paired rounds (median)")
+    print(f"first use of {kb_script}, {args.rounds} paired rounds (median)")
     print(f"  import torch                     {statistics.median(torch_s) * 1000:7.0f} ms")
     print(f"  kb op (fresh cache: build+query) {statistics.median(first) * 1000:7.0f} ms  "
           f"{statistics.median(ratios):5.2f}x import torch (goal <= 0.5)")

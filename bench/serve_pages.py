@@ -75,7 +75,7 @@ def build_kb(path: str) -> int:
         conn.executemany("INSERT INTO observation (id, op, target, release_id, mode, status, source_kind, source_name, "
                          "source_url, retrieved_at, ingested_at, origin, fingerprint) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", obs)
-        conn.executemany("INSERT INTO support (op, target, release_id, mode, status, source_kind, source_name, "
+        conn.executemany("INSERT INTO support_stored (op, target, release_id, mode, status, source_kind, source_name, "
                          "source_url, retrieved_at, observation_id, sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          sup)
     conn.execute("PRAGMA journal_mode = DELETE")  # merge the WAL: the server opens the file immutable

@@ -15,6 +15,9 @@ PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Where a wheel carries the repository's data/ (copied there at build time by setup.py). Looked
 # up inside the installed package, never next to it: site-packages/data may belong to anyone.
 BUNDLED_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_data")
+# The KB a wheel carries, built from that data/ at build time (setup.py, kb.store.build.write_prebuilt):
+# a first use copies it instead of building (kb.store.build.install_prebuilt).
+PREBUILT_KB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_prebuilt", "kb.sqlite")
 
 
 def shipped_data_dir() -> str:

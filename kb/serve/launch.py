@@ -52,7 +52,7 @@ def latest_releases(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
     newest: dict[str, dict[str, Any]] = {}
     rows = conn.execute("SELECT DISTINCT s.target, s.release_id, r.version "
-                        "FROM support s JOIN release r ON r.id = s.release_id")
+                        "FROM support_status s JOIN release r ON r.id = s.release_id")
     for target, release_id, version in rows:
         if target not in newest or version_key(version) > version_key(newest[target]["version"]):
             newest[target] = {"target": target, "release_id": release_id, "version": version}
@@ -89,7 +89,7 @@ def coverage_sql(targets: list[str]) -> str:
     )
     return (
         f"SELECT s.op{columns}\n"
-        "FROM support s\n"
+        "FROM support_status s\n"  # the support view's counting columns (kb.store.migrations)
         "JOIN latest_release l ON l.target = s.target AND l.release_id = s.release_id\n"
         "WHERE s.mode = coalesce(nullif(:mode, ''), 'eager')\n"
         "  AND (:grep = '' OR instr(s.op, :grep) > 0)\n"
@@ -191,8 +191,27 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
     if db.name != DB_NAME:
         ds.remove_database(db.name)
         ds.add_database(db, name=DB_NAME)
+    view_foreign_keys(db)
     quiet_errors()
     return ds
+
+
+# Views whose rows carry a table's foreign keys: `support` (schema 7) is a view over the
+# stored verdicts and the presumed ones (`support_status` the same, fewer columns), and
+# their release_id, target and observation_id point where support_stored's do.
+VIEW_KEYS_FROM = {"support": "support_stored", "support_status": "support_stored"}
+
+
+def view_foreign_keys(db) -> None:
+    """SQLite keeps no foreign keys for a view, so Datasette would show `support`'s release
+    ids as bare numbers (no version labels, no links, no labelled facets): this database
+    answers for a view with the keys of the table it stands for."""
+    own = db.foreign_keys_for_table
+
+    async def foreign_keys_for_table(table):
+        return await own(VIEW_KEYS_FROM.get(table, table))
+
+    db.foreign_keys_for_table = foreign_keys_for_table
 
 
 def quiet_errors() -> None:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 import os
+import shutil
+import sqlite3
 import sys
 import time
+import urllib.parse
 from typing import Any
 
 from kb import __version__, paths
@@ -20,7 +24,7 @@ from kb.store import dbfile
 from kb.store.catalog import read_catalog, shipped_catalogs
 from kb.store.dbfile import data_fingerprint
 from kb.store.records import utc_now
-from kb.store.writer import IngestError, load_targets, read_report, write_records
+from kb.store.writer import IngestError, load_targets, raw_connection, read_report, write_records
 
 SHIPPED_TABLES = ("observation", "limitation", "supportwindow", "caveat", "proberun", "ingestrun")
 
@@ -43,49 +47,76 @@ def record_files() -> list[str]:
 
 
 def load_ops(conn, rows: list[dict[str, Any]]) -> None:
-    from sqlalchemy import delete, insert
-
-    from kb.store.schema import KbMeta, Op
-
-    conn.execute(delete(Op))
-    conn.execute(insert(Op), [{**row, "schema_": row["schema"]} for row in rows])
+    """Replace the op catalog (a SQLAlchemy or a plain sqlite3 connection)."""
+    raw = raw_connection(conn)
+    raw.execute("DELETE FROM op")
+    columns = ("name", "base", "overload", "schema", "composite_implicit", "composite_explicit", "backend_kernels",
+               "tags", "torch_version")
+    raw.executemany(f"INSERT INTO op ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                    ([json.dumps(row.get(c)) if c in ("backend_kernels", "tags") and row.get(c) is not None
+                      else row.get(c) for c in columns] for row in rows))
     if rows:
-        conn.execute(insert(KbMeta).prefix_with("OR REPLACE"), [{"key": "catalog_torch_version", "value": rows[0]["torch_version"]}])
+        _set_meta(raw, catalog_torch_version=rows[0]["torch_version"])
 
 
-def _load_shipped(conn) -> dict[str, int]:
-    from sqlalchemy import text
-
+def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
+    """Replace the shipped rows and re-derive every verdict, inside the caller's transaction,
+    with plain sqlite3: the ORM's per-record work and SQLAlchemy's import cost seconds of a
+    first use (bench/first_use.py)."""
     from kb.store import gallery, support
 
-    load_targets(conn, targets_csv())
-    conn.execute(text("DELETE FROM support"))  # derived, rebuilt below; it points at observations
+    load_targets(raw, targets_csv())
+    support.clear(raw)  # derived, rebuilt below; it points at observations
     for table in SHIPPED_TABLES:
-        conn.execute(text(f"DELETE FROM {table} WHERE origin = 'shipped'"))  # observations before probe runs
+        raw.execute(f"DELETE FROM {table} WHERE origin = 'shipped'")  # observations before probe runs
     catalogs = shipped_catalogs()
     if catalogs:
-        load_ops(conn, read_catalog(catalogs[-1]))
+        load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
+    indexes = support.without_indexes(raw, "observation")  # made again once, after the bulk insert
     for path in record_files():
         try:
-            added += write_records(conn, read_report(path), ingested_at=stamp, origin="shipped").added
+            added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
         except IngestError:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
-    verdicts = support.rebuild(conn.connection.driver_connection)
-    gallery.load(conn.connection.driver_connection)  # data/gallery: tables of its own
-    _set_meta(conn, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
+    for sql in indexes:
+        raw.execute(sql)
+    verdicts = support.rebuild(raw)
+    gallery.load(raw)  # data/gallery: tables of its own
+    _set_meta(raw, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
     return {"records": added, "verdicts": verdicts}
 
 
-def _set_meta(conn, **values: str) -> None:
-    from sqlalchemy import insert
+def _set_meta(raw: sqlite3.Connection, **values: str) -> None:
+    raw.executemany("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)", list(values.items()))
 
-    from kb.store.schema import KbMeta
 
-    conn.execute(insert(KbMeta).prefix_with("OR REPLACE"), [{"key": k, "value": v} for k, v in values.items()])
+def _write(path: str, scratch: bool = False) -> dict[str, int]:
+    """Migrate the file at `path` and load the shipped data into it in one transaction.
+    `scratch`: a file being built that is renamed into place only when complete, so no
+    write needs to reach the disk before the end (synchronous off, a large page cache)."""
+    raw = dbfile.open_for_write(path)
+    try:
+        raw.isolation_level = None  # explicit BEGIN/COMMIT: index drops and inserts in one transaction
+        if scratch:
+            raw.execute("PRAGMA synchronous = OFF")
+            raw.execute("PRAGMA cache_size = -262144")  # 256 MiB, KiB units
+            raw.execute("PRAGMA temp_store = MEMORY")
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            counts = _load_shipped(raw)
+            raw.execute("COMMIT")
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+        if scratch:
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        raw.close()
+    return counts
 
 
 def build(path: str) -> dict[str, Any]:
@@ -97,19 +128,13 @@ def build(path: str) -> dict[str, Any]:
     for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
         if os.path.exists(leftover):
             os.remove(leftover)
-    eng = dbfile.engine(tmp, scratch=True)
     try:
-        with eng.begin() as conn:
-            counts = _load_shipped(conn)
-        with eng.connect() as conn:
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        counts = _write(tmp, scratch=True)
     except BaseException:
-        eng.dispose()
         for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
             if os.path.exists(leftover):
                 os.remove(leftover)
         raise
-    eng.dispose()
     for stale in (path + "-wal", path + "-shm"):
         if os.path.exists(stale):
             os.remove(stale)
@@ -150,12 +175,7 @@ def _pid_alive(pid: int) -> bool:
 def refresh(path: str) -> dict[str, Any]:
     """Replace the shipped part of an existing KB (after migrating it), keeping local rows."""
     started = time.perf_counter()
-    eng = dbfile.engine(path)
-    try:
-        with eng.begin() as conn:
-            counts = _load_shipped(conn)
-    finally:
-        eng.dispose()
+    counts = _write(path)
     return {"path": path, **counts, "seconds": round(time.perf_counter() - started, 3)}
 
 
@@ -182,12 +202,113 @@ def _notice(text: str) -> None:
         say(text)
 
 
+def write_prebuilt(out: str) -> dict[str, Any]:
+    """The KB a wheel carries (setup.py): built from data/ like a first use, marked with the
+    digest of that data (mtimes change with every install, contents do not) and left in
+    rollback-journal mode, so it can be read where it is installed, even read-only."""
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    result = build(out)
+    conn = sqlite3.connect(out)
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")
+        _set_meta(conn, data_digest=dbfile.data_digest())
+        conn.commit()
+    finally:
+        conn.close()
+    return result
+
+
+def _prebuilt_matches(prebuilt: str) -> bool:
+    """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now."""
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(prebuilt)}?mode=ro", uri=True)
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            app = conn.execute("PRAGMA application_id").fetchone()[0]
+            digest = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_digest'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and digest is not None
+            and digest[0] == dbfile.data_digest())
+
+
+def install_prebuilt(path: str) -> dict[str, Any] | None:
+    """Copy the wheel's prebuilt KB to `path` when it was built from the data kb reads now
+    (then a first use costs a file copy, not a build); None when there is none to use."""
+    started = time.perf_counter()
+    prebuilt = paths.PREBUILT_KB
+    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt):
+        return None
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.building-{os.getpid()}"
+    try:
+        shutil.copyfile(prebuilt, tmp)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            _set_meta(conn, data_fingerprint=data_fingerprint())  # this install's mtimes
+            conn.commit()
+            counts = {"records": conn.execute("SELECT count(*) FROM observation").fetchone()[0],
+                      "verdicts": conn.execute("SELECT count(*) FROM support").fetchone()[0]}
+        finally:
+            conn.close()
+        for stale in (path + "-wal", path + "-shm"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        os.replace(tmp, path)
+    except BaseException:
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        raise
+    return {"path": path, **counts, "prebuilt": prebuilt, "seconds": round(time.perf_counter() - started, 3)}
+
+
+# Tables of rows made on this machine (origin other than 'shipped'), and kb check --save's reports.
+LOCAL_TABLES = SHIPPED_TABLES + ("checkreport",)
+
+
+def holds_local_rows(path: str) -> bool:
+    """True when the KB keeps anything a refresh must not lose: probes, ingests, saved checks.
+    An unreadable file, or one of a newer schema, counts as holding some: it is refreshed (or
+    refused by the migration), never replaced."""
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True)
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] > dbfile.SCHEMA_VERSION:
+                return True
+            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in LOCAL_TABLES:
+                if table not in tables:
+                    continue
+                where = "" if table == "checkreport" else " WHERE origin <> 'shipped'"
+                if conn.execute(f"SELECT 1 FROM {table}{where} LIMIT 1").fetchone():
+                    return True
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return True
+    return False
+
+
 def ensure_built(path: str) -> dict[str, Any]:
-    """Build on first use, else migrate and refresh the shipped data; tells stderr why."""
+    """Build on first use, else migrate and refresh the shipped data; tells stderr why. A KB
+    that holds no local rows is made anew instead of refreshed, and a wheel's prebuilt KB
+    stands in for the build when it was built from the same data."""
     dbfile.check_file(path)
     remove_stale_builds(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
-        _notice(f"building the KB from shipped data at {path} (first use)...")
+        if os.path.isfile(paths.PREBUILT_KB):
+            _notice(f"setting up the KB at {path} from the shipped data (first use)...")
+            done = install_prebuilt(path)
+            if done is not None:
+                return done
+        else:
+            _notice(f"building the KB from shipped data at {path} (first use)...")
         return build(path)
     _notice(f"refreshing the shipped data in {path}...")
+    if not holds_local_rows(path):  # nothing to keep: a fresh file is made faster than rows replaced in place
+        return install_prebuilt(path) or build(path)
     return refresh(path)

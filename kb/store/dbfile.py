@@ -21,7 +21,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 DATA_SUFFIXES = (".jsonl", ".csv")
 # kb.store.schema.SCHEMA_VERSION, mirrored because kb.store.schema imports SQLModel, which plain
 # queries cannot afford; a test keeps the two equal.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 APPLICATION_ID = 0x6B624B42  # kb.store.schema.APPLICATION_ID, mirrored likewise
 
 

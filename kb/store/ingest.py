@@ -25,7 +25,7 @@ __all__ = ["IngestError", "ingest_jsonl", "ingest_records", "ingest_report_recor
 
 def _support_snapshot(conn) -> dict[tuple, str]:
     raw = conn.connection.driver_connection
-    return {tuple(row[:4]): row[4] for row in raw.execute("SELECT op, target, release_id, mode, status FROM support")}
+    return {tuple(row[:4]): row[4] for row in raw.execute("SELECT op, target, release_id, mode, status FROM support_status")}
 
 
 def _changes(conn, before: dict[tuple, str], after: dict[tuple, str]) -> list[dict[str, Any]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 
 from kb.errors import SchemaTooNewError
-from kb.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 STEP_1_INITIAL = """
 CREATE TABLE kbmeta (
@@ -326,8 +325,90 @@ UPDATE proberun SET origin = 'report',
 UPDATE ingestrun SET origin = 'report' WHERE source_name LIKE 'file:%' AND origin = 'local';
 """
 
+# Schema 7: presumed verdicts are no longer stored whole. Two thirds of the verdicts are a
+# newer version's copy of an older version's (kb.store.support.carry_forward); stored as rows
+# they tripled the KB file and its build. The table of verdicts becomes `support_stored`, a
+# presumed verdict is one small `support_presumed` row naming the verdict it carries, and
+# `support` is a view giving every reader (queries, Datasette, chat) the same rows as before:
+# the carried verdict under the newer release, basis 'presumed', its note and `presumed_from`
+# written here (appended to the carried verdict's effective_via as text, as json.dumps writes
+# it: json_set would parse every row's JSON on every scan). Rows an older kb stored as presumed
+# are converted, not lost. The stored verdicts keep the indexes readers use through the view
+# (op, target, release); the facet indexes of schema 3 served the table, which no page reads
+# any more, and misled the planner (the mode index matches half the rows).
+SUPPORT_VIEW = """
+CREATE VIEW support AS
+SELECT id, op, target, release_id, mode, status, dtypes, conditions, note, source_kind, source_name, source_url, probe_run_id, retrieved_at, observation_id, sources, disagreement, basis, effective_status, effective_via, report FROM support_stored
+UNION ALL
+SELECT -p.id, s.op, s.target, p.release_id, s.mode, s.status, s.dtypes, s.conditions,
+       'presumed from ' || fr.version || ' (no word on this op for ' || tr.version || ')'
+         || CASE WHEN s.note <> '' THEN '; ' || s.note ELSE '' END,
+       s.source_kind, s.source_name, s.source_url, s.probe_run_id, s.retrieved_at, s.observation_id,
+       COALESCE(p.sources, s.sources), COALESCE(p.disagreement, s.disagreement), 'presumed', s.effective_status,
+       CASE WHEN s.effective_via IS NULL OR s.effective_via = '{}' THEN '{"presumed_from": ' || json_quote(fr.version) || '}'
+            ELSE substr(s.effective_via, 1, length(s.effective_via) - 1) || ', "presumed_from": ' || json_quote(fr.version)
+                 || '}' END, s.report
+  FROM support_presumed p JOIN support_stored s ON s.id = p.from_id
+  JOIN release fr ON fr.id = s.release_id JOIN release tr ON tr.id = p.release_id;
+"""
+
+# The same verdicts, only the columns that counting needs: SQLite copies every column of a
+# UNION ALL view into a scratch table when a query joins it, and a target's whole set of
+# verdicts (tens of thousands) copied with their notes and JSON costs tens of milliseconds a
+# query (kb targets, an ingest's change report, the coverage matrix of kb serve).
+SUPPORT_STATUS_VIEW = """
+CREATE VIEW support_status AS
+SELECT id, op, target, release_id, mode, status, effective_status, basis, disagreement, report FROM support_stored
+UNION ALL
+SELECT -p.id, s.op, s.target, p.release_id, s.mode, s.status, s.effective_status, 'presumed',
+       COALESCE(p.disagreement, s.disagreement), s.report
+  FROM support_presumed p JOIN support_stored s ON s.id = p.from_id;
+"""
+
+STEP_7_PRESUMED_BY_REFERENCE = """
+ALTER TABLE support RENAME TO support_stored;
+DROP INDEX ix_support_op;
+DROP INDEX ix_support_target;
+DROP INDEX ix_support_release_id;
+DROP INDEX ix_support_mode;
+DROP INDEX ix_support_status;
+DROP INDEX ix_support_source_kind;
+DROP INDEX ix_support_basis;
+DROP INDEX ix_support_effective_status;
+CREATE INDEX ix_support_stored_op ON support_stored (op);
+CREATE INDEX ix_support_stored_target ON support_stored (target);
+CREATE INDEX ix_support_stored_release_id ON support_stored (release_id);
+CREATE TABLE support_presumed (
+\tid INTEGER NOT NULL,
+\trelease_id INTEGER NOT NULL,
+\tfrom_id INTEGER NOT NULL,
+\tsources JSON,
+\tdisagreement BOOLEAN,
+\tPRIMARY KEY (id),
+\tFOREIGN KEY(release_id) REFERENCES release (id),
+\tFOREIGN KEY(from_id) REFERENCES support_stored (id)
+);
+CREATE INDEX ix_support_presumed_from_id ON support_presumed (from_id);
+CREATE INDEX ix_support_presumed_release_id ON support_presumed (release_id);
+INSERT INTO support_presumed (release_id, from_id, sources, disagreement)
+SELECT p.release_id, s.id, CASE WHEN p.sources IS s.sources THEN NULL ELSE p.sources END,
+       CASE WHEN p.disagreement = s.disagreement THEN NULL ELSE p.disagreement END
+  FROM support_stored p JOIN release pr ON pr.id = p.release_id
+  JOIN release fr ON fr.product = pr.product AND fr.version = json_extract(p.effective_via, '$.presumed_from')
+  JOIN support_stored s ON s.op = p.op AND s.target = p.target AND s.mode = p.mode AND s.release_id = fr.id
+   AND s.basis <> 'presumed'
+ WHERE p.basis = 'presumed' AND json_valid(p.effective_via);
+DELETE FROM support_stored WHERE basis = 'presumed';
+""" + SUPPORT_VIEW + SUPPORT_STATUS_VIEW
+
+
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
-         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS, 6: STEP_6_LOCAL_REPORTS}
+         4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS, 6: STEP_6_LOCAL_REPORTS,
+         7: STEP_7_PRESUMED_BY_REFERENCE}
+# kb.store.schema's SCHEMA_VERSION and APPLICATION_ID, mirrored (like kb.store.dbfile's) so that a
+# build imports no SQLModel; a test keeps them equal.
+SCHEMA_VERSION = max(STEPS)
+APPLICATION_ID = 0x6B624B42
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1)), "one migration step per schema version"
 
 

@@ -343,9 +343,12 @@ def support_map(conn: sqlite3.Connection, target: str, backend_version: str | No
     version = pick_version(conn, target, backend_version)
     if version is None:
         return {}
-    # by the release index (one version's rows), not the target or mode index (all of them)
-    rows = conn.execute(_VERDICT_SELECT + " WHERE s.release_id IN (SELECT id FROM release WHERE version = ?) "
-                        "AND +s.target = ? AND r.version = ? AND +s.mode = ?", (version, target, version, mode))
+    # by the release index (one version's rows), not the target or mode index (all of them); the
+    # release ids as constants, which SQLite hands down into both halves of the support view
+    # (a subquery it would not, and the whole view would be copied first: kb.store.migrations)
+    ids = [rid for (rid,) in conn.execute("SELECT id FROM release WHERE version = ?", (version,))]
+    rows = conn.execute(_VERDICT_SELECT + f" WHERE s.release_id IN ({', '.join('?' * len(ids)) or 'NULL'}) "
+                        "AND +s.target = ? AND r.version = ? AND +s.mode = ?", (*ids, target, version, mode))
     return {r["op"]: _row(r) for r in rows}
 
 
@@ -529,15 +532,17 @@ def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None =
         versions_of = with_data
         counts, runs = {}, {}
         if latest:
+            # the release ids as constants: SQLite hands them down into both halves of the view
+            ids = [rid for (rid,) in conn.execute("SELECT id FROM release WHERE version = ?", (latest,))]
+            marks = ", ".join("?" * len(ids)) or "NULL"
             counts = dict(conn.execute(
-                "SELECT s.status, count(*) FROM support s JOIN release r ON r.id = s.release_id "
-                "WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' GROUP BY s.status",
-                (row["name"], latest)).fetchall())
+                f"SELECT s.status, count(*) FROM support_status s WHERE s.release_id IN ({marks}) "
+                "AND +s.target = ? AND +s.mode = 'eager' GROUP BY s.status", (*ids, row["name"])).fetchall())
             # where the op runs: a decomposed op counts as its worst leaf (what kb ops --status and kb ask count)
             runs = dict(conn.execute(
-                "SELECT COALESCE(s.effective_status, s.status), count(*) FROM support s JOIN release r "
-                "ON r.id = s.release_id WHERE s.target = ? AND r.version = ? AND s.mode = 'eager' "
-                "GROUP BY COALESCE(s.effective_status, s.status)", (row["name"], latest)).fetchall())
+                f"SELECT COALESCE(s.effective_status, s.status), count(*) FROM support_status s "
+                f"WHERE s.release_id IN ({marks}) AND +s.target = ? AND +s.mode = 'eager' "
+                "GROUP BY COALESCE(s.effective_status, s.status)", (*ids, row["name"])).fetchall())
         out.append({**target, "versions": versions_of, "latest": latest, "eager_counts": counts, "eager_runs": runs,
                     "coverage": coverage(conn, row["name"], latest, "eager"),
                     "basis_note": basis_note(conn, row["name"], latest) if latest else None})
@@ -566,7 +571,7 @@ def stats(conn: sqlite3.Connection) -> dict[str, Any]:
         "schema_version": conn.execute("PRAGMA user_version").fetchone()[0],
         "tables": counts,
         "observations_by_source_kind": by_source,
-        "disagreements": conn.execute("SELECT count(*) FROM support WHERE disagreement = 1").fetchone()[0],
+        "disagreements": conn.execute("SELECT count(*) FROM support_status WHERE disagreement = 1").fetchone()[0],
         "meta": meta,
     }
 

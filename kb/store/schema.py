@@ -16,7 +16,7 @@ from typing import Any, Optional
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # PRAGMA application_id of a KB file ("kbKB"): a SQLite file without it and without kb's
 # kbmeta table is someone else's database, never migrated (kb.store.dbfile.check_kb).
 APPLICATION_ID = 0x6B624B42
@@ -128,20 +128,25 @@ class Observation(SQLModel, table=True):
 
 
 class Support(SQLModel, table=True):
-    """Derived verdict per op × target × version × mode (rebuilt by kb.store.support.rebuild)."""
+    """Derived verdict per op × target × version × mode (rebuilt by kb.store.support.rebuild),
+    as stored: every verdict but the presumed ones. Readers use the `support` view
+    (kb.store.migrations.SUPPORT_VIEW), which adds the presumed verdicts of `support_presumed`.
+    Schema 7 renamed the table from `support`, which is now that view, and indexes only op,
+    target and release: readers go through the view, which no facet index serves."""
 
+    __tablename__ = "support_stored"
     __table_args__ = (UniqueConstraint("op", "target", "release_id", "mode"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
     op: str = Field(index=True)
     target: str = Field(foreign_key="target.name", index=True)
     release_id: int = Field(foreign_key="release.id", index=True)
-    mode: str = Field(index=True)
-    status: str = Field(index=True)
+    mode: str = Field()
+    status: str = Field()
     dtypes: Optional[list] = _json()
     conditions: Optional[dict] = _json()
     note: Optional[str] = None
-    source_kind: str = Field(index=True)
+    source_kind: str = Field()
     source_name: str
     source_url: Optional[str] = None
     probe_run_id: Optional[str] = None
@@ -149,10 +154,27 @@ class Support(SQLModel, table=True):
     observation_id: int = Field(foreign_key="observation.id")
     sources: Optional[dict] = _json()  # every current source's own status: {source: status}
     disagreement: bool = False
-    basis: str = Field(default="evidence", index=True)  # evidence | inferred | presumed | local (kb.vocab.BASES)
-    effective_status: Optional[str] = Field(default=None, index=True)  # where it runs: a decomposed op's worst leaf
+    basis: str = Field(default="evidence")  # evidence | inferred | presumed | local (kb.vocab.BASES)
+    effective_status: Optional[str] = Field(default=None)  # where it runs: a decomposed op's worst leaf
     effective_via: Optional[dict] = _json()  # {"leaf": worst leaf, "leaves": {leaf: status}, "from": ...}
     report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
+
+
+class SupportPresumed(SQLModel, table=True):
+    """A presumed verdict (schema 7): the stored verdict `from_id` of an older version of the
+    same product line, carried to `release_id` where that version has no word of its own on
+    the op. Two thirds of all verdicts are presumed; stored whole, they made the KB file and its
+    build three times as big. The `support` view writes their note and `presumed_from`.
+    `sources`/`disagreement` are set only where a local report's word stands beside the
+    presumed verdict (kb.store.support.carry_forward); NULL means the carried verdict's own."""
+
+    __tablename__ = "support_presumed"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    release_id: int = Field(foreign_key="release.id", index=True)
+    from_id: int = Field(foreign_key="support_stored.id", index=True)
+    sources: Optional[dict] = _json()
+    disagreement: Optional[bool] = None
 
 
 class SupportWindow(SQLModel, table=True):

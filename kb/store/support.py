@@ -14,6 +14,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from kb.store import queries
@@ -227,11 +228,12 @@ def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str
                 if via is None:  # one dict per carried row, shared by every version it is carried to
                     via = vias[id(row)] = {**(row["effective_via"] or {}), "presumed_from": source_version}
                 presumed = {**row, "release_id": release_id, "basis": "presumed", "effective_via": via,
-                            "note": f"{note}; {row['note']}" if row["note"] else note}
+                            "note": f"{note}; {row['note']}" if row["note"] else note, "_from": row}
                 if mine is not None:  # an unpreferred local report: beside the presumed verdict, not instead
                     mine["_displaced"] = True
                     presumed["sources"] = {**(row["sources"] or {}), **(mine["sources"] or {})}
                     presumed["disagreement"] = len(set(presumed["sources"].values())) > 1
+                    presumed["_own_sources"] = True
                 added.append(presumed)
             for key, row in own.items():
                 if not row.get("_displaced"):  # later versions presume from the trusted row still
@@ -267,7 +269,7 @@ def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
     return rows
 
 
-def _json_text(value: Any, texts: dict[int, tuple[Any, str]]) -> str:
+def _json_text(value: Any, texts: dict[Any, Any]) -> str:
     """json.dumps of a value, once per object: a presumed verdict shares its `sources`
     (and often more) with the verdict it was carried from, and tens of thousands of
     dumps of the same dict cost a second of a build. The object is kept beside its text
@@ -275,16 +277,42 @@ def _json_text(value: Any, texts: dict[int, tuple[Any, str]]) -> str:
     found = texts.get(id(value))
     if found is not None and found[0] is value:
         return found[1]
-    text = json.dumps(value)
+    # most `sources` are one of a few small {source: status} maps: one dump per distinct map
+    flat = tuple(value.items()) if isinstance(value, dict) and len(value) <= 4 else None
+    if flat is not None and all(isinstance(v, str) for _k, v in flat):
+        text = texts.get(flat)
+        if text is None:
+            text = texts[flat] = json.dumps(value)
+    else:
+        text = json.dumps(value)
     texts[id(value)] = (value, text)
     return text
 
 
+def without_indexes(raw: sqlite3.Connection, table: str) -> list[str]:
+    """Drop a table's secondary indexes, returning the SQL that makes them again: after a
+    bulk insert one sort per index beats updating every B-tree row by row."""
+    indexes = raw.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                          "AND sql IS NOT NULL", (table,)).fetchall()
+    for name, _sql in indexes:
+        raw.execute(f'DROP INDEX "{name}"')
+    return [sql for _name, sql in indexes]
+
+
+def clear(raw: sqlite3.Connection) -> None:
+    """Delete every derived verdict (presumed first: they point at the stored ones)."""
+    raw.execute("DELETE FROM support_presumed")
+    raw.execute("DELETE FROM support_stored")
+
+
 def rebuild(raw: sqlite3.Connection) -> int:
-    """Replace every Support row with verdicts derived from the current evidence.
+    """Replace every Support row with verdicts derived from the current evidence; returns
+    how many verdicts the `support` view shows.
 
     Runs on the DB-API connection inside the caller's transaction: at tens of thousands
-    of rows the ORM's per-row work costs seconds that a KB build cannot afford."""
+    of rows the ORM's per-row work costs seconds that a KB build cannot afford. A presumed
+    verdict is stored as a reference to the verdict it carries (schema 7, `support_presumed`);
+    the `support` view writes it out as a whole row when read."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
     rows = derive(expand_families(current_observations(raw), catalog))
     # a release only an unpreferred local report names gets no verdicts presumed for it
@@ -292,29 +320,33 @@ def rebuild(raw: sqlite3.Connection) -> int:
                 in raw.execute("SELECT id, product, version, report FROM release")
                 if tier({"report": json.loads(report) if report else None}) >= 1}
     products = dict(raw.execute("SELECT name, product FROM target"))
-    rows += carry_forward(rows, releases, products)
+    presumed = carry_forward(rows, releases, products)
     rows = [row for row in rows if not row.get("_displaced")]
-    # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
-    # a few neighbouring pages instead of one page per verdict across the whole table.
-    rows.sort(key=lambda row: (row["op"], row["target"], row["release_id"], row["mode"]))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
-                (json.dumps(basis_stats(rows), sort_keys=True),))
+                (json.dumps(basis_stats(rows + presumed), sort_keys=True),))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
                 (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
-    raw.execute("DELETE FROM support")
-    # Secondary indexes are dropped and made again after the insert: one sort each beats
-    # updating eight B-trees row by row (a second of a first use).
-    indexes = [sql for (sql,) in raw.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'support' AND sql IS NOT NULL")]
-    for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'support' "
-                               "AND sql IS NOT NULL").fetchall():
-        raw.execute(f'DROP INDEX "{name}"')
-    marks = ", ".join("?" * len(_SUPPORT_COLUMNS))
+    clear(raw)
+    # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
+    # a few neighbouring pages instead of one page per verdict across the whole table.
+    order = itemgetter("op", "target", "release_id", "mode")
+    rows.sort(key=order)
+    presumed.sort(key=order)
+    ids = {id(row): number for number, row in enumerate(rows, 1)}
+    indexes = without_indexes(raw, "support_stored") + without_indexes(raw, "support_presumed")
+    marks = ", ".join("?" * (len(_SUPPORT_COLUMNS) + 1))
     raw.executemany(
-        f"INSERT INTO support ({', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
-        ([_json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS]
-         for texts in [{}] for row in rows),
+        f"INSERT INTO support_stored (id, {', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
+        ([number] + [_json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c]
+                     for c in _SUPPORT_COLUMNS]
+         for texts in [{}] for number, row in enumerate(rows, 1)),
+    )
+    raw.executemany(
+        "INSERT INTO support_presumed (release_id, from_id, sources, disagreement) VALUES (?, ?, ?, ?)",
+        ((row["release_id"], ids[id(row["_from"])],
+          json.dumps(row["sources"]) if row.get("_own_sources") else None,
+          row["disagreement"] if row.get("_own_sources") else None) for row in presumed),
     )
     for sql in indexes:
         raw.execute(sql)
-    return len(rows)
+    return len(rows) + len(presumed)

@@ -43,9 +43,15 @@ def check_target(conn: sqlite3.Connection, target: str) -> None:
 
 
 def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
-    """The target's versions that have verdicts."""
+    """The target's versions that have verdicts: a release has some when a stored verdict or a
+    presumed one (kept as a reference to a stored verdict of the same target, schema 7) names it.
+    Asked of the two tables release by release (a target's verdicts are about releases of its
+    product: kb.store.writer), so that no query copies the support view."""
     return [r[0] for r in conn.execute(
-        "SELECT DISTINCT r.version FROM support s JOIN release r ON r.id = s.release_id WHERE s.target = ?", (target,))]
+        "SELECT DISTINCT r.version FROM release r WHERE r.product = (SELECT product FROM target WHERE name = ?1) "
+        "AND (EXISTS (SELECT 1 FROM support_stored s WHERE s.release_id = r.id AND +s.target = ?1) OR "
+        "EXISTS (SELECT 1 FROM support_presumed p JOIN support_stored s ON s.id = p.from_id "
+        "WHERE p.release_id = r.id AND +s.target = ?1))", (target,))]
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sqlite3
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -58,57 +59,83 @@ def _provenance_columns(prov: rec.Provenance, warnings: list[str] | None = None)
     }
 
 
+def raw_connection(conn) -> sqlite3.Connection:
+    """The sqlite3 connection under a SQLAlchemy one (kb.store.ingest), or `conn` itself
+    (kb.store.build, which writes with plain sqlite3: no ORM work, no SQLAlchemy import)."""
+    outer = getattr(conn, "connection", None)
+    return getattr(outer, "driver_connection", None) or conn
+
+
+def json_columns(raw: sqlite3.Connection, table: str) -> frozenset[str]:
+    """The columns of `table` declared JSON (the schema's SQLModel JSON fields)."""
+    return frozenset(row[1] for row in raw.execute(f"PRAGMA table_info({table})") if row[2].upper() == "JSON")
+
+
+def _bind(value: Any, is_json: bool) -> Any:
+    """A value as SQLAlchemy's JSON type stored it: json.dumps text, None as NULL."""
+    if not is_json or value is None:
+        return value
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
+
+
+def upsert(raw: sqlite3.Connection, table: str, row: dict[str, Any], conflict: str, update: Iterable[str],
+           json_cols: frozenset[str]) -> None:
+    """INSERT ... ON CONFLICT(conflict) DO UPDATE SET each `update` column to the new row's."""
+    names = list(row)
+    sets = ", ".join(f"{name} = excluded.{name}" for name in update)
+    raw.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+                f"ON CONFLICT({conflict}) DO UPDATE SET {sets}",
+                [_bind(row[name], name in json_cols) for name in names])
+
+
 def load_targets(conn, csv_path: str) -> None:
     """Upsert the target list from data/targets.csv."""
     import csv
 
-    from sqlalchemy.dialects.sqlite import insert
-
-    from kb.store.schema import Target
-
+    raw = raw_connection(conn)
     with open(csv_path, newline="", encoding="utf-8") as fh:
         rows = [{k: (v or None) for k, v in row.items()} for row in csv.DictReader(fh)]
     for row in rows:
-        stmt = insert(Target).values(**row)
-        conn.execute(stmt.on_conflict_do_update(index_elements=["name"], set_=row))
+        upsert(raw, "target", row, "name", list(row), frozenset())
 
 
 class _Writer:
     """Turns records into rows on one open SQLAlchemy connection (inside a transaction)."""
 
     def __init__(self, conn, *, ingested_at: str, origin: str, report: dict[str, Any] | None = None):
-        from kb.store.schema import Target
-
-        self.conn = conn
+        self.raw = raw_connection(conn)
         self.ingested_at = ingested_at
         self.origin = REPORT_ORIGIN if report is not None else origin
         self.report = report
         self.claims: dict[int, dict[str, Any]] = {}  # id(record) -> what its line claimed
         self.warnings: list[str] = []  # one line each: links dropped
-        self.products = {row.name: row.product for row in conn.execute(Target.__table__.select())}
+        self.products = dict(self.raw.execute("SELECT name, product FROM target"))
         self.new_releases: list[str] = []
         self.new_windows: list[dict[str, Any]] = []
         self.release_ids: dict[tuple[str, str], int] = {}
         self.added = 0
+        self._json: dict[str, frozenset[str]] = {}
+
+    def json_cols(self, table: str) -> frozenset[str]:
+        if table not in self._json:
+            self._json[table] = json_columns(self.raw, table)
+        return self._json[table]
 
     def release_id(self, product: str, version: str, prov: rec.Provenance) -> int:
         """The registry row for product/version, created (minimal) when first mentioned."""
-        from sqlalchemy import select
-
-        from kb.store.schema import Release
-
         key = (product, version)
         if key not in self.release_ids:
-            found = self.conn.execute(
-                select(Release.id).where(Release.product == product, Release.version == version)
-            ).scalar()
+            found = self.raw.execute("SELECT id FROM release WHERE product = ? AND version = ?",
+                                     (product, version)).fetchone()
             if found is None:
-                found = self.conn.execute(
-                    Release.__table__.insert().values(product=product, version=version, report=self.report,
-                                                      **_provenance_columns(prov, self.warnings))
-                ).inserted_primary_key[0]
+                row = {"product": product, "version": version, "report": self.report,
+                       **_provenance_columns(prov, self.warnings)}
+                cursor = self.raw.execute(
+                    f"INSERT INTO release ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                    [_bind(v, k == "report") for k, v in row.items()])
+                found = (cursor.lastrowid,)
                 self.new_releases.append(f"{product} {version}")
-            self.release_ids[key] = found
+            self.release_ids[key] = found[0]
         return self.release_ids[key]
 
     def target_product(self, target: str) -> str:
@@ -174,24 +201,16 @@ class _Writer:
         from kb.store import rules
 
         product = self.target_product(r.target)
-        raw = self.conn.connection.driver_connection
+        raw = self.raw
         catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
         versions = [v for (v,) in raw.execute("SELECT version FROM release WHERE product = ?", (product,))]
         return rules.expand(r, catalog, versions, product)
 
     def _upsert_fact(self, table: str, row: dict[str, Any]) -> bool:
         """Insert a limitation or window once; seen again, only its ingested_at moves. True when new."""
-        from sqlalchemy import func, select
-        from sqlalchemy.dialects.sqlite import insert
-
-        from kb.store.schema import Caveat, Limitation, SupportWindow
-
-        tbl = {"limitation": Limitation, "supportwindow": SupportWindow, "caveat": Caveat}[table].__table__
-        exists = self.conn.execute(select(func.count()).select_from(tbl).where(tbl.c.fingerprint == row["fingerprint"])).scalar()
-        stmt = insert(tbl).values(**row)
+        exists = self.raw.execute(f"SELECT count(*) FROM {table} WHERE fingerprint = ?", (row["fingerprint"],)).fetchone()[0]
         # seen again, only when it was said (and, for a report, the file's latest ingest) moves
-        self.conn.execute(stmt.on_conflict_do_update(index_elements=["fingerprint"],
-                                                     set_={"ingested_at": self.ingested_at, "report": row["report"]}))
+        upsert(self.raw, table, row, "fingerprint", ("ingested_at", "report"), self.json_cols(table))
         if not exists:
             self.added += 1
         return not exists
@@ -201,7 +220,7 @@ class _Writer:
         DB-API connection of this transaction; the ORM's per-row cost would dominate a build."""
         if not rows:
             return
-        raw = self.conn.connection.driver_connection
+        raw = self.raw
         columns = list(rows[0])
         before = raw.execute("SELECT count(*) FROM observation").fetchone()[0]
         raw.executemany(
@@ -264,12 +283,12 @@ class _Writer:
 
     def _release(self, r: rec.Release) -> None:
         """Upsert into the registry: fill what is missing; a differing value is kept as a conflict."""
-        from sqlalchemy import select
-
-        from kb.store.schema import Release
-
         rid = self.release_id(r.product, r.version, r.provenance)
-        current = dict(self.conn.execute(select(Release).where(Release.id == rid)).mappings().one())
+        json_cols = self.json_cols("release")
+        cursor = self.raw.execute("SELECT * FROM release WHERE id = ?", (rid,))
+        names = [d[0] for d in cursor.description]
+        current = {name: (json.loads(value) if name in json_cols and value is not None else value)
+                   for name, value in zip(names, cursor.fetchone())}
         if self.report is not None and not current.get("report"):
             return  # a local report never rewrites a release row that shipped data or kb itself made
         fields = {
@@ -299,13 +318,10 @@ class _Writer:
             # states the release's facts becomes its source
             updates.update(_provenance_columns(r.provenance, self.warnings))
         if updates:
-            self.conn.execute(Release.__table__.update().where(Release.id == rid).values(**updates))
+            self.raw.execute(f"UPDATE release SET {', '.join(f'{k} = ?' for k in updates)} WHERE id = ?",
+                             [*(_bind(v, k in json_cols) for k, v in updates.items()), rid])
 
     def _probe_run(self, r: rec.ProbeRun) -> None:
-        from sqlalchemy.dialects.sqlite import insert
-
-        from kb.store.schema import ProbeRun
-
         prov = rec.Provenance(source_kind="static_probe" if r.kind == "static" else "live_probe",
                               source_name="probe", probe_run_id=r.run_id)
         row = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "backend_version"}
@@ -313,13 +329,11 @@ class _Writer:
         row["origin"] = self.origin
         row["report"] = self.report
         if self.report is not None:
-            existing = self.conn.execute(ProbeRun.__table__.select().where(ProbeRun.run_id == r.run_id)).mappings().first()
-            if existing is not None and existing["origin"] != REPORT_ORIGIN:
-                raise RecordError(f"probe run {r.run_id!r} is already in the KB ({existing['origin']}); "
+            existing = self.raw.execute("SELECT origin FROM proberun WHERE run_id = ?", (r.run_id,)).fetchone()
+            if existing is not None and existing[0] != REPORT_ORIGIN:
+                raise RecordError(f"probe run {r.run_id!r} is already in the KB ({existing[0]}); "
                                   "a report cannot add to another source's run")
-        stmt = insert(ProbeRun).values(**row)
-        self.conn.execute(stmt.on_conflict_do_update(index_elements=["run_id"],
-                                                     set_={"finished_at": r.finished_at, "report": self.report}))
+        upsert(self.raw, "proberun", row, "run_id", ("finished_at", "report"), self.json_cols("proberun"))
 
 
 def write_records(conn, records: Iterable[rec.Record], *, ingested_at: str, origin: str,

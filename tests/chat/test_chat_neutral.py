@@ -26,7 +26,7 @@ def hostile_conn(chat_kb_paths, tmp_path, monkeypatch):
     monkeypatch.setenv("KB_DATA_DIR", str(data))
     conn = sqlite3.connect(path)
     with conn:
-        for table in ("support", "observation"):
+        for table in ("support_stored", "observation"):
             conn.execute(f"UPDATE {table} SET note = ?, source_name = ?, source_url = ? WHERE op = 'aten::nonzero'",
                          (HOSTILE_NOTE, "evil<!here>", EVIL_URL))
         conn.execute("UPDATE limitation SET note = ?", (HOSTILE_NOTE,))

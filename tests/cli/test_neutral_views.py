@@ -27,7 +27,7 @@ def hostile(filled):
     isolated_kb = filled
     conn = sqlite3.connect(isolated_kb)
     with conn:
-        for table in ("support", "observation"):
+        for table in ("support_stored", "observation"):
             conn.execute(f"UPDATE {table} SET note = ?, source_name = ?, source_url = ? WHERE op = 'aten::add.Tensor'",
                          (NOTE, f"src{ANSI}[/]", f"javascript:{ANSI}"))
             conn.execute(f"UPDATE {table} SET op = ? WHERE op = 'aten::nonzero'", (OP,))

@@ -187,7 +187,7 @@ def test_read_only_sql_and_writes_refused(kb_file):
 def test_write_canned_query_refused(kb_file):
     before = sha(kb_file)
     metadata = serve.build_metadata(kb_file)
-    metadata["databases"]["kb"]["queries"]["wipe"] = {"sql": "DELETE FROM support", "write": True}
+    metadata["databases"]["kb"]["queries"]["wipe"] = {"sql": "DELETE FROM support_stored", "write": True}
     ds = serve.make_datasette(kb_file, metadata=metadata)
 
     async def post():

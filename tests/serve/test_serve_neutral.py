@@ -27,7 +27,7 @@ def fetch(ds, *paths: str):
 def _plant(path: str) -> None:
     conn = sqlite3.connect(path)
     with conn:
-        for table in ("support", "observation"):
+        for table in ("support_stored", "observation"):
             conn.execute(f"UPDATE {table} SET source_url = ?, note = ?, source_name = ? WHERE op = 'aten::relu'",
                          (EVIL_URL, EVIL_TEXT, "evil" + EVIL_TEXT))
         conn.execute("UPDATE supportwindow SET source_url = ?, source_name = ?", (EVIL_URL, "evil" + EVIL_TEXT))

@@ -39,6 +39,21 @@ def _indexes(conn):
 
 def test_fast_path_mirror_of_the_schema_version_is_right():
     assert dbfile.SCHEMA_VERSION == SCHEMA_VERSION
+    assert dbfile.APPLICATION_ID == kb.store.schema.APPLICATION_ID
+    assert (migrations.SCHEMA_VERSION, migrations.APPLICATION_ID) == (SCHEMA_VERSION, kb.store.schema.APPLICATION_ID)
+
+
+def test_a_build_imports_neither_sqlalchemy_nor_sqlmodel(small_data, tmp_path):
+    """The first use builds with plain sqlite3 (kb.store.build): importing SQLAlchemy and
+    SQLModel alone cost a noticeable part of it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from kb.store import build; build.build(sys.argv[1]); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel', 'pydantic')))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "kb.sqlite")], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_a_kb_written_by_schema_1_opens_and_keeps_its_probe_data(tmp_path, small_data):
