@@ -5,8 +5,9 @@ from it as `kb/_prebuilt/kb.sqlite`.
 gets a copy inside the package, where kb.paths.shipped_data_dir looks first, and the KB file a
 first use would build from it (kb.store.build.write_prebuilt: plain sqlite3 and kb's own
 modules, so it builds in the isolated build environment), which a first use copies instead of
-building. Editable installs copy nothing and keep reading (and building from) the checkout's
-`data/`. Everything else is in pyproject.toml.
+building. Editable installs copy nothing and keep reading the checkout's `data/`; they build
+the KB into the source tree's kb/_prebuilt/ (ignored by git), which a first use copies while
+its data digest still matches `data/` (KB_NO_PREBUILD=1 skips it). Everything else is in pyproject.toml.
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ class BuildWithData(build_py):
     def run(self) -> None:
         super().run()
         if getattr(self, "editable_mode", False):
+            # `pip install -e .` of a checkout: the KB is built here, once, into the source tree
+            # (kb/_prebuilt/, ignored by git), so the first command after the install copies it
+            # instead of building; after a `git pull` that changes data/ its digest no longer
+            # matches and kb builds anew, as without it.
+            if os.path.isdir(DATA) and os.environ.get("KB_NO_PREBUILD") != "1":
+                try:
+                    _prebuild(os.path.join(HERE, PREBUILT))
+                except SystemExit as exc:  # an editable install still works without it
+                    print(f"setup.py: no prebuilt KB ({exc}); the first kb command will build it", flush=True)
             return
         if not os.path.isdir(DATA):
             raise SystemExit(f"setup.py: {DATA} is missing; the wheel would carry no knowledge")
