@@ -101,25 +101,19 @@ def related_ops(known: set[str], op: str) -> list[str]:
 
 
 def related_ops_indexed(conn: sqlite3.Connection, op: str) -> list[str]:
-    """`related_ops` over the KB's known names, found through the op table's base-name
-    index (and the few names only sources give, outside the catalog) instead of parsing
-    every name of the catalog on each page."""
+    """`related_ops` over the KB's known names, found through the indexes (the op table's
+    base names, the observations' op names by range, for the names only sources give)
+    instead of parsing every name of the catalog and every observation on each page."""
     base = opnames.base_name(op)
     plain = base.rstrip("_")
     close = sorted({plain, plain + "_", "_" + plain, "native_" + plain, plain + "_backward",
                     "_" + plain + "_backward", *EXTRA_RELATED.get(plain, ())})
     stem = plain.rsplit("_", 1)[0] if plain.count("_") >= 2 else ""
-    marks = ",".join("?" * len(close))
-    names = {name for (name,) in conn.execute(f"SELECT name FROM op WHERE base IN ({marks})", close)}
+    names = queries.ops_with_bases(conn, close)
     if len(stem) >= 12:
         for lead in range(6):  # base.lstrip("_") starts with the stem: a few leading underscores at most
-            low = "_" * lead + stem
-            names.update(name for name, other in conn.execute(
-                "SELECT name, base FROM op WHERE base >= ? AND base < ?", (low, low + "\U0010ffff"))
-                if other.lstrip("_").startswith(stem))
-    outside = [name for (name,) in conn.execute(
-        "SELECT DISTINCT op FROM observation WHERE op NOT IN (SELECT name FROM op)")]
-    return related_ops(names | set(outside), op)
+            names.update(queries.ops_with_prefix(conn, "_" * lead + stem))
+    return related_ops(names, op)
 
 
 def _newest(rows: list[dict[str, Any]], target: str) -> dict[str, Any] | None:

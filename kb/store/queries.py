@@ -51,23 +51,53 @@ def known_op_names(conn: sqlite3.Connection) -> set[str]:
     return names
 
 
+def is_known_op(conn: sqlite3.Connection, op: str) -> bool:
+    """Whether the catalog or any observation names this canonical op (two index look-ups,
+    not the whole of `known_op_names`)."""
+    return conn.execute("SELECT 1 FROM op WHERE name = ? UNION ALL SELECT 1 FROM observation WHERE op = ? LIMIT 1",
+                        (op, op)).fetchone() is not None
+
+
+def ops_with_bases(conn: sqlite3.Connection, bases: list[str]) -> set[str]:
+    """Every known op name whose base name is one of `bases` (`add` → aten::add,
+    aten::add.Tensor, …): the catalog through its base index, observations through the
+    op index by name range (`aten::add.` ≤ name < `aten::add/`, '/' following '.')."""
+    names: set[str] = set()
+    for base in bases:
+        names.update(r[0] for r in conn.execute("SELECT name FROM op WHERE base = ?", (base,)))
+        plain = f"aten::{base}"
+        names.update(r[0] for r in conn.execute(
+            "SELECT DISTINCT op FROM observation WHERE op = ? OR (op > ? AND op < ?)", (plain, plain + ".", plain + "/")))
+    return names
+
+
+def ops_with_prefix(conn: sqlite3.Connection, prefix: str) -> set[str]:
+    """Known op names whose base name starts with `prefix` (a range on both indexes)."""
+    high = prefix + "\U0010ffff"
+    names = {r[0] for r in conn.execute("SELECT name FROM op WHERE base >= ? AND base < ?", (prefix, high))}
+    names.update(r[0] for r in conn.execute("SELECT DISTINCT op FROM observation WHERE op >= ? AND op < ?",
+                                            ("aten::" + prefix, "aten::" + high)))
+    return names
+
+
 def resolve_op(conn: sqlite3.Connection, name: str) -> list[str]:
     """A user's op name → canonical overloads. `add` means every overload of add;
-    `add.Tensor` / `relu.default` one overload. Unknown → UnknownOpError with suggestions."""
+    `add.Tensor` / `relu.default` one overload. Unknown → UnknownOpError with suggestions.
+    Found by index (a plain `kb op` runs this on every start); only a miss reads every
+    known name, for the suggestions."""
     try:
         base, overload = opnames.split(name)
     except opnames.OpNameError as exc:
         raise KBError(str(exc)) from None
-    known = known_op_names(conn)
     exact = opnames.canonical(name)
     if opnames.names_one_overload(name):
-        if exact in known:
+        if is_known_op(conn, exact):
             return [exact]
     else:
-        family = sorted(n for n in known if n == f"aten::{base}" or n.startswith(f"aten::{base}."))
+        family = sorted(ops_with_bases(conn, [base]))
         if family:
             return family
-    raise UnknownOpError(name, suggest(known, base, overload))
+    raise UnknownOpError(name, suggest(known_op_names(conn), base, overload))
 
 
 def suggest(known: set[str], base: str, overload: str = "", limit: int = 3) -> list[str]:

@@ -88,6 +88,8 @@ KIND_WORDS = {"live_probe": "live probe", "static_probe": "static probe", "relea
 def local_text(row: dict[str, Any]) -> str:
     """`local report x.jsonl (sha256 …, ingested …; claims manual neuron-docs)`, or "" for
     a verdict that does not rest on a local report file."""
+    if not row.get("report"):
+        return ""  # most rows: no need to import provenance (and the records it needs)
     from kb.store.provenance import describe
 
     return describe(row.get("report"))
