@@ -196,7 +196,7 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
         related = []
         names = related_ops_indexed(conn, op)
         by_op: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
-        for v in (queries.op_verdicts(conn, names) if names else ()):  # one query for every related kernel
+        for v in (queries.op_verdicts(conn, names, newest=True) if names else ()):  # one query for every related kernel
             by_op[v["op"]].append(v)
         for other in names:
             cells = {}

@@ -123,8 +123,12 @@ def op_catalog_entry(conn: sqlite3.Connection, op: str) -> dict[str, Any] | None
 
 
 def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = None,
-                mode: str | None = None) -> list[dict[str, Any]]:
-    """Every verdict the KB holds for these ops, across targets, versions and modes."""
+                mode: str | None = None, newest: bool = False) -> list[dict[str, Any]]:
+    """Every verdict the KB holds for these ops, across targets, versions and modes.
+    `newest`: per op and target only the rows of its newest version and of its newest
+    version with an eager verdict (what a one-cell summary picks from, e.g. the op page's
+    related kernels), chosen before the JSON columns are read: an op with 88 Inf1
+    versions costs one row's decoding, not 88."""
     marks = ",".join("?" * len(ops))
     sql = _VERDICT_SELECT + f" WHERE s.op IN ({marks})"
     args: list[Any] = list(ops)
@@ -136,9 +140,25 @@ def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = N
     if mode:
         sql += " AND +s.mode = ?"
         args.append(mode)
-    rows = [_row(r) for r in conn.execute(sql, args)]
+    raw = conn.execute(sql, args).fetchall()
+    if newest:
+        raw = _newest_rows(raw)
+    rows = [_row(r) for r in raw]
     rows.sort(key=lambda r: (r["op"], r["target"], tuple(-x[1] for x in version_key(r["backend_version"])), r["mode"]))
     return rows
+
+
+def _newest_rows(raw: list[sqlite3.Row]) -> list[sqlite3.Row]:
+    """The rows at each (op, target)'s newest version and newest eager version."""
+    best: dict[tuple[str, str], list] = {}  # (op, target) -> [newest key, newest eager key]
+    for r in raw:
+        key = version_key(r["backend_version"])
+        slot = best.setdefault((r["op"], r["target"]), [None, None])
+        if slot[0] is None or key > slot[0]:
+            slot[0] = key
+        if r["mode"] == "eager" and (slot[1] is None or key > slot[1]):
+            slot[1] = key
+    return [r for r in raw if version_key(r["backend_version"]) in best[(r["op"], r["target"])]]
 
 
 def op_report(conn: sqlite3.Connection, name: str, target: str | list[str] | None = None,
@@ -231,8 +251,10 @@ def _basis_rows(conn: sqlite3.Connection, wanted: set[tuple[str, str]]) -> tuple
     read of kbmeta's `basis_stats` and the release table, however many versions are shown."""
     meta = conn.execute("SELECT value FROM kbmeta WHERE key = 'basis_stats'").fetchone()
     stats = json.loads(meta[0]) if meta else {}
-    releases = {str(rid): (version, channel) for rid, version, channel in
-                conn.execute("SELECT id, version, channel FROM release")}
+    versions = sorted({v for _, v in wanted})  # only the releases asked about (and the pre-releases)
+    releases = {str(rid): (version, channel) for rid, version, channel in conn.execute(
+        f"SELECT id, version, channel FROM release WHERE channel = 'pre-release' OR version IN "
+        f"({','.join('?' * len(versions))})", versions)}
     channels = {version for version, channel in releases.values() if channel == "pre-release"}
     rows = []
     for key, (total, presumed, source) in stats.items():
@@ -659,6 +681,19 @@ def caveats(conn: sqlite3.Connection, *, ops: list[str] | None = None, target: s
     if kind:
         sql += " AND kind = ?"
         args.append(kind)
+    if ops is not None:  # by the op index first (an op, or its family's name range); matched exactly below
+        stems = set()
+        for op in ops:
+            try:
+                stems.add("aten::" + opnames.base_name(op).rstrip("_"))
+            except opnames.OpNameError:
+                pass
+        clauses = [f"op IN ({','.join('?' * len(ops))})"] if ops else []
+        args += list(ops)
+        for stem in sorted(stems):
+            clauses.append("(op >= ? AND op < ?)")
+            args += [stem, stem + "\U0010ffff"]
+        sql += " AND (" + (" OR ".join(clauses) or "0") + ")"
     rows = [_caveat_row(r) for r in conn.execute(sql + " ORDER BY op, target, kind, id", args)]
     if ops is not None:
         rows = [r for r in rows if any(caveat_matches_op(r, op) for op in ops)]
