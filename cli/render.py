@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from kb.neutral import json_text, terminal
 from kb.vocab import SYMBOLS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 STATUS_STYLE = {
     "native": "green",

@@ -5,12 +5,14 @@ Shared by the typer commands and the fast path (cli.fast), so both print the sam
 
 from __future__ import annotations
 
-from typing import Any
-
 from cli import render
 from cli.render import emit_json, note, table
 from kb.store import queries, verdict
 from kb.vocab import BASIS_LEGEND, BASIS_MARKS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _source(v: dict[str, Any]) -> str:

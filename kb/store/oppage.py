@@ -17,12 +17,15 @@ import json
 import os
 import sqlite3
 from functools import lru_cache
-from typing import Any
 
 from kb import opnames, paths
 from kb.errors import KBError, UnknownOpError
 from kb.store import queries, verdict
 from kb.vocab import UNKNOWN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 _FUNCTION_PREFIXES = ("torch.nn.functional.", "nn.functional.", "F.", "torch.Tensor.", "Tensor.", "torch.")
 # Kernels a dispatcher may pick instead of an op, not found by name alone.

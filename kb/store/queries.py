@@ -10,7 +10,6 @@ import json
 import re
 import sqlite3
 from datetime import UTC, date, datetime
-from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
@@ -19,6 +18,10 @@ from kb.store import verdict
 # the version grammar and the target registry live in kb.store.targetspec; re-exported here
 from kb.store.targetspec import _release_versions, check_target, resolve, target_names, version_key  # noqa: F401
 from kb.vocab import UNKNOWN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "effective_via", "torch_versions", "python_versions", "os",
                  "instance_families", "components", "backend_kernels", "tags", "conflicts", "report")

@@ -9,9 +9,11 @@ effective_status, effective_via), or on an absent one (unknown).
 
 from __future__ import annotations
 
-from typing import Any
-
 from kb.vocab import BASIS_MARKS, LOCAL_MARK, SYMBOLS, UNKNOWN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 # What settles an unknown, per target: the static probe needs only the installed package.
 SETTLE = {
