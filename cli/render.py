@@ -113,6 +113,13 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
                                  for line in _wrap(f"[{n}] {text}", limit, "    ")))
 
 
+def footer(text: str) -> None:
+    """A line under a table on stdout, wrapped to the width the table fits (neutral text)."""
+    limit = width_limit()
+    text = terminal(text)
+    sys.stdout.write("".join(line + "\n" for line in (_wrap(text, limit, "    ") if limit else [text])))
+
+
 # A cell this long that repeats in the rows of a table is a footnote, not a column.
 FOOTNOTE_REPEATED = 30
 _GAP = 2  # the spaces between plain columns

@@ -116,8 +116,10 @@ def _runs_row(r: dict[str, Any]) -> str:
 
 
 def legend() -> None:
-    """The footer every verdict table ends with: what the marks mean."""
-    note(f"where it runs: a decomposed op runs where its worst leaf does; basis: {BASIS_LEGEND}")
+    """The footer every verdict table ends with: what the marks mean. On stdout under the
+    table (as `kb check` prints its legend), wrapped to the table's width: part of the
+    page, not a notice, so stderr keeps to the one folded basis line."""
+    render.footer(f"legend: where it runs: a decomposed op runs where its worst leaf does; basis: {BASIS_LEGEND}")
 
 
 def _runs(v: dict[str, Any]) -> str:
