@@ -27,29 +27,47 @@ def _seconds(cmd: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    kb_script = shutil.which("kb", path=os.path.dirname(sys.executable)) or shutil.which("kb")
-    if not kb_script:
+def kb_script() -> str:
+    """The installed `kb` console script (the command a user runs)."""
+    found = shutil.which("kb", path=os.path.dirname(sys.executable)) or shutil.which("kb")
+    if not found:
         sys.exit("the kb console script is not installed (pip install -e .)")
-    base_env = {k: v for k, v in os.environ.items() if k not in ("KB_DB", "KB_DATA_DIR", "PYTHONDONTWRITEBYTECODE")}
-    torch_cmd = [sys.executable, "-c", "import torch"]
-    op_cmd = [kb_script, "op", "aten::add.Tensor"]
-    subprocess.run(torch_cmd, env=base_env, check=True)  # warm the page cache and bytecode for both sides
-    first, refresh, torch_s, size = [], [], [], 0
-    for _ in range(args.rounds):
-        workdir = tempfile.mkdtemp(prefix="kb-first-use-")
-        env = {**base_env, "KB_CACHE_DIR": workdir}
-        first.append(_seconds(op_cmd, env))
-        torch_s.append(_seconds(torch_cmd, env))
+    return found
+
+
+def clean_env() -> dict[str, str]:
+    """The environment of a new user: no KB or data folder chosen, bytecode caches allowed."""
+    return {k: v for k, v in os.environ.items() if k not in ("KB_DB", "KB_DATA_DIR", "PYTHONDONTWRITEBYTECODE")}
+
+
+def first_use_round(kb: str, base_env: dict[str, str]) -> dict[str, float]:
+    """One paired round: `kb op` on a fresh cache folder (build + query), `import torch`,
+    and the refresh after data/ changed; seconds each, and the KB file's size in bytes."""
+    workdir = tempfile.mkdtemp(prefix="kb-first-use-")
+    env = {**base_env, "KB_CACHE_DIR": workdir}
+    op_cmd = [kb, "op", "aten::add.Tensor"]
+    try:
+        first = _seconds(op_cmd, env)
+        torch_s = _seconds([sys.executable, "-c", "import torch"], env)
         kb_file = os.path.join(workdir, "kb.sqlite")
         size = os.path.getsize(kb_file)
         with sqlite3.connect(kb_file) as conn:  # what a git pull that changes data/ looks like to kb
             conn.execute("UPDATE kbmeta SET value = 'stale' WHERE key = 'data_fingerprint'")
-        refresh.append(_seconds(op_cmd, env))
+        refresh = _seconds(op_cmd, env)
+    finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return {"first": first, "torch": torch_s, "refresh": refresh, "size": size}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    kb, base_env = kb_script(), clean_env()
+    subprocess.run([sys.executable, "-c", "import torch"], env=base_env, check=True)  # warm the page cache and bytecode
+    rounds = [first_use_round(kb, base_env) for _ in range(args.rounds)]
+    first, refresh, torch_s = ([r[k] for r in rounds] for k in ("first", "refresh", "torch"))
+    size = rounds[-1]["size"]
     ratios = [f / t for f, t in zip(first, torch_s)]
     refresh_ratios = [r / t for r, t in zip(refresh, torch_s)]
     print(f"first use, {args.rounds} paired rounds (median)")
