@@ -116,7 +116,7 @@ def coverage_sql(targets: list[str]) -> str:
         "  AND (:grep = '' OR instr(s.op, :grep) > 0)\n"
         "GROUP BY s.op\n"
         f"HAVING ({rank}, s.op) > ({after_rank}, :after)\n"
-        f"ORDER BY {rank}, s.op"
+        f"ORDER BY {rank + ', ' if devices else ''}s.op"  # (a bare 0 would name a column)
     )
 
 
