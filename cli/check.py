@@ -44,9 +44,10 @@ def make_lookup(db: str | None, target: str, backend_version: str | None, mode: 
 
             backend_version = resolve_versions(conn, {target: backend_version}, single=True)[target]
         version = queries.pick_version(conn, target, backend_version)
-        rows = queries.support_map(conn, target, backend_version, mode)
-    finally:
+        rows = queries.support_lookup(conn, target, backend_version, mode)  # keeps conn: read per op asked
+    except BaseException:
         conn.close()
+        raise
     return lookup_from_rows(rows), version
 
 

@@ -404,6 +404,25 @@ def support_map(conn: sqlite3.Connection, target: str, backend_version: str | No
     return {r["op"]: _row(r) for r in rows}
 
 
+def support_lookup(conn: sqlite3.Connection, target: str, backend_version: str | None = None,
+                   mode: str = "eager"):
+    """`support_map` as a function op → verdict row (or None), each op read when first asked
+    for (by the op index) and kept: a check asks for its model's few dozen ops and their
+    leaves, not the target's six thousand verdicts. The connection stays open with it."""
+    check_target(conn, target)
+    version = pick_version(conn, target, backend_version)
+    found: dict[str, dict[str, Any] | None] = {}
+    sql = _VERDICT_SELECT + " WHERE s.op = ? AND +s.target = ? AND r.version = ? AND +s.mode = ?"
+
+    def lookup(op: str) -> dict[str, Any] | None:
+        if op not in found:
+            row = conn.execute(sql, (op, target, version, mode)).fetchone() if version is not None else None
+            found[op] = _row(row) if row else None
+        return found[op]
+
+    return lookup
+
+
 def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, version: str | None = None,
              mode: str = "eager", pattern: str | None = None) -> dict[str, Any]:
     """`kb ops`: the verdicts of one target/version/mode, optionally one status or a name filter.
