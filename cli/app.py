@@ -319,7 +319,7 @@ def data_export_command(
 # Commands that live in modules of their own (imported here, after `app` exists).
 from cli import audit as _audit  # noqa: E402
 from cli import chat as _chat  # noqa: E402
-from cli import check as _check  # noqa: E402
+from cli import check_cmd as _check  # noqa: E402
 from cli import ci as _ci  # noqa: E402
 from cli import cost as _cost  # noqa: E402
 from cli import eol as _eol  # noqa: E402

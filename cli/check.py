@@ -2,18 +2,16 @@
 
 Parses arguments, traces once, resolves per target through `kb.check.resolve`, renders
 (table / json / markdown / sarif / junit) and applies the CI gate (`--fail-on`,
-`--baseline`, `--allow`): exit 1 when the gate trips, 2 on bad input.
+`--baseline`, `--allow`): exit 1 when the gate trips, 2 on bad input. No typer here: the
+options are declared in cli.check_cmd, and a plain `kb check MODEL` runs `run` straight
+from cli.fast (typer and the pydantic it builds options with cost a check a fifth of its time).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
 
-import typer
-
-from cli.options import DbOption, JsonOption, VerboseOption
 from kb import neutral
 from kb.errors import KBError
 from kb.vocab import MODES, UNKNOWN
@@ -60,32 +58,13 @@ def make_warning_hooks(db: str | None) -> list:
     return kb_warning_hooks(db)
 
 
-def check_command(
-    model: Annotated[str, typer.Argument(help="Model file (ExportedProgram, TorchScript, torch.save) or factory path/to/model.py:build.")],
-    target: Annotated[list[str] | None, typer.Option("--target", "-t", help="Target, or TARGET=VERSION (repeat to compare side by side; default: [tool.kb] targets, else neuron).")] = None,
-    backend_version: Annotated[list[str] | None, typer.Option("--backend-version", help="Backend version, or TARGET=VERSION per target (default: newest with data).")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", help="eager or compile (default: [tool.kb] mode, else eager).")] = None,
-    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Input as 1x128:int64 (repeat per input): needed for factories and pickled modules; gives TorchScript shapes.")] = None,
-    train: Annotated[bool, typer.Option("--train", help="Also trace the backward pass.")] = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Allow loading a file that runs code: unpickling through an allow-list (torch, containers, --trust-module modules); TorchScript in a child process with a time and memory limit.")] = False,
-    trust_module: Annotated[list[str] | None, typer.Option("--trust-module", help="A module the pickle may name (your model's package; repeatable; implies --trust).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds a factory may take to build and trace (it runs in a child process).")] = 300,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown, sarif or junit.")] = "table",
-    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when an op is this bad or worse: decomposed < fallback < unsupported (unknown ops do not count; see --fail-on-unknown).")] = None,
-    fail_on_unknown: Annotated[bool | None, typer.Option("--fail-on-unknown/--no-fail-on-unknown", help="Exit 1 when an op has no evidence either way (a switch of its own).")] = None,
-    baseline: Annotated[str | None, typer.Option("--baseline", help="Previous --format json output: only new problems fail.")] = None,
-    allow: Annotated[list[str] | None, typer.Option("--allow", help="Accepted op (repeatable); never fails the gate.")] = None,
-    save: Annotated[bool, typer.Option("--save", help="Also store the report in the KB (browsable in kb serve).")] = False,
-    suggest: Annotated[bool, typer.Option("--suggest", help="Show the fix-its that match the model's calls, and what remains after them.")] = False,
-    cost_latency_us: Annotated[str | None, typer.Option("--cost-latency-us", help="Host-cost model: µs per device↔host transition, N or LOW:HIGH (default: a published range).")] = None,
-    cost_link_gbps: Annotated[str | None, typer.Option("--cost-link-gbps", help="Host-cost model: host-link GB/s, N or LOW:HIGH.")] = None,
-    cost_host_gflops: Annotated[str | None, typer.Option("--cost-host-gflops", help="Host-cost model: host GFLOP/s on fallback ops, N or LOW:HIGH.")] = None,
-    config: Annotated[str | None, typer.Option("--config", help="Read [tool.kb] from this pyproject.toml (default: the nearest one above MODEL, else above the working directory).")] = None,
-    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore [tool.kb]: flags and built-in defaults only.")] = False,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-    verbose: VerboseOption = False,
-) -> None:
+def run(model: str, target: list[str] | None = None, backend_version: list[str] | None = None, mode: str | None = None,
+        input_shape: list[str] | None = None, train: bool = False, trust: bool = False,
+        trust_module: list[str] | None = None, timeout: float = 300, fmt: str = "table", fail_on: str | None = None,
+        fail_on_unknown: bool | None = None, baseline: str | None = None, allow: list[str] | None = None,
+        save: bool = False, suggest: bool = False, cost_latency_us: str | None = None,
+        cost_link_gbps: str | None = None, cost_host_gflops: str | None = None, config: str | None = None,
+        no_config: bool = False, db: str | None = None, as_json: bool = False, verbose: bool = False) -> int:
     """Say for every ATen op MODEL runs whether TARGET runs it natively, decomposes it,
     falls back to the CPU, cannot run it, or nobody knows — with sources and places.
     [tool.kb] in the nearest pyproject.toml may set targets, mode, fail-on and waivers;
@@ -144,8 +123,7 @@ def check_command(
         sys.stdout.write(junit(reports, gate_doc))
     else:
         render_table(reports, gate_doc, suggest=suggest)
-    if gate_doc["failed"]:
-        raise typer.Exit(1)
+    return 1 if gate_doc["failed"] else 0
 
 
 def parse_versions(values: list[str], targets: list[str]) -> dict[str, str]:
@@ -325,4 +303,4 @@ class _progress:
         return False
 
 
-__all__ = ["check_command", "evaluate_gate", "make_lookup", "UNKNOWN"]
+__all__ = ["run", "evaluate_gate", "make_lookup", "UNKNOWN"]  # the typer command: cli.check_cmd.check_command

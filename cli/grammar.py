@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kb.errors import KBError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 JSON_ENVELOPE_DOC = ('every --json output is one JSON object: {"kb_version": "...", "command": "op", '
                      '...the command\'s fields}')

@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from kb.neutral import json_text, terminal
 from kb.vocab import SYMBOLS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 STATUS_STYLE = {
     "native": "green",
@@ -108,6 +111,13 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
     if footnotes:
         sys.stdout.write("".join(line + "\n" for n, text in enumerate(footnotes, 1)
                                  for line in _wrap(f"[{n}] {text}", limit, "    ")))
+
+
+def footer(text: str) -> None:
+    """A line under a table on stdout, wrapped to the width the table fits (neutral text)."""
+    limit = width_limit()
+    text = terminal(text)
+    sys.stdout.write("".join(line + "\n" for line in (_wrap(text, limit, "    ") if limit else [text])))
 
 
 # A cell this long that repeats in the rows of a table is a footnote, not a column.

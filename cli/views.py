@@ -5,12 +5,14 @@ Shared by the typer commands and the fast path (cli.fast), so both print the sam
 
 from __future__ import annotations
 
-from typing import Any
-
 from cli import render
 from cli.render import emit_json, note, table
 from kb.store import queries, verdict
 from kb.vocab import BASIS_LEGEND, BASIS_MARKS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _source(v: dict[str, Any]) -> str:
@@ -157,8 +159,10 @@ def _runs_row(r: dict[str, Any]) -> str:
 
 
 def legend() -> None:
-    """The footer every verdict table ends with: what the marks mean."""
-    note(f"where it runs: a decomposed op runs where its worst leaf does; basis: {BASIS_LEGEND}")
+    """The footer every verdict table ends with: what the marks mean. On stdout under the
+    table (as `kb check` prints its legend), wrapped to the table's width: part of the
+    page, not a notice, so stderr keeps to the one folded basis line."""
+    render.footer(f"legend: where it runs: a decomposed op runs where its worst leaf does; basis: {BASIS_LEGEND}")
 
 
 def _runs(v: dict[str, Any]) -> str:

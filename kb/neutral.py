@@ -14,8 +14,16 @@ The visible form of a character that must not act is its Python escape (`\\x1b`,
 
 from __future__ import annotations
 
-import html as _html
 import re
+
+
+def _html_escape(text: str) -> str:
+    """html.escape, imported when HTML is written: the html package loads its entity
+    tables (a millisecond of every plain `kb op`, which writes none)."""
+    import html
+
+    return html.escape(text, quote=True)
+
 
 # Line and paragraph breaks of every kind: shown as one space, so a value stays on its line.
 _BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
@@ -92,7 +100,7 @@ def markdown_code(text: object) -> str:
 
 def html(text: object) -> str:
     """For HTML text and attribute values: escaped, quotes included."""
-    return _html.escape(clean(text), quote=True)
+    return _html_escape(clean(text))
 
 
 def safe_url(url: object) -> str | None:
@@ -108,7 +116,7 @@ def html_link(url: object, text: object | None = None) -> str:
     """An `<a href>` for an http(s) URL; any other value is shown as escaped text only."""
     label = html(url if text is None else text)
     href = safe_url(url)
-    return f'<a href="{_html.escape(href, quote=True)}">{label}</a>' if href else label
+    return f'<a href="{_html_escape(href)}">{label}</a>' if href else label
 
 
 def slack(text: object) -> str:

@@ -7,6 +7,9 @@ default overload. Users and sources write `aten.add.Tensor`, `torch.ops.aten.add
 
 from __future__ import annotations
 
+import re
+
+_SPACE = re.compile(r"\s")  # str.isspace's characters (both are Py_UNICODE_ISSPACE), one C scan per name
 _PREFIXES = ("torch.ops.aten.", "torch.ops.aten::", "ops.aten.", "aten::", "aten.")
 
 
@@ -23,7 +26,7 @@ def split(name: str) -> tuple[str, str]:
         if text.startswith(prefix):
             text = text[len(prefix):]
             break
-    if not text or any(ch.isspace() for ch in text) or "::" in text:
+    if not text or _SPACE.search(text) or "::" in text:
         raise OpNameError(f"not an ATen operator name: {name!r}")
     base, dot, overload = text.partition(".")
     if dot and not overload:  # `aten::add.`: a dot promises an overload

@@ -207,9 +207,11 @@ def kb_lookup(db: str | None, target: str, backend_version: str | None, mode: st
         if backend_version is not None:
             backend_version = resolve_versions(conn, {target: backend_version}, single=True, on_note=on_note)[target]
         version = queries.pick_version(conn, target, backend_version)
-        rows = queries.support_map(conn, target, backend_version, mode)
-    finally:
+        # verdicts read per op asked (the connection stays open for it), not the target's whole map
+        rows = queries.support_lookup(conn, target, backend_version, mode)
+    except BaseException:
         conn.close()
+        raise
     return lookup_from_rows(rows), version
 
 

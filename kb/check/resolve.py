@@ -100,8 +100,20 @@ def _json_value(value: Any) -> Any:
 Lookup = Callable[[str], "Verdict | None"]
 
 
-def lookup_from_rows(rows: Mapping[str, Any]) -> Lookup:
-    """A lookup over `{op: row or Verdict}` (what `kb.store.queries.support_map` returns)."""
+def lookup_from_rows(rows: Mapping[str, Any] | Callable[[str], Any]) -> Lookup:
+    """A lookup over `{op: row or Verdict}` (what `kb.store.queries.support_map` returns), or
+    over a function op → row (`kb.store.queries.support_lookup`: rows read when asked for,
+    each made a Verdict once)."""
+    if callable(rows):
+        made: dict[str, Verdict | None] = {}
+
+        def lookup(op: str) -> Verdict | None:
+            if op not in made:
+                row = rows(op)
+                made[op] = None if row is None else row if isinstance(row, Verdict) else Verdict.from_row(row)
+            return made[op]
+
+        return lookup
     verdicts = {op: row if isinstance(row, Verdict) else Verdict.from_row(row) for op, row in rows.items()}
     return verdicts.get
 

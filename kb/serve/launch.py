@@ -76,7 +76,10 @@ def coverage_sql(targets: list[str]) -> str:
     """ops × targets by conditional aggregation over each target's newest version.
 
     Joins the `latest_release` temp table (kb.serve.plugin); `:mode` defaults to eager,
-    `:grep` filters op names, `:after` pages past an op name (Datasette shows 1,000 rows).
+    `:grep` filters op names, `:after` pages past an op (Datasette shows 1,000 rows).
+    Ops known on a device target (TARGET_ORDER: neuron, tpu, neuron-xla) come first, by name;
+    ops none of them knows (aten::Int: only inf1's presumed verdict) follow, by name, so a
+    reader meets what is known before the unknowns. `:after` pages in that order.
     """
     # each cell: where the op runs (a decomposed op's worst leaf) and a basis mark
     cell = ("coalesce(s.effective_status, s.status) || "
@@ -87,15 +90,34 @@ def coverage_sql(targets: list[str]) -> str:
         f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN {cell} END) AS {_sql_name(t)}"
         for t in targets
     )
+    devices = [t for t in TARGET_ORDER if t in targets]
+    mode = "coalesce(nullif(:mode, ''), 'eager')"
+    if devices:
+        listed = ", ".join(_sql_string(t) for t in devices)
+        # 0: some device target knows the op; 1: none does
+        rank = f"(1 - max(s.target IN ({listed})))"
+        # where `:after` sits in that order: before everything when empty, in the unknown
+        # group when it names an op there, else among the known ops (any name pages by name)
+        after_rank = (
+            "(CASE WHEN :after = '' THEN -1"
+            " WHEN EXISTS (SELECT 1 FROM support a JOIN latest_release la"
+            " ON la.target = a.target AND la.release_id = a.release_id"
+            f" WHERE a.op = :after AND a.mode = {mode})"
+            " AND NOT EXISTS (SELECT 1 FROM support a JOIN latest_release la"
+            " ON la.target = a.target AND la.release_id = a.release_id"
+            f" WHERE a.op = :after AND a.mode = {mode} AND a.target IN ({listed}))"
+            " THEN 1 ELSE 0 END)")
+    else:
+        rank, after_rank = "0", "(CASE WHEN :after = '' THEN -1 ELSE 0 END)"
     return (
         f"SELECT s.op{columns}\n"
         "FROM support_status s\n"  # the support view's counting columns (kb.store.migrations)
         "JOIN latest_release l ON l.target = s.target AND l.release_id = s.release_id\n"
-        "WHERE s.mode = coalesce(nullif(:mode, ''), 'eager')\n"
+        f"WHERE s.mode = {mode}\n"
         "  AND (:grep = '' OR instr(s.op, :grep) > 0)\n"
-        "  AND s.op > :after\n"
         "GROUP BY s.op\n"
-        "ORDER BY s.op"
+        f"HAVING ({rank}, s.op) > ({after_rank}, :after)\n"
+        f"ORDER BY {rank + ', ' if devices else ''}s.op"  # (a bare 0 would name a column)
     )
 
 

@@ -19,7 +19,7 @@ import functools
 import json
 import weakref
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
@@ -264,6 +264,25 @@ def _restriction(r: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def _source_label(r: dict[str, Any]) -> str:
+    """The source as a link's text: kind · name · host when the link is the source URL (the
+    whole URL is the link itself, in its title), so the column fits a 1400-px window."""
+    text, url = r.get("source") or "", r.get("source_url") or ""
+    if r.get("link") and url and text.endswith(" · " + url):
+        host = urlsplit(url).netloc or url
+        return text[:-len(url)] + host
+    return text
+
+
+def _fit_related(entry: dict[str, Any], targets: list[str]) -> None:
+    """The related-kernels table shows the targets that know one of the kernels; the
+    targets none of them is known on are named in one line under it instead of a column
+    of `? unknown` each."""
+    related = entry.get("related") or []
+    entry["related_targets"] = [t for t in targets if any(r["targets"][t]["status"] != UNKNOWN for r in related)]
+    entry["related_unknown"] = [t for t in targets if t not in entry["related_targets"]]
+
+
 def _page(path: str, q: str) -> dict[str, Any]:
     """The op page from the KB file, on a read-only connection of its own (bounded)."""
     import sqlite3
@@ -301,6 +320,8 @@ async def op_page_view(datasette, request):
                 for r in t["rows"]:
                     r["restriction"] = _restriction(r)
                     r["link"], _ = _source_link(datasette, r)
+                    r["source_label"] = _source_label(r)
+            _fit_related(entry, page["targets"])
     html = await datasette.render_template("kb_op.html", {"q": q, "page": page, "error": error, "status": status_html,
                                                           "legend": LEGEND_HTML}, request=request)
     return Response.html(html, status=code)

@@ -8,7 +8,6 @@ Building the file on first use is one layer up (`kb.store.db.open_kb`, through
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import stat
@@ -44,12 +43,28 @@ def data_fingerprint(data_dir: str | None = None) -> str:
                 full = os.path.join(folder, name)
                 st = os.stat(full)
                 entries.append(f"{os.path.relpath(full, root)}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(entries).encode()).hexdigest()
+    return _sha256("\n".join(entries).encode()).hexdigest()
+
+
+def _sha256(data: bytes):
+    """sha256 without importing hashlib, which loads OpenSSL (about 2 ms of every plain
+    `kb op`, which checks the fingerprint on each start): CPython's own module where it has
+    one (_sha256 up to 3.11, _sha2 since), hashlib otherwise; the digest is the same."""
+    try:
+        from _sha256 import sha256
+    except ImportError:
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data)
 
 
 def data_digest(data_dir: str | None = None) -> str:
     """SHA-256 over the names and contents of every shipped data file: the same for the same data
     on every machine (unlike data_fingerprint, whose mtimes change with each install)."""
+    import hashlib
+
     root = data_dir or paths.data_dir()
     digest = hashlib.sha256()
     for folder, dirs, files in os.walk(root):

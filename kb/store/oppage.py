@@ -18,12 +18,15 @@ verdicts (related kernels are left out: a layer's ops are many).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
 from kb.store import gallery, queries, torchnames, verdict
 from kb.vocab import UNKNOWN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 _FUNCTION_PREFIXES = ("torch.nn.functional.", "nn.functional.", "F.", "torch.Tensor.", "Tensor.", "torch.")
 # Kernels a dispatcher may pick instead of an op, not found by name alone.
@@ -83,25 +86,19 @@ def related_ops(known: set[str], op: str) -> list[str]:
 
 
 def related_ops_indexed(conn: sqlite3.Connection, op: str) -> list[str]:
-    """`related_ops` over the KB's known names, found through the op table's base-name
-    index (and the few names only sources give, outside the catalog) instead of parsing
-    every name of the catalog on each page."""
+    """`related_ops` over the KB's known names, found through the indexes (the op table's
+    base names, the observations' op names by range, for the names only sources give)
+    instead of parsing every name of the catalog and every observation on each page."""
     base = opnames.base_name(op)
     plain = base.rstrip("_")
     close = sorted({plain, plain + "_", "_" + plain, "native_" + plain, plain + "_backward",
                     "_" + plain + "_backward", *EXTRA_RELATED.get(plain, ())})
     stem = plain.rsplit("_", 1)[0] if plain.count("_") >= 2 else ""
-    marks = ",".join("?" * len(close))
-    names = {name for (name,) in conn.execute(f"SELECT name FROM op WHERE base IN ({marks})", close)}
+    names = queries.ops_with_bases(conn, close)
     if len(stem) >= 12:
         for lead in range(6):  # base.lstrip("_") starts with the stem: a few leading underscores at most
-            low = "_" * lead + stem
-            names.update(name for name, other in conn.execute(
-                "SELECT name, base FROM op WHERE base >= ? AND base < ?", (low, low + "\U0010ffff"))
-                if other.lstrip("_").startswith(stem))
-    outside = [name for (name,) in conn.execute(
-        "SELECT DISTINCT op FROM observation WHERE op NOT IN (SELECT name FROM op)")]
-    return related_ops(names | set(outside), op)
+            names.update(queries.ops_with_prefix(conn, "_" * lead + stem))
+    return related_ops(names, op)
 
 
 def _newest(rows: list[dict[str, Any]], target: str) -> dict[str, Any] | None:
@@ -185,7 +182,7 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
         related = []
         names = [] if module else related_ops_indexed(conn, op)
         by_op: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
-        for v in (queries.op_verdicts(conn, names) if names else ()):  # one query for every related kernel
+        for v in (queries.op_verdicts(conn, names, newest=True) if names else ()):  # one query for every related kernel
             by_op[v["op"]].append(v)
         for other in names:
             cells = {}

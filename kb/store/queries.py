@@ -10,7 +10,6 @@ import json
 import re
 import sqlite3
 from datetime import UTC, date, datetime
-from typing import Any
 
 from kb import opnames
 from kb.errors import KBError, UnknownOpError
@@ -19,6 +18,10 @@ from kb.store import verdict
 # the version grammar and the target registry live in kb.store.targetspec; re-exported here
 from kb.store.targetspec import _release_versions, check_target, resolve, target_names, version_key  # noqa: F401
 from kb.vocab import UNKNOWN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 _JSON_COLUMNS = ("dtypes", "conditions", "sources", "effective_via", "torch_versions", "python_versions", "os",
                  "instance_families", "components", "backend_kernels", "tags", "conflicts", "report")
@@ -51,23 +54,53 @@ def known_op_names(conn: sqlite3.Connection) -> set[str]:
     return names
 
 
+def is_known_op(conn: sqlite3.Connection, op: str) -> bool:
+    """Whether the catalog or any observation names this canonical op (two index look-ups,
+    not the whole of `known_op_names`)."""
+    return conn.execute("SELECT 1 FROM op WHERE name = ? UNION ALL SELECT 1 FROM observation WHERE op = ? LIMIT 1",
+                        (op, op)).fetchone() is not None
+
+
+def ops_with_bases(conn: sqlite3.Connection, bases: list[str]) -> set[str]:
+    """Every known op name whose base name is one of `bases` (`add` → aten::add,
+    aten::add.Tensor, …): the catalog through its base index, observations through the
+    op index by name range (`aten::add.` ≤ name < `aten::add/`, '/' following '.')."""
+    names: set[str] = set()
+    for base in bases:
+        names.update(r[0] for r in conn.execute("SELECT name FROM op WHERE base = ?", (base,)))
+        plain = f"aten::{base}"
+        names.update(r[0] for r in conn.execute(
+            "SELECT DISTINCT op FROM observation WHERE op = ? OR (op > ? AND op < ?)", (plain, plain + ".", plain + "/")))
+    return names
+
+
+def ops_with_prefix(conn: sqlite3.Connection, prefix: str) -> set[str]:
+    """Known op names whose base name starts with `prefix` (a range on both indexes)."""
+    high = prefix + "\U0010ffff"
+    names = {r[0] for r in conn.execute("SELECT name FROM op WHERE base >= ? AND base < ?", (prefix, high))}
+    names.update(r[0] for r in conn.execute("SELECT DISTINCT op FROM observation WHERE op >= ? AND op < ?",
+                                            ("aten::" + prefix, "aten::" + high)))
+    return names
+
+
 def resolve_op(conn: sqlite3.Connection, name: str) -> list[str]:
     """A user's op name → canonical overloads. `add` means every overload of add;
-    `add.Tensor` / `relu.default` one overload. Unknown → UnknownOpError with suggestions."""
+    `add.Tensor` / `relu.default` one overload. Unknown → UnknownOpError with suggestions.
+    Found by index (a plain `kb op` runs this on every start); only a miss reads every
+    known name, for the suggestions."""
     try:
         base, overload = opnames.split(name)
     except opnames.OpNameError as exc:
         raise KBError(str(exc)) from None
-    known = known_op_names(conn)
     exact = opnames.canonical(name)
     if opnames.names_one_overload(name):
-        if exact in known:
+        if is_known_op(conn, exact):
             return [exact]
     else:
-        family = sorted(n for n in known if n == f"aten::{base}" or n.startswith(f"aten::{base}."))
+        family = sorted(ops_with_bases(conn, [base]))
         if family:
             return family
-    raise UnknownOpError(name, suggest(known, base, overload))
+    raise UnknownOpError(name, suggest(known_op_names(conn), base, overload))
 
 
 def suggest(known: set[str], base: str, overload: str = "", limit: int = 3) -> list[str]:
@@ -93,8 +126,12 @@ def op_catalog_entry(conn: sqlite3.Connection, op: str) -> dict[str, Any] | None
 
 
 def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = None,
-                mode: str | None = None) -> list[dict[str, Any]]:
-    """Every verdict the KB holds for these ops, across targets, versions and modes."""
+                mode: str | None = None, newest: bool = False) -> list[dict[str, Any]]:
+    """Every verdict the KB holds for these ops, across targets, versions and modes.
+    `newest`: per op and target only the rows of its newest version and of its newest
+    version with an eager verdict (what a one-cell summary picks from, e.g. the op page's
+    related kernels), chosen before the JSON columns are read: an op with 88 Inf1
+    versions costs one row's decoding, not 88."""
     marks = ",".join("?" * len(ops))
     sql = _VERDICT_SELECT + f" WHERE s.op IN ({marks})"
     args: list[Any] = list(ops)
@@ -106,9 +143,25 @@ def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = N
     if mode:
         sql += " AND +s.mode = ?"
         args.append(mode)
-    rows = [_row(r) for r in conn.execute(sql, args)]
+    raw = conn.execute(sql, args).fetchall()
+    if newest:
+        raw = _newest_rows(raw)
+    rows = [_row(r) for r in raw]
     rows.sort(key=lambda r: (r["op"], r["target"], tuple(-x[1] for x in version_key(r["backend_version"])), r["mode"]))
     return rows
+
+
+def _newest_rows(raw: list[sqlite3.Row]) -> list[sqlite3.Row]:
+    """The rows at each (op, target)'s newest version and newest eager version."""
+    best: dict[tuple[str, str], list] = {}  # (op, target) -> [newest key, newest eager key]
+    for r in raw:
+        key = version_key(r["backend_version"])
+        slot = best.setdefault((r["op"], r["target"]), [None, None])
+        if slot[0] is None or key > slot[0]:
+            slot[0] = key
+        if r["mode"] == "eager" and (slot[1] is None or key > slot[1]):
+            slot[1] = key
+    return [r for r in raw if version_key(r["backend_version"]) in best[(r["op"], r["target"])]]
 
 
 def op_report(conn: sqlite3.Connection, name: str, target: str | list[str] | None = None,
@@ -201,8 +254,10 @@ def _basis_rows(conn: sqlite3.Connection, wanted: set[tuple[str, str]]) -> tuple
     read of kbmeta's `basis_stats` and the release table, however many versions are shown."""
     meta = conn.execute("SELECT value FROM kbmeta WHERE key = 'basis_stats'").fetchone()
     stats = json.loads(meta[0]) if meta else {}
-    releases = {str(rid): (version, channel) for rid, version, channel in
-                conn.execute("SELECT id, version, channel FROM release")}
+    versions = sorted({v for _, v in wanted})  # only the releases asked about (and the pre-releases)
+    releases = {str(rid): (version, channel) for rid, version, channel in conn.execute(
+        f"SELECT id, version, channel FROM release WHERE channel = 'pre-release' OR version IN "
+        f"({','.join('?' * len(versions))})", versions)}
     channels = {version for version, channel in releases.values() if channel == "pre-release"}
     rows = []
     for key, (total, presumed, source) in stats.items():
@@ -350,6 +405,25 @@ def support_map(conn: sqlite3.Connection, target: str, backend_version: str | No
     rows = conn.execute(_VERDICT_SELECT + f" WHERE s.release_id IN ({', '.join('?' * len(ids)) or 'NULL'}) "
                         "AND +s.target = ? AND r.version = ? AND +s.mode = ?", (*ids, target, version, mode))
     return {r["op"]: _row(r) for r in rows}
+
+
+def support_lookup(conn: sqlite3.Connection, target: str, backend_version: str | None = None,
+                   mode: str = "eager"):
+    """`support_map` as a function op → verdict row (or None), each op read when first asked
+    for (by the op index) and kept: a check asks for its model's few dozen ops and their
+    leaves, not the target's six thousand verdicts. The connection stays open with it."""
+    check_target(conn, target)
+    version = pick_version(conn, target, backend_version)
+    found: dict[str, dict[str, Any] | None] = {}
+    sql = _VERDICT_SELECT + " WHERE s.op = ? AND +s.target = ? AND r.version = ? AND +s.mode = ?"
+
+    def lookup(op: str) -> dict[str, Any] | None:
+        if op not in found:
+            row = conn.execute(sql, (op, target, version, mode)).fetchone() if version is not None else None
+            found[op] = _row(row) if row else None
+        return found[op]
+
+    return lookup
 
 
 def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, version: str | None = None,
@@ -634,6 +708,19 @@ def caveats(conn: sqlite3.Connection, *, ops: list[str] | None = None, target: s
     if kind:
         sql += " AND kind = ?"
         args.append(kind)
+    if ops is not None:  # by the op index first (an op, or its family's name range); matched exactly below
+        stems = set()
+        for op in ops:
+            try:
+                stems.add("aten::" + opnames.base_name(op).rstrip("_"))
+            except opnames.OpNameError:
+                pass
+        clauses = [f"op IN ({','.join('?' * len(ops))})"] if ops else []
+        args += list(ops)
+        for stem in sorted(stems):
+            clauses.append("(op >= ? AND op < ?)")
+            args += [stem, stem + "\U0010ffff"]
+        sql += " AND (" + (" OR ".join(clauses) or "0") + ")"
     rows = [_caveat_row(r) for r in conn.execute(sql + " ORDER BY op, target, kind, id", args)]
     if ops is not None:
         rows = [r for r in rows if any(caveat_matches_op(r, op) for op in ops)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kb.errors import KBError
@@ -54,15 +53,30 @@ def _release_versions(conn: sqlite3.Connection, target: str) -> list[str]:
         "WHERE p.release_id = r.id AND +s.target = ?1))", (target,))]
 
 
-@dataclass
 class Resolution:
-    target: str
-    asked: str | None  # the version as typed (None: the newest with data)
-    versions: list[str]  # the package versions it stands for, oldest first (empty: none known)
-    how: str  # "newest" | "package" | "sdk" | "line" | "none"
-    product: str
-    sdk: str | None = None  # the SDK release the versions belong to, when asked by SDK
-    with_data: list[str] = field(default_factory=list)  # versions of the target that have verdicts
+    """A target's version as typed, resolved. A plain class, not a dataclass: importing
+    dataclasses (inspect, ast, tokenize…) costs a plain `kb op` a tenth of its start."""
+
+    __slots__ = ("target", "asked", "versions", "how", "product", "sdk", "with_data")
+
+    def __init__(self, target: str, asked: str | None, versions: list[str], how: str, product: str,
+                 sdk: str | None = None, with_data: list[str] | None = None) -> None:
+        self.target = target
+        self.asked = asked  # the version as typed (None: the newest with data)
+        self.versions = versions  # the package versions it stands for, oldest first (empty: none known)
+        self.how = how  # "newest" | "package" | "sdk" | "line" | "none"
+        self.product = product
+        self.sdk = sdk  # the SDK release the versions belong to, when asked by SDK
+        self.with_data = [] if with_data is None else with_data  # versions of the target that have verdicts
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Resolution) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return "Resolution(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
 
     @property
     def chosen(self) -> str | None:

@@ -9,9 +9,11 @@ effective_status, effective_via), or on an absent one (unknown).
 
 from __future__ import annotations
 
-from typing import Any
-
 from kb.vocab import BASIS_MARKS, LOCAL_MARK, SYMBOLS, UNKNOWN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 # What settles an unknown, per target: the static probe needs only the installed package.
 SETTLE = {
@@ -88,6 +90,8 @@ KIND_WORDS = {"live_probe": "live probe", "static_probe": "static probe", "relea
 def local_text(row: dict[str, Any]) -> str:
     """`local report x.jsonl (sha256 …, ingested …; claims manual neuron-docs)`, or "" for
     a verdict that does not rest on a local report file."""
+    if not row.get("report"):
+        return ""  # most rows: no need to import provenance (and the records it needs)
     from kb.store.provenance import describe
 
     return describe(row.get("report"))

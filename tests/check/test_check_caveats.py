@@ -79,6 +79,7 @@ def test_int64_gather_on_neuron_warns_with_the_source_and_int32_does_not(small_d
     assert not [w for w in report["warnings"] if w.startswith("caveat")] and report["caveats"] == []
 
 
+@pytest.mark.heavy
 def test_a_caveat_outside_its_version_range_does_not_show(small_data, isolated_kb, model):
     ingest_records(str(isolated_kb), [
         op_status("aten::sin", "native", version="2.14.3.0"),
@@ -128,6 +129,7 @@ def shipped_tpu_caveat(op: str) -> rec.Caveat:
         return next(r for r in rec.read_jsonl(handle, where=str(path)) if r.op == op and r.phase is None)
 
 
+@pytest.mark.heavy
 def test_a_tpu_caveat_warns_against_tpu_in_its_range_with_the_source_and_not_outside(small_data, isolated_kb,
                                                                                        tmp_path):
     import io

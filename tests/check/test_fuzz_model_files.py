@@ -103,6 +103,7 @@ def test_mutated_model_files_never_crash(saved, workdir, run_cli, mutants):
     assert grown < 300, f"peak memory grew {grown:.0f} MiB"
 
 
+@pytest.mark.heavy
 def test_trusted_torchscript_mutants_fail_in_one_line(saved, workdir, run_cli):
     """A few mutated TorchScript archives with --trust: the child's failure is one line."""
     rng = random.Random(24)

@@ -124,6 +124,7 @@ def test_factory_that_ends_early_never_passes_the_gate(workdir, run_cli, body, w
     assert out == ""
 
 
+@pytest.mark.heavy
 def test_factory_that_hangs_is_stopped_by_timeout(workdir, run_cli):
     (workdir / "model.py").write_text(FACTORY_HEAD + "    import time\n    time.sleep(600)\n")
     code, _out, err = run_cli("check", "model.py:build", "--input-shape", "2x8", "--timeout", "8")

@@ -60,6 +60,7 @@ def test_inflated_constants_are_refused_by_the_zip_bounds(scripts):
     assert result["rss_mib"] < 200, result
 
 
+@pytest.mark.heavy
 def test_trusted_load_keeps_the_childs_stdout_out_of_json(scripts):
     result = hc.run_kb("check", scripts["print"], "--target", "tpu", "--trust", "--format", "json", timeout=180)
     assert result["code"] == 0, result["err"]
@@ -67,6 +68,7 @@ def test_trusted_load_keeps_the_childs_stdout_out_of_json(scripts):
     assert [op["op"] for op in body["reports"][0]["ops"]] == ["aten::add.Tensor", "aten::relu"]
 
 
+@pytest.mark.heavy
 def test_trusted_load_that_loops_is_stopped_by_the_timeout(scripts):
     result = hc.run_kb("check", scripts["loop"], "--target", "tpu", "--trust", env={"KB_TRUST_TIMEOUT": "5"},
                        timeout=90)

@@ -68,6 +68,7 @@ def test_backend_not_installed(capsys, tmp_path):
     assert not (tmp_path / "r.jsonl").exists()
 
 
+@pytest.mark.heavy
 def test_backend_import_raises(capsys, tmp_path):
     root = fake_package(tmp_path / "site", "raise RuntimeError('Neuron runtime not found\\nsecond line')\n")
     code, _, err = run_cli(capsys, "--static", "--backend", "torch_neuronx", "--python-path", str(root),

@@ -34,6 +34,7 @@ def on_cpu(value):
     return value
 
 
+@pytest.mark.heavy
 def test_sim_matches_cpu_on_opinfo_samples():
     try:
         from torch.testing._internal.common_methods_invocations import op_db

@@ -110,6 +110,7 @@ def test_a_bad_spec_is_one_line(tmp_path, capsys):
         replay.read_kernel_list(str(tmp_path / "k.txt"))
 
 
+@pytest.mark.heavy
 def test_sdpa_takes_the_fused_kernel_when_the_backend_registers_its_choice(tmp_path):
     """A backend that registers SDPA's _fused_sdp_choice stub (a DispatchStub: no Python backend
     can) and the overrideable fused kernel runs SDPA as that kernel; the spec says so, with its source."""

@@ -3,6 +3,8 @@
 
 import json
 
+import pytest
+
 from cli.entry import main
 from kb.store.records import read_jsonl
 
@@ -90,6 +92,7 @@ def test_offline_without_cache_fails_clearly(capsys, tmp_path, monkeypatch):
     assert code == 2 and "not in the HTTP cache" in err and "pypi.org" in err
 
 
+@pytest.mark.heavy
 def test_refetch_of_unchanged_pages_is_a_no_op(capsys, tmp_path, monkeypatch, server, neuron_docs_fixture):
     """Online path end to end: the second run revalidates (304) and ingest reports no change."""
     import dataclasses

@@ -96,6 +96,111 @@ def screenshot(url: str, out: str, width: int = 1200, height: int = 1000) -> str
     return out
 
 
+class Page:
+    """One headless Chromium tab driven over the DevTools protocol on a pipe
+    (`--remote-debugging-pipe`: JSON messages ended by NUL on fds 3 and 4; stdlib only),
+    at a fixed viewport. `goto(url)` loads a page, `value(js)` evaluates an expression in
+    it (DevTools evaluation, not a page script: the page's CSP stays as it is)."""
+
+    def __init__(self, width: int = 1400, height: int = 900, timeout: float = 60.0):
+        self.width, self.height, self.timeout = width, height, timeout
+        self._buf, self._next_id, self._session = b"", 0, None
+
+    def __enter__(self) -> Page:
+        import fcntl
+
+        binary = find_chromium()
+        if binary is None:
+            raise RuntimeError("no Chromium found (apt-get install -y chromium, or set KB_CHROMIUM)")
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+
+        def fds_3_and_4():  # in the child, before exec: the protocol's fixed descriptors
+            high_r = fcntl.fcntl(to_child_r, fcntl.F_DUPFD, 10)
+            high_w = fcntl.fcntl(from_child_w, fcntl.F_DUPFD, 10)
+            os.dup2(high_r, 3)
+            os.dup2(high_w, 4)
+
+        self._profile = tempfile.TemporaryDirectory(prefix="kb-chromium-")
+        self._proc = subprocess.Popen(
+            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={self._profile.name}", "--remote-debugging-pipe",
+             f"--window-size={self.width},{self.height}", "about:blank"],
+            preexec_fn=fds_3_and_4, pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        try:
+            target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self._session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self._call("Emulation.setDeviceMetricsOverride",
+                       {"width": self.width, "height": self.height, "deviceScaleFactor": 1, "mobile": False})
+            self._call("Page.enable")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self._session = None
+            self._call("Browser.close")
+        except Exception:  # already gone
+            pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        for fd in (self._to_child, self._from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._profile.cleanup()
+
+    def _message(self, wanted) -> dict:
+        import json
+        import select
+
+        deadline = time.monotonic() + self.timeout
+        while True:
+            while b"\0" in self._buf:
+                raw, self._buf = self._buf.split(b"\0", 1)
+                message = json.loads(raw)
+                if wanted(message):
+                    return message
+            ready, _, _ = select.select([self._from_child], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise TimeoutError(f"Chromium did not answer within {self.timeout} s")
+            chunk = os.read(self._from_child, 1 << 16)
+            if not chunk:
+                raise RuntimeError("Chromium closed its DevTools pipe")
+            self._buf += chunk
+
+    def _call(self, method: str, params: dict | None = None) -> dict:
+        import json
+
+        self._next_id += 1
+        number = self._next_id
+        message = {"id": number, "method": method, "params": params or {}}
+        if self._session:
+            message["sessionId"] = self._session
+        os.write(self._to_child, json.dumps(message).encode() + b"\0")
+        answer = self._message(lambda m: m.get("id") == number)
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        return answer["result"]
+
+    def goto(self, url: str) -> None:
+        self._call("Page.navigate", {"url": url})
+        self._message(lambda m: m.get("method") == "Page.loadEventFired" and m.get("sessionId") == self._session)
+
+    def value(self, expression: str):
+        result = self._call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+
 def main(argv: list[str]) -> int:
     """Screenshot the coverage matrix of the KB built from the shipped data/ into argv[0]."""
     out = argv[0] if argv else os.path.join(REPO, "docs", "coverage-matrix.png")

@@ -82,6 +82,7 @@ def test_the_csp_forbids_inline_and_foreign_script():
     assert directives["object-src"] == "'none'" and directives["frame-ancestors"] == "'none'"
 
 
+@pytest.mark.heavy
 def test_datasette_pages_run_under_the_csp_without_violations(served):
     """In a real browser, no page logs a CSP violation: Datasette's own inline scripts are
     allowed by hash (skips without Chromium)."""

@@ -34,3 +34,30 @@ def test_canned_queries_have_titles_and_descriptions():
 def test_coverage_sql_quotes_target_names():
     sql = serve.coverage_sql(["neuron-xla", "o'dd"])
     assert 'AS "neuron-xla"' in sql and "s.target = 'o''dd'" in sql
+
+
+def _matrix(targets, support, after=""):
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE support (op, target, release_id, mode, status, effective_status, basis, report)")
+    conn.execute("CREATE TEMP TABLE latest_release (target, release_id, version)")
+    conn.executemany("INSERT INTO latest_release VALUES (?, ?, '1')", [(t, i) for i, t in enumerate(targets)])
+    conn.executemany("INSERT INTO support VALUES (?, ?, ?, 'eager', ?, NULL, 'evidence', NULL)",
+                     [(op, t, targets.index(t), status) for op, t, status in support])
+    return [r[0] for r in conn.execute(serve.coverage_sql(targets), {"mode": "", "grep": "", "after": after})]
+
+
+def test_coverage_lists_ops_a_device_target_knows_first_and_pages_in_that_order():
+    """Issue 26: ops unknown on neuron, tpu and neuron-xla (aten::Int, known to inf1 only)
+    come after every op some device target knows, each group by name; `after` pages in
+    that order (an op of either group, or any name)."""
+    support = [("aten::Int", "inf1", "native"), ("aten::abs", "tpu", "native"), ("aten::Zed", "cpu", "native"),
+               ("aten::add", "neuron", "fallback"), ("aten::add", "inf1", "native"), ("aten::zeros", "neuron-xla", "native")]
+    targets = ["neuron", "tpu", "neuron-xla", "cpu", "inf1"]
+    assert _matrix(targets, support) == ["aten::abs", "aten::add", "aten::zeros", "aten::Int", "aten::Zed"]
+    assert _matrix(targets, support, after="aten::add") == ["aten::zeros", "aten::Int", "aten::Zed"]
+    assert _matrix(targets, support, after="aten::zeros") == ["aten::Int", "aten::Zed"]
+    assert _matrix(targets, support, after="aten::Int") == ["aten::Zed"]
+    assert _matrix(targets, support, after="aten::ab") == ["aten::abs", "aten::add", "aten::zeros", "aten::Int", "aten::Zed"]
+    assert _matrix(["cpu", "inf1"], support[:1] + support[2:3]) == ["aten::Int", "aten::Zed"]  # no device column: by name

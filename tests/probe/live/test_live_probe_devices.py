@@ -30,6 +30,7 @@ def _probe(tmp_path: Path, device: str, ops: str, *extra: str, code: int = 0) ->
     return {r["op"]: r for r in rows if r["record"] == "op_status"}, done.stdout
 
 
+@pytest.mark.heavy
 def test_meta_runs_shape_kernels_and_refuses_data_dependent_ops(tmp_path):
     found, stdout = _probe(tmp_path, "meta", "neg,nonzero,masked_select", "--ingest", "--compare-static", "--json",
                            code=1)  # 1: the live evidence contradicts the shipped static probe of meta

@@ -84,6 +84,7 @@ def fleet(tmp_path_factory):
     return {"folder": folder, "reports": reports, "run_id": run_id, "merged": json.loads(merged.stdout)}
 
 
+@pytest.mark.heavy
 def test_each_shard_writes_its_share_of_one_run(fleet):
     shards = [json.loads((fleet["reports"] / f"shard-{i}.jsonl").read_text().splitlines()[0]) for i in (1, 2, 3)]
     assert [s["params"]["shard"]["index"] for s in shards] == [1, 2, 3]
@@ -94,6 +95,7 @@ def test_each_shard_writes_its_share_of_one_run(fleet):
     assert all(done)  # every shard got work
 
 
+@pytest.mark.heavy
 def test_shards_merge_to_exactly_the_unsharded_run(fleet):
     folder = fleet["folder"]
     single, merged = folder / "single.sqlite", folder / "fleet.sqlite"
@@ -113,6 +115,7 @@ def test_shards_merge_to_exactly_the_unsharded_run(fleet):
     assert params == alone[fleet["run_id"]]
 
 
+@pytest.mark.heavy
 def test_ingesting_the_shards_again_adds_nothing(fleet):
     reports = sorted(map(str, fleet["reports"].glob("*.jsonl")))
     again = _kb(fleet["folder"], "ingest", *reports, reports[0], "--json", db="fleet.sqlite")  # one given twice
@@ -120,6 +123,7 @@ def test_ingesting_the_shards_again_adds_nothing(fleet):
     assert len(_observations(fleet["folder"] / "fleet.sqlite")) == len(_observations(fleet["folder"] / "single.sqlite"))
 
 
+@pytest.mark.heavy
 def test_a_missing_shard_is_reported_and_nothing_is_ingested(fleet):
     reports = fleet["reports"]
     done = _kb(fleet["folder"], "ingest", str(reports / "shard-1.jsonl"), str(reports / "shard-3.jsonl"),
@@ -131,6 +135,7 @@ def test_a_missing_shard_is_reported_and_nothing_is_ingested(fleet):
     assert not partial.exists() or _observations(partial) == []
 
 
+@pytest.mark.heavy
 def test_a_lone_shard_is_not_evidence(fleet, tmp_path):
     from kb.store.ingest import IngestError, ingest_jsonl
 
@@ -138,6 +143,7 @@ def test_a_lone_shard_is_not_evidence(fleet, tmp_path):
         ingest_jsonl(str(tmp_path / "kb.sqlite"), str(fleet["reports"] / "shard-1.jsonl"))
 
 
+@pytest.mark.heavy
 def test_a_shard_run_again_resumes_instead_of_redoing(fleet):
     _kb(fleet["folder"], "probe", *ARGS, "--shard", "1/3", "--out", str(fleet["folder"] / "again.jsonl"))
     journal = fleet["folder"] / "cache" / "live-probe" / f"{fleet['run_id']}--shard-1-of-3" / "journal.jsonl"
@@ -147,6 +153,7 @@ def test_a_shard_run_again_resumes_instead_of_redoing(fleet):
     assert first == second  # the same journal: nothing was run twice
 
 
+@pytest.mark.heavy
 def test_shard_flags_that_cannot_work_are_one_line_errors(tmp_path):
     for args, message in ((["--shard", "auto"], "found no fleet variables"),
                           (["--shard", "0/3"], "shards count from 1"),

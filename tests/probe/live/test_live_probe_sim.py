@@ -127,6 +127,7 @@ def test_opinfos_are_mapped_to_the_overloads_they_dispatch(full_run):
     assert "aten::sin" in mapping["sin"] and mapping["cos"] == ["aten::cos"]  # the crash's op, from the beacon
 
 
+@pytest.mark.heavy
 def test_run_header_and_kb_ingest(full_run, tmp_path):
     run = full_run["run"]
     assert (run.kind, run.target, run.backend, run.backend_version) == ("live", "sim", "sim", "0.1.0")
@@ -145,6 +146,7 @@ def test_run_header_and_kb_ingest(full_run, tmp_path):
     assert rows["aten::neg"] == "native" and rows["aten::cos"] == "crash" and rows["aten::flip"] == "fallback"
 
 
+@pytest.mark.heavy
 def test_compare_static_lists_contradictions(full_run, tmp_path):
     from kb.store.ingest import ingest_records
 
@@ -161,6 +163,7 @@ def test_compare_static_lists_contradictions(full_run, tmp_path):
     assert [(r["op"], r["live"], r["static"]) for r in rows] == [("aten::flip", "fallback", "native")]
 
 
+@pytest.mark.heavy
 def test_sigkill_then_resume_equals_an_uninterrupted_run(full_run, tmp_path):
     env = _env(tmp_path)
     journal = tmp_path / "cache" / "live-probe" / "killed" / "journal.jsonl"
@@ -186,6 +189,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(full_run, tmp_path):
     assert _essence(resumed) == _essence(full_run["statuses"])
 
 
+@pytest.mark.heavy
 def test_bad_input_is_one_line(tmp_path):
     done = _cli(tmp_path, "--device", "sim", "--dtypes", "float33")
     assert done.returncode == 2 and done.stderr.startswith("kb: error: unknown dtype 'float33'")
@@ -196,6 +200,7 @@ def test_bad_input_is_one_line(tmp_path):
     assert not list((tmp_path / "cache" / "live-probe").glob("*"))  # no empty run left behind
 
 
+@pytest.mark.heavy
 def test_resuming_a_finished_run_redoes_nothing(full_run, tmp_path):
     journal = full_run["folder"] / "cache" / "live-probe" / "full" / "journal.jsonl"
     before = journal.read_text()
