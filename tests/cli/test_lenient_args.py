@@ -11,7 +11,7 @@ from tests.conftest import run_kb
 
 def _one_line_usage_error(code: int, err: str) -> None:
     assert code == 2, err
-    errors = [line for line in err.splitlines() if not line.startswith("kb: building the KB")]
+    errors = [line for line in err.splitlines() if "(first use)" not in line]
     assert len(errors) == 1 and errors[0].startswith("kb: error: ") and "Traceback" not in err
 
 

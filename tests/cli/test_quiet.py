@@ -14,7 +14,7 @@ import pytest
 from kb.store import db
 from tests.conftest import REPO, run_kb
 
-BUILD_LINE = "building the KB from shipped data"
+BUILD_LINE = "(first use)"  # "building the KB ..." or, from a prebuilt KB, "setting up the KB ..."
 
 
 @pytest.fixture(scope="module")
