@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `import kb` is on every command's start
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 # The name on the package index (`pip install torch-accel-kb`); "kb" there is an unrelated project.

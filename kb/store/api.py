@@ -10,9 +10,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 from kb.errors import KBError
+
+TYPE_CHECKING = False  # typing stays unimported: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 Note = Callable[[str], None]
 
@@ -25,8 +28,8 @@ def _kb(db: str | None, conn: sqlite3.Connection | None, on_note: Note | None = 
     if conn is not None:
         yield conn
         return
-    from kb.store.build import notices_to
     from kb.store.db import open_kb
+    from kb.store.dbfile import notices_to
 
     with notices_to(on_note):
         own = open_kb(db)

@@ -8,13 +8,10 @@ since) is refreshed in one transaction: shipped rows are replaced, local evidenc
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import json
 import os
 import shutil
 import sqlite3
-import sys
 import time
 import urllib.parse
 from typing import Any
@@ -22,7 +19,11 @@ from typing import Any
 from kb import __version__, paths
 from kb.store import dbfile
 from kb.store.catalog import read_catalog, shipped_catalogs
-from kb.store.dbfile import data_fingerprint
+from kb.store.dbfile import (
+    data_fingerprint,
+    notices_to,  # noqa: F401  (kb.store.build.notices_to, as before)
+)
+from kb.store.dbfile import notice as _notice  # where the one-line notices go (the API routes them)
 from kb.store.records import utc_now
 from kb.store.writer import IngestError, load_targets, raw_connection, read_report, write_records
 
@@ -177,29 +178,6 @@ def refresh(path: str) -> dict[str, Any]:
     started = time.perf_counter()
     counts = _write(path)
     return {"path": path, **counts, "seconds": round(time.perf_counter() - started, 3)}
-
-
-# Where the build's one-line notices go: stderr (the CLI), or a function the Python API
-# passes for the length of one call (kb.store.build.notices_to), so the API never prints.
-_NOTICES: contextvars.ContextVar = contextvars.ContextVar("kb_build_notices", default=None)
-
-
-@contextlib.contextmanager
-def notices_to(say):
-    """Send the build's notices to `say(text)` (None: drop them) within the block."""
-    token = _NOTICES.set(say or (lambda _text: None))
-    try:
-        yield
-    finally:
-        _NOTICES.reset(token)
-
-
-def _notice(text: str) -> None:
-    say = _NOTICES.get()
-    if say is None:
-        sys.stderr.write(f"kb: {text}\n")
-    else:
-        say(text)
 
 
 def write_prebuilt(out: str) -> dict[str, Any]:

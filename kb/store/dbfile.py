@@ -8,9 +8,12 @@ Building the file on first use is one layer up (`kb.store.db.open_kb`, through
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import sqlite3
 import stat
+import sys
 import urllib.parse
 
 from kb import paths
@@ -227,3 +230,26 @@ def check_output(out: str | None, db: str | None = None, what: str = "--out") ->
             same = False
     if same:
         raise KBError(f"{what} {out} names the KB file itself ({kb_path}); write somewhere else")
+
+
+# Where the build's one-line notices go: stderr (the CLI), or a function the Python API
+# passes for the length of one call (notices_to), so the API never prints.
+_NOTICES = contextvars.ContextVar("kb_build_notices", default=None)
+
+
+@contextlib.contextmanager
+def notices_to(say):
+    """Send the build's notices to `say(text)` (None: drop them) within the block."""
+    token = _NOTICES.set(say or (lambda _text: None))
+    try:
+        yield
+    finally:
+        _NOTICES.reset(token)
+
+
+def notice(text: str) -> None:
+    say = _NOTICES.get()
+    if say is None:
+        sys.stderr.write(f"kb: {text}\n")
+    else:
+        say(text)

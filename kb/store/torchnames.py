@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from kb import paths
+
+TYPE_CHECKING = False  # typing/dataclasses stay unimported: this module is on `kb op`'s start path
+if TYPE_CHECKING:
+    from typing import Any
 
 # torch.nn classes that hold other modules or are abstract bases: no forward of their own to trace
 # (kb.probe.module_map leaves them out; a question about one is told so).
@@ -37,18 +39,34 @@ _MODULE_PREFIX = re.compile(r"^(?:torch\.nn\.modules\.[a-z_0-9]+\.|torch\.nn\.|n
 _CALL = re.compile(r"\s*\(.*\)\s*$", re.S)
 
 
-@dataclass(frozen=True)
 class TorchName:
     """What a torch name stands for. `ops` is what a backend sees: for a module, its forward
-    in eval mode (`entry` has the training lists, constructor and inputs)."""
+    in eval mode (`entry` has the training lists, constructor and inputs). A plain class, not
+    a dataclass: importing dataclasses (inspect, ast…) costs a plain `kb op` a tenth of its start."""
 
-    kind: str  # "module" | "function"
-    asked: str
-    canonical: str  # torch.nn.Linear, torch.nn.functional.gelu
-    ops: tuple[str, ...]
-    map_file: str  # relative to the data folder: modules/torch-2.13.0.json
-    torch_version: str
-    entry: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    __slots__ = ("kind", "asked", "canonical", "ops", "map_file", "torch_version", "entry")
+
+    def __init__(self, kind: str, asked: str, canonical: str, ops: tuple[str, ...], map_file: str,
+                 torch_version: str, entry: dict[str, Any] | None = None) -> None:
+        self.kind = kind  # "module" | "function"
+        self.asked = asked
+        self.canonical = canonical  # torch.nn.Linear, torch.nn.functional.gelu
+        self.ops = tuple(ops)
+        self.map_file = map_file  # relative to the data folder: modules/torch-2.13.0.json
+        self.torch_version = torch_version
+        self.entry = entry if entry is not None else {}
+
+    def _key(self) -> tuple:
+        return (self.kind, self.asked, self.canonical, self.ops, self.map_file, self.torch_version)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TorchName) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"TorchName(kind={self.kind!r}, canonical={self.canonical!r}, ops={self.ops!r})"
 
     def training_ops(self) -> list[str]:
         """The training step's ops (train-mode forward, then backward), each once."""
