@@ -174,9 +174,41 @@ _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])",
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
-_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|each|every|an?|cada)\s?"
-                   r"(?:s|sec|secs|second|seconds|segundo|segundos)\b|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b",
-                   re.I)
+_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
+                   r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|m|min|mins|minute|minutes|minuto|minutos"
+                   r"|h|hr|hour|hours|hora|horas)\b"
+                   r"|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b"
+                   r"|(?<![\w.,])(?P<n3>" + _NUM + r")\s?(?:tpm|tok/min)\b", re.I)
+# A price said per another period than the hour ("90 EUR per day", "0.000833 USD per second"):
+# the unit and how many of it make an hour. The formula takes a price per hour and tokens per
+# second, so both are converted, and the answer says so.
+_PRICE_PERIOD = re.compile(r"\s*(?:/\s?|per\s|an?\s|each\s|every\s|por\s|al\s|a la\s|la\s|el\s|cada\s)?\s?"
+                           r"(?P<u>day|days|dia|dias|daily|diario|minute|minutes|min|minuto|minutos|second|seconds|sec|s"
+                           r"|segundo|segundos|week|semana|weekly|semanal)\b", re.I)
+_PER_HOUR = {"day": Decimal(1) / 24, "dia": Decimal(1) / 24, "daily": Decimal(1) / 24, "diario": Decimal(1) / 24,
+             "minute": Decimal(60), "min": Decimal(60), "minuto": Decimal(60), "second": Decimal(3600),
+             "sec": Decimal(3600), "s": Decimal(3600), "segundo": Decimal(3600), "week": Decimal(1) / 168,
+             "semana": Decimal(1) / 168, "weekly": Decimal(1) / 168, "semanal": Decimal(1) / 168}
+_RATE_PER_SECOND = {"s": 1, "sec": 1, "second": 1, "segundo": 1, "m": 60, "min": 60, "minute": 60, "minuto": 60,
+                    "h": 3600, "hr": 3600, "hour": 3600, "hora": 3600}
+_UNIT_NAMES = {"en": {"day": "day", "minute": "minute", "second": "second", "week": "week", "hour": "hour"},
+               "es": {"day": "día", "minute": "minuto", "second": "segundo", "week": "semana", "hour": "hora"}}
+
+
+def _period(word: str) -> str:
+    """day / minute / second / week / hour for any spelling above."""
+    w = word.lower().rstrip("s") or "s"
+    for name, spellings in (("day", ("day", "dia", "daily", "diario")), ("minute", ("minute", "min", "minuto", "m")),
+                            ("week", ("week", "semana", "weekly", "semanal")), ("hour", ("hour", "hr", "h", "hora"))):
+        if w in spellings:
+            return name
+    return "second"
+
+
+def period_name(period: str, lang: str) -> str:
+    return _UNIT_NAMES["es" if lang == "es" else "en"].get(period, period)
+
+
 _TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>million|millones|millon|mil|thousand|billion|m|k)?\s?"
                      r"(?:of |de )?tokens?\b(?!\s?(?:/|per|por|a)\s?(?:s|sec|second|segundo))", re.I)
 _DURATION = re.compile(r"(?<![\w.,])(?P<n>\d{1,6})\s?(?P<u>days?|dias?|d|weeks?|semanas?|w|months?|meses|mes|"
@@ -219,7 +251,9 @@ class Amount:
     value: Decimal
     unit: str  # a currency code, "tokens/s", "tokens", "days", "date"
     text: str  # as written
-    per_hour: bool = False  # a price said to be per hour
+    per_hour: bool = False  # a price said to be per hour (or per another period, converted)
+    period: str = ""  # the period it was said per when that is not the formula's (day, minute, second...)
+    said: Decimal | None = None  # the value as said, before converting to per hour / per second
 
 
 @dataclass
@@ -251,15 +285,27 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
             if value is None:
                 continue
             code = CURRENCY_WORDS.get(m.group("c").lower(), m.group("c").upper())
+            other = _PRICE_PERIOD.match(text, m.end())
+            if other and not re.match(r"\s*(?:/|per|por|a)?\s?(?:hour|hr|h|hora)\b", text[m.end():], re.I):
+                unit = other.group("u").lower()
+                factor = _PER_HOUR.get(unit) or _PER_HOUR.get(unit.rstrip("s")) or Decimal(3600)
+                prices.append(Amount(value * factor, code, m.group() + other.group(), True, _period(unit), value))
+                taken.append((m.start(), other.end()))
+                continue
             hourly = _HOURLY.match(text, m.end()) is not None or re.search(
                 r"(?:per|an?|por|la|/)\s?(?:hour|hr|hora)\s*$", text[max(0, m.start() - 12):m.start()], re.I) is not None
             prices.append(Amount(value, code, m.group(), hourly))
             taken.append((m.start(), m.end()))
     rates = []
     for m in _RATE.finditer(text):
-        value = number(m.group("n") or m.group("n2"), lang)
+        value = number(m.group("n") or m.group("n2") or m.group("n3"), lang)
         if value is not None:
-            rates.append(Amount(value, "tokens/s", m.group()))
+            unit = (m.group("u") or ("min" if m.group("n3") else "s")).lower()
+            per = _RATE_PER_SECOND.get(unit) or _RATE_PER_SECOND.get(unit.rstrip("s"), 1)
+            if per == 1:
+                rates.append(Amount(value, "tokens/s", m.group()))
+            else:
+                rates.append(Amount(value / per, "tokens/s", m.group(), period=_period(unit), said=value))
             taken.append((m.start(), m.end()))
     tokens = []
     for m in _TOKENS.finditer(text):

@@ -49,6 +49,7 @@ will with work works would yes you your versus against between copy cpu host dec
 slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug bugs issue issues caveat
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
+cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")

@@ -68,13 +68,32 @@ for i, ((p_en, p_es), price, cur) in enumerate(PRICES):
     money = f"{format_money(cost_per_million_tokens(price, rate))} {cur}"
     for t in COST_EN:
         add("cost", "en", "cost", [money, "leaves out"], COST, [t.format(p=p_en, r=r_en)])
+    money_es = money.translate(str.maketrans(",.", ".,"))  # Spanish answers write 1,16 and 1.800
     for t in COST_ES:
-        add("cost", "es", "cost", [money, "deja fuera"], COST, [t.format(p=p_es, r=r_es)])
+        add("cost", "es", "cost", [money_es, "deja fuera"], COST, [t.format(p=p_es, r=r_es)])
 add("cost", "en", "cost", ["I need", "tokens/s"], COST,
     ["how much per million tokens at 7.5 USD an hour?", "price per million tokens on a $40/hour trn2 instance?",
      "cost per 1M tokens at 4 EUR per hour"])
 add("cost", "es", "cost", ["Falta", "tokens/s"], COST,
     ["¿cuánto cuesta el millón de tokens a 7,5 USD la hora?", "precio por millón de tokens con una instancia de 40 USD por hora"])
+
+# tester t29 (#3, #4): "cuesta" is no aten::cos; prices per day/second and rates per minute are converted
+add("cost", "es", "cost", ["Falta", "precio por hora"], COST,
+    ["¿cuánto cuesta un millón de tokens en trn2.48xlarge a 900 tokens/s?", "cuanto cuesta una trn2 por hora",
+     "¿cuánto cuesta nonzero en tpu?", "cuanto cuesta el millon de tokens en inf2", "que precio tiene una trn1 por hora"])
+add("cost", "en", "cost", ["I need", "price per hour"], COST,
+    ["how much does a trn2 cost per hour?", "what does nonzero cost on tpu?", "price of a million tokens at 900 tokens/s"])
+add("cost", "es", "cost", ["1,25 EUR", "3,75 EUR la hora", "833,3333 tokens/s"], COST,
+    ["cuánto me sale el millón de tokens si pago 90 euros al día y saco 50000 tokens por minuto",
+     "¿cuánto cuesta el millón de tokens a 90 € por día con 50.000 tokens por minuto?"])
+add("cost", "en", "cost", ["1.25 EUR", "3.75 EUR an hour", "833.3333 tokens/s"], COST,
+    ["cost per million tokens at 90 EUR per day and 50000 tokens per minute",
+     "90 EUR/day, 50000 tokens/min: price per million tokens?"])
+add("cost", "en", "cost", ["0.46 USD", "2.9988 USD an hour"], COST,
+    ["price per million tokens: 0.000833 USD per second, 1800 tok/s",
+     "cost per million tokens at 0.000833 USD/s and 1800 tokens/s"])
+add("cost", "en", "cost", ["1.16 USD", "1,800 tokens/s"], COST,
+    ["cost per million tokens at 7.5 USD an hour and 108000 tokens per minute"])
 
 # ---------------------------------------------------------------- lists of ops at a version
 add("list", "en", "ops_by_status", ["800", "unsupported", "0.1.1"], TPU_011,
@@ -238,7 +257,7 @@ add("cost", "en", "cost", ["2.03 USD"], COST, ["our trn2.48xlarge is 38 dollars/
 add("cost", "en", "cost", ["0.79 EUR", "39.68 EUR"], COST,
     ["with 2,100 tokens per second at EUR 6 per hour, how much do 50M tokens cost?"])
 add("cost", "en", "cost", ["0.48 USD"], COST, ["what would 1M tokens cost on TPU v5e at $1.2/h if we get 700 tokens/s"])
-add("cost", "es", "cost", ["0.63 USD"], COST, ["¿Cuánto me sale el millón de tokens si pago 9 USD por hora y saco 4000 tokens/s?"])
+add("cost", "es", "cost", ["0,63 USD"], COST, ["¿Cuánto me sale el millón de tokens si pago 9 USD por hora y saco 4000 tokens/s?"])
 add("cost", "en", "cost", ["0.83 USD", "could also be read as an op question"], COST,
     ["price per million tokens at 3 usd/h and 1000 tokens/s on neuron for aten::nonzero heavy workloads"])
 add("list", "en", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["which aten ops are unsupported by torch_tpu 0.2.0?"])

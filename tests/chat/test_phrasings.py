@@ -85,7 +85,7 @@ def test_cost_uses_the_kb_cost_formula_with_its_currency(conn):
     assert Decimal(fact["cost_per_million_tokens_exact"]) == expected.normalize()
     assert a["text"].startswith("**1.16 USD per million tokens**") and "leaves out" in a["text"]
     euro = ask(conn, "¿cuánto cuesta un millón de tokens a 3,20 € por hora y 900 tokens por segundo?")
-    assert euro["language"] == "es" and euro["facts"][0]["currency"] == "EUR" and "0.99 EUR" in euro["text"]
+    assert euro["language"] == "es" and euro["facts"][0]["currency"] == "EUR" and "0,99 EUR" in euro["text"]  # Spanish number format
     assert "deja fuera" in euro["text"] and "**Fuentes**" in euro["text"]
 
 
@@ -229,3 +229,29 @@ def test_hostile_spanish_and_numbers_stay_bounded(conn):
         assert a["intent"] and len(a["text"]) < 20_000
     ents = entities.extract("7,5 USD 1800 tokens/s " * 45)
     assert len(ents.prices) <= 50 and len(ents.rates) <= 50
+
+
+def test_cuesta_is_a_cost_question_not_aten_cos(conn):
+    """Tester t29 #3: "cuanto cuesta" was fuzzy-matched to aten::cos."""
+    for text in ("cuanto cuesta una trn2 por hora", "¿cuánto cuesta nonzero en tpu?",
+                 "¿cuánto cuesta un millón de tokens en trn2.48xlarge a 900 tokens/s?"):
+        a = ask(conn, text)
+        assert a["intent"] == "cost" and "aten::cos" not in a["text"] and a["language"] == "es", text
+
+
+def test_prices_and_rates_in_other_units_are_converted(conn):
+    """Tester t29 #4: per day / per second prices and per minute rates, the currency kept."""
+    a = ask(conn, "cost per million tokens at 90 EUR per day and 50000 tokens per minute")
+    assert a["facts"][0]["currency"] == "EUR" and a["text"].startswith("**1.25 EUR per million tokens**")
+    assert "90 EUR per day = 3.75 EUR an hour" in a["text"] and "--currency EUR" in a["text"]
+    b = ask(conn, "price per million tokens: 0.000833 USD per second, 1800 tok/s")
+    assert b["text"].startswith("**0.46 USD per million tokens**") and "read as a price per hour" not in b["text"]
+    c = ask(conn, "cost per million tokens at 4 EUR per hour")
+    assert "--currency EUR" in c["text"]
+
+
+def test_spanish_cost_answers_use_one_number_format(conn):
+    a = ask(conn, "¿cuánto cuesta el millón de tokens a 3,2 €/h y 1.800 tokens/s?")
+    assert a["text"].startswith("**0,49 EUR por millón de tokens** a 3,2 EUR la hora y 1.800 tokens/s")
+    prose = a["text"].split("`kb cost --price")[0]  # the suggested command line keeps the machine format
+    assert "1,800" not in prose and "3.2 " not in prose
