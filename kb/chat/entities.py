@@ -28,6 +28,8 @@ versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon
 inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
 un una lo se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta soportan compatible
 compatibles operadores operador mientras ya deja dejan servir cae caen sale salen
+en puede pueden usar novedades compara comparar entre va van bien anda andan trae traen perdio perdieron gano
+cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -61,6 +63,9 @@ _ES_OPENINGS = [
      r"is \1 still supported?"),
     (r"^\s*(?:funciona|funcionan|corre|corren|anda|andan)\s+(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
     (r"^\s*(?:funcionara|correra)\s+(.+?)\s+(?:en|sobre)\s+", r"will \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:va|van|anda|andan)(?:\s+bien)?\s+(?:en|sobre)\s+", r"does \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:en|sobre)\s+(?:la\s+|el\s+)?(\S+)\s+(?:funciona|funcionan|corre|corren|anda|andan)"
+     r"\s*\??\s*$", r"does \1 run on \2?"),
     (r"^\s*(?:puedo|podemos|se puede)\s+(?:usar|ejecutar|correr)\s+(.+?)\s+(?:en|sobre)\s+", r"can i use \1 on "),
     (r"^\s*(?:es|esta)\s+(.+?)\s+(?:nativo|nativa)\s+(?:en|sobre)\s+", r"is \1 native on "),
     (r"^\s*(?:es|esta)\s+(.+?)\s+(?:soportado|soportada|compatible)\s+(?:en|sobre|con|por)\s+", r"is \1 supported on "),
@@ -111,6 +116,14 @@ _ES_PHRASES = [
     (r"modo eager", "eager mode"), (r"modo compil\w*", "compile mode"), (r"compilad[oa]", "compile mode"),
     (r"entrenamiento|entrenar", "training"), (r"inferencia", "inference"), (r"servir|produccion", "serving"),
     (r"(?:cuales|que) (?:ops|operadores|operaciones)", "which ops"),
+    (r"(?:que )?(?:novedades|hay de nuevo|trae|traen) (?:de|en|con)?\s?(?:la )?(?:version )?", "what's new in "),
+    (r"que (?:cambio|cambiaron|cambios hay|ha cambiado) (?:entre|de)", "what changed between"),
+    (r"que (?:cambio|cambiaron|ha cambiado)", "what changed"),
+    (r"(?:perdio|perdieron)", "lost"), (r"(?:gano|ganaron)", "gained"),
+    (r"compara(?:r)?", "compare"), (r"entre", "between"),
+    (r"(?:va|van|anda|andan) bien", "runs"),
+    (r"que puedo preguntar(?:te)?|que (?:sabes|puedes) hacer|que se puede preguntar", "what can you do"),
+    (r"cuando sale", "when is the release of"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",

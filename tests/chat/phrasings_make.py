@@ -192,6 +192,30 @@ add("op", "es", "op", ["aten::add.Tensor", "Se ejecuta en tpu"], TPU_PROBE,
 add("op", "en", "op", ["**Yes**", "aten::nonzero"], TPU_PROBE,
     ["does nonzero run on tpu v5e?", "is nonzero native on trillium?", "does torch.nonzero work on TPU v6e?"])
 
+# tester t29 (#1, #2, #13): Spanish without ¿ or accents is Spanish, and answered with no English sentence
+add("op", "es", "op", ["aten::cumsum", "hojas en el dispositivo"], TPU_PROBE,
+    ["funciona torch.cumsum en tpu", "torch.cumsum funciona en tpu?", "torch.cumsum va bien en tpu 0.2.0?",
+     "se puede usar torch.cumsum en tpu"])
+add("op", "es", "op", ["aten::gelu", "Presumiblemente sí"], "",
+    ["torch.nn.functional.gelu va bien en trn2?", "funciona F.gelu en trainium", "F.gelu anda en trn2?"])
+add("op", "es", "op", ["aten::native_layer_norm", "es un módulo"], "",
+    ["funciona nn.LayerNorm en neuron 2.33", "nn.LayerNorm en neuron funciona?"])
+add("op", "es", "op", ["ops se ejecutan en el dispositivo", "es un módulo"], TPU_PROBE,
+    ["nn.GRU en tpu funciona?", "funciona nn.GRU en tpu", "¿funciona nn.MultiheadAttention en tpu?"])
+add("op", "es", "op", ["su único op", "en el dispositivo"], TPU_PROBE, ["¿es compatible nn.Embedding con la tpu?"])
+add("op", "es", "op", ["**Depende, inferido**", "de la versión"], TPU_011, ["¿funciona aten::silu en tpu 0.1.1?"])
+add("op", "es", "compare", ["**Difieren.**", "aten::sort"], TPU_PROBE,
+    ["compara aten::sort entre tpu y neuron", "comparar aten::sort entre neuron y tpu"])
+add("list", "es", "diff", ["0.1.1 → 0.2.0", "kernels ganados", "perdidos"], TPU_PROBE,
+    ["¿qué ops perdió tpu de 0.1.1 a 0.2.0?", "que cambio entre tpu 0.1.1 y 0.2.0", "novedades de tpu 0.2.0",
+     "que ops gano tpu de 0.1.1 a 0.2.0"])
+add("list", "es", "ops_by_status", ["595", "0.2.0", "ops que se ejecutan como"], TPU_PROBE,
+    ["cuales ops no andan en tpu 0.2.0", "que ops no funcionan en tpu 0.2.0"])
+add("list", "en", "diff", ["0.1.1 → 0.2.0", "kernels gained"], TPU_PROBE,
+    ["what did tpu lose from 0.1.1 to 0.2.0?", "what changed between tpu 0.1.1 and 0.2.0"])
+add("op", "en", "op", ["aten::cumsum", "leaves on the device"], TPU_PROBE,
+    ["does torch.cumsum run on tpu", "is torch.cumsum ok on tpu en route to prod?"])
+
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
                          "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",
