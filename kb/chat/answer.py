@@ -28,7 +28,7 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import entities, intents, names, scoring, spanish
+from kb.chat import caveat_notes, entities, intents, names, scoring, spanish
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
@@ -47,7 +47,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
 from kb.neutral import markdown as md
-from kb.store import families, queries, releases, verdict
+from kb.store import families, queries, releases, torchnames, verdict
 from kb.store.provenance import describe
 from kb.vocab import DOC_RULE_BASIS, SEVERITY, SYMBOLS, UNKNOWN
 
@@ -89,6 +89,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
     if other is not None:
         result = with_other_reading(result, other, ents.language)
+    result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
     result.question = (question or "").strip()
     return spanish.in_spanish(result) if ents.language == "es" else result
 
@@ -109,6 +110,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         return "collective"
     feature_words = {w for w in names.FEATURE_WORDS if "." in w}
     explicit_op = bool(q.op_words or [w for w in q.function_words if w.lower() not in feature_words])
+    # a torch.nn module named in any capitalisation (nn.MultiHeadAttention) is as explicit as an op
+    explicit_op = explicit_op or any(torchnames.looks_like_module(w) and torchnames.resolve_module(w)
+                                     for w in q.plain_words)
     targets = q.target_names()
     if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
         versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
@@ -521,7 +525,9 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))
         if len(ops) > MAX_LIST:
-            lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target} --status {status}`._")
+            # the version answered, pinned: the command must list the same ops (tester t29 #5)
+            lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target}={listing['backend_version']} "
+                         f"--status {status}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 

@@ -104,10 +104,13 @@ _ES_PHRASES = [
     (r"no (?:esta|estan|es|son) (?:soportad[oa]s?|compatibles?)", "unsupported"),
     (r"no (?:soportad[oa]s?|compatibles?)", "unsupported"),
     (r"no (?:soporta|soportan)", "does not support"),
+    (r"(?:hace|hacen) fallback (?:a|en|hacia) (?:la )?cpu", "fall back to cpu"),
     (r"(?:hace|hacen) fallback", "falls back"),
     (r"(?:recae|recaen|cae|caen|vuelve|vuelven) (?:en|a) (?:la )?cpu", "falls back to cpu"),
     (r"que (?:hace|hara)", "what does"),
+    (r"que (?:pasa|ocurre|sucede) (?:si|cuando)", "what happens if"),
     (r"que (?:pasa|ocurre|sucede)", "what happens"),
+    (r"no tiene (?:un|una|el|ese) (?:op|operador|operacion)", "lacks an op"),
     (r"(?:un|una|el|la) (?:op|operador|operacion) que no (?:tiene|implementa|soporta)", "an op it lacks"),
     (r"(?:un|una|el|la) (?:op|operador|operacion) (?:sin|que le falta)(?: (?:un )?kernel)?", "an op it lacks"),
     (r"(?:le )?falta (?:un|una|el) (?:op|operador|operacion|kernel)", "an op it lacks"),
@@ -358,6 +361,8 @@ CUES = {
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
+              r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
+              r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"
               r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b",
@@ -371,10 +376,17 @@ MODEL_RE = re.compile(
     r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
 
 
+# Op and module names people write as words (tester t29 #17).
+_SPOKEN_NAMES = [(re.compile(r"\bscaled[ -]dot[ -]product[ -]attention\b(?!\()", re.I), "F.scaled_dot_product_attention"),
+                 (re.compile(r"(?<![\w.])multi[ -]?head(?:ed)?[ -]attention\b", re.I), "nn.MultiheadAttention")]
+
+
 def extract(text: str) -> Entities:
     """Everything of the above a question names, with its English reading."""
     lang = language(text)
     english = to_english(text) if lang == "es" else text
+    for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention
+        english = pattern.sub(name, english)
     found = Entities(language=lang, english=english)
     source = fold(text)
     found.prices, found.rates, found.tokens = _amounts(source, lang)

@@ -77,6 +77,10 @@ _TOKEN_NO_PATH = re.compile(_VERSION_WORD)
 MAX_PATH_PIECE = 512
 _PIECE = re.compile(r"\S+")
 
+# Spellings that name how a model runs, not an operator.
+MODE_WORDS = frozenset({"torch.compile", "torch._dynamo", "torch.jit.script", "torch.jit.trace", "torch.export",
+                        "torch.export.export", "torch._inductor"})
+
 PRODUCT_WORDS = {
     "pytorch": "pytorch", "torch": "pytorch", "python": "python", "ubuntu": "ubuntu", "al2": "amazon-linux",
     "al2023": "amazon-linux", "amazon": "amazon-linux", "sdk": "neuron-sdk", "nxd": "nxd", "nxdi": "nxd",
@@ -168,6 +172,9 @@ def read(text: str) -> Question:
             if pending_product is not None:
                 q.products.append((pending_product, version))
                 pending_product = None
+            continue
+        if lower.removesuffix("()") in MODE_WORDS:  # torch.compile names the mode, never an op (tester t29 #10)
+            pending_target = None
             continue
         if lower in ("sdk", "version", "release", "v", "nightly"):
             sdk_seen = sdk_seen or lower == "sdk"

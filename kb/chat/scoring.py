@@ -83,7 +83,9 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
     if explicit_op:
-        out.append(Reading("op", 7, "an op named as code"))
+        # an aten:: name spelled out wins over a policy or list reading ("what happens with
+        # aten::unique on tpu under torch.compile?" asks for that op's verdict; tester t29 #17)
+        out.append(Reading("op", 11 if q.op_words else 7, "an op named as code"))
     out.sort(key=lambda r: -r.score)
     return out
 

@@ -125,8 +125,14 @@ PHRASES += [
     (", runs ", ", se ejecuta "), ("with leaves not traced", "con hojas no trazadas"),
     ("leaves not traced", "hojas no trazadas"), ("**It depends, presumably**", "**Depende, presumiblemente**"),
     ("(no word on this op for", "(nada sobre este op para"), (", presumed:", ", presunto:"), (", inferred:", ", inferido:"),
-    ("training", "entrenamiento"), ("inference", "inferencia"), ("not supported", "no soportado"),
-    ("supported", "soportado"), ("Python versions", "versiones de Python"), ("What ended", "Lo que terminó"),
+    ("is not in the traced function map; matched by name to",
+     "no está en el mapa de funciones trazado; emparejado por nombre con"),
+    ("is not in the op catalog;", "no está en el catálogo de ops;"),
+    ("the release registry has no", "el registro de versiones no tiene"), ("newest first", "la más reciente primero"),
+    ("refreshes the registry from the release notes and support matrices",
+     "actualiza el registro desde las notas de versión y las matrices de soporte"),
+    ("The **", "La familia **"), ("** family:", "**:"), ("overloads in the op catalog", "sobrecargas en el catálogo de ops"),
+    ("where each op runs", "dónde se ejecuta cada op"), ("Python versions", "versiones de Python"), ("What ended", "Lo que terminó"),
     ("What's new", "Novedades"), ("released on", "publicada el"), ("knows no", "no conoce ninguna"),
 ]
 # (English, Spanish) patterns for what a fixed phrase cannot catch: counts and dates.

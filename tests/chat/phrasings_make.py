@@ -105,6 +105,12 @@ add("list", "es", "ops_by_status", ["800", "0.1.1", "ops que se ejecutan como"],
      "lista de ops no soportados en torch_tpu 0.1.1", "¿cuáles operadores no puede ejecutar TorchTPU 0.1.1?",
      "¿que ops no puede correr torchtpu 0.1.1?"])
 
+# tester t29 (#5): the "more:" command pins the version answered
+add("list", "en", "ops_by_status", ["800", "kb ops --target tpu=0.1.1 --status unsupported"], TPU_011,
+    ["what can't TorchTPU 0.1.1 run", "what can not torch_tpu 0.1.1 run?"])
+add("list", "es", "ops_by_status", ["800", "kb ops --target tpu=0.1.1 --status unsupported"], TPU_011,
+    ["¿qué ops no soporta TorchTPU 0.1.1?", "que ops no soporta tpu 0.1.1"])
+
 # ---------------------------------------------------------------- end of support of a feature line
 add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN,
     ["is PyTorch/XLA training still supported on Trn1?", "is torch-xla training still supported on trn1",
@@ -215,6 +221,29 @@ add("list", "en", "diff", ["0.1.1 → 0.2.0", "kernels gained"], TPU_PROBE,
     ["what did tpu lose from 0.1.1 to 0.2.0?", "what changed between tpu 0.1.1 and 0.2.0"])
 add("op", "en", "op", ["aten::cumsum", "leaves on the device"], TPU_PROBE,
     ["does torch.cumsum run on tpu", "is torch.cumsum ok on tpu en route to prod?"])
+
+# tester t29 (#9, #10, #11, #12, #17): readings
+add("policy", "en", "policy", ["Neuron SDK 2.33.0 (TorchNeuron", "compile error"], NEURON_POLICY,
+    ["what does torchneuron do when an op is missing under torch.compile?"])
+add("policy", "es", "policy", ["Neuron SDK 2.33.0 (TorchNeuron", "cpu fallback with warning"], NEURON_POLICY,
+    ["¿qué pasa si neuron no tiene un op en modo eager?", "en modo eager neuron hace fallback?",
+     "que pasa si trainium no tiene un operador en modo eager"])
+add("op", "en", "op", ["aten::scaled_dot_product_attention", "(compile)"], "",
+    ["does torch.nn.functional.scaled_dot_product_attention work on trn2 with torch.compile?",
+     "does F.scaled_dot_product_attention run on tpu under torch.compile()?"])
+add("op", "es", "op", ["aten::_unique", "(compile)"], TPU_PROBE,
+    ["¿qué pasa con aten::unique en tpu cuando uso torch.compile?"])
+add("op", "es", "op", ["es un módulo", "MultiheadAttention"], "",
+    ["¿nn.MultiHeadAttention va en trn2 en modo compile?", "¿funciona nn.multiheadattention en trn2 en modo compile?"])
+add("op", "es", "op", ["aten::scaled_dot_product_attention", "**Sí**"], TPU_PROBE,
+    ["el scaled dot product attention funciona en la TPU?"])
+add("op", "es", "op", ["**Trn1**", "Trn2, Trn3", "neuron-xla"], "",
+    ["¿funciona nonzero en trn1?", "¿se ejecuta nn.GroupNorm en trn1?"])
+add("op", "en", "op", ["**Trn1**", "Trn2, Trn3", "neuron-xla"], "",
+    ["does nonzero run on trn1?", "is nn.GroupNorm native on trn1?"])
+add("op", "en", "op", ["`xla` read as `neuron-xla`", "TorchTPU"], "", ["is add supported on xla?"])
+add("list", "es", "ops_by_status", ["neuron", "2.14.3.1", "fallback"], "",
+    ["que ops hacen fallback a cpu en neuron 2.14.3.1"])
 
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",

@@ -255,3 +255,44 @@ def test_spanish_cost_answers_use_one_number_format(conn):
     assert a["text"].startswith("**0,49 EUR por millón de tokens** a 3,2 EUR la hora y 1.800 tokens/s")
     prose = a["text"].split("`kb cost --price")[0]  # the suggested command line keeps the machine format
     assert "1,800" not in prose and "3.2 " not in prose
+
+
+def test_torch_compile_is_the_mode_not_an_op(conn):
+    """Tester t29 #10."""
+    a = ask(conn, "does torch.nn.functional.scaled_dot_product_attention work on trn2 with torch.compile?")
+    assert "`torch.compile`" not in a["text"] and "I don't know an operator" not in a["text"]
+    assert "(compile)" in a["text"]
+
+
+def test_policy_names_the_sdk_release_not_a_torchneuron_version(conn):
+    """Tester t29 #9: TorchNeuron has no 2.33.0; that is the Neuron SDK."""
+    a = ask(conn, "what does torchneuron do with a missing op under torch.compile?")
+    assert "TorchNeuron 2.33.0" not in a["text"] and "Neuron SDK 2.33.0 (TorchNeuron " in a["text"]
+
+
+def test_trn1_answers_say_torchneuron_lists_only_trn2_trn3(conn):
+    """Tester t29 #12: the note comes first, read from TorchNeuron's release card."""
+    a = ask(conn, "¿funciona nonzero en trn1?")
+    assert a["text"].startswith("_**Trn1**") and "neuron-xla" in a["text"] and a["language"] == "es"
+    b = ask(conn, "does nonzero run on trn2?")
+    assert "**Trn1**" not in b["text"]
+
+
+def test_other_readings_are_named(conn):
+    """Tester t29 #11: bare `xla`, "fallback a cpu" as the destination, Spanish policy questions."""
+    a = ask(conn, "is add supported on xla?")
+    assert "`xla` read as `neuron-xla`" in a["text"]
+    b = ask(conn, "que ops hacen fallback a cpu en neuron 2.14.3.1")
+    assert b["intent"] == "ops_by_status" and "**cpu**" not in b["text"]
+    for text in ("¿qué pasa si neuron no tiene un op en modo eager?", "en modo eager neuron hace fallback?"):
+        assert ask(conn, text)["intent"] == "policy", text
+
+
+def test_a_named_op_or_module_wins_the_reading(conn):
+    """Tester t29 #17."""
+    a = ask(conn, "¿nn.MultiHeadAttention va en trn2 en modo compile?")
+    assert a["intent"] == "op" and "torch.nn.MultiheadAttention" in a["text"]
+    b = ask(conn, "¿qué pasa con aten::unique en tpu cuando uso torch.compile?")
+    assert b["intent"] == "op" and "(compile)" in b["text"]
+    c = ask(conn, "el scaled dot product attention funciona en la TPU?")
+    assert c["intent"] == "op" and c["text"].startswith("**Sí**")
