@@ -35,6 +35,7 @@ from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
+from kb.chat.answer_sdk_news import sdk_news, sdk_version_asked
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -78,6 +79,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         result = scored_answer(conn, q, ents, top, allow_files) if top else None
         if isinstance(result, str):  # a classic handler, with the reading the scores gave
             result = _HANDLERS[result](conn, q)
+        if result is None and (news := sdk_version_asked(conn, q)):
+            result = sdk_news(conn, q, news)  # "what's new in Neuron 2.34?": the SDK release, not only an op diff
         if result is None:
             q.intent = route(conn, q)
             if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):

@@ -245,6 +245,25 @@ add("op", "en", "op", ["`xla` read as `neuron-xla`", "TorchTPU"], "", ["is add s
 add("list", "es", "ops_by_status", ["neuron", "2.14.3.1", "fallback"], "",
     ["que ops hacen fallback a cpu en neuron 2.14.3.1"])
 
+# tester t29 (#6, #7, #8): Neuron's own support window for platforms, and SDK release questions
+SDK234 = "release-notes/2.34.0.html"
+add("platform_eol", "en", "eol", ["**No**", "Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11", "2027-10"], SDK234,
+    ["when does python 3.11 reach end of support on neuron", "is python 3.11 still supported on neuron?"])
+add("platform_eol", "es", "eol", ["**Sí**", "3.12, 3.13, 3.14"], "", ["¿Python 3.12 sigue soportado?",
+                                                                    "¿sigue soportado python 3.13 en neuron?"])
+add("platform_eol", "es", "eol", ["**Presumiblemente no**", "Ubuntu 22.04", "2027-05"], "",
+    ["¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?", "¿sigue soportado ubuntu 22.04 en trainium?"])
+add("platform_eol", "es", "eol", ["**Presumiblemente sí**", "Ubuntu 24.04"], "", ["ubuntu 24.04 soportado en neuron 2.34?"])
+add("support", "en", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234,
+    ["which python versions does Neuron 2.34 support?", "what python versions are supported by neuron 2.34"])
+add("support", "es", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234, ["que versiones de python soporta neuron 2.34"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "What ends with Neuron 2.34 (4)", "torchneuron 2.14.3.1"],
+    SDK234, ["what's new in Neuron 2.34?", "what is new in neuron sdk 2.34", "release notes of neuron 2.34"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "Lo que termina con Neuron 2.34 (4)"], SDK234,
+    ["¿qué trae la versión 2.34 de neuron?", "novedades de neuron 2.34"])
+add("support", "es", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "release-notes/2.33.0.html",
+    ["novedades de neuron 2.33"])
+
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
                          "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",

@@ -296,3 +296,26 @@ def test_a_named_op_or_module_wins_the_reading(conn):
     assert b["intent"] == "op" and "(compile)" in b["text"]
     c = ask(conn, "el scaled dot product attention funciona en la TPU?")
     assert c["intent"] == "op" and c["text"].startswith("**Sí**")
+
+
+def test_platform_support_on_neuron_comes_from_neuron_first(conn):
+    """Tester t29 #6/#7: Neuron's own support (2.34 lists Python 3.12-3.14), then the upstream date."""
+    a = ask(conn, "when does python 3.11 reach end of support on neuron")
+    assert a["text"].startswith("**No** — Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11")
+    b = ask(conn, "which python versions does Neuron 2.34 support?")
+    assert b["text"].startswith("Python: **3.12, 3.13, 3.14**") and "3.9" not in b["text"].split("\n")[0]
+    c = ask(conn, "¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?")
+    assert c["text"].startswith("**Presumiblemente no**") and "2027-05" in c["text"]
+
+
+def test_sdk_release_questions_answer_the_release(conn):
+    """Tester t29 #8: date, packages, what ended, TorchNeuron's op changes, all cited."""
+    a = ask(conn, "what's new in Neuron 2.34?")
+    assert a["intent"] == "release" and a["text"].startswith("**Neuron SDK 2.34.0** — released 2026-11-30 [1]")
+    assert "What ends with Neuron 2.34 (4)" in a["text"] and "TorchNeuron's op verdicts" in a["text"]
+    body = a["text"].split("**Sources**")[0]
+    assert all(f"[{n}]" in body for n in range(1, len(a["sources"]) + 1))
+    b = ask(conn, "¿qué trae la versión 2.34 de neuron?")
+    assert b["language"] == "es" and b["text"].startswith("**Neuron SDK 2.34.0** — publicada el 2026-11-30")
+    c = ask(conn, "ubuntu 24.04 soportado en neuron 2.34?")
+    assert c["text"].startswith("**Presumiblemente sí**")
