@@ -22,6 +22,7 @@ from kb.chat.intents import Question
 from kb.store import queries
 
 _BARE_XLA = re.compile(r"(?<![\w/-])xla(?![\w/-])", re.I)
+_TRN1 = re.compile(r"\b(?:trn1n?|trainium1)\b", re.I)  # "trainium" alone names no generation
 _OP_ANSWERS = ("op", "compare", "ops_by_status", "caveat", "family")
 
 
@@ -43,7 +44,7 @@ def notes(conn: sqlite3.Connection, q: Question, ents: Entities, intent: str) ->
     es = ents.language == "es"
     out: list[str] = []
     targets = q.target_names()
-    if intent in _OP_ANSWERS and "neuron" in targets and "trn1" in ents.instances \
+    if intent in _OP_ANSWERS and "neuron" in targets and _TRN1.search(ents.english) \
             and not {"trn2", "trn3"} & set(ents.instances):
         card = torchneuron_instances(conn)
         if card and "trn1" not in [f.lower() for f in card[1]]:

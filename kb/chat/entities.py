@@ -28,7 +28,7 @@ versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon
 inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
 un una lo se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta soportan compatible
 compatibles operadores operador mientras ya deja dejan servir cae caen sale salen
-en puede pueden usar novedades compara comparar entre va van bien anda andan trae traen perdio perdieron gano
+en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
@@ -61,7 +61,10 @@ _ES_OPENINGS = [
      r"\s+(.+?)\s*\??\s*$", r"is \1 still supported?"),
     (r"^\s*(?:todavia|aun)\s+(?:se\s+)?(?:soporta|soportan|esta soportad[oa]|es compatible)\s+(.+?)\s*\??\s*$",
      r"is \1 still supported?"),
-    (r"^\s*(?:funciona|funcionan|corre|corren|anda|andan)\s+(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:corre|corren|funciona|funcionan|se ejecuta|se ejecutan)\s+(?:como\s+)?"
+     r"(?:nativo|nativa|nativos|nativas|nativamente)\s+(?:en|sobre)\s+", r"is \1 native on "),
+    (r"^\s*(?:funciona|funcionan|funsiona|funsionan|funcina|corre|corren|anda|andan|se ejecuta|se ejecutan|ejecuta)\s+"
+     r"(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
     (r"^\s*(?:funcionara|correra)\s+(.+?)\s+(?:en|sobre)\s+", r"will \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:va|van|anda|andan)(?:\s+bien)?\s+(?:en|sobre)\s+", r"does \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:en|sobre)\s+(?:la\s+|el\s+)?(\S+)\s+(?:funciona|funcionan|corre|corren|anda|andan)"

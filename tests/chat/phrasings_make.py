@@ -264,6 +264,13 @@ add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "Lo que 
 add("support", "es", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "release-notes/2.33.0.html",
     ["novedades de neuron 2.33"])
 
+# tester t29 (#15): yes/no headlines in Spanish
+add("op", "es", "op", ["**Sí, pero en parte en la CPU**", "es un módulo"], "",
+    ["¿se ejecuta nn.GroupNorm en trn2?", "se ejecuta nn.GroupNorm en trainium"])
+add("op", "es", "op", ["**Sí**", "aten::convolution"], "", ["¿funsiona nn.Conv2d en trainium?", "funciona nn.Conv2d en trn2"])
+add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel, inferido**"], TPU_011,
+    ["¿F.scaled_dot_product_attention corre nativo en tpu 0.1.1?"])
+
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
                          "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",
