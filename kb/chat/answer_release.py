@@ -73,7 +73,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         if not rows:
             newest = releases.latest(conn, product)
             shown = ", ".join(r["version"] for r in releases.releases(conn, product)[:8])
-            lines.append(f"**Unknown** — the release registry has no {product} {reading.version} (newest first: "
+            dated = f"; the newest is {newest['version']} ({newest['date']})" if newest and newest.get("date") else ""
+            lines.append(f"**Unknown** — the release registry has no {product} {reading.version}{dated} (newest first: "
                          f"{shown or 'none'}). `kb ingest --all` refreshes the registry from the release notes and "
                          "support matrices.")
             if newest:

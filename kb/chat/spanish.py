@@ -139,6 +139,7 @@ PHRASES += [
     ("PyTorch packages in it:", "Paquetes de PyTorch que incluye:"), ("What ends with Neuron", "Lo que termina con Neuron"),
     ("nothing the KB knows of", "nada que el KB sepa"), ("TorchNeuron's op verdicts", "Veredictos de ops de TorchNeuron"),
     ("lists them", "los lista"), ("— released", "— publicada el"), ("on a date the KB lacks", "en una fecha que el KB no tiene"),
+    ("; the newest is", "; la más reciente es"),
     ("is not in the traced function map; matched by name to",
      "no está en el mapa de funciones trazado; emparejado por nombre con"),
     ("is not in the op catalog;", "no está en el catálogo de ops;"),

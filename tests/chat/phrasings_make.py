@@ -271,6 +271,12 @@ add("op", "es", "op", ["**Sí**", "aten::convolution"], "", ["¿funsiona nn.Conv
 add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel, inferido**"], TPU_011,
     ["¿F.scaled_dot_product_attention corre nativo en tpu 0.1.1?"])
 
+# tester t29 (#17): a release the KB does not know names the newest it does
+add("support", "es", "release", ["neuron-sdk 2.35", "2.34.0 (2026-11-30)"], SDK234, ["¿Cuándo sale neuron 2.35?",
+                                                                                  "cuando sale la version 2.35 de neuron"])
+add("support", "en", "release", ["neuron-sdk 2.35", "2.34.0 (2026-11-30)"], SDK234, ["when is neuron 2.35 out?",
+                                                                                  "when will neuron 2.35 be released?"])
+
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
                          "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",
