@@ -141,7 +141,11 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         if re.search(LIST_CUES, text) or not word_is_op:
             if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
                 return "family"
-    if names.features_in(q.text) and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
+    feats = names.features_in(q.text)
+    mode_only = feats and all(w in ("compile mode", "torch.compile", "eager mode") for w, _ in feats)
+    if mode_only and intent == "op" and any(w.lower() in _op_bases(conn) for w in q.plain_words):
+        return intent  # "dropout in compile mode on tpu": the op's compile verdict, "compile mode" is its mode
+    if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent
 

@@ -109,7 +109,7 @@ PHRASES += [
     ("on the device", "en el dispositivo"), ("the device", "el dispositivo"), ("(no evidence)", "(sin evidencia)"),
     ("(presumed: ", "(presunto: "), ("presumed from", "presunto desde"), ("(inferred: ", "(inferido: "),
     ("read as the op; it also names the", "leído como el op; también nombra la familia"),
-    ("family: ask", ": pregunta"), ("for all of them", "para todas"), ("PyTorch decomposes", "PyTorch descompone"),
+    (" family: ask", ": pregunta"), ("for all of them", "para todas"), ("PyTorch decomposes", "PyTorch descompone"),
     ("on a backend that registers no kernel", "en un backend que no registra kernel"),
     ("kernels gained", "kernels ganados"), ("** lost,", "** perdidos,"),
     ("other changes of where an op runs", "otros cambios de dónde se ejecuta un op"),

@@ -277,6 +277,10 @@ add("support", "es", "release", ["neuron-sdk 2.35", "2.34.0 (2026-11-30)"], SDK2
 add("support", "en", "release", ["neuron-sdk 2.35", "2.34.0 (2026-11-30)"], SDK234, ["when is neuron 2.35 out?",
                                                                                   "when will neuron 2.35 be released?"])
 
+add("op", "es", "op", ["aten::dropout", "(compile)", "la familia dropout: pregunta"], TPU_PROBE,
+    ["dropout en modo compile en tpu", "funciona dropout en modo compilado en tpu"])
+add("op", "en", "op", ["aten::dropout", "(compile)"], TPU_PROBE, ["dropout in compile mode on tpu"])
+
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
                          "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",
