@@ -56,11 +56,20 @@ def _silence_stdout() -> None:
         pass
 
 
+def _open_stdout():
+    """What commands write to: sys.stdout, or, when the shell closed fd 1 (`kb ... >&-`,
+    where Python sets sys.stdout to None), a sink, so a command runs and exits as it would
+    with its output discarded instead of failing on `None.isatty()` or `None.write()`."""
+    if sys.stdout is not None:
+        return sys.stdout
+    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     stdout = sys.stdout
     if not isinstance(stdout, _GuardedStdout):
-        sys.stdout = _GuardedStdout(stdout)
+        sys.stdout = _GuardedStdout(_open_stdout())
     try:
         code = _main(argv)
         sys.stdout.flush()

@@ -28,13 +28,14 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import entities, intents, names, scoring, spanish
+from kb.chat import caveat_notes, entities, intents, names, scoring, spanish
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
+from kb.chat.answer_sdk_news import sdk_news, sdk_version_asked
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -47,7 +48,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
 from kb.chat.reply import MAX_LIST, Answer, Sources
 from kb.errors import KBError
 from kb.neutral import markdown as md
-from kb.store import families, queries, releases, verdict
+from kb.store import families, queries, releases, torchnames, verdict
 from kb.store.provenance import describe
 from kb.vocab import DOC_RULE_BASIS, SEVERITY, SYMBOLS, UNKNOWN
 
@@ -78,6 +79,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         result = scored_answer(conn, q, ents, top, allow_files) if top else None
         if isinstance(result, str):  # a classic handler, with the reading the scores gave
             result = _HANDLERS[result](conn, q)
+        if result is None and (news := sdk_version_asked(conn, q)):
+            result = sdk_news(conn, q, news)  # "what's new in Neuron 2.34?": the SDK release, not only an op diff
         if result is None:
             q.intent = route(conn, q)
             if q.intent == "model" and allow_files and q.model_path and os.path.isfile(q.model_path):
@@ -89,6 +92,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
     if other is not None:
         result = with_other_reading(result, other, ents.language)
+    result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
     result.question = (question or "").strip()
     return spanish.in_spanish(result) if ents.language == "es" else result
 
@@ -109,6 +113,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         return "collective"
     feature_words = {w for w in names.FEATURE_WORDS if "." in w}
     explicit_op = bool(q.op_words or [w for w in q.function_words if w.lower() not in feature_words])
+    # a torch.nn module named in any capitalisation (nn.MultiHeadAttention) is as explicit as an op
+    explicit_op = explicit_op or any(torchnames.looks_like_module(w) and torchnames.resolve_module(w)
+                                     for w in q.plain_words)
     targets = q.target_names()
     if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
         versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
@@ -134,7 +141,11 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         if re.search(LIST_CUES, text) or not word_is_op:
             if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
                 return "family"
-    if names.features_in(q.text) and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
+    feats = names.features_in(q.text)
+    mode_only = feats and all(w in ("compile mode", "torch.compile", "eager mode") for w, _ in feats)
+    if mode_only and intent == "op" and any(w.lower() in _op_bases(conn) for w in q.plain_words):
+        return intent  # "dropout in compile mode on tpu": the op's compile verdict, "compile mode" is its mode
+    if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent
 
@@ -521,7 +532,9 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))
         if len(ops) > MAX_LIST:
-            lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target} --status {status}`._")
+            # the version answered, pinned: the command must list the same ops (tester t29 #5)
+            lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target}={listing['backend_version']} "
+                         f"--status {status}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 

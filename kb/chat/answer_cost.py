@@ -10,7 +10,7 @@ import sqlite3
 from decimal import Decimal
 from typing import Any
 
-from kb.chat.entities import Entities
+from kb.chat.entities import Entities, period_name
 from kb.chat.intents import Question
 from kb.chat.reply import Answer, Sources
 from kb.units.cost import MILLION, CostInputError, cost_per_million_tokens, format_money
@@ -30,8 +30,38 @@ LEFT_OUT = {
 }
 
 
-def _plain(value: Decimal) -> str:
-    return f"{value.normalize():,f}"
+def _plain(value: Decimal, es: bool = False) -> str:
+    """A figure as the answer's language writes it: 1,800.5 in English, 1.800,5 in Spanish
+    (one convention per answer, so "1,800" never reads as a decimal beside "3.600")."""
+    value = value.quantize(Decimal("0.0001")) if value != value.to_integral_value() and abs(value) >= 1 else value
+    text = f"{value.normalize():,f}"
+    return text.translate(str.maketrans(",.", ".,")) if es else text
+
+
+def _money(text: str, es: bool) -> str:
+    """format_money's "1.16" / "1,234.50" in the answer's convention."""
+    return text.translate(str.maketrans(",.", ".,")) if es else text
+
+
+def _arg(value: Decimal) -> str:
+    """A figure for the suggested command line (machine format, at most 6 decimals)."""
+    return f"{value.quantize(Decimal('0.000001')).normalize():f}" if value != value.to_integral_value() else f"{value:f}"
+
+
+def _conversions(price, rate, es: bool) -> list[str]:
+    """One line per figure said per another period than the formula's, with the converted value."""
+    out = []
+    for amount, unit in ((price, price.unit if price else ""), (rate, "tokens")):
+        if amount is None or not amount.period or amount.said is None:
+            continue
+        name = period_name(amount.period, "es" if es else "en")
+        if amount is price:
+            out.append(f"{_plain(amount.said, es)} {unit} {'por' if es else 'per'} {name} = "
+                       f"{_plain(amount.value, es)} {unit} {'la hora' if es else 'an hour'}")
+        else:
+            out.append(f"{_plain(amount.said, es)} tokens {'por' if es else 'per'} {name} = "
+                       f"{_plain(amount.value, es)} tokens/s")
+    return out
 
 
 def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer:
@@ -45,11 +75,12 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
                                   (("el rendimiento en tokens/s" if es else "the throughput in tokens/s"), rate)) if v is None]
         head = (f"**Falta {' y '.join(missing)}** para calcularlo." if es
                 else f"**I need {' and '.join(missing)}** to compute it.")
-        lines = [head, "",
+        lines = [head, ("kb no guarda precios: dilos en la pregunta (precio por hora y tokens/s)." if es
+                        else "kb holds no prices: give them in the question (a price per hour and tokens/s)."), "",
                  (f"Costo por millón de tokens = precio por hora × 1.000.000 / (tokens por segundo × 3.600) {cite}" if es
                   else f"Cost per million tokens = {FORMULA} {cite}"),
                  ("Con las dos cifras: " if es else "With both figures: ")
-                 + "`kb cost --price-per-hour P --tokens-per-second R --currency USD`"]
+                 + f"`kb cost --price-per-hour P --tokens-per-second R --currency {price.unit if price else 'USD'}`"]
         facts = [{"formula": "price_per_hour * 1e6 / (tokens_per_second * 3600)", "missing": missing}]
         return Answer(q.text, "cost", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)
     try:
@@ -59,18 +90,20 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
                       [{"error": str(exc)}], language=ents.language)
     currency = price.unit
     money = format_money(per_million)
+    shown = _money(money, es)
     hourly = "" if price.per_hour else (" (leído como precio por hora)" if es else " (read as a price per hour)")
+    p_txt, r_txt = _plain(price.value, es), _plain(rate.value, es)
     if es:
-        head = (f"**{money} {currency} por millón de tokens** a {_plain(price.value)} {currency} la hora{hourly} "
-                f"y {_plain(rate.value)} tokens/s.")
+        head = (f"**{shown} {currency} por millón de tokens** a {p_txt} {currency} la hora{hourly} "
+                f"y {r_txt} tokens/s.")
     else:
-        head = (f"**{money} {currency} per million tokens** at {_plain(price.value)} {currency} an hour{hourly} "
-                f"and {_plain(rate.value)} tokens/s.")
-    lines = [head, "",
-             (f"- Fórmula de `kb cost`: precio por hora × 1.000.000 / (tokens por segundo × 3.600) = "
-              f"{_plain(price.value)} × 1.000.000 / ({_plain(rate.value)} × 3.600) {cite}" if es else
-              f"- The `kb cost` formula: {FORMULA} = {_plain(price.value)} × 1,000,000 / "
-              f"({_plain(rate.value)} × 3,600) {cite}")]
+        head = (f"**{shown} {currency} per million tokens** at {p_txt} {currency} an hour{hourly} "
+                f"and {r_txt} tokens/s.")
+    lines = [head, ""]
+    lines += [("- Convertido: " if es else "- Converted: ") + line for line in _conversions(price, rate, es)]
+    lines.append(f"- Fórmula de `kb cost`: precio por hora × 1.000.000 / (tokens por segundo × 3.600) = "
+                 f"{p_txt} × 1.000.000 / ({r_txt} × 3.600) {cite}" if es else
+                 f"- The `kb cost` formula: {FORMULA} = {p_txt} × 1,000,000 / ({r_txt} × 3,600) {cite}")
     facts: list[dict[str, Any]] = [{"currency": currency, "price_per_hour": str(price.value),
                                     "tokens_per_second": str(rate.value), "cost_per_million_tokens": money,
                                     "cost_per_million_tokens_exact": str(per_million.normalize()),
@@ -78,7 +111,7 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     for amount in ents.tokens:
         if amount.value and amount.value != MILLION:
             total = format_money(per_million * amount.value / MILLION)
-            lines.append(f"- {_plain(amount.value)} tokens: **{total} {currency}**")
+            lines.append(f"- {_plain(amount.value, es)} tokens: **{_money(total, es)} {currency}**")
             facts.append({"tokens": str(amount.value), "cost": total, "currency": currency})
     others = [p for p in ents.prices if p is not price]
     if others:
@@ -87,7 +120,7 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     lines.append("- " + ("Lo que la fórmula deja fuera: " if es else "What the formula leaves out: ")
                  + "; ".join(LEFT_OUT[ents.language]) + ".")
     lines.append(("- Comparar máquinas: " if es else "- To compare machines: ")
-                 + f"`kb cost --price-per-hour {price.value.normalize():f} --tokens-per-second {rate.value.normalize():f} "
+                 + f"`kb cost --price-per-hour {_arg(price.value)} --tokens-per-second {_arg(rate.value)} "
                  f"--currency {currency}` {'o' if es else 'or'} `kb cost --file targets.toml`"
                  + (" (kb no convierte monedas)." if es else " (kb converts no currencies)."))
     return Answer(q.text, "cost", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)

@@ -85,6 +85,23 @@ def _stack_pairs(q: Question) -> list[tuple[str, str]]:
     return list(dict.fromkeys(pairs))
 
 
+def _on_neuron(conn: sqlite3.Connection, q: Question, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """"Until when is Ubuntu 22.04 supported on Neuron?", "is Python 3.12 still supported?": a
+    platform version with no Neuron release named is checked against the newest Neuron SDK
+    release in the KB, so Neuron's own support (its matrix: 2.34 lists Python 3.12-3.14) comes
+    before the platform's upstream date (tester t29 #6/#7)."""
+    platforms = [p for p, _ in pairs if p in ("python", "ubuntu", "amazon-linux")]  # PyTorch: its own stack answer
+    if not platforms or any(p in ("neuron", "torch_tpu", "torch-neuronx-xla") for p, _ in pairs):
+        return pairs
+    names = q.target_names()
+    if names and names != ["neuron"]:
+        return pairs
+    newest = releases.latest(conn, "neuron-sdk")
+    if not newest:
+        return pairs
+    return [*pairs, ("neuron", ".".join(newest["version"].split(".")[:2]))]
+
+
 def _product_filter(q: Question) -> list[str]:
     """Product words that select windows when no version is given (nxd, python, neuron...)."""
     words = [p for p, v in q.products if not v]
@@ -104,6 +121,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()) \
             and not releases.find(conn, "torchneuron", sdk_only[0]):  # an SDK release, not a package version
         return _release_ends(conn, q, sdk_only[0], eol, src)  # "what does Neuron 2.34 end or deprecate?"
+    pairs = _on_neuron(conn, q, pairs)
     if pairs:
         stack = " ".join(f"{p}={v}" for p, v in pairs)
         try:
@@ -192,17 +210,22 @@ def _yes_no_head(q: Question, hits: list[dict[str, Any]]) -> str | None:
     return f"**Partly** — {len(ended)} of {len(hits)} statements have ended (listed below)."
 
 
+def ends_with(conn: sqlite3.Connection, version: str, eol: Any) -> list[dict[str, Any]]:
+    """Every support window that ends with Neuron `version`, or whose title names it."""
+    windows = eol.current_windows(conn, eol.today())
+    named = re.compile(rf"\bneuron {re.escape(version)}(?:\.0)?\b", re.I)
+    return [w for w in windows if (w.get("eol_release") and same_line(version, str(w["eol_release"]))
+                                   and (w.get("eol_release_product") or "neuron-sdk") == "neuron-sdk")
+            or named.search(w.get("title") or "")]
+
+
 def _release_ends(conn: sqlite3.Connection, q: Question, version: str, eol: Any, src: Sources) -> Answer:
     """What a Neuron SDK release ends: every window that ends with that release, and every
     statement whose title names it ("... starting with Neuron 2.34")."""
-    windows = eol.current_windows(conn, eol.today())
-    named = re.compile(rf"\bneuron {re.escape(version)}(?:\.0)?\b", re.I)
-    hits = [w for w in windows if (w.get("eol_release") and same_line(version, str(w["eol_release"]))
-                                   and (w.get("eol_release_product") or "neuron-sdk") == "neuron-sdk")
-            or named.search(w.get("title") or "")]
+    hits = ends_with(conn, version, eol)
     if not hits:
         lines = [f"**Nothing the KB knows of** — no end-of-support statement names Neuron {version}."]
-        lines += _window_lines(windows[:5], src, bold=False)
+        lines += _window_lines(eol.current_windows(conn, eol.today())[:5], src, bold=False)
         return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [{"release": version, "status": UNKNOWN}],
                       src.items)
     shipped = next((w.get("eol_from") for w in hits if w.get("eol_from")), None)
@@ -213,6 +236,12 @@ def _release_ends(conn: sqlite3.Connection, q: Question, version: str, eol: Any,
 
 
 PLATFORMS = {"ubuntu": "Ubuntu", "amazon-linux": "Amazon Linux", "python": "Python", "pytorch": "PyTorch"}
+
+
+def _sdk_pythons(conn: sqlite3.Connection, sdk: str) -> list[str]:
+    """The Python versions the packages of a Neuron SDK release list (its release matrix)."""
+    found = {v for r in releases.in_sdk(conn, sdk) for v in (r.get("python_versions") or [])}
+    return sorted(found, key=queries.version_key)
 
 
 def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], result: dict[str, Any],
@@ -249,9 +278,14 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
             lines.append(f"- the KB has no platform matrix row for {name} in Neuron {sdk}; the newest one that names it, "
                          f"Neuron {f['version']}'s, says: {f['status']}"
                          f"{' (' + f['note'] + ')' if f.get('note') else ''} {src.cite(_fact_source(f))}")
-            if not gate:
-                heads.append(f"**Not stated for Neuron {sdk}** — the newest Neuron platform matrix in the KB that names "
-                             f"{name} is Neuron {f['version']}'s, and it says {f['status']}")
+            if not gate:  # a yes/no all the same, said to be presumed from the older matrix (tester t29 #8)
+                word = "Presumably yes" if f["status"].lower().startswith("supported") else "Presumably no"
+                heads.append(f"**{word}** — not stated for Neuron {sdk}: the newest Neuron platform matrix in the KB "
+                             f"that names {name} is Neuron {f['version']}'s, and it says {f['status']}")
+        elif not gate and product == "python" and _sdk_pythons(conn, sdk):
+            listed = _sdk_pythons(conn, sdk)
+            ok = any(same_line(version, v) for v in listed)
+            heads.append(f"**{'Yes' if ok else 'No'}** — Neuron {sdk}'s packages support Python {', '.join(listed)}")
         elif not gate:
             heads.append(f"**Unknown** — no Neuron platform matrix in the KB names {name}")
     upstream = [w for w in result["windows"] if w.get("scope") == "upstream"]

@@ -17,9 +17,14 @@ from kb.chat.entities import Entities
 from kb.chat.intents import Question
 from kb.chat.reply import Answer, Sources
 from kb.neutral import markdown as md
-from kb.store import queries
+from kb.store import queries, releases
 
 DEFAULT_TARGETS = ("neuron", "tpu")
+# The policy statuses the KB records, glossed in Spanish beside the recorded value (which stays
+# as recorded: it is what `kb eol`/`kb targets` and the tests show).
+STATUS_ES = {"cpu fallback with warning": "fallback a la CPU con aviso", "compile error": "error de compilación",
+             "cpu fallback if enabled else error": "fallback a la CPU si está activado, si no error",
+             "compile error by default": "error de compilación por defecto", "error": "error"}
 LABELS = {"neuron": "TorchNeuron", "tpu": "TorchTPU", "neuron-xla": "torch-neuronx (PyTorch/XLA)"}
 
 
@@ -34,6 +39,21 @@ def policy_rows(conn: sqlite3.Connection, target: str) -> list[dict[str, Any]]:
         return []
     newest = max((r["version"] for r in rows), key=queries.version_key)
     return sorted((r for r in rows if r["version"] == newest), key=lambda r: r["feature"])
+
+
+def _status(status: str, es: bool) -> str:
+    gloss = STATUS_ES.get((status or "").strip().lower()) if es else None
+    return f"{md(status)} ({gloss})" if gloss else md(status)
+
+
+def version_label(conn: sqlite3.Connection, label: str, row: dict[str, Any]) -> str:
+    """"TorchNeuron 2.14.3.0", or, when the policy row belongs to a Neuron SDK release, "Neuron SDK
+    2.33.0 (TorchNeuron 2.13.3.0, 2.14.3.0)": an SDK version is never called a TorchNeuron one
+    (tester t29 #9)."""
+    if row.get("product") != "neuron-sdk":
+        return f"{label} {row['version']}"
+    inside = [r["version"] for r in releases.in_sdk(conn, row["version"]) if r["product"] == "torchneuron"]
+    return f"Neuron SDK {row['version']}" + (f" ({label} {', '.join(inside)})" if inside else "")
 
 
 def mode_of(row: dict[str, Any]) -> str:
@@ -65,12 +85,14 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                 facts.append({"target": target, "mode": mode, "status": "unknown"})
                 continue
             first = mine[0]
-            heads.append(f"{label} {first['version']}, {mode_word}: {md(first['status'])}")
+            named = version_label(conn, label, first)
+            heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}")
             for r in mine:
                 note = f" — {md(r['note'])}" if r.get("note") else ""
-                lines.append(f"- **{label} {r['version']}, {mode_word}** ({md(r['feature'])}): {md(r['status'])}{note} "
+                lines.append(f"- **{version_label(conn, label, r)}, {mode_word}** ({md(r['feature'])}): {_status(r['status'], es)}{note} "
                              f"{src.cite(r)}")
-                facts.append({"target": target, "mode": mode, "backend_version": r["version"], "feature": r["feature"],
+                facts.append({"target": target, "mode": mode, "backend_version": r["version"],
+                              "release_product": r["product"], "feature": r["feature"],
                               "status": r["status"], "source_kind": r["source_kind"], "source_url": r["source_url"]})
     intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
              else "What each backend does with an ATen op it has no kernel for")

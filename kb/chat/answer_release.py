@@ -73,7 +73,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         if not rows:
             newest = releases.latest(conn, product)
             shown = ", ".join(r["version"] for r in releases.releases(conn, product)[:8])
-            lines.append(f"**Unknown** — the release registry has no {product} {reading.version} (newest first: "
+            dated = f"; the newest is {newest['version']} ({newest['date']})" if newest and newest.get("date") else ""
+            lines.append(f"**Unknown** — the release registry has no {product} {reading.version}{dated} (newest first: "
                          f"{shown or 'none'}). `kb ingest --all` refreshes the registry from the release notes and "
                          "support matrices.")
             if newest:
@@ -167,6 +168,16 @@ def _carried_aspects(conn: sqlite3.Connection, product: str, rows: list[dict[str
             continue
         key, label = ASPECT_KEYS[aspect]
         if any(r.get(key) for r in rows):
+            continue
+        parts = [c for c in releases.in_sdk(conn, rows[0]["version"]) if c.get(key)] if product == "neuron-sdk" else []
+        if parts:  # the SDK row lists none, its own packages do: theirs, never an older SDK's (tester t29 #7)
+            values = sorted({v for c in parts for v in c[key]}, key=queries.version_key)
+            cites = " ".join(dict.fromkeys(src.cite(c) for c in parts))
+            names_ = ", ".join(f"{c['product']} {c['version']}" for c in parts)
+            heads.append(f"{label[0].upper()}{label[1:]}: **{', '.join(values)}** — as listed by the packages of Neuron SDK "
+                         f"{rows[0]['version']} ({names_}) {cites}")
+            facts.append({"product": "neuron-sdk", "version": rows[0]["version"], key: values,
+                          "note": f"{label} of the packages it ships"})
             continue
         older = next((r for r in releases.releases(conn, product) if r.get(key) and r.get("channel") != "pre-release"),
                      None)

@@ -28,6 +28,8 @@ versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon
 inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
 un una lo se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta soportan compatible
 compatibles operadores operador mientras ya deja dejan servir cae caen sale salen
+en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
+cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -59,8 +61,14 @@ _ES_OPENINGS = [
      r"\s+(.+?)\s*\??\s*$", r"is \1 still supported?"),
     (r"^\s*(?:todavia|aun)\s+(?:se\s+)?(?:soporta|soportan|esta soportad[oa]|es compatible)\s+(.+?)\s*\??\s*$",
      r"is \1 still supported?"),
-    (r"^\s*(?:funciona|funcionan|corre|corren|anda|andan)\s+(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:corre|corren|funciona|funcionan|se ejecuta|se ejecutan)\s+(?:como\s+)?"
+     r"(?:nativo|nativa|nativos|nativas|nativamente)\s+(?:en|sobre)\s+", r"is \1 native on "),
+    (r"^\s*(?:funciona|funcionan|funsiona|funsionan|funcina|corre|corren|anda|andan|se ejecuta|se ejecutan|ejecuta)\s+"
+     r"(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
     (r"^\s*(?:funcionara|correra)\s+(.+?)\s+(?:en|sobre)\s+", r"will \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:va|van|anda|andan)(?:\s+bien)?\s+(?:en|sobre)\s+", r"does \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:en|sobre)\s+(?:la\s+|el\s+)?(\S+)\s+(?:funciona|funcionan|corre|corren|anda|andan)"
+     r"\s*\??\s*$", r"does \1 run on \2?"),
     (r"^\s*(?:puedo|podemos|se puede)\s+(?:usar|ejecutar|correr)\s+(.+?)\s+(?:en|sobre)\s+", r"can i use \1 on "),
     (r"^\s*(?:es|esta)\s+(.+?)\s+(?:nativo|nativa)\s+(?:en|sobre)\s+", r"is \1 native on "),
     (r"^\s*(?:es|esta)\s+(.+?)\s+(?:soportado|soportada|compatible)\s+(?:en|sobre|con|por)\s+", r"is \1 supported on "),
@@ -99,10 +107,13 @@ _ES_PHRASES = [
     (r"no (?:esta|estan|es|son) (?:soportad[oa]s?|compatibles?)", "unsupported"),
     (r"no (?:soportad[oa]s?|compatibles?)", "unsupported"),
     (r"no (?:soporta|soportan)", "does not support"),
+    (r"(?:hace|hacen) fallback (?:a|en|hacia) (?:la )?cpu", "fall back to cpu"),
     (r"(?:hace|hacen) fallback", "falls back"),
     (r"(?:recae|recaen|cae|caen|vuelve|vuelven) (?:en|a) (?:la )?cpu", "falls back to cpu"),
     (r"que (?:hace|hara)", "what does"),
+    (r"que (?:pasa|ocurre|sucede) (?:si|cuando)", "what happens if"),
     (r"que (?:pasa|ocurre|sucede)", "what happens"),
+    (r"no tiene (?:un|una|el|ese) (?:op|operador|operacion)", "lacks an op"),
     (r"(?:un|una|el|la) (?:op|operador|operacion) que no (?:tiene|implementa|soporta)", "an op it lacks"),
     (r"(?:un|una|el|la) (?:op|operador|operacion) (?:sin|que le falta)(?: (?:un )?kernel)?", "an op it lacks"),
     (r"(?:le )?falta (?:un|una|el) (?:op|operador|operacion|kernel)", "an op it lacks"),
@@ -111,6 +122,15 @@ _ES_PHRASES = [
     (r"modo eager", "eager mode"), (r"modo compil\w*", "compile mode"), (r"compilad[oa]", "compile mode"),
     (r"entrenamiento|entrenar", "training"), (r"inferencia", "inference"), (r"servir|produccion", "serving"),
     (r"(?:cuales|que) (?:ops|operadores|operaciones)", "which ops"),
+    (r"(?:que )?(?:novedades|hay de nuevo|trae|traen)(?:\s(?:de|en|con))?(?:\s(?:la|el))?(?:\s(?:version|release))?",
+     "what's new in"),
+    (r"que (?:cambio|cambiaron|cambios hay|ha cambiado) (?:entre|de)", "what changed between"),
+    (r"que (?:cambio|cambiaron|ha cambiado)", "what changed"),
+    (r"(?:perdio|perdieron)", "lost"), (r"(?:gano|ganaron)", "gained"),
+    (r"compara(?:r)?", "compare"), (r"entre", "between"),
+    (r"(?:va|van|anda|andan) bien", "runs"),
+    (r"que puedo preguntar(?:te)?|que (?:sabes|puedes) hacer|que se puede preguntar", "what can you do"),
+    (r"cuando sale", "when is the release of"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
@@ -174,9 +194,41 @@ _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])",
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
-_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|each|every|an?|cada)\s?"
-                   r"(?:s|sec|secs|second|seconds|segundo|segundos)\b|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b",
-                   re.I)
+_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
+                   r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|m|min|mins|minute|minutes|minuto|minutos"
+                   r"|h|hr|hour|hours|hora|horas)\b"
+                   r"|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b"
+                   r"|(?<![\w.,])(?P<n3>" + _NUM + r")\s?(?:tpm|tok/min)\b", re.I)
+# A price said per another period than the hour ("90 EUR per day", "0.000833 USD per second"):
+# the unit and how many of it make an hour. The formula takes a price per hour and tokens per
+# second, so both are converted, and the answer says so.
+_PRICE_PERIOD = re.compile(r"\s*(?:/\s?|per\s|an?\s|each\s|every\s|por\s|al\s|a la\s|la\s|el\s|cada\s)?\s?"
+                           r"(?P<u>day|days|dia|dias|daily|diario|minute|minutes|min|minuto|minutos|second|seconds|sec|s"
+                           r"|segundo|segundos|week|semana|weekly|semanal)\b", re.I)
+_PER_HOUR = {"day": Decimal(1) / 24, "dia": Decimal(1) / 24, "daily": Decimal(1) / 24, "diario": Decimal(1) / 24,
+             "minute": Decimal(60), "min": Decimal(60), "minuto": Decimal(60), "second": Decimal(3600),
+             "sec": Decimal(3600), "s": Decimal(3600), "segundo": Decimal(3600), "week": Decimal(1) / 168,
+             "semana": Decimal(1) / 168, "weekly": Decimal(1) / 168, "semanal": Decimal(1) / 168}
+_RATE_PER_SECOND = {"s": 1, "sec": 1, "second": 1, "segundo": 1, "m": 60, "min": 60, "minute": 60, "minuto": 60,
+                    "h": 3600, "hr": 3600, "hour": 3600, "hora": 3600}
+_UNIT_NAMES = {"en": {"day": "day", "minute": "minute", "second": "second", "week": "week", "hour": "hour"},
+               "es": {"day": "día", "minute": "minuto", "second": "segundo", "week": "semana", "hour": "hora"}}
+
+
+def _period(word: str) -> str:
+    """day / minute / second / week / hour for any spelling above."""
+    w = word.lower().rstrip("s") or "s"
+    for name, spellings in (("day", ("day", "dia", "daily", "diario")), ("minute", ("minute", "min", "minuto", "m")),
+                            ("week", ("week", "semana", "weekly", "semanal")), ("hour", ("hour", "hr", "h", "hora"))):
+        if w in spellings:
+            return name
+    return "second"
+
+
+def period_name(period: str, lang: str) -> str:
+    return _UNIT_NAMES["es" if lang == "es" else "en"].get(period, period)
+
+
 _TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>million|millones|millon|mil|thousand|billion|m|k)?\s?"
                      r"(?:of |de )?tokens?\b(?!\s?(?:/|per|por|a)\s?(?:s|sec|second|segundo))", re.I)
 _DURATION = re.compile(r"(?<![\w.,])(?P<n>\d{1,6})\s?(?P<u>days?|dias?|d|weeks?|semanas?|w|months?|meses|mes|"
@@ -219,7 +271,9 @@ class Amount:
     value: Decimal
     unit: str  # a currency code, "tokens/s", "tokens", "days", "date"
     text: str  # as written
-    per_hour: bool = False  # a price said to be per hour
+    per_hour: bool = False  # a price said to be per hour (or per another period, converted)
+    period: str = ""  # the period it was said per when that is not the formula's (day, minute, second...)
+    said: Decimal | None = None  # the value as said, before converting to per hour / per second
 
 
 @dataclass
@@ -251,15 +305,27 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
             if value is None:
                 continue
             code = CURRENCY_WORDS.get(m.group("c").lower(), m.group("c").upper())
+            other = _PRICE_PERIOD.match(text, m.end())
+            if other and not re.match(r"\s*(?:/|per|por|a)?\s?(?:hour|hr|h|hora)\b", text[m.end():], re.I):
+                unit = other.group("u").lower()
+                factor = _PER_HOUR.get(unit) or _PER_HOUR.get(unit.rstrip("s")) or Decimal(3600)
+                prices.append(Amount(value * factor, code, m.group() + other.group(), True, _period(unit), value))
+                taken.append((m.start(), other.end()))
+                continue
             hourly = _HOURLY.match(text, m.end()) is not None or re.search(
                 r"(?:per|an?|por|la|/)\s?(?:hour|hr|hora)\s*$", text[max(0, m.start() - 12):m.start()], re.I) is not None
             prices.append(Amount(value, code, m.group(), hourly))
             taken.append((m.start(), m.end()))
     rates = []
     for m in _RATE.finditer(text):
-        value = number(m.group("n") or m.group("n2"), lang)
+        value = number(m.group("n") or m.group("n2") or m.group("n3"), lang)
         if value is not None:
-            rates.append(Amount(value, "tokens/s", m.group()))
+            unit = (m.group("u") or ("min" if m.group("n3") else "s")).lower()
+            per = _RATE_PER_SECOND.get(unit) or _RATE_PER_SECOND.get(unit.rstrip("s"), 1)
+            if per == 1:
+                rates.append(Amount(value, "tokens/s", m.group()))
+            else:
+                rates.append(Amount(value / per, "tokens/s", m.group(), period=_period(unit), said=value))
             taken.append((m.start(), m.end()))
     tokens = []
     for m in _TOKENS.finditer(text):
@@ -299,6 +365,8 @@ CUES = {
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
+              r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
+              r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"
               r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b",
@@ -312,10 +380,17 @@ MODEL_RE = re.compile(
     r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
 
 
+# Op and module names people write as words (tester t29 #17).
+_SPOKEN_NAMES = [(re.compile(r"\bscaled[ -]dot[ -]product[ -]attention\b(?!\()", re.I), "F.scaled_dot_product_attention"),
+                 (re.compile(r"(?<![\w.])multi[ -]?head(?:ed)?[ -]attention\b", re.I), "nn.MultiheadAttention")]
+
+
 def extract(text: str) -> Entities:
     """Everything of the above a question names, with its English reading."""
     lang = language(text)
     english = to_english(text) if lang == "es" else text
+    for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention
+        english = pattern.sub(name, english)
     found = Entities(language=lang, english=english)
     source = fold(text)
     found.prices, found.rates, found.tokens = _amounts(source, lang)

@@ -49,6 +49,7 @@ will with work works would yes you your versus against between copy cpu host dec
 slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug bugs issue issues caveat
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
+cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
@@ -75,6 +76,10 @@ _TOKEN_NO_PATH = re.compile(_VERSION_WORD)
 # the work is then at most linear in the question's length times this bound.
 MAX_PATH_PIECE = 512
 _PIECE = re.compile(r"\S+")
+
+# Spellings that name how a model runs, not an operator.
+MODE_WORDS = frozenset({"torch.compile", "torch._dynamo", "torch.jit.script", "torch.jit.trace", "torch.export",
+                        "torch.export.export", "torch._inductor"})
 
 PRODUCT_WORDS = {
     "pytorch": "pytorch", "torch": "pytorch", "python": "python", "ubuntu": "ubuntu", "al2": "amazon-linux",
@@ -167,6 +172,9 @@ def read(text: str) -> Question:
             if pending_product is not None:
                 q.products.append((pending_product, version))
                 pending_product = None
+            continue
+        if lower.removesuffix("()") in MODE_WORDS:  # torch.compile names the mode, never an op (tester t29 #10)
+            pending_target = None
             continue
         if lower in ("sdk", "version", "release", "v", "nightly"):
             sdk_seen = sdk_seen or lower == "sdk"

@@ -53,6 +53,7 @@ ASPECTS = (
     ("latest", r"\b(latest|newest|most recent|current|last|recent)\b"),
 )
 RELEASE_CUES = r"\b(latest|newest|most recent|current version|released?|release date|when was|when did|came out|" \
+               r"(?:is|be|will be) out|when (?:is|will) .{1,30} (?:ship|land|arrive)|" \
                r"python versions?|which python|pythons|torch versions?|pytorch versions?|which (py)?torch|(which|what) os|" \
                r"operating systems?|ubuntu|instances?|instance types?|ships?|shipped|what'?s in|what is in|" \
                r"support matrix|requirements?|requires?|compatible|which sdk|what sdk|sdk version|versions? of|" \
@@ -84,6 +85,9 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
                 candidates.append((tok, version))
             elif version:
                 candidates = [(w, v or version) if w == tok else (w, v) for w, v in candidates]
+    said = re.search(r"\b(?:version|release|versión)\s+(\d+(?:\.\d+)+)", text)  # "version 2.35 of neuron"
+    if said:
+        candidates = [(w, v or said[1]) for w, v in candidates]
     for word, version in candidates:
         if word in known and word not in PRODUCT_WORDS:
             return Reading([word], word, version)
@@ -115,7 +119,8 @@ def aspects(text: str) -> list[str]:
 
 
 def is_release_question(text: str) -> bool:
-    return re.search(RELEASE_CUES, text.lower()) is not None
+    lowered = text.lower()  # "when is neuron 2.35 out?": a release question too
+    return re.search(RELEASE_CUES, lowered) is not None or re.search(r"\bout\s*\??\s*$", lowered) is not None
 
 
 # Feature areas and dtypes as people say them → words of the limitation table's `feature`.

@@ -35,6 +35,10 @@ _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|
 _FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
 
 
+# Words that ask for money, not only "how much" (which also asks "how much slower").
+_PRICE_WORDS = re.compile(r"\b(?:cost|costs|costing|price|prices|pricing|priced|expensive|cheaper|cheapest)\b", re.I)
+
+
 def list_status(text: str) -> str | None:
     """The status a list question asks for: "what can't TorchTPU run" is the unsupported list."""
     if _CANT.search(text):
@@ -54,6 +58,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     hourly = any(p.per_hour for p in ents.prices)
     cost = (5 if ents.prices else 0) + (1 if hourly else 0) + (5 if ents.rates else 0) + \
         (2 if "cost" in ents.cues else 0) + (1 if ents.tokens else 0)
+    if cost and not explicit_op and _PRICE_WORDS.search(text):
+        cost = max(cost, THRESHOLD)  # "how much does a trn2 cost an hour?": a cost question, even without figures
     if cost:
         out.append(Reading("cost", cost, "price and rate" if ents.prices and ents.rates else "a price or a rate"))
     if "policy" in ents.cues:
@@ -77,7 +83,9 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
     if explicit_op:
-        out.append(Reading("op", 7, "an op named as code"))
+        # an aten:: name spelled out wins over a policy or list reading ("what happens with
+        # aten::unique on tpu under torch.compile?" asks for that op's verdict; tester t29 #17)
+        out.append(Reading("op", 11 if q.op_words else 7, "an op named as code"))
     out.sort(key=lambda r: -r.score)
     return out
 

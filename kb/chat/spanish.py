@@ -87,6 +87,77 @@ PHRASES += [("ops run as", "ops se ejecutan como"), ("by own status and by where
             ("I answer from the kb knowledge base (every answer cites its sources). Ask me:",
              "Respondo desde la base de conocimiento de kb (cada respuesta cita sus fuentes). Pregúntame:"),
             ("Targets:", "Destinos:"), ("Versions:", "Versiones:")]
+# Tester t29 (#2): the module, diff, release and end-of-support bodies, and the short links
+# between code spans, so a Spanish answer carries no English sentence of kb's own.
+PHRASES += [
+    ("**It depends, inferred**", "**Depende, inferido**"), ("**Yes, but partly on the CPU**", "**Sí, pero en parte en la CPU**"),
+    ("**Not known**", "**No se sabe**"), ("though not all as own kernels", "aunque no todos como kernels propios"),
+    ("**It runs on", "**Se ejecuta en"), ("the others decomposed into ops on the device",
+                                          "los demás descompuestos en ops del dispositivo"),
+    ("is a module whose forward dispatches no ATen ops in eval mode",
+     "es un módulo cuyo forward no despacha ops ATen en modo eval"), ("its training step does.", "su paso de entrenamiento sí."),
+    ("is a module: its forward dispatches", "es un módulo: su forward despacha"),
+    ("dispatches to these ATen ops", "despacha a estos ops ATen"), ("traced once:", "trazado una vez:"),
+    ("(traced, ", "(trazado, "), ("eval mode", "modo eval"), ("one ATen op", "un op ATen"), ("ATen ops", "ops ATen"),
+    ("nothing to run in modo eval", "nada que ejecutar en modo eval"),
+    ("training step (train-mode forward + backward)", "paso de entrenamiento (forward en modo train + backward)"),
+    ("training-step ops", "ops del paso de entrenamiento"), ("where the leaves of", "dónde se ejecutan las hojas de"),
+    ("run is not traced", "no está trazado"), ("falls back to the CPU", "hace fallback a la CPU"),
+    ("fall back to the CPU", "hacen fallback a la CPU"), ("are unsupported", "no están soportados"),
+    ("is unsupported", "no está soportado"), ("none of its", "ninguno de sus"), ("its one op,", "su único op,"),
+    ("its one op has", "su único op tiene"), ("ops run on the device", "ops se ejecutan en el dispositivo"),
+    ("on the device", "en el dispositivo"), ("the device", "el dispositivo"), ("(no evidence)", "(sin evidencia)"),
+    ("(presumed: ", "(presunto: "), ("presumed from", "presunto desde"), ("(inferred: ", "(inferido: "),
+    ("read as the op; it also names the", "leído como el op; también nombra la familia"),
+    (" family: ask", ": pregunta"), ("for all of them", "para todas"), ("PyTorch decomposes", "PyTorch descompone"),
+    ("on a backend that registers no kernel", "en un backend que no registra kernel"),
+    ("kernels gained", "kernels ganados"), ("** lost,", "** perdidos,"),
+    ("other changes of where an op runs", "otros cambios de dónde se ejecuta un op"),
+    ("Gained a kernel:", "Ganó un kernel:"), ("Lost a kernel:", "Perdió un kernel:"),
+    ("Runs elsewhere now:", "Ahora se ejecuta en otro sitio:"), ("verdicts for", "veredictos de"),
+    ("are presumed from", "son presuntos desde"), ("(a pre-release snapshot)", "(un snapshot previo al lanzamiento)"),
+    ("no evidence of its own for", "sin evidencia propia para"), ("(month only)", "(solo el mes)"),
+    ("so they have ended", "así que ya terminaron"), ("(it shipped on", "(publicada el"), ("(it publicada on", "(publicada el"),
+    ("(an op named as code)", "(un op nombrado como código)"), ("cpu fallback with warning", "fallback a la CPU con aviso"),
+    ("the Neuron SDK release", "la versión del Neuron SDK"), ("for TorchNeuron", "para TorchNeuron"),
+    ("Try ", "Prueba "), (", or name an op like", ", o nombra un op como"), ("the newest is", "la más reciente es"),
+    ("more ops", "ops más"), ("**No** on", "**No** en"), ("** on ", "** en "), (") on ", ") en "),
+    (", runs ", ", se ejecuta "), (", inferred**", ", inferido**"), (", presumably**", ", presumiblemente**"),
+    (" falls back", " hace fallback"), (" fall back", " hacen fallback"), ("with leaves not traced", "con hojas no trazadas"),
+    ("leaves not traced", "hojas no trazadas"), ("**It depends, presumably**", "**Depende, presumiblemente**"),
+    ("(no word on this op for", "(nada sobre este op para"), (", presumed:", ", presunto:"), (", inferred:", ", inferido:"),
+    ("states no matrix of its own as of", "no declara matriz propia a fecha de"), ("'s fin de vida propio:", ": fin de vida propio:"), (" is Neuron ", " es Neuron "),
+    ("'s packages support Python", ": sus paquetes soportan Python"),
+    ("the newest Neuron matriz de plataformas in the KB that names", "la matriz de plataformas de Neuron más reciente del KB que nombra"),
+    ("the newest Neuron platform matrix in the KB that names", "la matriz de plataformas de Neuron más reciente del KB que nombra"),
+    ("'s, and it says", ", y dice"), ("no source dates the end of support of", "ninguna fuente fecha el fin de soporte de"),
+    ("(not verified)", "(no verificado)"), ("the KB has no matriz de plataformas row for", "el KB no tiene fila de la matriz de plataformas para"),
+    ("the newest one that names it,", "la más reciente que lo nombra,"), ("says:", "dice:"),
+    ("no Neuron matriz de plataformas in the KB names", "ninguna matriz de plataformas de Neuron del KB nombra"),
+    ("end of support", "fin de soporte"), (" supports Python ", " soporta Python "), (", not ", ", no "),
+    ("as listed by the packages of Neuron SDK", "según los paquetes del Neuron SDK"),
+    ("PyTorch packages in it:", "Paquetes de PyTorch que incluye:"), ("What ends with Neuron", "Lo que termina con Neuron"),
+    ("nothing the KB knows of", "nada que el KB sepa"), ("TorchNeuron's op verdicts", "Veredictos de ops de TorchNeuron"),
+    ("lists them", "los lista"), ("— released", "— publicada el"), ("on a date the KB lacks", "en una fecha que el KB no tiene"),
+    ("; the newest is", "; la más reciente es"),
+    ("is not in the traced function map; matched by name to",
+     "no está en el mapa de funciones trazado; emparejado por nombre con"),
+    ("is not in the op catalog;", "no está en el catálogo de ops;"),
+    ("the release registry has no", "el registro de versiones no tiene"), ("newest first", "la más reciente primero"),
+    ("refreshes the registry from the release notes and support matrices",
+     "actualiza el registro desde las notas de versión y las matrices de soporte"),
+    ("The **", "La familia **"), ("** family:", "**:"), ("overloads in the op catalog", "sobrecargas en el catálogo de ops"),
+    ("where each op runs", "dónde se ejecuta cada op"), ("Python versions", "versiones de Python"), ("What ended", "Lo que terminó"),
+    ("What's new", "Novedades"), ("released on", "publicada el"), ("knows no", "no conoce ninguna"),
+]
+# (English, Spanish) patterns for what a fixed phrase cannot catch: counts and dates.
+PATTERNS = [(re.compile(r"; (\d+(?:\.\d+)*)'s is presumed:"), r"; se presume la de \1:"),(re.compile(r"\b(\d[\d,]*) of its (\d[\d,]*)\b"), r"\1 de sus \2"),
+            (re.compile(r"\b(\d[\d,]*) of (\d[\d,]*)\b"), r"\1 de \2"),
+            (re.compile(r"\bends (\d+) things?\b"), r"termina \1 cosas"),
+            (re.compile(r" on (\d{4}-\d{2}(?:-\d{2})?)\b"), r" el \1"),
+            (re.compile(r"\bpublicada (\d+(?:\.\d+)+) el\b"), r"publicada la \1 el")]
+# A link word alone between two code spans ("`neuron` or `tpu`").
+LINKS = {" or ": " o ", " and ": " y ", " or the ": " o el ", ", or ": ", o "}
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
 PHRASES.sort(key=lambda pair: -len(pair[0]))
@@ -104,10 +175,14 @@ def to_spanish(text: str) -> str:
     parts.append((False, text[last:]))
     out = []
     for protected, chunk in parts:
-        if not protected:
+        if not protected and chunk in LINKS:
+            chunk = LINKS[chunk]
+        elif not protected:
             for english, spanish in PHRASES:
                 if english in chunk:
                     chunk = chunk.replace(english, spanish)
+            for pattern, spanish in PATTERNS:
+                chunk = pattern.sub(spanish, chunk)
         out.append(chunk)
     return "".join(out)
 

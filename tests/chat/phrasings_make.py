@@ -68,13 +68,32 @@ for i, ((p_en, p_es), price, cur) in enumerate(PRICES):
     money = f"{format_money(cost_per_million_tokens(price, rate))} {cur}"
     for t in COST_EN:
         add("cost", "en", "cost", [money, "leaves out"], COST, [t.format(p=p_en, r=r_en)])
+    money_es = money.translate(str.maketrans(",.", ".,"))  # Spanish answers write 1,16 and 1.800
     for t in COST_ES:
-        add("cost", "es", "cost", [money, "deja fuera"], COST, [t.format(p=p_es, r=r_es)])
+        add("cost", "es", "cost", [money_es, "deja fuera"], COST, [t.format(p=p_es, r=r_es)])
 add("cost", "en", "cost", ["I need", "tokens/s"], COST,
     ["how much per million tokens at 7.5 USD an hour?", "price per million tokens on a $40/hour trn2 instance?",
      "cost per 1M tokens at 4 EUR per hour"])
 add("cost", "es", "cost", ["Falta", "tokens/s"], COST,
     ["¿cuánto cuesta el millón de tokens a 7,5 USD la hora?", "precio por millón de tokens con una instancia de 40 USD por hora"])
+
+# tester t29 (#3, #4): "cuesta" is no aten::cos; prices per day/second and rates per minute are converted
+add("cost", "es", "cost", ["Falta", "precio por hora"], COST,
+    ["¿cuánto cuesta un millón de tokens en trn2.48xlarge a 900 tokens/s?", "cuanto cuesta una trn2 por hora",
+     "¿cuánto cuesta nonzero en tpu?", "cuanto cuesta el millon de tokens en inf2", "que precio tiene una trn1 por hora"])
+add("cost", "en", "cost", ["I need", "price per hour"], COST,
+    ["how much does a trn2 cost per hour?", "what does nonzero cost on tpu?", "price of a million tokens at 900 tokens/s"])
+add("cost", "es", "cost", ["1,25 EUR", "3,75 EUR la hora", "833,3333 tokens/s"], COST,
+    ["cuánto me sale el millón de tokens si pago 90 euros al día y saco 50000 tokens por minuto",
+     "¿cuánto cuesta el millón de tokens a 90 € por día con 50.000 tokens por minuto?"])
+add("cost", "en", "cost", ["1.25 EUR", "3.75 EUR an hour", "833.3333 tokens/s"], COST,
+    ["cost per million tokens at 90 EUR per day and 50000 tokens per minute",
+     "90 EUR/day, 50000 tokens/min: price per million tokens?"])
+add("cost", "en", "cost", ["0.46 USD", "2.9988 USD an hour"], COST,
+    ["price per million tokens: 0.000833 USD per second, 1800 tok/s",
+     "cost per million tokens at 0.000833 USD/s and 1800 tokens/s"])
+add("cost", "en", "cost", ["1.16 USD", "1,800 tokens/s"], COST,
+    ["cost per million tokens at 7.5 USD an hour and 108000 tokens per minute"])
 
 # ---------------------------------------------------------------- lists of ops at a version
 add("list", "en", "ops_by_status", ["800", "unsupported", "0.1.1"], TPU_011,
@@ -85,6 +104,12 @@ add("list", "es", "ops_by_status", ["800", "0.1.1", "ops que se ejecutan como"],
     ["enumera lo que TorchTPU 0.1.1 no puede ejecutar", "¿qué ops no están soportados en tpu 0.1.1?",
      "lista de ops no soportados en torch_tpu 0.1.1", "¿cuáles operadores no puede ejecutar TorchTPU 0.1.1?",
      "¿que ops no puede correr torchtpu 0.1.1?"])
+
+# tester t29 (#5): the "more:" command pins the version answered
+add("list", "en", "ops_by_status", ["800", "kb ops --target tpu=0.1.1 --status unsupported"], TPU_011,
+    ["what can't TorchTPU 0.1.1 run", "what can not torch_tpu 0.1.1 run?"])
+add("list", "es", "ops_by_status", ["800", "kb ops --target tpu=0.1.1 --status unsupported"], TPU_011,
+    ["¿qué ops no soporta TorchTPU 0.1.1?", "que ops no soporta tpu 0.1.1"])
 
 # ---------------------------------------------------------------- end of support of a feature line
 add("feature_eol", "en", "eol", ["**No**", "2.30"], XLA_TRAIN,
@@ -173,6 +198,89 @@ add("op", "es", "op", ["aten::add.Tensor", "Se ejecuta en tpu"], TPU_PROBE,
 add("op", "en", "op", ["**Yes**", "aten::nonzero"], TPU_PROBE,
     ["does nonzero run on tpu v5e?", "is nonzero native on trillium?", "does torch.nonzero work on TPU v6e?"])
 
+# tester t29 (#1, #2, #13): Spanish without ¿ or accents is Spanish, and answered with no English sentence
+add("op", "es", "op", ["aten::cumsum", "hojas en el dispositivo"], TPU_PROBE,
+    ["funciona torch.cumsum en tpu", "torch.cumsum funciona en tpu?", "torch.cumsum va bien en tpu 0.2.0?",
+     "se puede usar torch.cumsum en tpu"])
+add("op", "es", "op", ["aten::gelu", "Presumiblemente sí"], "",
+    ["torch.nn.functional.gelu va bien en trn2?", "funciona F.gelu en trainium", "F.gelu anda en trn2?"])
+add("op", "es", "op", ["aten::native_layer_norm", "es un módulo"], "",
+    ["funciona nn.LayerNorm en neuron 2.33", "nn.LayerNorm en neuron funciona?"])
+add("op", "es", "op", ["ops se ejecutan en el dispositivo", "es un módulo"], TPU_PROBE,
+    ["nn.GRU en tpu funciona?", "funciona nn.GRU en tpu", "¿funciona nn.MultiheadAttention en tpu?"])
+add("op", "es", "op", ["su único op", "en el dispositivo"], TPU_PROBE, ["¿es compatible nn.Embedding con la tpu?"])
+add("op", "es", "op", ["**Depende, inferido**", "de la versión"], TPU_011, ["¿funciona aten::silu en tpu 0.1.1?"])
+add("op", "es", "compare", ["**Difieren.**", "aten::sort"], TPU_PROBE,
+    ["compara aten::sort entre tpu y neuron", "comparar aten::sort entre neuron y tpu"])
+add("list", "es", "diff", ["0.1.1 → 0.2.0", "kernels ganados", "perdidos"], TPU_PROBE,
+    ["¿qué ops perdió tpu de 0.1.1 a 0.2.0?", "que cambio entre tpu 0.1.1 y 0.2.0", "novedades de tpu 0.2.0",
+     "que ops gano tpu de 0.1.1 a 0.2.0"])
+add("list", "es", "ops_by_status", ["595", "0.2.0", "ops que se ejecutan como"], TPU_PROBE,
+    ["cuales ops no andan en tpu 0.2.0", "que ops no funcionan en tpu 0.2.0"])
+add("list", "en", "diff", ["0.1.1 → 0.2.0", "kernels gained"], TPU_PROBE,
+    ["what did tpu lose from 0.1.1 to 0.2.0?", "what changed between tpu 0.1.1 and 0.2.0"])
+add("op", "en", "op", ["aten::cumsum", "leaves on the device"], TPU_PROBE,
+    ["does torch.cumsum run on tpu", "is torch.cumsum ok on tpu en route to prod?"])
+
+# tester t29 (#9, #10, #11, #12, #17): readings
+add("policy", "en", "policy", ["Neuron SDK 2.33.0 (TorchNeuron", "compile error"], NEURON_POLICY,
+    ["what does torchneuron do when an op is missing under torch.compile?"])
+add("policy", "es", "policy", ["Neuron SDK 2.33.0 (TorchNeuron", "cpu fallback with warning"], NEURON_POLICY,
+    ["¿qué pasa si neuron no tiene un op en modo eager?", "en modo eager neuron hace fallback?",
+     "que pasa si trainium no tiene un operador en modo eager"])
+add("op", "en", "op", ["aten::scaled_dot_product_attention", "(compile)"], "",
+    ["does torch.nn.functional.scaled_dot_product_attention work on trn2 with torch.compile?",
+     "does F.scaled_dot_product_attention run on tpu under torch.compile()?"])
+add("op", "es", "op", ["aten::_unique", "(compile)"], TPU_PROBE,
+    ["¿qué pasa con aten::unique en tpu cuando uso torch.compile?"])
+add("op", "es", "op", ["es un módulo", "MultiheadAttention"], "",
+    ["¿nn.MultiHeadAttention va en trn2 en modo compile?", "¿funciona nn.multiheadattention en trn2 en modo compile?"])
+add("op", "es", "op", ["aten::scaled_dot_product_attention", "**Sí**"], TPU_PROBE,
+    ["el scaled dot product attention funciona en la TPU?"])
+add("op", "es", "op", ["**Trn1**", "Trn2, Trn3", "neuron-xla"], "",
+    ["¿funciona nonzero en trn1?", "¿se ejecuta nn.GroupNorm en trn1?"])
+add("op", "en", "op", ["**Trn1**", "Trn2, Trn3", "neuron-xla"], "",
+    ["does nonzero run on trn1?", "is nn.GroupNorm native on trn1?"])
+add("op", "en", "op", ["`xla` read as `neuron-xla`", "TorchTPU"], "", ["is add supported on xla?"])
+add("list", "es", "ops_by_status", ["neuron", "2.14.3.1", "fallback"], "",
+    ["que ops hacen fallback a cpu en neuron 2.14.3.1"])
+
+# tester t29 (#6, #7, #8): Neuron's own support window for platforms, and SDK release questions
+SDK234 = "release-notes/2.34.0.html"
+add("platform_eol", "en", "eol", ["**No**", "Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11", "2027-10"], SDK234,
+    ["when does python 3.11 reach end of support on neuron", "is python 3.11 still supported on neuron?"])
+add("platform_eol", "es", "eol", ["**Sí**", "3.12, 3.13, 3.14"], "", ["¿Python 3.12 sigue soportado?",
+                                                                    "¿sigue soportado python 3.13 en neuron?"])
+add("platform_eol", "es", "eol", ["**Presumiblemente no**", "Ubuntu 22.04", "2027-05"], "",
+    ["¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?", "¿sigue soportado ubuntu 22.04 en trainium?"])
+add("platform_eol", "es", "eol", ["**Presumiblemente sí**", "Ubuntu 24.04"], "", ["ubuntu 24.04 soportado en neuron 2.34?"])
+add("support", "en", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234,
+    ["which python versions does Neuron 2.34 support?", "what python versions are supported by neuron 2.34"])
+add("support", "es", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234, ["que versiones de python soporta neuron 2.34"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "What ends with Neuron 2.34 (4)", "torchneuron 2.14.3.1"],
+    SDK234, ["what's new in Neuron 2.34?", "what is new in neuron sdk 2.34", "release notes of neuron 2.34"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "Lo que termina con Neuron 2.34 (4)"], SDK234,
+    ["¿qué trae la versión 2.34 de neuron?", "novedades de neuron 2.34"])
+add("support", "es", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "release-notes/2.33.0.html",
+    ["novedades de neuron 2.33"])
+
+# tester t29 (#15): yes/no headlines in Spanish
+add("op", "es", "op", ["**Sí, pero en parte en la CPU**", "es un módulo"], "",
+    ["¿se ejecuta nn.GroupNorm en trn2?", "se ejecuta nn.GroupNorm en trainium"])
+add("op", "es", "op", ["**Sí**", "aten::convolution"], "", ["¿funsiona nn.Conv2d en trainium?", "funciona nn.Conv2d en trn2"])
+add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel, inferido**"], TPU_011,
+    ["¿F.scaled_dot_product_attention corre nativo en tpu 0.1.1?"])
+
+# tester t29 (#17): a release the KB does not know names the newest it does
+add("support", "es", "release", ["neuron-sdk 2.35", "2.34.0 (2026-11-30)"], SDK234, ["¿Cuándo sale neuron 2.35?",
+                                                                                  "cuando sale la version 2.35 de neuron"])
+add("support", "en", "release", ["neuron-sdk 2.35", "2.34.0 (2026-11-30)"], SDK234, ["when is neuron 2.35 out?",
+                                                                                  "when will neuron 2.35 be released?"])
+
+add("op", "es", "op", ["aten::dropout", "(compile)", "la familia dropout: pregunta"], TPU_PROBE,
+    ["dropout en modo compile en tpu", "funciona dropout en modo compilado en tpu"])
+add("op", "en", "op", ["aten::dropout", "(compile)"], TPU_PROBE, ["dropout in compile mode on tpu"])
+
 # ---------------------------------------------------------------- model questions (the gallery's, else the command)
 for lang, qs in (("en", ["will Mixtral run on a trn2?", "does llama 3 run on tpu?", "can I run Qwen2 on trainium?",
                          "will BERT work on inf2?", "does whisper run on neuron?", "can mistral run on trn1?",
@@ -238,7 +346,7 @@ add("cost", "en", "cost", ["2.03 USD"], COST, ["our trn2.48xlarge is 38 dollars/
 add("cost", "en", "cost", ["0.79 EUR", "39.68 EUR"], COST,
     ["with 2,100 tokens per second at EUR 6 per hour, how much do 50M tokens cost?"])
 add("cost", "en", "cost", ["0.48 USD"], COST, ["what would 1M tokens cost on TPU v5e at $1.2/h if we get 700 tokens/s"])
-add("cost", "es", "cost", ["0.63 USD"], COST, ["¿Cuánto me sale el millón de tokens si pago 9 USD por hora y saco 4000 tokens/s?"])
+add("cost", "es", "cost", ["0,63 USD"], COST, ["¿Cuánto me sale el millón de tokens si pago 9 USD por hora y saco 4000 tokens/s?"])
 add("cost", "en", "cost", ["0.83 USD", "could also be read as an op question"], COST,
     ["price per million tokens at 3 usd/h and 1000 tokens/s on neuron for aten::nonzero heavy workloads"])
 add("list", "en", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["which aten ops are unsupported by torch_tpu 0.2.0?"])

@@ -85,7 +85,7 @@ def test_cost_uses_the_kb_cost_formula_with_its_currency(conn):
     assert Decimal(fact["cost_per_million_tokens_exact"]) == expected.normalize()
     assert a["text"].startswith("**1.16 USD per million tokens**") and "leaves out" in a["text"]
     euro = ask(conn, "¿cuánto cuesta un millón de tokens a 3,20 € por hora y 900 tokens por segundo?")
-    assert euro["language"] == "es" and euro["facts"][0]["currency"] == "EUR" and "0.99 EUR" in euro["text"]
+    assert euro["language"] == "es" and euro["facts"][0]["currency"] == "EUR" and "0,99 EUR" in euro["text"]  # Spanish number format
     assert "deja fuera" in euro["text"] and "**Fuentes**" in euro["text"]
 
 
@@ -229,3 +229,93 @@ def test_hostile_spanish_and_numbers_stay_bounded(conn):
         assert a["intent"] and len(a["text"]) < 20_000
     ents = entities.extract("7,5 USD 1800 tokens/s " * 45)
     assert len(ents.prices) <= 50 and len(ents.rates) <= 50
+
+
+def test_cuesta_is_a_cost_question_not_aten_cos(conn):
+    """Tester t29 #3: "cuanto cuesta" was fuzzy-matched to aten::cos."""
+    for text in ("cuanto cuesta una trn2 por hora", "¿cuánto cuesta nonzero en tpu?",
+                 "¿cuánto cuesta un millón de tokens en trn2.48xlarge a 900 tokens/s?"):
+        a = ask(conn, text)
+        assert a["intent"] == "cost" and "aten::cos" not in a["text"] and a["language"] == "es", text
+
+
+def test_prices_and_rates_in_other_units_are_converted(conn):
+    """Tester t29 #4: per day / per second prices and per minute rates, the currency kept."""
+    a = ask(conn, "cost per million tokens at 90 EUR per day and 50000 tokens per minute")
+    assert a["facts"][0]["currency"] == "EUR" and a["text"].startswith("**1.25 EUR per million tokens**")
+    assert "90 EUR per day = 3.75 EUR an hour" in a["text"] and "--currency EUR" in a["text"]
+    b = ask(conn, "price per million tokens: 0.000833 USD per second, 1800 tok/s")
+    assert b["text"].startswith("**0.46 USD per million tokens**") and "read as a price per hour" not in b["text"]
+    c = ask(conn, "cost per million tokens at 4 EUR per hour")
+    assert "--currency EUR" in c["text"]
+
+
+def test_spanish_cost_answers_use_one_number_format(conn):
+    a = ask(conn, "¿cuánto cuesta el millón de tokens a 3,2 €/h y 1.800 tokens/s?")
+    assert a["text"].startswith("**0,49 EUR por millón de tokens** a 3,2 EUR la hora y 1.800 tokens/s")
+    prose = a["text"].split("`kb cost --price")[0]  # the suggested command line keeps the machine format
+    assert "1,800" not in prose and "3.2 " not in prose
+
+
+def test_torch_compile_is_the_mode_not_an_op(conn):
+    """Tester t29 #10."""
+    a = ask(conn, "does torch.nn.functional.scaled_dot_product_attention work on trn2 with torch.compile?")
+    assert "`torch.compile`" not in a["text"] and "I don't know an operator" not in a["text"]
+    assert "(compile)" in a["text"]
+
+
+def test_policy_names_the_sdk_release_not_a_torchneuron_version(conn):
+    """Tester t29 #9: TorchNeuron has no 2.33.0; that is the Neuron SDK."""
+    a = ask(conn, "what does torchneuron do with a missing op under torch.compile?")
+    assert "TorchNeuron 2.33.0" not in a["text"] and "Neuron SDK 2.33.0 (TorchNeuron " in a["text"]
+
+
+def test_trn1_answers_say_torchneuron_lists_only_trn2_trn3(conn):
+    """Tester t29 #12: the note comes first, read from TorchNeuron's release card."""
+    a = ask(conn, "¿funciona nonzero en trn1?")
+    assert a["text"].startswith("_**Trn1**") and "neuron-xla" in a["text"] and a["language"] == "es"
+    b = ask(conn, "does nonzero run on trn2?")
+    assert "**Trn1**" not in b["text"]
+
+
+def test_other_readings_are_named(conn):
+    """Tester t29 #11: bare `xla`, "fallback a cpu" as the destination, Spanish policy questions."""
+    a = ask(conn, "is add supported on xla?")
+    assert "`xla` read as `neuron-xla`" in a["text"]
+    b = ask(conn, "que ops hacen fallback a cpu en neuron 2.14.3.1")
+    assert b["intent"] == "ops_by_status" and "**cpu**" not in b["text"]
+    for text in ("¿qué pasa si neuron no tiene un op en modo eager?", "en modo eager neuron hace fallback?"):
+        assert ask(conn, text)["intent"] == "policy", text
+
+
+def test_a_named_op_or_module_wins_the_reading(conn):
+    """Tester t29 #17."""
+    a = ask(conn, "¿nn.MultiHeadAttention va en trn2 en modo compile?")
+    assert a["intent"] == "op" and "torch.nn.MultiheadAttention" in a["text"]
+    b = ask(conn, "¿qué pasa con aten::unique en tpu cuando uso torch.compile?")
+    assert b["intent"] == "op" and "(compile)" in b["text"]
+    c = ask(conn, "el scaled dot product attention funciona en la TPU?")
+    assert c["intent"] == "op" and c["text"].startswith("**Sí**")
+
+
+def test_platform_support_on_neuron_comes_from_neuron_first(conn):
+    """Tester t29 #6/#7: Neuron's own support (2.34 lists Python 3.12-3.14), then the upstream date."""
+    a = ask(conn, "when does python 3.11 reach end of support on neuron")
+    assert a["text"].startswith("**No** — Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11")
+    b = ask(conn, "which python versions does Neuron 2.34 support?")
+    assert b["text"].startswith("Python: **3.12, 3.13, 3.14**") and "3.9" not in b["text"].split("\n")[0]
+    c = ask(conn, "¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?")
+    assert c["text"].startswith("**Presumiblemente no**") and "2027-05" in c["text"]
+
+
+def test_sdk_release_questions_answer_the_release(conn):
+    """Tester t29 #8: date, packages, what ended, TorchNeuron's op changes, all cited."""
+    a = ask(conn, "what's new in Neuron 2.34?")
+    assert a["intent"] == "release" and a["text"].startswith("**Neuron SDK 2.34.0** — released 2026-11-30 [1]")
+    assert "What ends with Neuron 2.34 (4)" in a["text"] and "TorchNeuron's op verdicts" in a["text"]
+    body = a["text"].split("**Sources**")[0]
+    assert all(f"[{n}]" in body for n in range(1, len(a["sources"]) + 1))
+    b = ask(conn, "¿qué trae la versión 2.34 de neuron?")
+    assert b["language"] == "es" and b["text"].startswith("**Neuron SDK 2.34.0** — publicada el 2026-11-30")
+    c = ask(conn, "ubuntu 24.04 soportado en neuron 2.34?")
+    assert c["text"].startswith("**Presumiblemente sí**")
