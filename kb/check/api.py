@@ -91,7 +91,9 @@ class CheckResult:
         kg.mark_allowed(self.reports, kg.accepted_ops(allow))
         expired = kg.apply_waivers(self.reports, waivers)
         known = kg.baseline_from(baseline) if baseline is not None and not _is_known_map(baseline) else baseline
-        return kg.evaluate(self.reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
+        verdict = kg.evaluate(self.reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
+        verdict["unmatched_waivers"] = kg.unmatched_waivers(self.reports, waivers)
+        return verdict
 
     def fails(self, fail_on: str | None = "fallback", **gate: Any) -> bool:
         """Whether the gate trips (`kb check --fail-on LEVEL` would exit 1); see `gate`."""

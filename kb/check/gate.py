@@ -49,26 +49,75 @@ def _field(waiver: Any, name: str) -> Any:
     return waiver.get(name) if isinstance(waiver, Mapping) else getattr(waiver, name, None)
 
 
+# Spellings that are ATen names already (kb.opnames), never read as torch functions.
+_ATEN_PREFIXES = ("torch.ops.aten.", "torch.ops.aten::", "ops.aten.", "aten::", "aten.")
+_FUNCTION_PREFIXES = ("torch.nn.functional.", "nn.functional.", "F.", "torch.Tensor.", "Tensor.", "torch.")
+
+
+def op_spelling(name: str) -> tuple[str, tuple[str, ...]]:
+    """(the ATen op, alternatives) a waiver or --allow name stands for, read as `kb op` reads
+    it (kb.store.torchnames for torch names, no KB needed). A custom op (mylib::rope) is kept
+    as written. A function (F.gelu, torch.nonzero) is its ATen name, with the ops the shipped
+    function map says it runs as alternatives. A module (nn.BatchNorm2d) is refused: it runs
+    several ops, and waiving them all at once would hide more than the author meant."""
+    from kb.opnames import OpNameError, canonical
+    from kb.store import torchnames
+
+    text = name.strip()
+    if "::" in text and not text.startswith(_ATEN_PREFIXES):
+        return text, ()
+    alternatives: tuple[str, ...] = ()
+    if not text.startswith(_ATEN_PREFIXES):
+        module = torchnames.resolve_module(text)
+        if module is not None:
+            ops = ", ".join(module.ops) or "none traced"
+            raise GateError(f"{text} is a module, not an op: waive or allow the ATen ops it runs instead ({ops})")
+        function = next((text[len(p):] for p in _FUNCTION_PREFIXES if text.startswith(p)), None)
+        if function is not None:
+            known = torchnames.resolve_function(text)
+            alternatives = tuple(sorted(known.ops)) if known else ()
+            text = function.split("(")[0].strip()
+    try:
+        return canonical(text), alternatives
+    except OpNameError as exc:
+        raise GateError(str(exc)) from None
+
+
+def _known_target(target: str, name: str) -> None:
+    try:
+        from kb.check.project_config import known_targets
+
+        known = known_targets(None)
+    except Exception:  # no KB to ask: the target is taken as given
+        return
+    if known and target not in known:
+        raise GateError(f"waiver for {name}: unknown target {target!r} (known: {', '.join(known)})")
+
+
 def to_waivers(waivers: Iterable[Any] | None) -> list:
     """Waivers given to the Python API as [tool.kb]'s own records (kb.check.project_config.Waiver),
     so that the API and `kb check` judge them by one rule: each a mapping or an object with
     `op`, `reason`, optionally `expires` (a date or YYYY-MM-DD; none: no expiry) and `target`
     (none: every target). The op may be spelled as `kb op` takes it."""
     from kb.check.project_config import Waiver
-    from kb.opnames import OpNameError, canonical
 
+    if waivers is not None and (isinstance(waivers, (str, bytes, Mapping)) or not isinstance(waivers, Iterable)):
+        raise GateError(f"waivers: expected a list of waivers (each with op and reason), got {type(waivers).__name__}")
     found = []
     for waiver in waivers or ():
         if isinstance(waiver, Waiver):
             found.append(waiver)
             continue
         name, expires, target = _field(waiver, "op"), _field(waiver, "expires"), _field(waiver, "target")
-        if not isinstance(name, str):
-            raise GateError(f"waiver {waiver!r}: needs an op name")
+        if not isinstance(name, str) or not name.strip():
+            raise GateError(f"waiver {str(waiver)[:80]!r}: needs an op name")
         try:
-            op = canonical(name)
-        except OpNameError as exc:
+            op, alternatives = op_spelling(name)
+        except GateError as exc:
             raise GateError(f"waiver: {exc}") from None
+        reason = _field(waiver, "reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise GateError(f"waiver for {name}: reason missing (a waiver needs op and reason: say why the op is accepted)")
         if isinstance(expires, str):
             try:
                 expires = _dt.date.fromisoformat(expires)
@@ -80,7 +129,9 @@ def to_waivers(waivers: Iterable[Any] | None) -> list:
             raise GateError(f"waiver for {name}: expires must be a date")
         if target is not None and not isinstance(target, str):
             raise GateError(f"waiver for {name}: target must be a target name")
-        found.append(Waiver(op=op, reason=str(_field(waiver, "reason") or ""), expires=expires, target=target))
+        if target is not None:
+            _known_target(target, name)
+        found.append(Waiver(op=op, reason=reason.strip(), expires=expires, target=target, alternatives=alternatives))
     return found
 
 
@@ -99,21 +150,39 @@ def apply_waivers(reports: Iterable[Any], waivers: Iterable[Any] | None) -> list
     return apply(reports, found, today()) if found else []
 
 
-def accepted_ops(allow: Iterable[str] | None) -> set[str]:
-    """`allow` names in their canonical spelling (any spelling `kb op` takes)."""
-    from kb.opnames import OpNameError, canonical
+def unmatched_waivers(reports: Iterable[Any], waivers: Iterable[Any] | None) -> list[dict]:
+    """The waivers that name no op of these reports (kb.check.project_config.unmatched)."""
+    from kb.check.project_config import unmatched
 
-    try:
-        return {canonical(name) for name in allow or ()}
-    except OpNameError as exc:
-        raise GateError(f"--allow: {exc}") from None
+    found = to_waivers(waivers)
+    return unmatched(reports, found) if found else []
+
+
+def accepted_ops(allow: Iterable[str] | None) -> set[str]:
+    """`allow` names checked (any spelling `kb op` takes; a module is refused); a function
+    spelling is kept as given and fitted to the model's ops in mark_allowed."""
+    if isinstance(allow, (str, bytes)):
+        allow = [allow]
+    names = set()
+    for name in allow or ():
+        try:
+            op, alternatives = op_spelling(str(name))
+        except GateError as exc:
+            raise GateError(f"--allow: {exc}") from None
+        names.add(str(name).strip() if alternatives else op)
+    return names
 
 
 def mark_allowed(reports: Iterable[Any], allowed: set[str]) -> None:
     """Set each op's `allowed` flag (what the formats show as [allowed] and leave ungated)."""
+    from kb.check.project_config import Waiver, fit_to_model
+
+    reports = list(reports)
+    spelled = [Waiver(*op_spelling(name)[:1], reason="allow", alternatives=op_spelling(name)[1]) for name in allowed]
+    names = {w.op for w in fit_to_model(reports, spelled)}
     for report in reports:
         for op in report.ops:
-            op.allowed = is_allowed(op, allowed)
+            op.allowed = is_allowed(op, names)
 
 
 def evaluate(reports: Iterable[Any], fail_on: str | None, baseline: dict | None, *,

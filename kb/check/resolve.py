@@ -234,6 +234,11 @@ class Resolver:
         if depth >= MAX_DEPTH:
             return Resolution(UNKNOWN, reason="decomposition too deep to follow")
         leaves, why = decompose(site)
+        if leaves is None and verdict is not None:
+            # Tracing was only a refinement of the KB's own verdict: where it cannot run (the
+            # call's shapes are symbolic, say), the verdict stands, so a check gives the same
+            # answer whether or not torch happens to be loaded (saved .pt2 vs in memory).
+            return _effective(_apply_restriction(verdict, site), verdict)
         if leaves is None:
             return Resolution(UNKNOWN, reason=why or "no evidence for this op on this target")
         if not leaves:

@@ -1,0 +1,66 @@
+"""Fixes from the fresh-eyes test of issue 28: the API checks like the CLI whether torch is
+loaded or not, waivers are read like `kb op` reads names, and hostile input stays bounded."""
+
+from __future__ import annotations
+
+import kb
+from kb.check.resolve import Verdict
+from tests.check.check_fixtures import TABLE
+
+NZ_TABLE = {**TABLE, "aten::nonzero": Verdict("native", source_kind="static_probe"),
+            "aten::sym_size.int": Verdict("decomposed", source_kind="static_probe"),
+            "aten::_assert_scalar": Verdict("native", source_kind="static_probe")}
+NZ_KB = {"lookup": lambda db, target, version, mode: (NZ_TABLE.get, version or "2.33.0"),
+         "warning_hooks": lambda db: []}
+
+
+def _nz():
+    import torch
+
+    class NZ(torch.nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x)
+
+    return NZ()
+
+
+def test_a_kb_verdict_stands_where_its_decomposition_cannot_be_traced(tmp_path):
+    """sym_size.int on a data-dependent shape: the KB says decomposed; the program in memory,
+    the module and the saved archive (read with torch loaded) all say so, not 'unknown'."""
+    import torch
+
+    program = torch.export.export(_nz(), (torch.zeros(4, 4),))
+    path = tmp_path / "nz.pt2"
+    torch.export.save(program, str(path))
+    expected = {"aten::nonzero": "native", "aten::sym_size.int": "decomposed", "aten::_assert_scalar": "native"}
+    for model, inputs in ((program, None), (_nz(), (torch.zeros(4, 4),)), (str(path), None)):
+        result = kb.check(model, inputs, targets=("tpu",), **NZ_KB)
+        assert result.verdicts()["tpu"] == expected, model
+        assert not result.fails(fail_on="fallback", fail_on_unknown=True)
+
+
+def test_waivers_and_allow_read_names_as_kb_op_does():
+    """F.x waives the ATen op x (or the ops the function map says it runs); a module
+    spelling is refused naming its ops; a waiver matching no op is listed; API waivers are
+    checked like [tool.kb] ones."""
+    import pytest
+
+    from kb.check.gate import GateError, op_spelling
+
+    assert op_spelling("F.batch_norm") == ("aten::batch_norm", ())
+    assert op_spelling("torch.nonzero") == ("aten::nonzero", ("aten::nonzero",))
+    assert op_spelling("mylib::rope") == ("mylib::rope", ())
+    with pytest.raises(GateError, match=r"nn.BatchNorm2d is a module, not an op: .*aten::native_batch_norm"):
+        op_spelling("nn.BatchNorm2d")
+    result = kb.check(_nz(), ["4x4"], targets=("tpu",), **NZ_KB)
+    gate = result.gate("decomposed", waivers=[{"op": "torch.nonzero", "reason": "ok"},
+                                              {"op": "aten::nonexistent_op", "reason": "typo"}])
+    assert [w["op"] for w in gate["unmatched_waivers"]] == ["aten::nonexistent_op"]
+    result.gate("decomposed", allow=["torch.nonzero"])
+    assert [op.op for op in result["tpu"].ops if op.allowed] == ["aten::nonzero"]
+    for bad, message in (([{"op": "nonzero"}], "reason missing"), ("notalist", "expected a list of waivers"),
+                         ([{"op": "nn.Linear", "reason": "x"}], "is a module, not an op")):
+        with pytest.raises(GateError, match=message):
+            result.gate("decomposed", waivers=bad)
+    with pytest.raises(GateError, match="is a module"):
+        result.gate("decomposed", allow=["nn.BatchNorm2d"])
