@@ -49,40 +49,6 @@ def _field(waiver: Any, name: str) -> Any:
     return waiver.get(name) if isinstance(waiver, Mapping) else getattr(waiver, name, None)
 
 
-# Spellings that are ATen names already (kb.opnames), never read as torch functions.
-_ATEN_PREFIXES = ("torch.ops.aten.", "torch.ops.aten::", "ops.aten.", "aten::", "aten.")
-_FUNCTION_PREFIXES = ("torch.nn.functional.", "nn.functional.", "F.", "torch.Tensor.", "Tensor.", "torch.")
-
-
-def op_spelling(name: str) -> tuple[str, tuple[str, ...]]:
-    """(the ATen op, alternatives) a waiver or --allow name stands for, read as `kb op` reads
-    it (kb.store.torchnames for torch names, no KB needed). A custom op (mylib::rope) is kept
-    as written. A function (F.gelu, torch.nonzero) is its ATen name, with the ops the shipped
-    function map says it runs as alternatives. A module (nn.BatchNorm2d) is refused: it runs
-    several ops, and waiving them all at once would hide more than the author meant."""
-    from kb.opnames import OpNameError, canonical
-    from kb.store import torchnames
-
-    text = name.strip()
-    if "::" in text and not text.startswith(_ATEN_PREFIXES):
-        return text, ()
-    alternatives: tuple[str, ...] = ()
-    if not text.startswith(_ATEN_PREFIXES):
-        module = torchnames.resolve_module(text)
-        if module is not None:
-            ops = ", ".join(module.ops) or "none traced"
-            raise GateError(f"{text} is a module, not an op: waive or allow the ATen ops it runs instead ({ops})")
-        function = next((text[len(p):] for p in _FUNCTION_PREFIXES if text.startswith(p)), None)
-        if function is not None:
-            known = torchnames.resolve_function(text)
-            alternatives = tuple(sorted(known.ops)) if known else ()
-            text = function.split("(")[0].strip()
-    try:
-        return canonical(text), alternatives
-    except OpNameError as exc:
-        raise GateError(str(exc)) from None
-
-
 def _known_target(target: str, name: str) -> None:
     try:
         from kb.check.project_config import known_targets
@@ -92,6 +58,17 @@ def _known_target(target: str, name: str) -> None:
         return
     if known and target not in known:
         raise GateError(f"waiver for {name}: unknown target {target!r} (known: {', '.join(known)})")
+
+
+def op_spelling(name: str) -> tuple[str, tuple[str, ...]]:
+    """kb.check.opspell.op_spelling, its refusal a GateError."""
+    from kb.check.opspell import OpSpellingError
+    from kb.check.opspell import op_spelling as spell
+
+    try:
+        return spell(name)
+    except OpSpellingError as exc:
+        raise GateError(str(exc)) from None
 
 
 def to_waivers(waivers: Iterable[Any] | None) -> list:

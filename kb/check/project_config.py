@@ -257,11 +257,11 @@ def _waiver(path: str, index: int, entry: Any) -> Waiver:
         if required not in entry:
             raise _fail(path, f"{where}.{required}", "missing (a waiver needs op and reason)")
     op = _string(path, f"{where}.op", entry["op"])
-    from kb.check.gate import GateError, op_spelling
+    from kb.check.opspell import OpSpellingError, op_spelling
 
     try:
         op, alternatives = op_spelling(op)
-    except GateError as exc:
+    except OpSpellingError as exc:
         raise _fail(path, f"{where}.op", str(exc)) from None
     reason = _string(path, f"{where}.reason", entry["reason"]).strip()
     if not reason:
