@@ -64,3 +64,19 @@ def test_waivers_and_allow_read_names_as_kb_op_does():
             result.gate("decomposed", waivers=bad)
     with pytest.raises(GateError, match="is a module"):
         result.gate("decomposed", allow=["nn.BatchNorm2d"])
+
+
+def test_a_failed_export_prints_nothing(capfd):
+    """torch logs the graph of a failed export to stderr; the API says it in its error only."""
+    import pytest
+    import torch
+
+    from kb.check.tracing import TracingError
+
+    class Branchy(torch.nn.Module):
+        def forward(self, x):
+            return x if x.sum() > 0 else -x
+
+    with pytest.raises(TracingError):
+        kb.check(Branchy(), (torch.zeros(3),), **NZ_KB)
+    assert capfd.readouterr() == ("", "")
