@@ -377,7 +377,7 @@ def decomposition_kind(op: str) -> str | None:
     try:
         if torch._C._dispatch_has_kernel_for_dispatch_key(op, "CompositeImplicitAutograd"):
             return "CompositeImplicitAutograd"
-    except RuntimeError:
+    except (RuntimeError, UnicodeError):  # not registered; a non-ASCII name trips torch's own decoding
         return None
     # A default backend kernel (CompositeExplicitAutograd) runs for a backend without its
     # own; where PyTorch ships a Python decomposition of it, that shows the ops it needs.
@@ -476,7 +476,7 @@ def _registered_here(op: str) -> str | None:
     keys = ("CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "PrivateUse1", "XLA")
     try:
         found = [key for key in keys if torch._C._dispatch_has_kernel_for_dispatch_key(op, key)]
-    except RuntimeError:  # not registered in this process
+    except (RuntimeError, UnicodeError):  # not registered in this process
         return None
     return ", ".join(found) or None
 

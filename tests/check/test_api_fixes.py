@@ -80,3 +80,20 @@ def test_a_failed_export_prints_nothing(capfd):
     with pytest.raises(TracingError):
         kb.check(Branchy(), (torch.zeros(3),), **NZ_KB)
     assert capfd.readouterr() == ("", "")
+
+
+def test_a_huge_op_name_is_cut_in_every_output():
+    """A hostile archive's 200,000-character op name: every output stays small."""
+    from kb.check.callsites import MAX_NAME, CallSite
+    from kb.check.tracing import TracedModel
+
+    huge = "x::" + "A" * 200_000
+    site = CallSite(0, huge, module_path="m" * 5000, module_type="T" * 5000)
+    assert site.op == huge[:MAX_NAME] + "…(200,003 chars)" and len(site.module_path) < 300
+    traced = TracedModel("exported_program", "h.pt2", [site])
+    from kb.check.resolve import check as run_check
+
+    report = run_check(traced, lambda op: None, target="tpu", backend_version="0.2.0", mode="eager")
+    result = kb.CheckResult("h.pt2", "exported_program", False, [report])
+    for text in (result.to_json(), result.to_markdown(), result._repr_html_(), repr(result)):
+        assert len(text) < 50_000
