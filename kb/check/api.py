@@ -170,7 +170,9 @@ class CheckResult:
 
     def __repr__(self) -> str:
         parts = "; ".join(f"{r.target}: {_worst_line(r)}" for r in self.reports)
-        return f"<kb check of {self.model} ({self.model_kind}): {parts}>"
+        from kb import neutral
+
+        return neutral.clean(f"<kb check of {self.model} ({self.model_kind}): {parts}>")
 
 
 def _is_known_map(value: Mapping) -> bool:

@@ -97,3 +97,24 @@ def test_a_huge_op_name_is_cut_in_every_output():
     result = kb.CheckResult("h.pt2", "exported_program", False, [report])
     for text in (result.to_json(), result.to_markdown(), result._repr_html_(), repr(result)):
         assert len(text) < 50_000
+
+
+def test_control_characters_are_shown_in_their_visible_form_everywhere():
+    """A module named with ESC and brackets is attributed to itself (not the root), and the
+    verdict lines, the HTML and repr() show ESC as \\x1b."""
+    import torch
+
+    from kb.check.pt2_graph import parse_module_stack
+
+    stack = "L__self__,,torch.nn.Sequential;L__self__x\x1b[2J[bold]y,x\x1b[2J[bold]y,torch.nn.BatchNorm1d"
+    assert parse_module_stack(stack)["L__self__x\x1b[2J[bold]y"] == ("x\x1b[2J[bold]y", "torch.nn.BatchNorm1d")
+    model = torch.nn.Sequential()
+    model.add_module("x\x1b[2J[bold]y", torch.nn.BatchNorm1d(4))
+    result = kb.check(model, ["2x4"], targets=("tpu",), name="a\x1b[2Jb\n<script>", **NZ_KB)
+    assert result["tpu"].ops[0].module_paths == ["x\x1b[2J[bold]y"]
+    html = result._repr_html_()
+    assert "x\\x1b[2J[bold]y" in html and "\x1b" not in html
+    assert "\x1b" not in repr(result) and "\n" not in repr(result) and "a\\x1b[2Jb" in repr(result)
+    from kb.check.assess_text import clean
+
+    assert clean("nonzero\x1b[2J") == "nonzero\\x1b[2J"
