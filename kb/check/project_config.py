@@ -402,6 +402,26 @@ def known_targets(db: str | None) -> list[str]:
         conn.close()
 
 
+def check_versions(config: ProjectConfig, db: str | None) -> None:
+    """Every `TARGET=VERSION` of the file names a release the KB has (by the one version
+    grammar, kb.store.targetspec); a bad one is refused naming the file and the key."""
+    specs = [(i, spec.partition("=")) for i, spec in enumerate(config.targets or ()) if "=" in spec]
+    if config.path is None or not specs:
+        return
+    from kb.store import db as kbdb
+    from kb.store.targetspec import resolve_versions
+
+    conn = kbdb.open_kb(db)
+    try:
+        for index, (name, _eq, version) in specs:
+            try:
+                resolve_versions(conn, {name: version}, single=True, on_note=lambda _line: None)
+            except KBError as exc:
+                raise _fail(config.path, f"targets[{index}]", str(exc)) from None
+    finally:
+        conn.close()
+
+
 def for_check(start: str | None, *, explicit: str | None = None, disabled: bool = False, db: str | None = None,
               targets: list[str] | None = None, mode: str | None = None, fail_on: str | None = None,
               fail_on_unknown: bool | None = None) -> tuple[ProjectConfig, dict]:
@@ -411,6 +431,7 @@ def for_check(start: str | None, *, explicit: str | None = None, disabled: bool 
     config = load(start, explicit=explicit, disabled=disabled)
     if config.path is not None and (config.targets or any(w.target for w in config.waivers)):
         check_targets(config, known_targets(db))
+        check_versions(config, db)
     return config, settle(config, targets=targets, mode=mode, fail_on=fail_on, fail_on_unknown=fail_on_unknown)
 
 

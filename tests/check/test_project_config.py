@@ -313,6 +313,7 @@ def test_markdown_shows_waivers_escaped(run_cli, mlp, tmp_path, workdir):
 
 @pytest.mark.parametrize(("body", "names"), [
     ('targets = ["gpu9"]', "[tool.kb] targets[0]: unknown target 'gpu9' (known: "),
+    ('targets = ["tpu", "neuron=9.9"]', "[tool.kb] targets[1]: neuron=9.9: no torchneuron release"),
     ('[[tool.kb.waivers]]\nop = "gelu"\nreason = "r"\nexpires = "2027-13-01"', "[tool.kb] waivers[0].expires:"),
     ("fail-on = 1", "[tool.kb] fail-on: expected a string"),
 ])
@@ -320,7 +321,8 @@ def test_bad_config_exits_2_with_one_line(run_cli, mlp, tmp_path, workdir, body,
     model = _project(tmp_path / "repo", f"[tool.kb]\n{body}\n", mlp)
     code, out, err = run_cli("check", model)
     assert code == 2 and out == ""
-    (line,) = [x for x in err.splitlines() if "building the KB" not in x and "setting up the KB" not in x]  # the first-use note aside
+    first_use = ("building the KB", "setting up the KB")  # the first-use note aside
+    (line,) = [x for x in err.splitlines() if not any(note in x for note in first_use)]
     assert line.startswith("kb: error: ") and names in line and str(tmp_path / "repo" / "pyproject.toml") in line
     assert "Traceback" not in err
 
