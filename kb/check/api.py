@@ -32,6 +32,13 @@ class CheckInputError(KBError):
     """A check asked for in a way that cannot run (a bad mode, target, or model object)."""
 
 
+class UnknownTargetError(KBError, KeyError):
+    """`result[target]` for a target the check did not cover (a KeyError too, as for a dict)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 # --- the answer -----------------------------------------------------------------------------
 
 
@@ -56,7 +63,7 @@ class CheckResult:
         for report in self.reports:
             if report.target == target:
                 return report
-        raise KeyError(target)
+        raise UnknownTargetError(f"no report for target {str(target)[:80]!r}: this check has {', '.join(self.targets)}")
 
     def verdicts(self) -> dict[str, dict[str, str]]:
         """{target: {op: status}}: the one-word answer per op, as `--json` has it."""
@@ -194,6 +201,8 @@ def split_targets(targets: Targets | None) -> tuple[list[str], dict[str, str]]:
 
     if isinstance(targets, str):
         targets = [targets]
+    if targets is not None and not list(targets):
+        raise CheckInputError("targets: empty; name at least one target (e.g. targets=('neuron', 'tpu'))")
     return split_specs(list(targets or ["neuron"]))
 
 

@@ -118,3 +118,19 @@ def test_control_characters_are_shown_in_their_visible_form_everywhere():
     from kb.check.assess_text import clean
 
     assert clean("nonzero\x1b[2J") == "nonzero\\x1b[2J"
+
+
+def test_small_api_error_types():
+    import pytest
+
+    from kb.errors import KBError
+
+    result = kb.check(_nz(), ["4x4"], targets=("tpu",), **NZ_KB)
+    with pytest.raises(KeyError) as caught:
+        result["gpu"]
+    assert isinstance(caught.value, KBError) and str(caught.value) == "no report for target 'gpu': this check has tpu"
+    with pytest.raises(KBError, match="targets: empty"):
+        kb.check(_nz(), ["4x4"], targets=(), **NZ_KB)
+    with pytest.raises(KBError, match="must be a str"):
+        kb.ask(None)
+    assert result.gate()["expired_waivers"] == []  # always present (docs/api.md)
