@@ -347,4 +347,6 @@ def check(model: Any, example_inputs: Any = None, *, targets: Targets = ("neuron
                 reports.append(kc.check(traced, target_lookup, target=target, backend_version=version, mode=mode,
                                         warning_hooks=hooks, cost_overrides=costs))
     shown = os.fspath(model) if isinstance(model, (str, os.PathLike)) else traced.path  # as given: `model.py:build`
+    for report in reports:
+        report.in_memory = not isinstance(model, (str, os.PathLike))
     return CheckResult(model=shown, model_kind=traced.kind, train=traced.train, reports=reports, notes=notes)

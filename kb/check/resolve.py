@@ -185,6 +185,7 @@ class CheckReport:
     after_rewrites: dict | None = None
     work: dict | None = None
     caveats_unmatched: int = 0  # caveats on the model's ops whose conditions its calls do not meet
+    in_memory: bool = False  # checked from an object in memory (kb.check API): SARIF's `memory:` URI; not in JSON
 
     def summary(self) -> dict:
         counts = {s: 0 for s in (*STATUSES[:4], UNKNOWN)}
@@ -205,6 +206,7 @@ class CheckReport:
 
     def to_dict(self) -> dict:
         body = asdict(self)
+        del body["in_memory"]  # where the model came from is the document's own `model_kind`
         body["summary"] = self.summary()
         return body
 

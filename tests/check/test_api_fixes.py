@@ -134,3 +134,19 @@ def test_small_api_error_types():
     with pytest.raises(KBError, match="must be a str"):
         kb.ask(None)
     assert result.gate()["expired_waivers"] == []  # always present (docs/api.md)
+
+
+def test_sarif_uris_are_uri_references(tmp_path):
+    """A path with spaces is percent-encoded; a model in memory is at `memory:NAME`."""
+    from types import SimpleNamespace
+
+    from kb.check.formats import artifact_uri
+
+    assert artifact_uri(SimpleNamespace(model="models/my dir/a b.pt2")) == "models/my%20dir/a%20b.pt2"
+    assert artifact_uri(SimpleNamespace(model="model.py:build")) == "model.py%3Abuild"
+    result = kb.check(_nz(), ["4x4"], targets=("tpu",), name="NZ net", **NZ_KB)
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for run in result.to_sarif(fail_on_unknown=True, fail_on="decomposed")["runs"]
+            for res in run["results"] for loc in res["locations"]}
+    assert uris == {"memory:NZ%20net"}
+    assert "in_memory" not in result.to_dict()["reports"][0]
