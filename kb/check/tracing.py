@@ -736,7 +736,7 @@ def trace_module(model, example_inputs: tuple, name: str, *, train: bool = False
                            "ExportedProgram") from None
     try:
         inputs = tuple(as_meta(v) for v in example_inputs)
-        with warnings.catch_warnings(), mf.quiet_torch_logs():  # torch logs tracebacks before it raises
+        with warnings.catch_warnings(), quiet_torch():  # torch logs tracebacks before it raises
             warnings.simplefilter("ignore")
             if train:
                 return TracedModel(NN_MODULE, name, trace_training(clone, inputs), train=True)
