@@ -103,6 +103,8 @@ def run(model: str, target: list[str] | None = None, backend_version: list[str] 
                               waivers=project.waivers)
     document["config"] = project_config_doc(project, settled)
     gate_doc = document["gate"]
+    for waiver in gate_doc.get("unmatched_waivers", []):  # a typo, or an op the model no longer uses
+        note(f"warning: the waiver for {neutral.clean(waiver['op'])[:200]} matches no op of the model")
     if save:
         save_reports(db, reports)
     if fmt == "json":

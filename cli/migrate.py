@@ -371,8 +371,8 @@ def report_command(
             except OSError as exc:
                 raise KBError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
             c = doc["counts"]
-            note(f"{fmt} report written to {out}: {c['pass']} pass, {c['warn']} warn, {c['fail']} fail, "
-                 f"{c['skipped']} skipped")
+            note(f"{fmt} report written to {out}: {c['pass']} pass, {c['warn']} warn, "
+                 f"{c.get('unverified', 0)} not verified, {c['fail']} fail, {c['skipped']} skipped")
         else:
             sys.stdout.write(text)
     if fail_on_blocker and not doc["ready"]:

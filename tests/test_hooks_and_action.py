@@ -89,7 +89,7 @@ def test_action_validates_against_the_github_action_schema():
 def test_action_is_composite_with_the_inputs_and_steps_asked_for():
     action = _action()
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) == {"exports", "targets", "fail-on", "python-version", "version"}
+    assert set(action["inputs"]) == {"exports", "targets", "fail-on", "allow-empty", "python-version", "version"}
     uses = [step.get("uses", "") for step in action["runs"]["steps"]]
     assert any(u.startswith("actions/setup-python@") for u in uses)
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
@@ -176,6 +176,27 @@ def test_the_action_check_step_runs_in_bash(tmp_path):
     (work / "pyproject.toml").write_text('[tool.kb]\nfail-on = "unsupported"\n', encoding="utf-8")
     values, out = run(exports="models/deep/*.pt2 nothing/*.pt2", targets="neuron", fail_on="unsupported")
     assert values["rc"] == "0" and "with space" not in out and "gate --fail-on unsupported: passed" in out
+
+
+def test_the_action_fails_when_its_glob_matches_nothing_unless_allowed(tmp_path):
+    """A typo in `exports` would turn the gate off: one error line and a failed step,
+    unless `allow-empty: true`."""
+    script = _step(_action(), "check")["run"]
+    (tmp_path / "runner").mkdir()
+
+    def run(allow: str):
+        env = _env(tmp_path, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", RUNNER_TEMP=str(tmp_path / "runner"),
+                   GITHUB_OUTPUT=str(tmp_path / "runner" / "output"),
+                   GITHUB_STEP_SUMMARY=str(tmp_path / "runner" / "summary.md"),
+                   KB_EXPORTS="nomatch/**/*.pt2", KB_TARGETS="", KB_FAIL_ON="", KB_ALLOW_EMPTY=allow)
+        return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)
+
+    done = run("false")
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == ["::error title=kb::exports matched no file; set allow-empty: true if that "
+                                        "is expected"]
+    assert run("true").returncode == 0
 
 
 # --- pre-commit ---------------------------------------------------------------------------------

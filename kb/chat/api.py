@@ -34,4 +34,8 @@ def ask(question: str, *, db: str | None = None, allow_files: bool = True,
         on_note: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Answer a question in plain words with sources ("is nonzero native on tpu 0.2.0?",
     "when does torch-neuronx 2.9 lose support?"); `ask("help")` lists what can be asked."""
+    if not isinstance(question, str):
+        from kb.errors import KBError
+
+        raise KBError(f"ask: the question must be a str, got {type(question).__name__}")
     return answer_for(question, db=db, allow_files=allow_files, on_note=on_note).to_dict()

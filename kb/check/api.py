@@ -32,6 +32,13 @@ class CheckInputError(KBError):
     """A check asked for in a way that cannot run (a bad mode, target, or model object)."""
 
 
+class UnknownTargetError(KBError, KeyError):
+    """`result[target]` for a target the check did not cover (a KeyError too, as for a dict)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 # --- the answer -----------------------------------------------------------------------------
 
 
@@ -56,7 +63,7 @@ class CheckResult:
         for report in self.reports:
             if report.target == target:
                 return report
-        raise KeyError(target)
+        raise UnknownTargetError(f"no report for target {str(target)[:80]!r}: this check has {', '.join(self.targets)}")
 
     def verdicts(self) -> dict[str, dict[str, str]]:
         """{target: {op: status}}: the one-word answer per op, as `--json` has it."""
@@ -91,7 +98,9 @@ class CheckResult:
         kg.mark_allowed(self.reports, kg.accepted_ops(allow))
         expired = kg.apply_waivers(self.reports, waivers)
         known = kg.baseline_from(baseline) if baseline is not None and not _is_known_map(baseline) else baseline
-        return kg.evaluate(self.reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
+        verdict = kg.evaluate(self.reports, fail_on, known, fail_on_unknown=fail_on_unknown, expired=expired)
+        verdict["unmatched_waivers"] = kg.unmatched_waivers(self.reports, waivers)
+        return verdict
 
     def fails(self, fail_on: str | None = "fallback", **gate: Any) -> bool:
         """Whether the gate trips (`kb check --fail-on LEVEL` would exit 1); see `gate`."""
@@ -168,7 +177,9 @@ class CheckResult:
 
     def __repr__(self) -> str:
         parts = "; ".join(f"{r.target}: {_worst_line(r)}" for r in self.reports)
-        return f"<kb check of {self.model} ({self.model_kind}): {parts}>"
+        from kb import neutral
+
+        return neutral.clean(f"<kb check of {self.model} ({self.model_kind}): {parts}>")
 
 
 def _is_known_map(value: Mapping) -> bool:
@@ -190,6 +201,8 @@ def split_targets(targets: Targets | None) -> tuple[list[str], dict[str, str]]:
 
     if isinstance(targets, str):
         targets = [targets]
+    if targets is not None and not list(targets):
+        raise CheckInputError("targets: empty; name at least one target (e.g. targets=('neuron', 'tpu'))")
     return split_specs(list(targets or ["neuron"]))
 
 
@@ -336,4 +349,6 @@ def check(model: Any, example_inputs: Any = None, *, targets: Targets = ("neuron
                 reports.append(kc.check(traced, target_lookup, target=target, backend_version=version, mode=mode,
                                         warning_hooks=hooks, cost_overrides=costs))
     shown = os.fspath(model) if isinstance(model, (str, os.PathLike)) else traced.path  # as given: `model.py:build`
+    for report in reports:
+        report.in_memory = not isinstance(model, (str, os.PathLike))
     return CheckResult(model=shown, model_kind=traced.kind, train=traced.train, reports=reports, notes=notes)

@@ -10,13 +10,15 @@ from __future__ import annotations
 from kb.check import hostcost
 
 MAX_LISTED = 12
-# Op names, module paths and tensor names come from the model file: no control characters
-# (terminal escapes, line breaks) reach the output from them.
-_CONTROL = dict.fromkeys([*range(0x00, 0x20), *range(0x7F, 0xA0)], " ")
 
 
 def clean(text: str) -> str:
-    return text.translate(_CONTROL)
+    """Op names, module paths and tensor names come from the model file: no control character
+    (terminal escape, line break) reaches the output from them, each shown in its visible form
+    (\\x1b), as the op table shows it (kb.neutral.clean)."""
+    from kb import neutral
+
+    return neutral.clean(text)
 
 
 def fields(report) -> dict:

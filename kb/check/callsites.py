@@ -43,6 +43,17 @@ class TensorSpec:
         return f"{self.dtype or '?'}[{dims}]"
 
 
+# The longest op or module name kept whole (ATen's longest is under 70 characters).
+MAX_NAME = 200
+
+
+def bound_name(name: str | None, limit: int = MAX_NAME) -> str | None:
+    """`name` cut to `limit` characters, with an ellipsis and its full length when longer."""
+    if not isinstance(name, str) or len(name) <= limit:
+        return name
+    return f"{name[:limit]}…({len(name):,} chars)"
+
+
 @dataclass
 class CallSite:
     """One call of one op at one place in the model."""
@@ -61,6 +72,13 @@ class CallSite:
     # (flops, bytes, counted_by) known beforehand: a call rebuilt from a gallery census
     # (kb.gallery) carries its counted work instead of shapes. None: kb.check.work counts it.
     work: tuple | None = None
+
+    def __post_init__(self) -> None:
+        # A hostile archive can name an op or module with megabytes: every output would carry it
+        # (the table, hazard lines, HTML, markdown). Names are cut once, here, where they are read.
+        self.op = bound_name(self.op)
+        self.module_path = bound_name(self.module_path)
+        self.module_type = bound_name(self.module_type)
 
     def tensor_args(self) -> list[TensorSpec]:
         return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]

@@ -37,6 +37,17 @@ def _message(report, op) -> str:
     return f"{op.op} is {op.status}{via} on {report.target} {report.mode}: {op.count} call(s) in {where}{why}"
 
 
+def artifact_uri(report) -> str:
+    """The SARIF location of a report's model: its path as a URI reference (percent-encoded,
+    `:` too, so `model.py:build` is no scheme), or `memory:NAME` for a model checked in
+    memory, which is in no file."""
+    from urllib.parse import quote
+
+    if getattr(report, "in_memory", False):
+        return "memory:" + quote(str(report.model), safe="")
+    return quote(str(report.model).replace("\\", "/"), safe="/")
+
+
 def sarif(reports, gate: dict) -> dict:
     """One SARIF run; one result per problem op per target, located in the model file and
     (logically) in its modules. Results at level error/warning are the gate's findings,
@@ -59,7 +70,7 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
                 "level": level,
                 "message": {"text": neutral.terminal(_message(report, op))},
                 "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": report.model}},
+                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri(report)}},
                     "logicalLocations": [{"name": neutral.terminal(path), "kind": "module"} for path in op.module_paths[:10]],
                 }],
                 "properties": {"op": op.op, "target": report.target, "mode": report.mode, "count": op.count,
@@ -78,7 +89,7 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
             results.append({
                 "ruleId": "kb/compile-failure", "level": level, "message": {"text": neutral.terminal(text)},
                 "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": report.model}},
+                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri(report)}},
                     "logicalLocations": ([{"name": neutral.terminal(hazard["module"]), "kind": "module"}]
                                          if hazard.get("module") else []),
                 }],
@@ -100,7 +111,7 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
                     f"{finding['waiver_expired']} — {finding.get('waiver_reason', '')}")
             results.append({
                 "ruleId": "kb/expired-waiver", "level": "error", "message": {"text": neutral.terminal(text)},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(report)}}}],
                 "properties": {"op": finding["op"], "target": report.target, "mode": report.mode,
                                "expired": finding["waiver_expired"], "gateFinding": True}})
         for text in report.warnings:
@@ -108,7 +119,7 @@ names) are neutral (kb.neutral.terminal); properties keep the data as read."""
                                         "shortDescription": {"text": "A known limitation or end-of-support notice."},
                                         "defaultConfiguration": {"level": "note"}}
             results.append({"ruleId": "kb/warning", "level": "note", "message": {"text": neutral.terminal(text)},
-                            "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.model}}}],
+                            "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(report)}}}],
                             "properties": {"target": report.target, "mode": report.mode}})
     return {
         "$schema": SARIF_SCHEMA,

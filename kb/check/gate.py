@@ -49,26 +49,52 @@ def _field(waiver: Any, name: str) -> Any:
     return waiver.get(name) if isinstance(waiver, Mapping) else getattr(waiver, name, None)
 
 
+def _known_target(target: str, name: str) -> None:
+    try:
+        from kb.check.project_config import known_targets
+
+        known = known_targets(None)
+    except Exception:  # no KB to ask: the target is taken as given
+        return
+    if known and target not in known:
+        raise GateError(f"waiver for {name}: unknown target {target!r} (known: {', '.join(known)})")
+
+
+def op_spelling(name: str) -> tuple[str, tuple[str, ...]]:
+    """kb.check.opspell.op_spelling, its refusal a GateError."""
+    from kb.check.opspell import OpSpellingError
+    from kb.check.opspell import op_spelling as spell
+
+    try:
+        return spell(name)
+    except OpSpellingError as exc:
+        raise GateError(str(exc)) from None
+
+
 def to_waivers(waivers: Iterable[Any] | None) -> list:
     """Waivers given to the Python API as [tool.kb]'s own records (kb.check.project_config.Waiver),
     so that the API and `kb check` judge them by one rule: each a mapping or an object with
     `op`, `reason`, optionally `expires` (a date or YYYY-MM-DD; none: no expiry) and `target`
     (none: every target). The op may be spelled as `kb op` takes it."""
     from kb.check.project_config import Waiver
-    from kb.opnames import OpNameError, canonical
 
+    if waivers is not None and (isinstance(waivers, (str, bytes, Mapping)) or not isinstance(waivers, Iterable)):
+        raise GateError(f"waivers: expected a list of waivers (each with op and reason), got {type(waivers).__name__}")
     found = []
     for waiver in waivers or ():
         if isinstance(waiver, Waiver):
             found.append(waiver)
             continue
         name, expires, target = _field(waiver, "op"), _field(waiver, "expires"), _field(waiver, "target")
-        if not isinstance(name, str):
-            raise GateError(f"waiver {waiver!r}: needs an op name")
+        if not isinstance(name, str) or not name.strip():
+            raise GateError(f"waiver {str(waiver)[:80]!r}: needs an op name")
         try:
-            op = canonical(name)
-        except OpNameError as exc:
+            op, alternatives = op_spelling(name)
+        except GateError as exc:
             raise GateError(f"waiver: {exc}") from None
+        reason = _field(waiver, "reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise GateError(f"waiver for {name}: reason missing (a waiver needs op and reason: say why the op is accepted)")
         if isinstance(expires, str):
             try:
                 expires = _dt.date.fromisoformat(expires)
@@ -80,7 +106,9 @@ def to_waivers(waivers: Iterable[Any] | None) -> list:
             raise GateError(f"waiver for {name}: expires must be a date")
         if target is not None and not isinstance(target, str):
             raise GateError(f"waiver for {name}: target must be a target name")
-        found.append(Waiver(op=op, reason=str(_field(waiver, "reason") or ""), expires=expires, target=target))
+        if target is not None:
+            _known_target(target, name)
+        found.append(Waiver(op=op, reason=reason.strip(), expires=expires, target=target, alternatives=alternatives))
     return found
 
 
@@ -99,21 +127,39 @@ def apply_waivers(reports: Iterable[Any], waivers: Iterable[Any] | None) -> list
     return apply(reports, found, today()) if found else []
 
 
-def accepted_ops(allow: Iterable[str] | None) -> set[str]:
-    """`allow` names in their canonical spelling (any spelling `kb op` takes)."""
-    from kb.opnames import OpNameError, canonical
+def unmatched_waivers(reports: Iterable[Any], waivers: Iterable[Any] | None) -> list[dict]:
+    """The waivers that name no op of these reports (kb.check.project_config.unmatched)."""
+    from kb.check.project_config import unmatched
 
-    try:
-        return {canonical(name) for name in allow or ()}
-    except OpNameError as exc:
-        raise GateError(f"--allow: {exc}") from None
+    found = to_waivers(waivers)
+    return unmatched(reports, found) if found else []
+
+
+def accepted_ops(allow: Iterable[str] | None) -> set[str]:
+    """`allow` names checked (any spelling `kb op` takes; a module is refused); a function
+    spelling is kept as given and fitted to the model's ops in mark_allowed."""
+    if isinstance(allow, (str, bytes)):
+        allow = [allow]
+    names = set()
+    for name in allow or ():
+        try:
+            op, alternatives = op_spelling(str(name))
+        except GateError as exc:
+            raise GateError(f"--allow: {exc}") from None
+        names.add(str(name).strip() if alternatives else op)
+    return names
 
 
 def mark_allowed(reports: Iterable[Any], allowed: set[str]) -> None:
     """Set each op's `allowed` flag (what the formats show as [allowed] and leave ungated)."""
+    from kb.check.project_config import Waiver, fit_to_model
+
+    reports = list(reports)
+    spelled = [Waiver(*op_spelling(name)[:1], reason="allow", alternatives=op_spelling(name)[1]) for name in allowed]
+    names = {w.op for w in fit_to_model(reports, spelled)}
     for report in reports:
         for op in report.ops:
-            op.allowed = is_allowed(op, allowed)
+            op.allowed = is_allowed(op, names)
 
 
 def evaluate(reports: Iterable[Any], fail_on: str | None, baseline: dict | None, *,

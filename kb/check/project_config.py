@@ -65,6 +65,9 @@ class Waiver:
     reason: str
     expires: _dt.date | None = None
     target: str | None = None
+    # For a function spelling (F.gelu): the ATen ops the shipped function map says it runs,
+    # used where the model has no `op` itself (kb op's order: the ATen name, then the map).
+    alternatives: tuple[str, ...] = ()
 
     def covers(self, op: str, target: str) -> bool:
         return self.op == op and self.target in (None, target)
@@ -245,7 +248,6 @@ def _unknown_keys(path: str, where: str, table: dict, known: tuple[str, ...]) ->
 
 
 def _waiver(path: str, index: int, entry: Any) -> Waiver:
-    from kb.opnames import OpNameError, canonical
 
     where = f"waivers[{index}]"
     if not isinstance(entry, dict):
@@ -255,11 +257,12 @@ def _waiver(path: str, index: int, entry: Any) -> Waiver:
         if required not in entry:
             raise _fail(path, f"{where}.{required}", "missing (a waiver needs op and reason)")
     op = _string(path, f"{where}.op", entry["op"])
-    if "::" not in op or op.startswith("aten::"):  # a custom op (mylib::rope) is kept as written
-        try:
-            op = canonical(op)
-        except OpNameError as exc:
-            raise _fail(path, f"{where}.op", str(exc)) from None
+    from kb.check.opspell import OpSpellingError, op_spelling
+
+    try:
+        op, alternatives = op_spelling(op)
+    except OpSpellingError as exc:
+        raise _fail(path, f"{where}.op", str(exc)) from None
     reason = _string(path, f"{where}.reason", entry["reason"]).strip()
     if not reason:
         raise _fail(path, f"{where}.reason", "empty: say why the op is accepted")
@@ -267,7 +270,7 @@ def _waiver(path: str, index: int, entry: Any) -> Waiver:
     target = _string(path, f"{where}.target", entry["target"]).strip() if "target" in entry else None
     if target == "":
         raise _fail(path, f"{where}.target", "empty (leave it out to waive on every target)")
-    return Waiver(op=op, reason=reason, expires=expires, target=target)
+    return Waiver(op=op, reason=reason, expires=expires, target=target, alternatives=alternatives)
 
 
 def parse(table: dict, path: str) -> ProjectConfig:
@@ -399,6 +402,26 @@ def known_targets(db: str | None) -> list[str]:
         conn.close()
 
 
+def check_versions(config: ProjectConfig, db: str | None) -> None:
+    """Every `TARGET=VERSION` of the file names a release the KB has (by the one version
+    grammar, kb.store.targetspec); a bad one is refused naming the file and the key."""
+    specs = [(i, spec.partition("=")) for i, spec in enumerate(config.targets or ()) if "=" in spec]
+    if config.path is None or not specs:
+        return
+    from kb.store import db as kbdb
+    from kb.store.targetspec import resolve_versions
+
+    conn = kbdb.open_kb(db)
+    try:
+        for index, (name, _eq, version) in specs:
+            try:
+                resolve_versions(conn, {name: version}, single=True, on_note=lambda _line: None)
+            except KBError as exc:
+                raise _fail(config.path, f"targets[{index}]", str(exc)) from None
+    finally:
+        conn.close()
+
+
 def for_check(start: str | None, *, explicit: str | None = None, disabled: bool = False, db: str | None = None,
               targets: list[str] | None = None, mode: str | None = None, fail_on: str | None = None,
               fail_on_unknown: bool | None = None) -> tuple[ProjectConfig, dict]:
@@ -408,6 +431,7 @@ def for_check(start: str | None, *, explicit: str | None = None, disabled: bool 
     config = load(start, explicit=explicit, disabled=disabled)
     if config.path is not None and (config.targets or any(w.target for w in config.waivers)):
         check_targets(config, known_targets(db))
+        check_versions(config, db)
     return config, settle(config, targets=targets, mode=mode, fail_on=fail_on, fail_on_unknown=fail_on_unknown)
 
 
@@ -441,6 +465,8 @@ def apply_waivers(reports, waivers: list[Waiver], today: _dt.date) -> list[dict]
     the expired waivers that cover an op of these reports: each one fails the gate. An op
     covered by both a live and an expired waiver is waived (someone renewed it)."""
     expired: list[dict] = []
+    reports = list(reports)
+    waivers = fit_to_model(reports, waivers)
     for report in reports:
         for op in report.ops:
             found = _matching(waivers, op, report.target)
@@ -456,6 +482,38 @@ def apply_waivers(reports, waivers: list[Waiver], today: _dt.date) -> list[dict]
                                 "waived_op": waiver.op, "expired": waiver.expires.isoformat(),
                                 "reason": waiver.reason})
     return expired
+
+
+def _model_ops(reports) -> set[str]:
+    return {name for report in reports for op in report.ops for name in (op.op, *(leaf.op for leaf in op.via))}
+
+
+def fit_to_model(reports, waivers: list[Waiver]) -> list[Waiver]:
+    """A function-spelled waiver (F.gelu) as the ops it stands for in this model: its ATen
+    name where the model has that op, else the ops the function map says it runs."""
+    present = _model_ops(reports)
+    fitted: list[Waiver] = []
+    for waiver in waivers:
+        hits = [alt for alt in waiver.alternatives if alt in present]
+        if waiver.op in present or not hits:
+            fitted.append(waiver)
+            continue
+        fitted.extend(Waiver(op=alt, reason=waiver.reason, expires=waiver.expires, target=waiver.target)
+                      for alt in hits)
+    return fitted
+
+
+def unmatched(reports, waivers: list[Waiver]) -> list[dict]:
+    """The waivers that name no op (nor decomposition leaf) of the model on their targets:
+    a typo, or an op the model stopped using; the gate lists them and the CLI warns."""
+    reports = list(reports)
+    left = []
+    for waiver in waivers:
+        fitted = fit_to_model(reports, [waiver])
+        if not any(w.covers(name, report.target) for report in reports for op in report.ops
+                   for name in (op.op, *(leaf.op for leaf in op.via)) for w in fitted):
+            left.append(waiver.as_dict())
+    return left
 
 
 def merge_expired(failing: list[dict], expired: list[dict]) -> list[dict]:

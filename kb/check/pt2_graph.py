@@ -617,6 +617,11 @@ def parse_module_stack(text: Any) -> dict:
                 parts.append(item[start:end])
                 start = end + 1
         parts.append(item[start:])
+        if len(parts) != 3 and item.count(",") >= 2:
+            # Unbalanced brackets (a module named "x\x1b[2Jy"): the key ends at the first comma
+            # and the type name (a dotted class name) starts after the last.
+            key, rest = item.split(",", 1)
+            parts = [key, *rest.rsplit(",", 1)]
         if len(parts) == 3:
             out[parts[0]] = (parts[1], parts[2])
     return out

@@ -197,6 +197,7 @@ class CheckReport:
     after_rewrites: dict | None = None
     work: dict | None = None
     caveats_unmatched: int = 0  # caveats on the model's ops whose conditions its calls do not meet
+    in_memory: bool = False  # checked from an object in memory (kb.check API): SARIF's `memory:` URI; not in JSON
 
     def summary(self) -> dict:
         counts = {s: 0 for s in (*STATUSES[:4], UNKNOWN)}
@@ -217,6 +218,7 @@ class CheckReport:
 
     def to_dict(self) -> dict:
         body = asdict(self)
+        del body["in_memory"]  # where the model came from is the document's own `model_kind`
         body["summary"] = self.summary()
         return body
 
@@ -246,6 +248,11 @@ class Resolver:
         if depth >= MAX_DEPTH:
             return Resolution(UNKNOWN, reason="decomposition too deep to follow")
         leaves, why = decompose(site)
+        if leaves is None and verdict is not None:
+            # Tracing was only a refinement of the KB's own verdict: where it cannot run (the
+            # call's shapes are symbolic, say), the verdict stands, so a check gives the same
+            # answer whether or not torch happens to be loaded (saved .pt2 vs in memory).
+            return _effective(_apply_restriction(verdict, site), verdict)
         if leaves is None:
             return Resolution(UNKNOWN, reason=why or "no evidence for this op on this target")
         if not leaves:
@@ -384,7 +391,7 @@ def decomposition_kind(op: str) -> str | None:
     try:
         if torch._C._dispatch_has_kernel_for_dispatch_key(op, "CompositeImplicitAutograd"):
             return "CompositeImplicitAutograd"
-    except RuntimeError:
+    except (RuntimeError, UnicodeError):  # not registered; a non-ASCII name trips torch's own decoding
         return None
     # A default backend kernel (CompositeExplicitAutograd) runs for a backend without its
     # own; where PyTorch ships a Python decomposition of it, that shows the ops it needs.
@@ -483,7 +490,7 @@ def _registered_here(op: str) -> str | None:
     keys = ("CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "PrivateUse1", "XLA")
     try:
         found = [key for key in keys if torch._C._dispatch_has_kernel_for_dispatch_key(op, key)]
-    except RuntimeError:  # not registered in this process
+    except (RuntimeError, UnicodeError):  # not registered in this process
         return None
     return ", ".join(found) or None
 

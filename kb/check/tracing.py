@@ -18,6 +18,7 @@ the module path that made the call. Modules are traced on the meta device, so an
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
 from typing import Any
@@ -460,6 +461,24 @@ def _trace_module(source: mf.ModelSource, model, specs: list[TensorSpec], train:
     return TracedModel(source.kind, source.path, sites_from_graph(export_on_meta(model, inputs).graph))
 
 
+@contextlib.contextmanager
+def quiet_torch():
+    """Nothing from torch reaches the user's streams while it traces: a failed export logs
+    the graph it got to (torch's logging handlers hold the real stderr, so every record is
+    turned off for the while) and some passes print(). kb says what failed, in one line."""
+    import io
+    import logging
+
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield
+    finally:
+        logging.disable(previous)
+
+
 def export_on_meta(model, inputs: tuple):
     """torch.export of a meta-device module on meta inputs (no weight memory)."""
     import torch
@@ -467,7 +486,7 @@ def export_on_meta(model, inputs: tuple):
     model = model.to("meta") if any(p.device.type != "meta" for p in model.parameters()) else model
     model.eval()
     try:
-        with warnings.catch_warnings():  # export's advice to model authors is noise here
+        with warnings.catch_warnings(), quiet_torch():  # export's advice and graph dumps are noise here
             warnings.simplefilter("ignore")
             return torch.export.export(model, inputs, strict=False)
     except Exception as exc:
@@ -717,7 +736,7 @@ def trace_module(model, example_inputs: tuple, name: str, *, train: bool = False
                            "ExportedProgram") from None
     try:
         inputs = tuple(as_meta(v) for v in example_inputs)
-        with warnings.catch_warnings(), mf.quiet_torch_logs():  # torch logs tracebacks before it raises
+        with warnings.catch_warnings(), quiet_torch():  # torch logs tracebacks before it raises
             warnings.simplefilter("ignore")
             if train:
                 return TracedModel(NN_MODULE, name, trace_training(clone, inputs), train=True)

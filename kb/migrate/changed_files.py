@@ -19,9 +19,10 @@ MAX_FILES = 100_000  # one commit's changed files; far above a real one
 
 
 def audit_files(paths: Sequence[str], root: str | None = None, excludes: Sequence[str] = ()) -> AuditReport:
-    """Findings for each of `paths` (files; a folder given here is skipped, a missing file
-    too: a hook may be handed a deleted file), graded by its path relative to `root`
-    (default: the working directory). Files matching `excludes` are left out."""
+    """Findings for each of `paths` (files; a folder given here is skipped), graded by its
+    path relative to `root` (default: the working directory). Files matching `excludes` are
+    left out. A missing file is an input error, as `kb ci check` has it: pre-commit hands a
+    hook only files that exist, so a missing one is a typo that would pass the gate unseen."""
     from kb.errors import KBError
 
     if len(paths) > MAX_FILES:
@@ -33,6 +34,10 @@ def audit_files(paths: Sequence[str], root: str | None = None, excludes: Sequenc
         rel_path = os.path.relpath(absolute, base).replace(os.sep, "/")
         if rel_path.startswith("../"):
             rel_path = absolute.replace(os.sep, "/")
+        if not os.path.lexists(absolute):
+            from kb import neutral
+
+            raise KBError(f"{neutral.clean(path)[:200]}: no such file")
         if not os.path.isfile(absolute) or is_excluded(rel_path, excludes):
             continue
         findings = audit_file(absolute, rel_path)

@@ -87,7 +87,8 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
         raw.execute(sql)
     verdicts = support.rebuild(raw)
     gallery.load(raw)  # data/gallery: tables of its own
-    _set_meta(raw, data_fingerprint=data_fingerprint(), built_at=stamp, kb_version=__version__)
+    _set_meta(raw, data_fingerprint=data_fingerprint(), data_digest=dbfile.data_digest(), built_at=stamp,
+              kb_version=__version__, data_fingerprints_seen="[]")  # seen: other installs of this data
     return {"records": added, "verdicts": verdicts}
 
 
@@ -226,7 +227,7 @@ def install_prebuilt(path: str) -> dict[str, Any] | None:
         conn = sqlite3.connect(tmp)
         try:
             conn.execute("PRAGMA journal_mode = WAL")
-            _set_meta(conn, data_fingerprint=data_fingerprint())  # this install's mtimes
+            _set_meta(conn, data_fingerprint=data_fingerprint(), data_fingerprints_seen="[]")  # this install's mtimes
             conn.commit()
             counts = {"records": conn.execute("SELECT count(*) FROM observation").fetchone()[0],
                       "verdicts": conn.execute("SELECT count(*) FROM support").fetchone()[0]}

@@ -164,12 +164,55 @@ def is_current(path: str) -> bool:
         conn = sqlite3.connect(path)
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            fingerprint = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_fingerprint'").fetchone()
+            meta = dict(conn.execute("SELECT key, value FROM kbmeta WHERE key IN "
+                                     "('data_fingerprint', 'data_digest', 'data_fingerprints_seen')"))
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise CorruptKBError(f"{path} is not a readable kb database ({exc})") from None
-    return version == SCHEMA_VERSION and fingerprint is not None and fingerprint[0] == data_fingerprint()
+    if version != SCHEMA_VERSION:
+        return False
+    current = data_fingerprint()
+    seen = _fingerprints(meta.get("data_fingerprints_seen"))
+    if current == meta.get("data_fingerprint") or current in seen:
+        return True
+    # Another install of the same data (the pre-commit hook's kb and a checkout's, sharing the
+    # cache) has other mtimes, hence another fingerprint: the contents decide, and the
+    # fingerprint is remembered so that the next start is cheap again.
+    if meta.get("data_digest") is None or meta["data_digest"] != data_digest():
+        return False
+    _remember_fingerprint(path, [*seen, current][-MAX_FINGERPRINTS:])
+    return True
+
+
+# Installs of the same data a shared KB remembers (each another set of mtimes).
+MAX_FINGERPRINTS = 16
+
+
+def _fingerprints(value: str | None) -> list[str]:
+    import json
+
+    try:
+        found = json.loads(value) if value else []
+    except ValueError:
+        return []
+    return [f for f in found if isinstance(f, str)][:MAX_FINGERPRINTS] if isinstance(found, list) else []
+
+
+def _remember_fingerprint(path: str, fingerprints: list[str]) -> None:
+    """Best effort: a read-only or busy KB is simply checked by digest again next time."""
+    import json
+
+    try:
+        conn = sqlite3.connect(path, timeout=2)
+        try:
+            conn.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_fingerprints_seen', ?)",
+                         (json.dumps(fingerprints),))
+            conn.commit()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass
 
 
 def open_for_write(path: str) -> sqlite3.Connection:

@@ -121,7 +121,7 @@ def test_waivers_with_and_without_expiry(saved, monkeypatch):
     assert [(w.op, w.expires) for w in waivers] == [
         ("aten::gelu", date(2027, 1, 31)), ("aten::silu", None), ("aten::nonzero", date(2026, 11, 30))]
     with pytest.raises(KBError, match="not a date"):
-        to_waivers([{"op": "gelu", "expires": "soon"}])
+        to_waivers([{"op": "gelu", "reason": "r", "expires": "soon"}])
     result = kb.check(saved["mlp"]["exported_program"], **STAND_IN)
     gate = result.gate("fallback", waivers=waivers)
     assert not gate["failed"] and [w["op"] for w in gate["waived"]] == ["aten::gelu"]

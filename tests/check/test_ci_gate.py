@@ -148,9 +148,12 @@ def test_ci_audit_reads_the_config_and_flags_override(run_cli, code_repo):
     assert code == 2 and "expected one of high, medium, low" in err
 
 
-def test_ci_audit_skips_missing_files(run_cli, code_repo):
-    code, out, _ = run_cli("ci", "audit", "src/gone.py")
-    assert code == 0 and "no CUDA lock-in found; 0 file(s) audited" in out
+def test_ci_audit_refuses_a_missing_file_as_ci_check_does(run_cli, code_repo):
+    """pre-commit hands a hook only files that exist: a missing one is a typo, exit 2."""
+    code, out, err = run_cli("ci", "audit", "src/util.py", "src/gone.py")
+    assert code == 2 and out == "" and err.strip().splitlines()[-1] == "kb: error: src/gone.py: no such file"
+    code, _, _ = run_cli("ci", "audit", "src")  # a folder is still skipped
+    assert code == 0
 
 
 def test_kb_audit_reads_tool_kb_audit(run_cli, code_repo):

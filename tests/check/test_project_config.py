@@ -313,6 +313,7 @@ def test_markdown_shows_waivers_escaped(run_cli, mlp, tmp_path, workdir):
 
 @pytest.mark.parametrize(("body", "names"), [
     ('targets = ["gpu9"]', "[tool.kb] targets[0]: unknown target 'gpu9' (known: "),
+    ('targets = ["tpu", "neuron=9.9"]', "[tool.kb] targets[1]: neuron=9.9: no torchneuron release"),
     ('[[tool.kb.waivers]]\nop = "gelu"\nreason = "r"\nexpires = "2027-13-01"', "[tool.kb] waivers[0].expires:"),
     ("fail-on = 1", "[tool.kb] fail-on: expected a string"),
 ])

@@ -5,6 +5,7 @@ section in Markdown, JSON and HTML; the HTML also in a real headless Chromium.""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from bs4 import BeautifulSoup
@@ -72,6 +73,7 @@ def test_html_is_self_contained_with_a_coverage_chart(run_cli, inputs, tmp_path)
     code, _, err = run_cli(*full_args(inputs, "--out", page_path))
     assert code == 0, err
     assert f"html report written to {page_path}" in err
+    assert re.search(r"\d+ pass, \d+ warn, \d+ not verified, \d+ fail, \d+ skipped", err)  # every state counted
     text = page_path.read_text()
     page = BeautifulSoup(text, "html.parser")
     assert page.find("script") is None

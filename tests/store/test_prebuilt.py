@@ -56,7 +56,7 @@ def test_a_refresh_replaces_only_a_kb_without_local_rows(prebuilt, isolated_kb):
                                                 kind="live_probe", name="mine")], source_name="mine")
     assert build.holds_local_rows(str(isolated_kb))
     conn = sqlite3.connect(isolated_kb)
-    conn.execute("UPDATE kbmeta SET value = 'stale' WHERE key = 'data_fingerprint'")
+    conn.execute("UPDATE kbmeta SET value = 'stale' WHERE key IN ('data_fingerprint', 'data_digest')")
     conn.commit()
     conn.close()
     reopened = db.open_kb(str(isolated_kb))  # refreshed in place: the local row stays
@@ -66,7 +66,7 @@ def test_a_refresh_replaces_only_a_kb_without_local_rows(prebuilt, isolated_kb):
 def test_a_stale_kb_without_local_rows_is_replaced_by_the_prebuilt_one(prebuilt, isolated_kb, monkeypatch):
     db.open_kb(str(isolated_kb)).close()
     conn = sqlite3.connect(isolated_kb)
-    conn.execute("UPDATE kbmeta SET value = 'stale' WHERE key = 'data_fingerprint'")
+    conn.execute("UPDATE kbmeta SET value = 'stale' WHERE key IN ('data_fingerprint', 'data_digest')")
     conn.commit()
     conn.close()
     monkeypatch.setattr(build, "refresh", lambda path: pytest.fail("refreshed instead of copying the prebuilt KB"))
@@ -85,3 +85,28 @@ def test_a_kb_of_a_newer_schema_is_refused_not_replaced(small_data, isolated_kb)
     with pytest.raises(SchemaTooNewError):
         db.open_kb(str(isolated_kb))
     assert sqlite3.connect(isolated_kb).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+
+
+def test_another_install_of_the_same_data_does_not_refresh_the_kb(small_data, isolated_kb, tmp_path, monkeypatch):
+    """The pre-commit hook's kb and a checkout's share the cache: same data, other mtimes. The
+    data digest decides, each install's fingerprint is remembered; changed data refreshes."""
+    import os
+    import shutil
+
+    db.open_kb(str(isolated_kb)).close()
+    other = tmp_path / "other-install" / "data"
+    shutil.copytree(small_data, other)
+    for folder, _dirs, files in os.walk(other):
+        for name in files:
+            os.utime(os.path.join(folder, name), ns=(1, 1))  # another install: other mtimes
+    monkeypatch.setattr(build, "ensure_built", lambda path: pytest.fail("refreshed for the same data"))
+    for data in (other, small_data, other):
+        monkeypatch.setenv("KB_DATA_DIR", str(data))
+        assert db.is_current(str(isolated_kb))
+    seen = sqlite3.connect(isolated_kb).execute(
+        "SELECT value FROM kbmeta WHERE key = 'data_fingerprints_seen'").fetchone()[0]
+    assert len(__import__("json").loads(seen)) == 1
+    write_records(other / "manual" / "facts.jsonl",
+                  [op_status("aten::relu", "native", target="neuron", version="0.1.0.dev0", name="snap")])
+    monkeypatch.setenv("KB_DATA_DIR", str(other))
+    assert not db.is_current(str(isolated_kb))  # other data: refreshed as before
