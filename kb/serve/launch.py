@@ -100,10 +100,10 @@ def coverage_sql(targets: list[str]) -> str:
         # group when it names an op there, else among the known ops (any name pages by name)
         after_rank = (
             "(CASE WHEN :after = '' THEN -1"
-            " WHEN EXISTS (SELECT 1 FROM support a JOIN latest_release la"
+            " WHEN EXISTS (SELECT 1 FROM support_status a JOIN latest_release la"
             " ON la.target = a.target AND la.release_id = a.release_id"
             f" WHERE a.op = :after AND a.mode = {mode})"
-            " AND NOT EXISTS (SELECT 1 FROM support a JOIN latest_release la"
+            " AND NOT EXISTS (SELECT 1 FROM support_status a JOIN latest_release la"
             " ON la.target = a.target AND la.release_id = a.release_id"
             f" WHERE a.op = :after AND a.mode = {mode} AND a.target IN ({listed}))"
             " THEN 1 ELSE 0 END)")

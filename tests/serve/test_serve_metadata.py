@@ -40,10 +40,10 @@ def _matrix(targets, support, after=""):
     import sqlite3
 
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE support (op, target, release_id, mode, status, effective_status, basis, report)")
+    conn.execute("CREATE TABLE support_status (op, target, release_id, mode, status, effective_status, basis, report)")
     conn.execute("CREATE TEMP TABLE latest_release (target, release_id, version)")
     conn.executemany("INSERT INTO latest_release VALUES (?, ?, '1')", [(t, i) for i, t in enumerate(targets)])
-    conn.executemany("INSERT INTO support VALUES (?, ?, ?, 'eager', ?, NULL, 'evidence', NULL)",
+    conn.executemany("INSERT INTO support_status VALUES (?, ?, ?, 'eager', ?, NULL, 'evidence', NULL)",
                      [(op, t, targets.index(t), status) for op, t, status in support])
     return [r[0] for r in conn.execute(serve.coverage_sql(targets), {"mode": "", "grep": "", "after": after})]
 
