@@ -177,7 +177,8 @@ def _find_exact(text: str) -> list[str]:
     hits: dict[str, float] = {}
     for slug, family, tokens, aliases, name in _known():
         named = f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases)
-        if named or family in asked:  # its own name or an alias outranks the family word alone
+        short = len(family) == 1 and not _followed(asked, family, tokens[:1])  # "can't" is no T5
+        if named or (family in asked and not short):  # its own name or an alias outranks the family word alone
             hits[slug] = _score(asked, tokens) + (10 if named else 0)
     if not hits:
         return []
@@ -193,6 +194,10 @@ def _find_exact(text: str) -> list[str]:
             continue  # "llama 4": a Llama the gallery lacks, not every Llama
         chosen.extend(s for s in slugs if hits[s] == top and (top > 0 or best == 0 or len(by_family) > 1))
     return sorted(chosen)
+
+
+def _followed(asked: list[str], family: str, after: tuple) -> bool:
+    return any(t == family and i + 1 < len(asked) and asked[i + 1] in after for i, t in enumerate(asked))
 
 
 def _unmatched_version(asked: list[str], family: str) -> bool:
