@@ -12,15 +12,37 @@ import typer
 from cli.options import DbOption, JsonOption, VerboseOption
 from kb.errors import KBError
 
+BASIS_MARK = {"presumed": "ᵖ", "inferred": "ⁱ", "none": "?", "evidence": ""}
+LEGEND = ("basis: evidence = the target's own verdicts; inferred ⁱ = from a replay or an earlier version's "
+          "evidence; presumed ᵖ = carried from an older version with no word for this one; none ? = no verdict "
+          "for any op (no data for the target)")
+NAME_WIDTH = 40  # a name or an op is cut in the table, never a whole row padded to it
+
 
 def _pct(value) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+    """One decimal, but never 100.0% beside a fallback: 99.96% or >99.9%."""
+    if value is None:
+        return "-"
+    text = f"{100 * value:.1f}%"
+    if value < 1 and text == "100.0%":
+        text = f"{100 * value:.2f}%"
+        return ">99.9%" if text == "100.00%" else text
+    return text
+
+
+def _cut(text: str, width: int = NAME_WIDTH) -> str:
+    text = str(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _basis(value: str) -> str:
+    return f"{value} {BASIS_MARK.get(value, '')}".strip()
 
 
 def _ops(names: list[str], limit: int = 3) -> str:
     if not names:
         return "-"
-    return ", ".join(n.removeprefix("aten::") for n in names[:limit]) + (f" +{len(names) - limit}" if len(names) > limit else "")
+    return ", ".join(_cut(n.removeprefix("aten::")) for n in names[:limit]) + (f" +{len(names) - limit}" if len(names) > limit else "")
 
 
 def gallery_command(
@@ -30,7 +52,7 @@ def gallery_command(
     graph: Annotated[str, typer.Option("--graph", help="inference (forward) or training (forward + backward).")] = "inference",
     blockers: Annotated[bool, typer.Option("--blockers", help="The ops that keep the most gallery models off the device.")] = False,
     baseline: Annotated[bool, typer.Option("--baseline", help="For every version with data: how many models run fully on the device (eager and compile).")] = False,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="With --blockers: how many ops.")] = 10,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="With --blockers: how many ops (default 10).")] = None,
     json_out: JsonOption = False,
     verbose: VerboseOption = False,
     db: DbOption = None,
@@ -51,6 +73,7 @@ def gallery_command(
             raise KBError(f"--mode {m}: expected one of {', '.join(MODES)}")
     if graph not in views.GRAPHS:
         raise KBError(f"--graph {graph}: expected one of {', '.join(views.GRAPHS)}")
+    _refuse_conflicts(model, blockers, baseline, limit)
     targets, versions = split_targets(target)
     targets = targets or list(views.DEFAULT_TARGETS)
     conn = open_kb(db)
@@ -64,31 +87,37 @@ def gallery_command(
     if baseline:
         rows = views.baseline(conn, targets, graph)
         if json_out:
-            return emit_json({"graph": graph, "baseline": rows})
+            return emit_json({"graph": graph, "baseline": rows, "legend": LEGEND})
         for item in rows:
             typer.echo(views.baseline_line(item))
+        note(LEGEND)
         return None
     if blockers:
-        results = [views.blockers(conn, t, versions.get(t), m, graph, limit) for t in targets for m in modes]
+        results = [views.blockers(conn, t, versions.get(t), m, graph, limit or 10) for t in targets for m in modes]
         if json_out:
-            return emit_json({"graph": graph, "blockers": results})
+            return emit_json({"graph": graph, "blockers": results, "legend": LEGEND})
         for res in results:
-            table(["op", "blocks", "status", "models"],
-                  [[r["op"], r["blocks"], r["status"], ", ".join(r["models"][:6]) + (" …" if len(r["models"]) > 6 else "")]
-                   for r in res["ops"]],
-                  title=f"{res['target']} {res['backend_version']} · {res['mode']}: the {len(res['ops'])} "
-                        f"op{'s' if len(res['ops']) != 1 else ''} that block the most gallery models "
-                        f"({res['blocking_ops']} block at least one)")
+            n = len(res["ops"])
+            table(["op", "blocks", "status", "basis", "models"],
+                  [[_cut(r["op"]), r["blocks"], r["status"], _basis(r["basis"]),
+                    ", ".join(r["models"][:6]) + (" …" if len(r["models"]) > 6 else "")] for r in res["ops"]],
+                  title=f"{res['target']} {res['backend_version']} · {res['mode']}: the {n} "
+                        f"op{'s' if n != 1 else ''} that block{'s' if n == 1 else ''} the most gallery models "
+                        f"({res['blocking_ops']} block{'s' if res['blocking_ops'] == 1 else ''} at least one)")
+        note(LEGEND)
         return None
     result = views.table(conn, targets, versions, modes, graph)
     if json_out:
-        return emit_json(result)
+        notes = [LEGEND] + [f"{t}: verdicts {b['basis']}" for t in targets for b in result["baseline"]
+                            if b["target"] == t and b.get("basis") != "evidence"][:len(targets) * len(modes)]
+        return emit_json({**result, "basis_notes": notes, "legend": LEGEND})
     if not result["models"]:
         note("this KB has no gallery (data/gallery is missing or empty)")
         return None
-    rows = [[r["name"], f"{r['target']} {r['backend_version'] or ''}".strip(), r["mode"], _pct(r["device_call_share"]),
-             _pct(r["device_flop_share"]), _ops(r["fallback_ops"]), _ops(r["unsupported_ops"] + r["unknown_ops"]),
-             r["compile"] + (f" ({r['hazards']} hazards)" if r["hazards"] else ""), r["basis"],
+    rows = [[_cut(r["name"]), f"{r['target']} {r['backend_version'] or ''}".strip(), r["mode"],
+             _pct(r["device_call_share"]), _pct(r["device_flop_share"]), _ops(r["fallback_ops"]),
+             _ops(r["unsupported_ops"] + r["unknown_ops"]),
+             r["compile"] + (f" ({r['hazards']} hazards)" if r["hazards"] else ""), _basis(r["basis"]),
              "✔" if r["runs_fully"] else "✘"] for r in result["rows"]]
     table(["model", "target", "mode", "calls on device", "FLOPs on device", "fallback", "unsupported/unknown",
            "torch.compile", "basis", "fully on device"], rows, title=f"gallery · {graph} graph", status_column=None)
@@ -99,7 +128,18 @@ def gallery_command(
 
         typer.echo(terminal(f"not in the table: {item['name']} — {item['reason'] or 'not built'}"))
     note("verdicts from the KB now; censuses from data/gallery (kb gallery MODEL: one model's kb check report)")
+    note(LEGEND)
     return None
+
+
+def _refuse_conflicts(model, blockers: bool, baseline: bool, limit) -> None:
+    """Options that cannot apply together are refused (exit 2), never silently dropped (t30 #15)."""
+    if model is not None and (blockers or baseline):
+        raise KBError(f"{'--blockers' if blockers else '--baseline'} is for the whole gallery; drop MODEL or the option")
+    if blockers and baseline:
+        raise KBError("--blockers and --baseline are two views; ask for one at a time")
+    if limit is not None and not blockers:
+        raise KBError("--limit applies to --blockers only")
 
 
 def _model_page(conn, model: str, targets: list[str], versions: dict, mode: str, graph: str, json_out: bool) -> None:

@@ -1,0 +1,90 @@
+"""The tester's report t30 on the gallery (#30): names found forgivingly, bases shown, the
+torch.compile column agreeing with the verdict, shares never rounded to 100%, conflicting
+options refused, the MoE custom op read as torch's grouped_mm on tpu."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kb.gallery import views
+from kb.store import db
+from tests.conftest import run_kb
+
+
+def test_a_unique_prefix_the_repo_name_and_a_misspelling(gallery_kb):
+    conn = db.open_kb(gallery_kb[0])
+    assert views.model_entry(conn, "alpha")["model"] == "alpha-7b"  # the only candidate: accepted
+    with pytest.raises(views.GalleryError, match="did you mean alpha-7b"):
+        views.model_entry(conn, "alpah-7b")
+    with pytest.raises(views.GalleryError, match="kb gallery lists them"):
+        views.model_entry(conn, "zzzzzz")
+    assert len(str(pytest.raises(views.GalleryError, views.model_entry, conn, "x" * 100_000).value)) < 300
+
+
+def test_repo_name_from_the_config_source():
+    item = {"config_source": "https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json"}
+    assert views._repo_name(item) == "mixtral-8x7b-v0.1"
+    assert views._repo_name({"config_source": "javascript:alert(1)"}) == ""
+
+
+def test_pct_never_shows_100_beside_a_fallback():
+    from cli.gallery import _pct
+
+    assert _pct(1.0) == "100.0%" and _pct(0.99961) == "99.96%" and _pct(0.999999) == ">99.9%"
+    assert _pct(0.5) == "50.0%" and _pct(None) == "-"
+
+
+def test_conflicting_options_are_refused(gallery_kb, capsys):
+    for args in (["alpha-7b", "--blockers"], ["alpha-7b", "--baseline"], ["--baseline", "--blockers"],
+                 ["--limit", "3"], ["alpha-7b", "--limit", "3"]):
+        code, _, err = run_kb(capsys, "gallery", *args)
+        assert code == 2 and len(err.strip().splitlines()) == 1, args
+
+
+def test_bases_in_baseline_blockers_and_json(gallery_kb, capsys):
+    code, out, _ = run_kb(capsys, "gallery", "--baseline", "--json")
+    assert code == 0 and all("basis" in item for item in json.loads(out)["baseline"])
+    code, out, _ = run_kb(capsys, "gallery", "--blockers", "-t", "neuron", "--json")
+    assert json.loads(out)["blockers"][0]["ops"][0]["basis"] == "evidence"
+    code, out, _ = run_kb(capsys, "gallery", "--json")
+    found = json.loads(out)
+    assert "legend" in found and "basis_notes" in found
+    names = [r["name"] for r in found["rows"] if r["target"] == "neuron"]
+    assert names == sorted(names, key=str.lower)  # rows by the name shown
+
+
+def test_a_target_without_data_has_basis_none(gallery_kb):
+    conn = db.open_kb(gallery_kb[0])
+    rep = views.report(conn, "alpha-7b", "cpu")
+    assert views.basis(rep) in ("none", "evidence")  # the fixture KB holds the cpu reference? then evidence
+    rows = [views.summary_row(views.model_entry(conn, "alpha-7b"), rep)]
+    assert rows[0]["basis"] == views.basis(rep)
+
+
+def test_compile_column_agrees_with_the_verdict(gallery_kb):
+    conn = db.open_kb(gallery_kb[0])
+    for model in ("alpha-7b", "tiny"):
+        rep = views.report(conn, model, "neuron")
+        state = views.summary_row(views.model_entry(conn, model), rep)["compile"]
+        clause = rep.verdict.split("torch.compile: ", 1)[1]
+        assert (state == "fails") == clause.startswith("fails at"), (model, state, clause)
+
+
+def test_the_moe_custom_op_is_torch_grouped_mm_on_tpu():
+    rows = [{"op": "transformers::grouped_mm_fallback", "calls": 1}, {"op": "aten::sort", "calls": 1}]
+    assert [r["op"] for r in views.device_rows(rows, "tpu")] == ["aten::_grouped_mm", "aten::sort"]
+    assert views.device_rows(rows, "neuron") == rows
+
+
+def test_basis_none_when_every_op_is_unknown():
+    class Op:
+        status, basis = "unknown", None
+
+    class Rep:
+        backend_version, ops = "1.0", [Op(), Op()]
+
+    assert views.basis(Rep()) == "none"
+    Rep.backend_version = None
+    assert views.basis(Rep()) == "none"
