@@ -132,6 +132,14 @@ def gallery_command(
     return None
 
 
+def _no_shapes(report: dict) -> dict:
+    """A census keeps counts, not shapes; the rebuilt calls' stand-in sizes are not shapes (t30 #18)."""
+    for op in report.get("ops") or []:
+        if "shapes" in op:
+            op["shapes"] = []
+    return report
+
+
 def _refuse_conflicts(model, blockers: bool, baseline: bool, limit) -> None:
     """Options that cannot apply together are refused (exit 2), never silently dropped (t30 #15)."""
     if model is not None and (blockers or baseline):
@@ -154,7 +162,8 @@ def _model_page(conn, model: str, targets: list[str], versions: dict, mode: str,
     gate = evaluate_gate(reports, None, None)
     if json_out:
         return emit_json({"model": entry["model"], "gallery": entry, "graph": graph,
-                          "reports": [r.to_dict() for r in reports], "gate": gate})
+                          "reports": [_no_shapes(r.to_dict()) for r in reports], "gate": gate,
+                          "shapes_note": "a census keeps no shapes: the report's ops carry none"})
     built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
     from kb.neutral import terminal  # the entry's text is shown, never obeyed
 

@@ -83,6 +83,40 @@ def load(conn: sqlite3.Connection, data_dir: str | None = None) -> dict:
         raise IngestError(f"{folder(data_dir)}: not a gallery file ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
+# Bounds on what data/gallery may make kb print (t30 #17): text cut, control characters shown as
+# escapes, config sources kept only as http(s) URLs.
+MAX_NAME, MAX_NOTE, MAX_REASON, MAX_OP = 120, 1000, 500, 200
+
+
+def _visible(value, limit: int):
+    """`value` cut to `limit` characters with control characters written as \\xNN."""
+    import re
+
+    if value is None:
+        return None
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group()):02x}", str(value)[: limit * 4])
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded(models: list[dict], census: list[dict]) -> tuple[list[dict], list[dict], int]:
+    dropped = 0
+    out = []
+    for m in models:
+        m = dict(m)
+        m["name"] = _visible(m.get("name") or m["model"], MAX_NAME)
+        m["note"] = _visible(m.get("note"), MAX_NOTE)
+        source = m.get("config_source")
+        if source is not None and not str(source).lower().startswith(("https://", "http://")):
+            m["config_source"] = None
+            dropped += 1
+        graphs = m.get("graphs") or {}
+        m["graphs"] = {g: (dict(v, reason=_visible(v["reason"], MAX_REASON)) if isinstance(v, dict) and v.get("reason")
+                           else v) for g, v in graphs.items()} if isinstance(graphs, dict) else {}
+        out.append(m)
+    rows = [dict(r, op=_visible(r["op"], MAX_OP)) for r in census]
+    return out, rows, dropped
+
+
 def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
     # derived wholly from data/gallery: made anew, so a column added later needs no migration
     conn.execute("DROP TABLE IF EXISTS gallery_op")
@@ -91,9 +125,14 @@ def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
     root = folder(data_dir)
     models = read_jsonl(os.path.join(root, MODELS_FILE))
     census = read_jsonl(os.path.join(root, CENSUS_FILE))
+    models, census, dropped = _bounded(models, census)
+    if dropped:
+        from kb.store.build import _notice
+
+        _notice(f"data/gallery: {dropped} config source{'s' if dropped != 1 else ''} not an http(s) URL, dropped")
     conn.executemany(
         "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(m["model"], str(m.get("name") or m["model"]), m.get("family"), m.get("library"), m.get("architecture"),
+        [(m["model"], m["name"], m.get("family"), m.get("library"), m.get("architecture"),
           m.get("parameters"), m.get("config_source"), _status(m.get("graphs") or {}, "inference"),
           _status(m.get("graphs") or {}, "training"), _reason(m.get("graphs") or {}),
           json.dumps(m.get("built_with") or {}, sort_keys=True), json.dumps(m.get("config") or {}, sort_keys=True),

@@ -88,3 +88,36 @@ def test_basis_none_when_every_op_is_unknown():
     assert views.basis(Rep()) == "none"
     Rep.backend_version = None
     assert views.basis(Rep()) == "none"
+
+
+def test_the_model_json_has_no_made_up_shapes(gallery_kb, capsys):
+    code, out, _ = run_kb(capsys, "gallery", "alpha-7b", "-t", "neuron", "--json")
+    found = json.loads(out)
+    assert code == 0 and all(op["shapes"] == [] for op in found["reports"][0]["ops"] if "shapes" in op)
+    assert "shapes_note" in found
+
+
+def test_a_meta_device_mismatch_is_worded_as_the_builds_limit():
+    import importlib.util
+
+    from tests.conftest import REPO
+
+    spec = importlib.util.spec_from_file_location("gallery_build", REPO / "tools" / "gallery_build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    exc = RuntimeError("Mismatching aten.index_put_.default device between self (meta) and values (cpu)")
+    assert build.failure_reason(exc).startswith("gallery build on the meta device")
+    assert build.failure_reason(ValueError("x")) == "torch.export: ValueError: x"
+
+
+def test_hostile_gallery_data_is_bounded_at_load(tmp_path):
+    from kb.store import gallery as store
+
+    models = [{"model": "zz-evil", "name": "N" * 200_000, "note": "n\x1b[31m" * 100_000,
+               "config_source": "javascript:alert(1)", "graphs": {"training": {"reason": "r" * 10_000}}}]
+    census = [{"model": "zz-evil", "op": "evil::x\x1b[31m", "calls": 1}]
+    out, rows, dropped = store._bounded(models, census)
+    assert dropped == 1 and out[0]["config_source"] is None
+    assert len(out[0]["name"]) <= store.MAX_NAME and len(out[0]["note"]) <= store.MAX_NOTE
+    assert "\x1b" not in out[0]["note"] and rows[0]["op"] == "evil::x\\x1b[31m"
+    assert len(out[0]["graphs"]["training"]["reason"]) <= store.MAX_REASON
