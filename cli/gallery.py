@@ -20,14 +20,9 @@ NAME_WIDTH = 40  # a name or an op is cut in the table, never a whole row padded
 
 
 def _pct(value) -> str:
-    """One decimal, but never 100.0% beside a fallback: 99.96% or >99.9%."""
-    if value is None:
-        return "-"
-    text = f"{100 * value:.1f}%"
-    if value < 1 and text == "100.0%":
-        text = f"{100 * value:.2f}%"
-        return ">99.9%" if text == "100.00%" else text
-    return text
+    from kb.gallery.views import pct
+
+    return pct(value)
 
 
 def _cut(text: str, width: int = NAME_WIDTH) -> str:

@@ -174,6 +174,17 @@ def call_share(rep: kc.CheckReport) -> float:
     return 1.0 if on_device >= total else min(round(on_device / total, 6), 0.999999)
 
 
+def pct(value) -> str:
+    """One decimal, but never 100.0% beside a fallback: 99.96% or >99.9% (t30 #14)."""
+    if value is None:
+        return "-"
+    text = f"{100 * value:.1f}%"
+    if value < 1 and text == "100.0%":
+        text = f"{100 * value:.2f}%"
+        return ">99.9%" if text == "100.00%" else text
+    return text
+
+
 def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
     """One cell of the gallery table: a model on one target × version × mode."""
     return {

@@ -121,3 +121,14 @@ def test_hostile_gallery_data_is_bounded_at_load(tmp_path):
     assert len(out[0]["name"]) <= store.MAX_NAME and len(out[0]["note"]) <= store.MAX_NOTE
     assert "\x1b" not in out[0]["note"] and rows[0]["op"] == "evil::x\\x1b[31m"
     assert len(out[0]["graphs"]["training"]["reason"]) <= store.MAX_REASON
+
+
+def test_serve_gallery_pages_decode_names_keep_the_target_and_refuse_bad_options(gallery_kb, capsys):
+    code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery/Alpha%207B?target=tpu&mode=compile")
+    assert code == 0, err
+    assert "?mode=eager&amp;target=tpu" in out and "tpu 0.2.0 · compile" in out
+    for bad in ("/-/gallery?mode=%3Cb%3Ex%3C/b%3E", "/-/gallery?graph=training"):
+        code, out, err = run_kb(capsys, "serve", "--get", bad)
+        assert code == 1 and "HTTP 400" in err and "<b>x" not in out, bad
+    code, out, _ = run_kb(capsys, "serve", "--get", "/-/gallery")
+    assert "100.0%" not in out.split("Alpha 7B", 1)[1].split("</tr>", 1)[0]  # alpha has a fallback
