@@ -126,10 +126,6 @@ def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
     models = read_jsonl(os.path.join(root, MODELS_FILE))
     census = read_jsonl(os.path.join(root, CENSUS_FILE))
     models, census, dropped = _bounded(models, census)
-    if dropped:
-        from kb.store.build import _notice
-
-        _notice(f"data/gallery: {dropped} config source{'s' if dropped != 1 else ''} not an http(s) URL, dropped")
     conn.executemany(
         "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(m["model"], m["name"], m.get("family"), m.get("library"), m.get("architecture"),
@@ -143,7 +139,7 @@ def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
         [(r["model"], r["graph"], r["op"], r.get("phase"), r.get("dtype"), r.get("hazard"), int(r["calls"]),
           int(r.get("flops") or 0), int(r.get("bytes") or 0), r.get("counted_by"), int(r.get("first") or 0))
          for r in census])
-    return {"gallery_models": len(models), "gallery_census_rows": len(census)}
+    return {"gallery_models": len(models), "gallery_census_rows": len(census), "gallery_dropped_sources": dropped}
 
 
 def has_tables(conn: sqlite3.Connection) -> bool:
