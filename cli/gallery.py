@@ -168,3 +168,22 @@ def _model_page(conn, model: str, targets: list[str], versions: dict, mode: str,
         sys.stdout.write(terminal(f"note: {entry['note']}") + "\n")
     render_table(reports, gate)
     return None
+
+
+def custom_op_page(name: str, json_out: bool, db) -> None:
+    """`kb op NAMESPACE::op` for a custom op a gallery census names (t30 #12)."""
+    from cli.render import emit_json
+    from kb.gallery import views
+    from kb.neutral import terminal
+    from kb.store.db import open_kb
+
+    found = views.custom_op(open_kb(db), name)
+    if json_out:
+        return emit_json(found)
+    lines = [f"{found['op']}: a custom op ({found['namespace']}), not an ATen operator",
+             f"used by {found['count']} of {found['of']} gallery models ({', '.join(found['used_by'][:8])})",
+             f"verdicts: {found['verdicts']}"]
+    lines += [f"on {t}: the gallery reads it as {op} (kb op {op} -t {t})" for t, op in found["read_on"].items()]
+    sys.stdout.write("".join(terminal(line) + "\n" for line in lines))
+    return None
+

@@ -314,3 +314,20 @@ def blockers(conn: sqlite3.Connection, target: str, version: str | None = None, 
             for op, users in ranked[: limit or None]]
     return {"target": target, "backend_version": chosen, "mode": mode, "graph": graph, "ops": rows,
             "blocking_ops": len(blocked)}
+
+
+def custom_op(conn: sqlite3.Connection, name: str) -> dict:
+    """A non-ATen op a gallery census names ("transformers::grouped_mm_fallback"): which models
+    call it, what the KB can say (no verdicts: they are kept for ATen ops only) and, where a
+    library swaps it per device, the op each target reads instead. Not in any census → GalleryError."""
+    op = name.strip()[:200]
+    found = used_by(conn, op)
+    if not found["count"]:
+        raise GalleryError(f"not an ATen operator name, and no gallery model calls {op[:80]!r}")
+    namespace = op.split("::", 1)[0]
+    instead = {t: swap[op] for t, swap in DEVICE_OPS.items() if op in swap}
+    return {"op": op, "kind": "custom op", "namespace": namespace, "used_by": found["used_by"],
+            "count": found["count"], "of": found["of"], "read_on": instead,
+            "verdicts": "none: the KB keeps verdicts for ATen ops; a custom op is unknown on every target unless "
+                        "the model is checked through its factory (kb check model.py:build), which traces into it"}
+

@@ -132,3 +132,38 @@ def test_serve_gallery_pages_decode_names_keep_the_target_and_refuse_bad_options
         assert code == 1 and "HTTP 400" in err and "<b>x" not in out, bad
     code, out, _ = run_kb(capsys, "serve", "--get", "/-/gallery")
     assert "100.0%" not in out.split("Alpha 7B", 1)[1].split("</tr>", 1)[0]  # alpha has a fallback
+
+
+@pytest.fixture
+def shipped_gallery(isolated_kb, monkeypatch):
+    """The KB of the shipped data/ (gallery included) at this test's KB_DB."""
+    monkeypatch.delenv("KB_DATA_DIR", raising=False)
+    db.open_kb(str(isolated_kb)).close()
+    return str(isolated_kb)
+
+
+@pytest.mark.heavy
+def test_shipped_gallery_moe_on_tpu_custom_op_page_and_chat(shipped_gallery, capsys):
+    from kb.chat.answer import answer
+
+    code, out, err = run_kb(capsys, "op", "transformers::grouped_mm_fallback")
+    assert code == 0, err
+    assert "a custom op (transformers)" in out and "used by 3 of" in out and "aten::_grouped_mm" in out
+    code, _, err = run_kb(capsys, "op", "nosuch::op")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    code, out, _ = run_kb(capsys, "gallery", "--blockers", "-t", "tpu", "--json")
+    assert all(r["op"] != "transformers::grouped_mm_fallback" for r in json.loads(out)["blockers"][0]["ops"])
+    conn = db.open_kb(shipped_gallery)
+    assert views.runs_fully(views.report(conn, "mixtral-8x7b", "tpu"))
+    tpu = answer("which popular models need the CPU on tpu?", conn=conn)
+    assert tpu.intent == "gallery_list" and "(eager): none" in tpu.text
+    neuron = answer("which popular models need the CPU on neuron?", conn=conn)
+    assert "ResNet-50" in neuron.text
+    qwen = answer("does Qwen3 8B run on trn2?", conn=conn)
+    assert qwen.text.startswith("**Presumably yes**")
+    typo = answer("will mixtrl run on trainium?", conn=conn)
+    assert "Mixtral 8x7B" in typo.text and typo.intent == "gallery_model"
+    grok = answer("will Grok-1 run on trn2?", conn=conn)
+    assert "Grok-1 is not in the gallery" in grok.text and "**Yes**" not in grok.text
+    bert = answer("does BERT run on tpu with torch.compile?", conn=conn)
+    assert bert.intent == "gallery_model" and "(compile)" in bert.text
