@@ -116,7 +116,11 @@ def report(conn: sqlite3.Connection, model: str, target: str, version: str | Non
     lookup, chosen = (lookups or Lookups(conn)).get(target, version, mode)
     rows = device_rows(rows, target)
     traced = gc.rebuild(rows, f"gallery:{entry['model']}" + ("" if graph == "inference" else f" ({graph})"))
-    return kc.check(traced, lookup, target=target, backend_version=chosen, mode=mode, warning_hooks=[])
+    rep = kc.check(traced, lookup, target=target, backend_version=chosen, mode=mode, warning_hooks=[])
+    if basis(rep) == "none":  # "runs on the device except 31 unknown" would read as good news (t30 #9)
+        rep.verdict = (f"{target}{' ' + chosen if chosen else ''}: no evidence for any of the model's "
+                       f"{len(rep.ops)} ops (the KB has no verdicts here); not known whether it runs")
+    return rep
 
 
 # Census ops a library swaps per device: transformers 5.23 runs MoE experts through its custom op

@@ -167,3 +167,11 @@ def test_shipped_gallery_moe_on_tpu_custom_op_page_and_chat(shipped_gallery, cap
     assert "Grok-1 is not in the gallery" in grok.text and "**Yes**" not in grok.text
     bert = answer("does BERT run on tpu with torch.compile?", conn=conn)
     assert bert.intent == "gallery_model" and "(compile)" in bert.text
+
+
+def test_a_target_without_data_says_no_evidence(gallery_kb, capsys):
+    code, out, err = run_kb(capsys, "gallery", "-t", "cuda", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert rows and all(r["basis"] == "none" and "no evidence for any" in r["verdict"] for r in rows)
+    assert all("runs on the device" not in r["verdict"] for r in rows)
