@@ -148,18 +148,43 @@ def has_tables(conn: sqlite3.Connection) -> bool:
     return found == 2
 
 
-def usage(conn: sqlite3.Connection, ops: list[str] | None = None) -> dict[str, list[str]]:
-    """{op: [models whose census calls it, any graph]} (all ops, or these)."""
+def usage(conn: sqlite3.Connection, ops: list[str] | None = None, graph: str = "inference") -> dict[str, list[str]]:
+    """{op: [models whose `graph` census calls it, directly or through a decomposition leaf]}
+    (all ops, or these). One graph, the one kb gallery and --blockers show; the leaves are the
+    kernels a backend team must write (aten::native_batch_norm behind aten::batch_norm), so a
+    leaf counts the models of every op that decomposes into it (t30 #19)."""
     if not has_tables(conn):
         return {}
-    sql = "SELECT DISTINCT op, model FROM gallery_op"
-    args: tuple = ()
-    if ops is not None:
-        sql += f" WHERE op IN ({', '.join('?' * len(ops))})"
-        args = tuple(ops)
-    out: dict[str, list[str]] = {}
-    for op, model in conn.execute(sql + " ORDER BY op, model", args):
-        out.setdefault(op, []).append(model)
+    direct: dict[str, set[str]] = {}
+    for op, model in conn.execute("SELECT DISTINCT op, model FROM gallery_op WHERE graph = ?", (graph,)):
+        direct.setdefault(op, set()).add(model)
+    found = {op: set(models) for op, models in direct.items()}
+    for op, via in _leaf_rows(conn, list(direct)):
+        for leaf in via:
+            if leaf != op:
+                found.setdefault(leaf, set()).update(direct[op])
+    wanted = set(ops) if ops is not None else None
+    return {op: sorted(models) for op, models in sorted(found.items()) if wanted is None or op in wanted}
+
+
+def _leaf_rows(conn: sqlite3.Connection, ops: list[str]) -> list[tuple[str, dict]]:
+    """(op, its decomposition leaves) from the stored verdicts' effective_via, once per op."""
+    table = "support_stored" if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'support_stored'").fetchone() \
+        else "support"
+    try:
+        rows = conn.execute(f"SELECT DISTINCT op, effective_via FROM {table} WHERE effective_via LIKE '%\"leaves\": {{%'")
+    except sqlite3.OperationalError:  # an older KB without the column
+        return []
+    wanted = set(ops)
+    out = []
+    for op, via in rows:
+        if op in wanted:
+            try:
+                leaves = (json.loads(via) or {}).get("leaves") or {}
+            except ValueError:
+                continue
+            if isinstance(leaves, dict):
+                out.append((op, leaves))
     return out
 
 

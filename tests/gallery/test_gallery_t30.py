@@ -175,3 +175,17 @@ def test_a_target_without_data_says_no_evidence(gallery_kb, capsys):
     rows = json.loads(out)["rows"]
     assert rows and all(r["basis"] == "none" and "no evidence for any" in r["verdict"] for r in rows)
     assert all("runs on the device" not in r["verdict"] for r in rows)
+
+
+def test_usage_counts_one_graph_and_the_decomposition_leaves(gallery_kb):
+    from kb.store import gallery as store
+
+    conn = db.open_kb(gallery_kb[0])
+    inference = store.usage(conn)
+    training_only = {op for op, in conn.execute("SELECT DISTINCT op FROM gallery_op WHERE graph = 'training'")} - \
+        {op for op, in conn.execute("SELECT DISTINCT op FROM gallery_op WHERE graph = 'inference'")}
+    assert training_only and not training_only & set(inference)  # the training graph is not counted by default
+    assert set(store.usage(conn, graph="training")) >= training_only
+    conn.execute("UPDATE support_stored SET effective_via = ? WHERE op = 'aten::layer_norm' AND target = 'neuron'",
+                 (json.dumps({"leaf": "aten::native_layer_norm", "leaves": {"aten::native_layer_norm": "fallback"}}),))
+    assert store.usage(conn, ["aten::native_layer_norm"]) == {"aten::native_layer_norm": ["alpha-7b", "tiny"]}
