@@ -264,7 +264,12 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         note = []
         if marks:
             lines.append("  " + "; ".join(marks))
-        lines.append("  " + say["verdict"].format(verdict=markdown(rep.verdict or "")))
+        verdict = markdown(rep.verdict or "")
+        if say is TEXT["es"]:  # kb check's sentence in the answer's language
+            from kb.chat.spanish import to_spanish
+
+            verdict = to_spanish(verdict)
+        lines.append("  " + say["verdict"].format(verdict=verdict))
         facts.append({k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
                                            "device_call_share", "device_flop_share", "fallback_ops",
                                            "unsupported_ops", "unknown_ops", "compile", "basis")})

@@ -86,7 +86,17 @@ PHRASES += [("ops run as", "ops se ejecutan como"), ("by own status and by where
                                                    "por su propio estado y por dónde se ejecuta el op"),
             ("I answer from the kb knowledge base (every answer cites its sources). Ask me:",
              "Respondo desde la base de conocimiento de kb (cada respuesta cita sus fuentes). Pregúntame:"),
-            ("Targets:", "Destinos:"), ("Versions:", "Versiones:")]
+            ("Targets:", "Destinos:"), ("Versions:", "Versiones:"),
+            # s30b (#30): the help line between code spans, and kb check's verdict in gallery answers
+            ("preguntas. Try ", "preguntas. Prueba "), (", or name an op like ", ", o nombra un op como "),
+            (" and a target like ", " y un destino como "),
+            ("runs on the device except", "se ejecuta en el dispositivo salvo"),
+            ("runs on the device", "se ejecuta en el dispositivo"), ("on the host", "en el host"),
+            ("of FLOPs", "de los FLOPs"), ("per step", "por paso"), ("no known blocker", "ningún bloqueo conocido"),
+            ("fails at", "falla en"), ("no evidence for", "sin evidencia de"),
+            ("under compile on", "bajo compile en"), ("suggested rewrite", "reescritura sugerida"),
+            ("after them", "después de ellas"), ("fallback calls", "llamadas con fallback")]
+EXACT_CHUNKS = {" or ": " o "}  # "`neuron` or `tpu`": a chunk between two code spans
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
 PHRASES.sort(key=lambda pair: -len(pair[0]))
@@ -104,7 +114,9 @@ def to_spanish(text: str) -> str:
     parts.append((False, text[last:]))
     out = []
     for protected, chunk in parts:
-        if not protected:
+        if not protected and chunk in EXACT_CHUNKS:
+            chunk = EXACT_CHUNKS[chunk]
+        elif not protected:
             for english, spanish in PHRASES:
                 if english in chunk:
                     chunk = chunk.replace(english, spanish)

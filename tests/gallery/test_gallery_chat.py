@@ -181,3 +181,14 @@ def test_kb_ask_routes_gallery_questions(gallery_kb):
     llama = answer("does Llama 4 run on tpu?", conn=conn)
     assert llama.intent == "gallery_missing" and "not in the gallery" in llama.text and "**Yes**" not in llama.text
     assert "kb check model.pt2 -t tpu" in llama.text
+
+
+def test_spanish_fallback_line_and_verdict_are_spanish(gallery_kb):
+    from kb.chat.spanish import to_spanish
+
+    line = to_spanish("I could not tell which op, target or product you are asking about. "
+                      "Try `help`, or name an op like `aten::nonzero` and a target like `neuron` or `tpu`.")
+    assert "Try" not in line and " or " not in line and "`neuron` o `tpu`" in line
+    conn = db.open_kb(gallery_kb[0])
+    found = gallery_answer(conn, "¿corre alpha 7b en trn2?", ["neuron"], lang="es")
+    assert "se ejecuta en el dispositivo salvo" in found.text and "runs on the device" not in found.text
