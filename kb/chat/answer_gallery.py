@@ -254,7 +254,8 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         for op in (problems or rep.ops)[:MAX_LIST]:
             cited = lookups.rows.get((target, rep.backend_version, mode), {}).get(op.op)
             if cited is not None:  # the verdict row itself: kind, name, URL or probe run, retrieval date
-                marks.append(f"{markdown(op.op)} {op.status} " + sources.cite(cited))
+                presumed = " (presumed)" if op.basis == "presumed" else ""  # as kb op marks it ᵖ
+                marks.append(f"{markdown(op.op)} {op.status}{presumed} " + sources.cite(cited))
             elif problems:  # no verdict to cite: say why it is unknown
                 marks.append(f"{markdown(op.op)} {op.status}" + (f" ({markdown(op.reason)})" if op.reason else ""))
             if not problems and len(marks) >= 3:
