@@ -44,6 +44,7 @@ TEXT = {
            "presumed_yes": "**Presumably yes** — {name} runs fully on the device on {where} "
                            "(verdicts presumed from an earlier version)",
            "missing": "**{name} is not in the gallery.** The closest gallery models: {close}.",
+           "none_close": "none by name (kb gallery lists all of them)",
            "check_route": "To check it: export it with torch.export and run `kb check model.pt2 -t {target}`.",
            "blockers": "The ops that block the most gallery models on {where}: {ops}",
            "fuzzy": "(reading {word!r} as {reading})",
@@ -61,6 +62,7 @@ TEXT = {
            "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
                            "(veredictos presumidos de una versión anterior)",
            "missing": "**{name} no está en la galería.** Los modelos más cercanos de la galería: {close}.",
+           "none_close": "ninguno por nombre (kb gallery los lista todos)",
            "check_route": "Para comprobarlo: expórtalo con torch.export y ejecuta `kb check modelo.pt2 -t {target}`.",
            "blockers": "Las ops que bloquean más modelos de la galería en {where}: {ops}",
            "fuzzy": "(leo {word!r} como {reading})",
@@ -337,9 +339,9 @@ def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]
     fixed = _find_exact(re.sub(r"[\d.]+", " ", name))  # "Llama 4" → the Llamas the gallery has
     if not fixed:
         by_name = {n: slug for slug, *_, n in known}
-        fixed = [by_name[n] for n in difflib.get_close_matches(name.lower(), list(by_name), n=3, cutoff=0.3)]
+        fixed = [by_name[n] for n in difflib.get_close_matches(name.lower(), list(by_name), n=3, cutoff=0.6)]
     names = {m["model"]: m["name"] for m in views.models(conn)}
-    close = ", ".join(markdown(names.get(s, s)) for s in fixed[:MAX_LIST]) or say["nobody"]
+    close = ", ".join(markdown(names.get(s, s)) for s in fixed[:MAX_LIST]) or say["none_close"]
     lines = [say["missing"].format(name=markdown(name), close=close)]
     lines.extend(say["check_route"].format(target=t) for t in targets[:1])
     return lines
@@ -386,6 +388,8 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
         intent = "gallery_model"
     elif missing:
         lines = _missing_answer(conn, missing, targets, say)
+        sources.cite({"source_kind": "gallery", "source_name": "data/gallery models (the gallery's list)",
+                      "source_url": "data/gallery/models.jsonl"})
         facts.append({"model": missing, "in_gallery": False})
         intent = "gallery_missing"
     elif _is_list(lowered) and BLOCK_WORDS.search(lowered):
