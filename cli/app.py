@@ -99,6 +99,10 @@ def op_command(
 ) -> None:
     """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
     render.VERBOSE = verbose
+    if "::" in name and not name.strip().startswith("aten::"):  # s30b (#30): a custom op a gallery census names
+        from cli.gallery import custom_op_page
+
+        return custom_op_page(name, json_out, db)
     from kb.store import api
 
     views.op_report(api.op(name, target, db=db, on_note=note), json_out)

@@ -36,6 +36,18 @@ def _short(exc: BaseException, limit: int = 200) -> str:
     return f"{type(exc).__name__}: {text[:limit]}" + ("…" if len(text) > limit else "")
 
 
+def failure_reason(exc: BaseException) -> str:
+    """Why a graph did not export. A device mismatch against the meta device is this builder's
+    limit (the model is built on meta, a tensor it makes in forward lands on the CPU), not the
+    model's nor torch.export's: say so, so that nobody reads it as the model failing (t30 #13)."""
+    text = _short(exc)
+    if "(meta)" in text and "cpu" in text.lower() and "device" in text.lower():
+        return ("gallery build on the meta device: a tensor the model creates during forward lands on the CPU "
+                "beside meta parameters, which this build cannot trace (not a limit of the model or of "
+                "torch.export on a real device) — " + text)
+    return "torch.export: " + text
+
+
 def _declare_torchvision_ops(torch) -> None:
     """torchvision's wheel may not load beside a CPU torch build: declare its two op schemas
     so that transformers/timm can import it (shared/design/ENVIRONMENT.md)."""
@@ -207,7 +219,7 @@ def build_one(slug: str, workdir: str) -> dict:
                 result["graphs"][graph]["untied_parameters"] = untied
             os.unlink(path)
         except Exception as exc:
-            result["graphs"][graph] = {"status": "failed", "reason": "torch.export: " + _short(exc),
+            result["graphs"][graph] = {"status": "failed", "reason": failure_reason(exc),
                                        "seconds": round(time.monotonic() - t0, 1)}
     result["seconds"] = round(time.monotonic() - started, 1)
     return result

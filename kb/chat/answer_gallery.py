@@ -41,9 +41,17 @@ FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|comple
 
 TEXT = {
     "en": {"yes": "**Yes** — {name} runs fully on the device on {where}",
+           "presumed_yes": "**Presumably yes** — {name} runs fully on the device on {where} "
+                           "(verdicts presumed from an earlier version)",
+           "missing": "**{name} is not in the gallery.** The closest gallery models: {close}.",
+           "none_close": "none by name (kb gallery lists all of them)",
+           "check_route": "To check it: export it with torch.export and run `kb check model.pt2 -t {target}`.",
+           "blockers": "The ops that block the most gallery models on {where}: {ops}",
+           "fuzzy": "(reading {word!r} as {reading})",
            "partly": "**Partly** — {name} on {where}: {n} op{s} on the host CPU",
            "no": "**No** — {name} on {where}: {n} op{s} unsupported",
-           "unknown": "**Not known** — {name} on {where}: {n} op{s} without evidence ({f} on the host CPU)",
+           "unknown": "**Not known** — {name} on {where}: {n} op{s} without evidence{f}",
+           "and_host": ", and {f} op{s} on the host CPU",
            "compile": "torch.compile: {text}", "verdict": "kb check of its census: {verdict}",
            "entry": "gallery entry: {name}, {params} parameters, from {source}; built with {built}",
            "none": "No gallery model is named in the question; kb gallery lists them.",
@@ -51,9 +59,17 @@ TEXT = {
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
            "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
     "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
+           "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
+                           "(veredictos presumidos de una versión anterior)",
+           "missing": "**{name} no está en la galería.** Los modelos más cercanos de la galería: {close}.",
+           "none_close": "ninguno por nombre (kb gallery los lista todos)",
+           "check_route": "Para comprobarlo: expórtalo con torch.export y ejecuta `kb check modelo.pt2 -t {target}`.",
+           "blockers": "Las ops que bloquean más modelos de la galería en {where}: {ops}",
+           "fuzzy": "(leo {word!r} como {reading})",
            "partly": "**En parte** — {name} en {where}: {n} op{s} en la CPU del host",
            "no": "**No** — {name} en {where}: {n} op{s} no soportada{s}",
-           "unknown": "**Sin datos** — {name} en {where}: {n} op{s} sin evidencia ({f} en la CPU del host)",
+           "unknown": "**Sin datos** — {name} en {where}: {n} op{s} sin evidencia{f}",
+           "and_host": ", y {f} op{s} en la CPU del host",
            "compile": "torch.compile: {text}", "verdict": "kb check de su censo: {verdict}",
            "entry": "entrada de la galería: {name}, {params} parámetros, de {source}; construida con {built}",
            "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
@@ -108,15 +124,63 @@ def _score(asked: list[str], tokens: tuple) -> float:
     return score
 
 
+# Words of a question that are never a misspelled model name (kept out of the fuzzy match).
+PLAIN_WORDS = frozenset("""run runs will does work works with models model modelos modelo gallery galeria which what
+compile compiled eager neuron trainium tpu tpus host fully entirely need needs corre corren enteros base large small
+mini tiny cpu device popular most block blocks the""".split())
+
+
+def _fuzzy(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """`text` with misspelled family words or aliases replaced ("mixtrl" → mixtral, "gema" →
+    gemma), and the (word, reading) pairs replaced: a typo should still find the model."""
+    import difflib
+
+    words = sorted({fam for _, fam, *_ in _known()} | {a for *_, al, _ in _known() for a in al if " " not in a})
+    fixed = []
+    out = text
+    for token in dict.fromkeys(_tokens(text)):
+        if len(token) < 4 or token in PLAIN_WORDS or token in words or not token.isalpha():
+            continue
+        close = difflib.get_close_matches(token, words, n=1, cutoff=0.8)
+        if close:
+            fixed.append((token, close[0]))
+            out = re.sub(rf"(?i)\b{re.escape(token)}\b", close[0], out)
+    return out, fixed
+
+
 def find_models(text: str) -> list[str]:
-    """The gallery slugs a question names ("Mixtral", "llama 3 70b", "gemma" → all Gemmas)."""
+    """The gallery slugs a question names ("Mixtral", "llama 3 70b", "gemma" → all Gemmas;
+    "mixtrl" → Mixtral); a family with a version no gallery model has ("Llama 4") names none."""
+    found = _find_exact(text)
+    if not found:
+        fixed, pairs = _fuzzy(text)
+        if pairs:
+            found = _find_exact(fixed)
+    return found
+
+
+def missing_model(text: str) -> str | None:
+    """The model a question asks about that the gallery does not hold ("Llama 4", "Grok-1"),
+    as written; None when every model it names is in the gallery."""
+    from kb.chat.entities import MODEL_RE
+
+    lowered = text.lower()
+    for match in re.finditer(MODEL_RE.pattern + r"(?:[ -]?(?:v?\d[\w.]*|[a-z]?\d+[bm]))?", lowered, re.I):
+        said = match.group(0).strip()
+        if not _find_exact(said):
+            return text[match.start():match.end()].strip()
+    return None
+
+
+def _find_exact(text: str) -> list[str]:
     asked = _tokens(text)
     spaced = " " + " ".join(asked) + " "
     plain = " " + re.sub(r"[^a-z0-9.]+", " ", text.lower()) + " "
     hits: dict[str, float] = {}
     for slug, family, tokens, aliases, name in _known():
         named = f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases)
-        if named or family in asked:  # its own name or an alias outranks the family word alone
+        short = len(family) == 1 and not _followed(asked, family, tokens[:1])  # "can't" is no T5
+        if named or (family in asked and not short):  # its own name or an alias outranks the family word alone
             hits[slug] = _score(asked, tokens) + (10 if named else 0)
     if not hits:
         return []
@@ -126,10 +190,23 @@ def find_models(text: str) -> list[str]:
         if slug in hits:
             by_family.setdefault(family, []).append(slug)
     chosen = []
-    for slugs in by_family.values():  # within each family named, the closest matches
+    for family, slugs in by_family.items():  # within each family named, the closest matches
         top = max(hits[s] for s in slugs)
+        if top == 0 and _unmatched_version(asked, family):
+            continue  # "llama 4": a Llama the gallery lacks, not every Llama
         chosen.extend(s for s in slugs if hits[s] == top and (top > 0 or best == 0 or len(by_family) > 1))
     return sorted(chosen)
+
+
+def _followed(asked: list[str], family: str, after: tuple) -> bool:
+    return any(t == family and i + 1 < len(asked) and asked[i + 1] in after for i, t in enumerate(asked))
+
+
+def _unmatched_version(asked: list[str], family: str) -> bool:
+    """The word after the family word is a version or size ("llama 4", "qwen 7"), so the
+    question names one model of the family, which the gallery lacks when nothing scored."""
+    at = [i for i, t in enumerate(asked) if t == family]
+    return any(i + 1 < len(asked) and asked[i + 1][:1].isdigit() for i in at)
 
 
 def targets_in(text: str) -> list[str]:
@@ -163,7 +240,8 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         problems = [op for op in rep.ops if op.status in views.PROBLEMS]
         fallback = [op for op in problems if op.status == "fallback"]
         if not problems and row["runs_fully"]:
-            head = say["yes"].format(name=markdown(entry["name"]), where=where)
+            key = "presumed_yes" if row["basis"] == "presumed" else "yes"  # a presumed verdict is not a plain Yes
+            head = say[key].format(name=markdown(entry["name"]), where=where)
         elif problems and len(fallback) == len(problems):
             head = say["partly"].format(name=markdown(entry["name"]), where=where, n=len(fallback), s=_plural(len(fallback)))
         elif any(op.status in ("unsupported", "crash", "timeout") for op in problems) or not problems:
@@ -171,13 +249,15 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
             head = say["no"].format(name=markdown(entry["name"]), where=where, n=bad, s=_plural(bad))
         else:  # unknown ops decide it: say so rather than no
             unknown = len(problems) - len(fallback)
+            host = say["and_host"].format(f=len(fallback), s=_plural(len(fallback))) if fallback else ""
             head = say["unknown"].format(name=markdown(entry["name"]), where=where, n=unknown, s=_plural(unknown),
-                                         f=len(fallback))
+                                         f=host)
         marks = []
         for op in (problems or rep.ops)[:MAX_LIST]:
             cited = lookups.rows.get((target, rep.backend_version, mode), {}).get(op.op)
             if cited is not None:  # the verdict row itself: kind, name, URL or probe run, retrieval date
-                marks.append(f"{markdown(op.op)} {op.status} " + sources.cite(cited))
+                presumed = " (presumed)" if op.basis == "presumed" else ""  # as kb op marks it ᵖ
+                marks.append(f"{markdown(op.op)} {op.status}{presumed} " + sources.cite(cited))
             elif problems:  # no verdict to cite: say why it is unknown
                 marks.append(f"{markdown(op.op)} {op.status}" + (f" ({markdown(op.reason)})" if op.reason else ""))
             if not problems and len(marks) >= 3:
@@ -187,7 +267,12 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         note = []
         if marks:
             lines.append("  " + "; ".join(marks))
-        lines.append("  " + say["verdict"].format(verdict=markdown(rep.verdict or "")))
+        verdict = markdown(rep.verdict or "")
+        if say is TEXT["es"]:  # kb check's sentence in the answer's language
+            from kb.chat.spanish import to_spanish
+
+            verdict = to_spanish(verdict)
+        lines.append("  " + say["verdict"].format(verdict=verdict))
         facts.append({k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
                                            "device_call_share", "device_flop_share", "fallback_ops",
                                            "unsupported_ops", "unknown_ops", "compile", "basis")})
@@ -220,25 +305,97 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
     return lines
 
 
+BLOCK_WORDS = re.compile(r"\b(blocks?|blocking|blockers?|bloquea\w*|keeps? .* off)\b")
+GALLERY_WORD = re.compile(r"\b(gallery|galer[ií]a)\b")
+
+
+def _is_list(lowered: str) -> bool:
+    return bool(GALLERY_WORD.search(lowered) or LIST_QUESTION.search(lowered) and (
+        CPU_WORDS.search(lowered) or FULL_WORDS.search(lowered) or BLOCK_WORDS.search(lowered)
+        or re.search(r"\b(popular|populares|run|runs|corren?|work)\b", lowered)))
+
+
+def gallery_score(text: str) -> int:
+    """How surely a question is for the gallery (kb.chat.scoring's "model" reading): 10 for a
+    list of gallery models or a model the gallery does or does not hold, 0 otherwise."""
+    lowered = (text or "").lower()
+    if re.search(r"\b[a-z_]+::[a-z_]|\baten\.", lowered):
+        return 0  # an op named as code is an op question
+    if _is_list(lowered) or find_models(text) or missing_model(text):
+        return 10
+    return 0
+
+
+def is_gallery_question(text: str) -> bool:
+    return gallery_score(text) > 0
+
+
+def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]:
+    """"Llama 4 is not in the gallery": the gallery models of its family (or the nearest by
+    name) and how to check the model itself — never another model's verdict."""
+    import difflib
+
+    known = _known()
+    fixed = _find_exact(re.sub(r"[\d.]+", " ", name))  # "Llama 4" → the Llamas the gallery has
+    if not fixed:
+        by_name = {n: slug for slug, *_, n in known}
+        fixed = [by_name[n] for n in difflib.get_close_matches(name.lower(), list(by_name), n=3, cutoff=0.6)]
+    names = {m["model"]: m["name"] for m in views.models(conn)}
+    close = ", ".join(markdown(names.get(s, s)) for s in fixed[:MAX_LIST]) or say["none_close"]
+    lines = [say["missing"].format(name=markdown(name), close=close)]
+    lines.extend(say["check_route"].format(target=t) for t in targets[:1])
+    return lines
+
+
+def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: Sources, facts: list) -> list[str]:
+    lines = []
+    for target in targets:
+        found = views.blockers(conn, target, None, mode, "inference", limit=MAX_LIST)
+        where = f"{target} {found['backend_version'] or ''}".strip() + f" ({mode})"
+        ops = "; ".join(f"{markdown(r['op'])} {r['status']} ({r['blocks']}: "
+                        + ", ".join(markdown(m) for m in r["models"][:3]) + (" …" if r["blocks"] > 3 else "") + ")"
+                        for r in found["ops"]) or say["nobody"]
+        lines.append(say["blockers"].format(where=where, ops=ops))
+        facts.append(found)
+    sources.cite({"source_kind": "gallery", "source_name": "data/gallery census (kb gallery --blockers)",
+                  "source_url": "data/gallery/census.jsonl"})
+    return lines
+
+
 def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang: str = "en") -> Answer | None:
     """The answer to a model question from the gallery, or None when the question names no
-    gallery model and asks for no list of models."""
+    gallery model (nor one it lacks) and asks for no list of models."""
     say = TEXT.get(lang, TEXT["en"])
     if not views.models(conn):
         return None
-    named = find_models(text)
+    lowered = text.lower()
+    fixed, pairs = ("", [])
+    named = _find_exact(text)
+    if not named:
+        fixed, pairs = _fuzzy(text)
+        named = _find_exact(fixed) if pairs else []
+    missing = None if named else missing_model(text)
+    targets = [t for t in targets if t != "cpu"]  # "need the CPU on tpu": the CPU is the fallback, not a target
     targets = list(dict.fromkeys(targets or targets_in(text) or views.DEFAULT_TARGETS))
-    mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", text.lower()) else "eager"
+    mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", lowered) else "eager"
     sources = Sources()
     facts: list[dict] = []
     if named:
         lookups = views.Lookups(conn)
-        lines = []
+        lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]]
         for slug in named[:MAX_LIST]:
             lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts))
         intent = "gallery_model"
-    elif LIST_QUESTION.search(text.lower()) and (CPU_WORDS.search(text.lower()) or FULL_WORDS.search(text.lower())
-                                                 or "popular" in text.lower() or "populares" in text.lower()):
+    elif missing:
+        lines = _missing_answer(conn, missing, targets, say)
+        sources.cite({"source_kind": "gallery", "source_name": "data/gallery models (the gallery's list)",
+                      "source_url": "data/gallery/models.jsonl"})
+        facts.append({"model": missing, "in_gallery": False})
+        intent = "gallery_missing"
+    elif _is_list(lowered) and BLOCK_WORDS.search(lowered):
+        lines = _blockers_answer(conn, targets, mode, say, sources, facts)
+        intent = "gallery_blockers"
+    elif _is_list(lowered):
         lines = _list_answer(conn, text, targets, mode, say, sources, facts)
         intent = "gallery_list"
     else:

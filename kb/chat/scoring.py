@@ -50,6 +50,15 @@ def list_status(text: str) -> str | None:
     return None
 
 
+def _gallery_score(text: str) -> int:
+    """s30b (#30): kb.chat.answer_gallery's score for a gallery question, 0 without it."""
+    try:
+        from kb.chat.answer_gallery import gallery_score
+    except ImportError:
+        return 0
+    return gallery_score(text)
+
+
 def readings(q: Question, ents: Entities) -> list[Reading]:
     """Every reading with a score, best first."""
     text = ents.english
@@ -82,7 +91,10 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0), f"a list of {status} ops"))
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
-    if explicit_op:
+    gallery = _gallery_score(ents.english)  # s30b (#30): gallery lists and models, kb.chat.answer_gallery
+    if gallery and not (explicit_op and q.op_words):
+        out.append(Reading("model", gallery, "a gallery question"))
+    if explicit_op and not (gallery and not q.op_words):  # s30b: "with torch.compile" is a mode of the model
         # an aten:: name spelled out wins over a policy or list reading ("what happens with
         # aten::unique on tpu under torch.compile?" asks for that op's verdict; tester t29 #17)
         out.append(Reading("op", 11 if q.op_words else 7, "an op named as code"))

@@ -158,6 +158,18 @@ PATTERNS = [(re.compile(r"; (\d+(?:\.\d+)*)'s is presumed:"), r"; se presume la 
             (re.compile(r"\bpublicada (\d+(?:\.\d+)+) el\b"), r"publicada la \1 el")]
 # A link word alone between two code spans ("`neuron` or `tpu`").
 LINKS = {" or ": " o ", " and ": " y ", " or the ": " o el ", ", or ": ", o "}
+# s30b (#30): the help line between code spans, and kb check's verdict in gallery answers; put first, so
+# that they match before the shorter phrases above ("on the device") take their words.
+PHRASES[:0] = [
+    ("preguntas. Try ", "preguntas. Prueba "), (", or name an op like ", ", o nombra un op como "),
+    (" and a target like ", " y un destino como "),
+    ("runs on the device except", "se ejecuta en el dispositivo salvo"),
+    ("runs on the device", "se ejecuta en el dispositivo"), ("on the host", "en el host"),
+    ("of FLOPs", "de los FLOPs"), ("per step", "por paso"), ("no known blocker", "ningún bloqueo conocido"),
+    ("fails at", "falla en"), ("no evidence for", "sin evidencia de"),
+    ("under compile on", "bajo compile en"), ("suggested rewrite", "reescritura sugerida"),
+    ("after them", "después de ellas"), ("fallback calls", "llamadas con fallback")
+]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
 PHRASES.sort(key=lambda pair: -len(pair[0]))

@@ -10,7 +10,11 @@ from kb.gallery import views
 def page(conn, model: str | None, target: str | None, mode: str) -> dict:
     targets = [target] if target else list(views.DEFAULT_TARGETS)
     if model is None:
-        return {"kind": "table", **views.table(conn, targets, None, (mode,))}
+        result = views.table(conn, targets, None, (mode,))
+        for row in result["rows"]:  # the page shows what the CLI shows: never 100.0% beside a fallback
+            row["device_call_pct"], row["device_flop_pct"] = views.pct(row["device_call_share"]), \
+                views.pct(row["device_flop_share"])
+        return {"kind": "table", **result}
     entry = views.model_entry(conn, model)
     lookups = views.Lookups(conn)
     reports = []

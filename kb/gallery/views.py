@@ -51,14 +51,31 @@ def models(conn: sqlite3.Connection) -> list[dict]:
 
 def model_entry(conn: sqlite3.Connection, name: str) -> dict:
     """One model by slug or display name (case-insensitive); unknown → GalleryError naming the closest."""
-    wanted = name.strip().lower()
+    import difflib
+
+    wanted = " ".join(name.strip().lower().split())
     found = models(conn)
     for item in found:
-        if wanted in (item["model"], item["name"].lower()):
+        if wanted in (item["model"], item["name"].lower(), _repo_name(item)):
             return item
-    close = [m["model"] for m in found if wanted and (wanted in m["model"] or wanted in m["name"].lower())]
+    close = [m["model"] for m in found if wanted and (wanted in m["model"] or wanted in m["name"].lower()
+                                                       or m["model"].startswith(wanted.replace(" ", "-")))]
+    if len(close) == 1:  # a unique prefix or part of the name: "mixtral" is Mixtral 8x7B
+        return next(m for m in found if m["model"] == close[0])
+    if not close and wanted:  # a misspelling: the nearest slugs and names
+        keys = {m["model"]: m["model"] for m in found} | {m["name"].lower(): m["model"] for m in found}
+        close = list(dict.fromkeys(keys[k] for k in difflib.get_close_matches(wanted[:200], list(keys), n=3,
+                                                                                  cutoff=0.6)))
     hint = f"; did you mean {', '.join(close[:5])}?" if close else "; kb gallery lists them"
-    raise GalleryError(f"no gallery model {name!r}{hint}")
+    raise GalleryError(f"no gallery model {name[:80]!r}{hint}")
+
+
+def _repo_name(item: dict) -> str:
+    """The Hugging Face repo's own name ("Mixtral-8x7B-v0.1") from the config source URL."""
+    import re
+
+    match = re.match(r"https://huggingface\.co/[^/]+/([^/]+)", str(item.get("config_source") or ""))
+    return match.group(1).lower() if match else ""
 
 
 def census_rows(conn: sqlite3.Connection, model: str, graph: str = "inference") -> list[dict]:
@@ -97,8 +114,27 @@ def report(conn: sqlite3.Connection, model: str, target: str, version: str | Non
         why = (entry["graphs"].get(graph) or {}).get("reason") or f"no {graph} graph in the gallery"
         raise GalleryError(f"{entry['model']}: no {graph} census ({why})")
     lookup, chosen = (lookups or Lookups(conn)).get(target, version, mode)
+    rows = device_rows(rows, target)
     traced = gc.rebuild(rows, f"gallery:{entry['model']}" + ("" if graph == "inference" else f" ({graph})"))
-    return kc.check(traced, lookup, target=target, backend_version=chosen, mode=mode, warning_hooks=[])
+    rep = kc.check(traced, lookup, target=target, backend_version=chosen, mode=mode, warning_hooks=[])
+    if basis(rep) == "none":  # "runs on the device except 31 unknown" would read as good news (t30 #9)
+        rep.verdict = (f"{target}{' ' + chosen if chosen else ''}: no evidence for any of the model's "
+                       f"{len(rep.ops)} ops (the KB has no verdicts here); not known whether it runs")
+    return rep
+
+
+# Census ops a library swaps per device: transformers 5.23 runs MoE experts through its custom op
+# transformers::grouped_mm_fallback on every device but a TPU, where it calls torch's
+# aten::_grouped_mm (transformers/integrations/moe.py, _can_use_grouped_mm). The census is taken
+# on the meta device, so on tpu the report reads the op the model would call there (t30 #12).
+DEVICE_OPS = {"tpu": {"transformers::grouped_mm_fallback": "aten::_grouped_mm"}}
+
+
+def device_rows(rows: list[dict], target: str) -> list[dict]:
+    swap = DEVICE_OPS.get(target)
+    if not swap:
+        return rows
+    return [dict(r, op=swap[r["op"]]) if r["op"] in swap else r for r in rows]
 
 
 def runs_fully(rep: kc.CheckReport) -> bool:
@@ -110,20 +146,61 @@ def runs_fully(rep: kc.CheckReport) -> bool:
     return True
 
 
+COMPILE_STATES = (("fails at", "fails"), ("graph break", "breaks"), ("unknown", "unknown"), ("compiles", "recompiles"),
+                  ("no known blocker", "clean"))
+
+
+def compile_state(rep: kc.CheckReport) -> str:
+    """The torch.compile state the report's own verdict states. An eager report has no compile
+    effects of its own (kb.check computes them only for its verdict sentence), so reading the
+    outcome again would say "clean" beside a verdict that says "fails" (t30 #8)."""
+    if rep.mode == "compile" or not rep.verdict or "torch.compile: " not in rep.verdict:
+        return assess.compile_outcome(rep, rep.compile)["state"]
+    clause = rep.verdict.split("torch.compile: ", 1)[1]
+    return next((state for words, state in COMPILE_STATES if clause.startswith(words) or words in clause.split(";")[0]),
+                "unknown")
+
+
+def basis(rep: kc.CheckReport) -> str:
+    """What the row's verdicts rest on: presumed / inferred (kb.check), evidence, or none when
+    the target has no verdict for any op of the model (a target without data, t30 #9)."""
+    if rep.backend_version is None or (rep.ops and all(op.status == "unknown" for op in rep.ops)):
+        return "none"
+    return assess._basis(rep) or "evidence"
+
+
+def call_share(rep: kc.CheckReport) -> float:
+    """Share of call sites on the device, never rounded up to 1.0 beside a fallback (t30 #14)."""
+    total = rep.call_sites or 0
+    on_device = sum(op.count for op in rep.ops if op.status in ("native", "decomposed"))
+    if not total:
+        return 0.0
+    return 1.0 if on_device >= total else min(round(on_device / total, 6), 0.999999)
+
+
+def pct(value) -> str:
+    """One decimal, but never 100.0% beside a fallback: 99.96% or >99.9% (t30 #14)."""
+    if value is None:
+        return "-"
+    text = f"{100 * value:.1f}%"
+    if value < 1 and text == "100.0%":
+        text = f"{100 * value:.2f}%"
+        return ">99.9%" if text == "100.00%" else text
+    return text
+
+
 def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
     """One cell of the gallery table: a model on one target × version × mode."""
-    summary = rep.summary()
-    compiled = assess.compile_outcome(rep, rep.compile)
     return {
         "model": entry["model"], "name": entry["name"], "family": entry["family"],
         "target": rep.target, "backend_version": rep.backend_version, "mode": rep.mode,
-        "calls": rep.call_sites, "device_call_share": round(summary["on_device_call_sites_pct"] / 100, 4),
+        "calls": rep.call_sites, "device_call_share": call_share(rep),
         "device_flop_share": rep.device_flop_share,
         "fallback_ops": [op.op for op in rep.ops if op.status == "fallback"],
         "unsupported_ops": [op.op for op in rep.ops if op.status in ("unsupported", "crash", "timeout")],
         "unknown_ops": [op.op for op in rep.ops if op.status == "unknown"],
         "hazards": sum(1 for h in rep.hazards if h["mode"] == "compile"),
-        "compile": compiled["state"], "basis": assess._basis(rep) or "evidence",
+        "compile": compile_state(rep), "basis": basis(rep),
         "runs_fully": runs_fully(rep), "verdict": rep.verdict,
     }
 
@@ -144,6 +221,7 @@ def table(conn: sqlite3.Connection, targets: list[str] | None = None, versions: 
             for mode in modes:
                 rep = report(conn, entry["model"], target, (versions or {}).get(target), mode, graph, lookups)
                 rows.append(summary_row(entry, rep))
+    rows.sort(key=lambda r: (r["name"].lower(), r["model"]))  # stable: targets and modes keep their order
     chosen = {t: lookups.get(t, (versions or {}).get(t), modes[0])[1] for t in targets}
     return {"graph": graph, "targets": targets, "versions": chosen, "modes": list(modes), "rows": rows,
             "not_built": not_built, "models": len(models(conn)),
@@ -162,14 +240,25 @@ def baseline_from_rows(rows: list[dict], targets: list[str], modes) -> list[dict
             cells = [r for r in rows if r["target"] == target and r["mode"] == mode]
             if cells:
                 out.append({"target": target, "backend_version": cells[0]["backend_version"], "mode": mode,
-                            "runs_fully": sum(1 for r in cells if r["runs_fully"]), "of": len(cells)})
+                            "runs_fully": sum(1 for r in cells if r["runs_fully"]), "of": len(cells),
+                            "basis": overall_basis(r["basis"] for r in cells)})
     return out
 
 
+BASIS_ORDER = ("none", "presumed", "inferred", "evidence")  # the weakest basis of any row decides the line's
+
+
+def overall_basis(bases) -> str:
+    found = set(bases)
+    return next((b for b in BASIS_ORDER if b in found), "none")
+
+
 def baseline_line(item: dict) -> str:
-    """"neuron 2.14.3.0 · eager: 12 of 45 gallery models run fully on the device"."""
+    """"neuron 2.14.3.0 · eager: 12 of 45 gallery models run fully on the device (presumed)"."""
+    basis = item.get("basis")
+    mark = f" ({basis})" if basis and basis != "evidence" else ""
     return (f"{item['target']} {item['backend_version'] or '(no data)'} · {item['mode']}: {item['runs_fully']} of "
-            f"{item['of']} gallery models run fully on the device")
+            f"{item['of']} gallery models run fully on the device{mark}")
 
 
 def versions_with_data(conn: sqlite3.Connection, target: str) -> list[str]:
@@ -194,6 +283,7 @@ def baseline(conn: sqlite3.Connection, targets: list[str] | None = None, graph: 
                 reps = [report(conn, m["model"], target, version, mode, graph, lookups) for m in built]
                 out.append({"target": target, "backend_version": reps[0].backend_version if reps else version,
                             "mode": mode, "runs_fully": sum(1 for r in reps if runs_fully(r)), "of": len(reps),
+                            "basis": overall_basis(basis(r) for r in reps),
                             "models": [m["model"] for m, r in zip(built, reps) if runs_fully(r)]})
     return out
 
@@ -210,6 +300,7 @@ def blockers(conn: sqlite3.Connection, target: str, version: str | None = None, 
     lookups = Lookups(conn)
     blocked: dict[str, list[str]] = {}
     status: dict[str, Counter] = {}
+    bases: dict[str, set] = {}
     chosen = None
     for entry in models(conn):
         if not census_rows_exist(conn, entry["model"], graph):
@@ -220,8 +311,27 @@ def blockers(conn: sqlite3.Connection, target: str, version: str | None = None, 
             if op.status in PROBLEMS:
                 blocked.setdefault(op.op, []).append(entry["model"])
                 status.setdefault(op.op, Counter())[op.status] += 1
+                bases.setdefault(op.op, set()).add(op.basis or ("none" if op.status == "unknown" else "evidence"))
     ranked = sorted(blocked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    rows = [{"op": op, "blocks": len(users), "models": users, "status": status[op].most_common(1)[0][0]}
+    rows = [{"op": op, "blocks": len(users), "models": users, "status": status[op].most_common(1)[0][0],
+             "basis": overall_basis(bases[op])}
             for op, users in ranked[: limit or None]]
     return {"target": target, "backend_version": chosen, "mode": mode, "graph": graph, "ops": rows,
             "blocking_ops": len(blocked)}
+
+
+def custom_op(conn: sqlite3.Connection, name: str) -> dict:
+    """A non-ATen op a gallery census names ("transformers::grouped_mm_fallback"): which models
+    call it, what the KB can say (no verdicts: they are kept for ATen ops only) and, where a
+    library swaps it per device, the op each target reads instead. Not in any census → GalleryError."""
+    op = name.strip()[:200]
+    found = used_by(conn, op)
+    if not found["count"]:
+        raise GalleryError(f"not an ATen operator name, and no gallery model calls {op[:80]!r}")
+    namespace = op.split("::", 1)[0]
+    instead = {t: swap[op] for t, swap in DEVICE_OPS.items() if op in swap}
+    return {"op": op, "kind": "custom op", "namespace": namespace, "used_by": found["used_by"],
+            "count": found["count"], "of": found["of"], "read_on": instead,
+            "verdicts": "none: the KB keeps verdicts for ATen ops; a custom op is unknown on every target unless "
+                        "the model is checked through its factory (kb check model.py:build), which traces into it"}
+

@@ -405,18 +405,24 @@ async def gallery_page_view(datasette, request):
     """`/-/gallery`: models × targets with the Baseline line; `/-/gallery/MODEL`: one model's
     kb check report of its census, per target (`?mode=compile`, `?target=tpu`)."""
     import asyncio
+    from urllib.parse import unquote
 
     from datasette.utils.asgi import Response
 
     from kb.errors import KBError
 
-    model = (request.url_vars.get("model") or "").strip()[:100] or None
-    mode = request.args.get("mode") if request.args.get("mode") in ("eager", "compile") else "eager"
+    model = unquote(request.url_vars.get("model") or "").strip()[:100] or None  # "Mixtral%208x7B" is a name
+    mode = request.args.get("mode") or "eager"
     target = (request.args.get("target") or "").strip()[:40] or None
-    context: dict[str, Any] = {"model": model, "mode": mode, "result": None, "error": None, "status": status_html,
+    context: dict[str, Any] = {"model": model, "mode": mode if mode in ("eager", "compile") else "eager",
+                               "target": target, "result": None, "error": None, "status": status_html,
                                "legend": LEGEND_HTML}
     code = 200
-    if "gallery" not in PROVIDERS:
+    unknown = sorted(set(request.args.keys()) - {"mode", "target"})
+    if mode not in ("eager", "compile") or unknown:  # refused, never silently another page (t30 #15)
+        context["error"], code = (f"unknown parameter {unknown[0][:40]!r} (the pages take mode and target)" if unknown
+                                  else f"mode {mode[:40]!r}: expected eager or compile"), 400
+    elif "gallery" not in PROVIDERS:
         context["error"], code = "gallery pages are served by `kb serve` (kb.gallery is not connected here)", 404
     else:
         try:

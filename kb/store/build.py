@@ -86,7 +86,9 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
     for sql in indexes:
         raw.execute(sql)
     verdicts = support.rebuild(raw)
-    gallery.load(raw)  # data/gallery: tables of its own
+    dropped = gallery.load(raw).get("gallery_dropped_sources")  # data/gallery: tables of its own
+    if dropped:  # s30b (#30): one notice for config sources that are not http(s) URLs
+        _notice(f"data/gallery: {dropped} config source{'s' if dropped != 1 else ''} not an http(s) URL, dropped")
     _set_meta(raw, data_fingerprint=data_fingerprint(), data_digest=dbfile.data_digest(), built_at=stamp,
               kb_version=__version__, data_fingerprints_seen="[]")  # seen: other installs of this data
     return {"records": added, "verdicts": verdicts}

@@ -83,6 +83,40 @@ def load(conn: sqlite3.Connection, data_dir: str | None = None) -> dict:
         raise IngestError(f"{folder(data_dir)}: not a gallery file ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
+# Bounds on what data/gallery may make kb print (t30 #17): text cut, control characters shown as
+# escapes, config sources kept only as http(s) URLs.
+MAX_NAME, MAX_NOTE, MAX_REASON, MAX_OP = 120, 1000, 500, 200
+
+
+def _visible(value, limit: int):
+    """`value` cut to `limit` characters with control characters written as \\xNN."""
+    import re
+
+    if value is None:
+        return None
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group()):02x}", str(value)[: limit * 4])
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded(models: list[dict], census: list[dict]) -> tuple[list[dict], list[dict], int]:
+    dropped = 0
+    out = []
+    for m in models:
+        m = dict(m)
+        m["name"] = _visible(m.get("name") or m["model"], MAX_NAME)
+        m["note"] = _visible(m.get("note"), MAX_NOTE)
+        source = m.get("config_source")
+        if source is not None and not str(source).lower().startswith(("https://", "http://")):
+            m["config_source"] = None
+            dropped += 1
+        graphs = m.get("graphs") or {}
+        m["graphs"] = {g: (dict(v, reason=_visible(v["reason"], MAX_REASON)) if isinstance(v, dict) and v.get("reason")
+                           else v) for g, v in graphs.items()} if isinstance(graphs, dict) else {}
+        out.append(m)
+    rows = [dict(r, op=_visible(r["op"], MAX_OP)) for r in census]
+    return out, rows, dropped
+
+
 def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
     # derived wholly from data/gallery: made anew, so a column added later needs no migration
     conn.execute("DROP TABLE IF EXISTS gallery_op")
@@ -91,9 +125,10 @@ def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
     root = folder(data_dir)
     models = read_jsonl(os.path.join(root, MODELS_FILE))
     census = read_jsonl(os.path.join(root, CENSUS_FILE))
+    models, census, dropped = _bounded(models, census)
     conn.executemany(
         "INSERT INTO gallery_model VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(m["model"], str(m.get("name") or m["model"]), m.get("family"), m.get("library"), m.get("architecture"),
+        [(m["model"], m["name"], m.get("family"), m.get("library"), m.get("architecture"),
           m.get("parameters"), m.get("config_source"), _status(m.get("graphs") or {}, "inference"),
           _status(m.get("graphs") or {}, "training"), _reason(m.get("graphs") or {}),
           json.dumps(m.get("built_with") or {}, sort_keys=True), json.dumps(m.get("config") or {}, sort_keys=True),
@@ -104,7 +139,7 @@ def _load(conn: sqlite3.Connection, data_dir: str | None) -> dict:
         [(r["model"], r["graph"], r["op"], r.get("phase"), r.get("dtype"), r.get("hazard"), int(r["calls"]),
           int(r.get("flops") or 0), int(r.get("bytes") or 0), r.get("counted_by"), int(r.get("first") or 0))
          for r in census])
-    return {"gallery_models": len(models), "gallery_census_rows": len(census)}
+    return {"gallery_models": len(models), "gallery_census_rows": len(census), "gallery_dropped_sources": dropped}
 
 
 def has_tables(conn: sqlite3.Connection) -> bool:
@@ -113,18 +148,43 @@ def has_tables(conn: sqlite3.Connection) -> bool:
     return found == 2
 
 
-def usage(conn: sqlite3.Connection, ops: list[str] | None = None) -> dict[str, list[str]]:
-    """{op: [models whose census calls it, any graph]} (all ops, or these)."""
+def usage(conn: sqlite3.Connection, ops: list[str] | None = None, graph: str = "inference") -> dict[str, list[str]]:
+    """{op: [models whose `graph` census calls it, directly or through a decomposition leaf]}
+    (all ops, or these). One graph, the one kb gallery and --blockers show; the leaves are the
+    kernels a backend team must write (aten::native_batch_norm behind aten::batch_norm), so a
+    leaf counts the models of every op that decomposes into it (t30 #19)."""
     if not has_tables(conn):
         return {}
-    sql = "SELECT DISTINCT op, model FROM gallery_op"
-    args: tuple = ()
-    if ops is not None:
-        sql += f" WHERE op IN ({', '.join('?' * len(ops))})"
-        args = tuple(ops)
-    out: dict[str, list[str]] = {}
-    for op, model in conn.execute(sql + " ORDER BY op, model", args):
-        out.setdefault(op, []).append(model)
+    direct: dict[str, set[str]] = {}
+    for op, model in conn.execute("SELECT DISTINCT op, model FROM gallery_op WHERE graph = ?", (graph,)):
+        direct.setdefault(op, set()).add(model)
+    found = {op: set(models) for op, models in direct.items()}
+    for op, via in _leaf_rows(conn, list(direct)):
+        for leaf in via:
+            if leaf != op:
+                found.setdefault(leaf, set()).update(direct[op])
+    wanted = set(ops) if ops is not None else None
+    return {op: sorted(models) for op, models in sorted(found.items()) if wanted is None or op in wanted}
+
+
+def _leaf_rows(conn: sqlite3.Connection, ops: list[str]) -> list[tuple[str, dict]]:
+    """(op, its decomposition leaves) from the stored verdicts' effective_via, once per op."""
+    table = "support_stored" if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'support_stored'").fetchone() \
+        else "support"
+    try:
+        rows = conn.execute(f"SELECT DISTINCT op, effective_via FROM {table} WHERE effective_via LIKE '%\"leaves\": {{%'")
+    except sqlite3.OperationalError:  # an older KB without the column
+        return []
+    wanted = set(ops)
+    out = []
+    for op, via in rows:
+        if op in wanted:
+            try:
+                leaves = (json.loads(via) or {}).get("leaves") or {}
+            except ValueError:
+                continue
+            if isinstance(leaves, dict):
+                out.append((op, leaves))
     return out
 
 

@@ -184,6 +184,7 @@ def test_language_detection_and_reading():
 
 def test_model_question_without_the_gallery_names_the_command(conn, monkeypatch):
     monkeypatch.setitem(sys.modules, "kb.chat.answer_gallery", None)  # as in a checkout without the gallery
+    monkeypatch.delattr(sys.modules["kb.chat"], "answer_gallery", raising=False)  # `from kb.chat import` reads it
     a = ask(conn, "will Mixtral run on a trn2?")
     assert a["intent"] == "model" and "kb check mixtral.pt2 --target neuron" in a["text"]
 
@@ -201,6 +202,7 @@ def test_model_question_goes_to_the_gallery_when_it_is_there(conn, monkeypatch):
     fake.gallery_answer = gallery_answer
     fake.find_models = lambda text: ["mixtral"]
     monkeypatch.setitem(sys.modules, "kb.chat.answer_gallery", fake)
+    monkeypatch.setattr(sys.modules["kb.chat"], "answer_gallery", fake, raising=False)
     a = ask(conn, "¿correrá Mixtral en trn2?")
     assert a["text"] == "from the gallery" and a["language"] == "es"
     assert seen["targets"] == ["neuron"] and seen["lang"] == "es"

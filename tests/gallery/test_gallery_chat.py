@@ -127,3 +127,68 @@ def test_the_mcp_gallery_tool_answers_with_sources(gallery_kb):
     assert asked.structured_content["intent"] == "gallery_list"
     assert [b["runs_fully"] for b in table.structured_content["baseline"]] == [1, 3]
     assert bad.is_error and "no gallery model 'nosuch'" in bad.content[0].text
+
+
+# ---- s30b (#30, tester report t30): routing of gallery questions in kb ask
+
+@pytest.mark.parametrize("question, expected", [
+    ("will mixtrl run on trainium?", ["mixtral-8x7b"]),
+    ("does gema 2 9b run on tpu?", ["gemma-2-9b"]),
+    ("does Llama 4 run on tpu?", []),
+    ("which models run fully on neuron?", []),
+])
+def test_find_models_reads_misspellings_and_refuses_a_version_the_gallery_lacks(named_gallery, question, expected):
+    assert find_models(question) == expected
+
+
+def test_a_model_the_gallery_lacks_is_named_as_missing(named_gallery):
+    from kb.chat.answer_gallery import gallery_score, missing_model
+
+    assert missing_model("does Llama 4 run on tpu?") == "Llama 4"
+    assert missing_model("will Grok-1 run on trn2?") == "Grok-1"
+    assert missing_model("will Mixtral run on trn2?") is None
+    assert gallery_score("which popular models need the CPU on tpu?") == 10
+    assert gallery_score("what blocks the most models on neuron?") == 10
+    assert gallery_score("is nonzero native on neuron?") == 0
+    assert gallery_score("does aten::sort fall back on neuron?") == 0
+
+
+def test_gallery_list_blockers_missing_and_misspelt_answers(gallery_kb):
+    conn = db.open_kb(gallery_kb[0])
+    cpu = gallery_answer(conn, "which popular models need the CPU on tpu?", ["cpu", "tpu"])
+    assert [f["target"] for f in cpu.facts] == ["tpu"]  # the CPU is where ops fall back to, not a target
+    full = gallery_answer(conn, "which models run fully on neuron?", [])
+    assert full.intent == "gallery_list" and "Beta MoE" in full.text and "Alpha 7B" not in full.text
+    spanish = gallery_answer(conn, "¿qué modelos corren enteros en neuron?", [], lang="es")
+    assert spanish.text.startswith("Modelos de la galería que corren enteros")
+    blocks = gallery_answer(conn, "what blocks the most models on neuron?", [])
+    assert blocks.intent == "gallery_blockers" and "aten::layer\\_norm fallback (2: alpha-7b, tiny)" in blocks.text
+    missing = gallery_answer(conn, "does alpha 9 run on tpu?", [])
+    assert missing is None or "Yes" not in missing.text
+    typo = gallery_answer(conn, "will alpah 7b run on trn2?", [])
+    assert typo is None or typo.intent == "gallery_model"
+
+
+def test_kb_ask_routes_gallery_questions(gallery_kb):
+    from kb.chat.answer import answer
+
+    conn = db.open_kb(gallery_kb[0])
+    assert answer("which popular models need the CPU on trn2?", conn=conn).intent == "gallery_list"
+    assert answer("what blocks the most models on neuron?", conn=conn).intent == "gallery_blockers"
+    compiled = answer("does Alpha 7B run on tpu with torch.compile?", conn=conn)
+    assert compiled.intent == "gallery_model" and "(compile)" in compiled.text
+    assert "op question" not in compiled.text
+    llama = answer("does Llama 4 run on tpu?", conn=conn)
+    assert llama.intent == "gallery_missing" and "not in the gallery" in llama.text and "**Yes**" not in llama.text
+    assert "kb check model.pt2 -t tpu" in llama.text
+
+
+def test_spanish_fallback_line_and_verdict_are_spanish(gallery_kb):
+    from kb.chat.spanish import to_spanish
+
+    line = to_spanish("I could not tell which op, target or product you are asking about. "
+                      "Try `help`, or name an op like `aten::nonzero` and a target like `neuron` or `tpu`.")
+    assert "Try" not in line and " or " not in line and "`neuron` o `tpu`" in line
+    conn = db.open_kb(gallery_kb[0])
+    found = gallery_answer(conn, "¿corre alpha 7b en trn2?", ["neuron"], lang="es")
+    assert "se ejecuta en el dispositivo salvo" in found.text and "runs on the device" not in found.text
