@@ -99,13 +99,18 @@ def op_command(
 ) -> None:
     """One op's page: every target, versions × mode, where it runs and via what, related kernels."""
     render.VERBOSE = verbose
-    if "::" in name and not name.strip().startswith("aten::"):  # s30b (#30): a custom op a gallery census names
+    if _custom_op(name):  # s30b (#30): a custom op a gallery census names (transformers::grouped_mm_fallback)
         from cli.gallery import custom_op_page
 
         return custom_op_page(name, json_out, db)
     from kb.store import api
 
     views.op_report(api.op(name, target, db=db, on_note=note), json_out)
+
+
+def _custom_op(name: str) -> bool:
+    """NAMESPACE::op with a namespace other than aten (`torch.ops.aten::silu` is an ATen spelling)."""
+    return "::" in name and (ns := name.strip().split("::", 1)[0]).isidentifier() and ns != "aten"
 
 
 @app.command("ops")

@@ -108,7 +108,8 @@ def try_run(argv: list[str]) -> int | None:
     if not argv or argv[0] != "op":
         return None
     opts = _parse_op(argv[1:])
-    if opts is None or ("::" in opts["name"] and not opts["name"].strip().startswith("aten::")):
+    namespace = opts["name"].strip().split("::", 1)[0] if opts is not None and "::" in opts["name"] else None
+    if opts is None or (namespace is not None and namespace.isidentifier() and namespace != "aten"):
         return None  # s30b (#30): a custom op goes to the typer command (cli.gallery.custom_op_page)
     from cli import render, views
     from kb.store import api
