@@ -188,11 +188,31 @@ def _leaf_rows(conn: sqlite3.Connection, ops: list[str]) -> list[tuple[str, dict
     return out
 
 
-def used_by(conn: sqlite3.Connection, op: str) -> dict:
-    """"used by N of M gallery models" for one op (which ones)."""
-    total = conn.execute("SELECT count(*) FROM gallery_model").fetchone()[0] if has_tables(conn) else 0
-    users = usage(conn, [op]).get(op, [])
-    return {"op": op, "used_by": users, "count": len(users), "of": total}
+def used_by(conn: sqlite3.Connection, op: str, graph: str = "inference") -> dict:
+    """"used by N of M gallery models" for one op (which ones): as `usage` counts them, but
+    asked of this op alone (the op index, and only the verdicts whose leaves name it), since
+    `kb op` shows it on every page."""
+    if not has_tables(conn):
+        return {"op": op, "used_by": [], "count": 0, "of": 0}
+    total = conn.execute("SELECT count(*) FROM gallery_model").fetchone()[0]
+    select = "SELECT DISTINCT model FROM gallery_op WHERE op = ? AND graph = ?"
+    users = {model for (model,) in conn.execute(select, (op, graph))}
+    table = "support_stored" if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'support_stored'").fetchone() \
+        else "support"
+    try:  # ops that decompose into this one count its models too (usage: a leaf counts its parents' models)
+        rows = conn.execute(f"SELECT DISTINCT op, effective_via FROM {table} WHERE op IN "
+                            "(SELECT DISTINCT op FROM gallery_op WHERE graph = ?) AND effective_via LIKE ?",
+                            (graph, "%" + json.dumps(op) + "%")).fetchall()
+    except sqlite3.OperationalError:  # an older KB without the column
+        rows = []
+    for parent, via in rows:
+        try:
+            leaves = (json.loads(via) or {}).get("leaves") or {}
+        except ValueError:
+            continue
+        if parent != op and isinstance(leaves, dict) and op in leaves:
+            users.update(model for (model,) in conn.execute(select, (parent, graph)))
+    return {"op": op, "used_by": sorted(users), "count": len(users), "of": total}
 
 
 def used_by_line(item: dict) -> str | None:
