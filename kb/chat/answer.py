@@ -396,7 +396,8 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
     if not asked or not rows or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ")):
         return None
-    want = asked[0]
+    # "does X run natively?", "does X run or fall back?": the specific word is what is asked (r2-29 #6)
+    want = sorted(asked, key=lambda status: status == "supported")[0]
     known = [r for r in rows if r is not None]
     if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
@@ -405,6 +406,9 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     if len(answers) == 1:
         head = answers.pop()
         return head.replace("—", suffix + " —", 1) if suffix and "—" in head else head + suffix
+    bolds = {a.partition("**")[2].partition("**")[0] for a in answers}
+    if len(bolds) == 1 and bolds <= {"Yes", "No"}:  # every overload says the same, each in its own words
+        return f"**{bolds.pop()}** — for every overload and version shown{suffix} (details below)."
     return "**It depends** — on the version, mode or overload (details below)."
 
 
