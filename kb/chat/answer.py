@@ -30,7 +30,7 @@ from typing import Any
 from kb import opnames
 from kb.chat import caveat_notes, entities, intents, names, scoring, spanish
 from kb.chat.answer_api import collective_answer, collective_in
-from kb.chat.answer_eol import eol_answer
+from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
@@ -90,6 +90,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             result = handler(conn, q)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+    if result.intent == "eol":  # "when does ... end?": a date headline, not yes/no (r2-29 #14)
+        result.text = when_headline(q.text, result.text, result.language == "es")
     if other is not None:
         result = with_other_reading(result, other, ents.language)
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))

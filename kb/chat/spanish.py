@@ -41,6 +41,12 @@ PHRASES: list[tuple[str, str]] = [
     ("the KB has no evidence for that", "el KB no tiene evidencia de eso"),
     ("would settle it", "lo resolvería"), ("details below", "detalles abajo"),
     ("for every overload and version shown", "en cada sobrecarga y versión mostrada"),
+    ("**Already ended", "**Ya terminó"), ("No end date stated; the earliest date in this answer:",
+                                           "Sin fecha de fin declarada; la primera fecha de la respuesta:"),
+    ("No end date stated", "Sin fecha de fin declarada"), ("presumably supported now", "presumiblemente soportado hoy"),
+    ("probably supported now", "probablemente soportado hoy"), ("in maintenance mode now", "en modo de mantenimiento hoy"),
+    ("presumably not supported now", "presumiblemente no soportado hoy"), ("not supported now", "no soportado hoy"),
+    ("supported for now", "soportado por ahora"), ("supported now", "soportado hoy"), ("partly ended", "terminado en parte"),
     ("where the KB has evidence", "donde el KB tiene evidencia"),
     ("**It runs on", "**Se ejecuta en"), ("runs on", "se ejecuta en"), ("runs as", "se ejecuta como"), ("and its leaves run on the device",
                                                                   "y sus hojas se ejecutan en el dispositivo"),
@@ -155,6 +161,7 @@ PHRASES += [
 PATTERNS = [(re.compile(r"; (\d+(?:\.\d+)*)'s is presumed:"), r"; se presume la de \1:"),(re.compile(r"\b(\d[\d,]*) of its (\d[\d,]*)\b"), r"\1 de sus \2"),
             (re.compile(r"\b(\d[\d,]*) of (\d[\d,]*)\b"), r"\1 de \2"),
             (re.compile(r"\bends (\d+) things?\b"), r"termina \1 cosas"),
+            (re.compile(r"\b([A-Z][\w-]*(?: [A-Z][\w-]*)? \d+(?:\.\d+)*)'s fin de vida propio"), r"fin de vida propio de \1"),
             (re.compile(r" on (\d{4}-\d{2}(?:-\d{2})?)\b"), r" el \1"),
             (re.compile(r"\bpublicada (\d+(?:\.\d+)+) el\b"), r"publicada la \1 el")]
 # A link word alone between two code spans ("`neuron` or `tpu`").
