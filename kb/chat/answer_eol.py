@@ -402,6 +402,8 @@ def when_headline(question: str, text: str, es: bool) -> str:
     if kind == "no":
         ended = re.search(r"\b(?:ended|terminó)\s+(\d{4}-\d{2}(?:-\d{2})?)", first)
         head = ("Ya terminó" if es else "Already ended") + (f" ({ended.group(1)})" if ended else "")
+        if bold.startswith(("Presumably", "Presumiblemente")):
+            head = f"Presumiblemente y{head[1:]}" if es else f"Presumably a{head[1:]}"
     elif kind == "until" and dates:
         head = f"{'Hasta' if es else 'Until'} {dates[-1]}"
     elif date:

@@ -41,7 +41,7 @@ PHRASES: list[tuple[str, str]] = [
     ("the KB has no evidence for that", "el KB no tiene evidencia de eso"),
     ("would settle it", "lo resolvería"), ("details below", "detalles abajo"),
     ("for every overload and version shown", "en cada sobrecarga y versión mostrada"),
-    ("**Already ended", "**Ya terminó"), ("No end date stated; the earliest date in this answer:",
+    ("**Already ended", "**Ya terminó"), ("**Presumably already ended", "**Presumiblemente ya terminó"), ("No end date stated; the earliest date in this answer:",
                                            "Sin fecha de fin declarada; la primera fecha de la respuesta:"),
     ("No end date stated", "Sin fecha de fin declarada"), ("presumably supported now", "presumiblemente soportado hoy"),
     ("probably supported now", "probablemente soportado hoy"), ("in maintenance mode now", "en modo de mantenimiento hoy"),
