@@ -400,6 +400,8 @@ add("feature_eol", "es", "eol", ["**Sin fecha de fin declarada**", "mantenimient
     ["¿hasta cuándo hay soporte de NxD Inference en trn1?"])
 add("op", "es", "op", ["aten::native_layer_norm"], TPU_PROBE, ["oye, la F.layer_norm jala en tpu?"])
 add("op", "es", "op", ["aten::bmm"], "", ["nn.MultiheadAttention en tpu 0.1.1"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["eager vs compile: which one falls back to CPU on TorchTPU?"])
 
 
 def main() -> None:

@@ -82,6 +82,10 @@ def test_compile_is_the_mode_never_aten_complex(conn, question):
     assert "complex" not in answer(question, conn=conn).text
 
 
+def test_eager_vs_compile_is_a_policy_question(conn):
+    assert answer("eager vs compile: which one falls back to CPU on TorchTPU?", conn=conn).intent == "policy"
+
+
 def test_python_3_comma_11_is_3_11(conn):
     text = answer("fin de soporte de python 3,11 en neuron", conn=conn).text
     assert "3.11" in text and "Python 3.10" not in text and "python=3 " not in text
