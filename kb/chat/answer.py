@@ -30,7 +30,7 @@ from typing import Any
 from kb import opnames
 from kb.chat import caveat_notes, entities, intents, names, scoring, spanish
 from kb.chat.answer_api import collective_answer, collective_in
-from kb.chat.answer_eol import eol_answer
+from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
@@ -90,6 +90,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             result = handler(conn, q)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+    if result.intent == "eol":  # "when does ... end?": a date headline, not yes/no (r2-29 #14)
+        result.text = when_headline(q.text, result.text, result.language == "es")
     if other is not None:
         result = with_other_reading(result, other, ents.language)
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
@@ -396,7 +398,8 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
     if not asked or not rows or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ")):
         return None
-    want = asked[0]
+    # "does X run natively?", "does X run or fall back?": the specific word is what is asked (r2-29 #6)
+    want = sorted(asked, key=lambda status: status == "supported")[0]
     known = [r for r in rows if r is not None]
     if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
@@ -405,6 +408,9 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     if len(answers) == 1:
         head = answers.pop()
         return head.replace("—", suffix + " —", 1) if suffix and "—" in head else head + suffix
+    bolds = {a.partition("**")[2].partition("**")[0] for a in answers}
+    if len(bolds) == 1 and bolds <= {"Yes", "No"}:  # every overload says the same, each in its own words
+        return f"**{bolds.pop()}** — for every overload and version shown{suffix} (details below)."
     return "**It depends** — on the version, mode or overload (details below)."
 
 

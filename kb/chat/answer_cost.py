@@ -32,8 +32,13 @@ LEFT_OUT = {
 
 def _plain(value: Decimal, es: bool = False) -> str:
     """A figure as the answer's language writes it: 1,800.5 in English, 1.800,5 in Spanish
-    (one convention per answer, so "1,800" never reads as a decimal beside "3.600")."""
-    value = value.quantize(Decimal("0.0001")) if value != value.to_integral_value() and abs(value) >= 1 else value
+    (one convention per answer, so "1,800" never reads as a decimal beside "3.600"). A fraction
+    keeps 4 decimals, or 4 significant digits below 1 (2 USD a day is 0.08333 USD an hour)."""
+    if value != value.to_integral_value():
+        if abs(value) >= 1:
+            value = value.quantize(Decimal("0.0001"))
+        else:
+            value = value.quantize(Decimal(1).scaleb(value.adjusted() - 3))
     text = f"{value.normalize():,f}"
     return text.translate(str.maketrans(",.", ".,")) if es else text
 
@@ -45,7 +50,8 @@ def _money(text: str, es: bool) -> str:
 
 def _arg(value: Decimal) -> str:
     """A figure for the suggested command line (machine format, at most 6 decimals)."""
-    return f"{value.quantize(Decimal('0.000001')).normalize():f}" if value != value.to_integral_value() else f"{value:f}"
+    value = value.quantize(Decimal("0.000001")) if value != value.to_integral_value() else value.to_integral_value()
+    return f"{value.normalize():f}"
 
 
 def _conversions(price, rate, es: bool) -> list[str]:

@@ -365,3 +365,51 @@ def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: Sources) -> l
             parts.append(f"{product} {span} ({len(mine)} releases) {cite}{still}")
         lines.append(f"PyTorch {version} is listed by " + "; ".join(parts) + ".")
     return lines
+
+
+# ---------------------------------------------------------------- "when" questions (r2-29 #14)
+
+_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b", re.I)
+_DATE_IN = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
+# yes/no headline → (kind, what it says, in words): "no" ended, "until" a stated end, "open" no end stated
+_BOLDS = {
+    "Yes": ("open", "supported now"), "Presumably yes": ("open", "presumably supported now"),
+    "Probably": ("open", "probably supported now"), "Yes, in maintenance mode": ("open", "in maintenance mode now"),
+    "Yes, for now": ("until", "supported for now"), "No": ("no", "not supported now"),
+    "Presumably no": ("no", "presumably not supported now"), "Partly": ("open", "partly ended"),
+    "Sí": ("open", "soportado hoy"), "Presumiblemente sí": ("open", "presumiblemente soportado hoy"),
+    "Probablemente": ("open", "probablemente soportado hoy"),
+    "Sí, en modo de mantenimiento": ("open", "en modo de mantenimiento hoy"),
+    "Sí, por ahora": ("until", "soportado por ahora"), "Presumiblemente no": ("no", "presumiblemente no soportado hoy"),
+    "En parte": ("open", "terminado en parte"),
+}
+
+
+def when_headline(question: str, text: str, es: bool) -> str:
+    """"When does Ubuntu 24.04 support end on trn2?" asks for a date, not yes or no: the
+    yes/no headline becomes the date (a stated end, "already ended", or "no end date stated"
+    with the earliest date the answer gives), and the yes/no it had follows in words."""
+    if not _WHEN.search(question) or not text.startswith("**"):
+        return text
+    first, nl, body = text.partition("\n")
+    bold, _, rest = first[2:].partition("**")
+    if bold not in _BOLDS:
+        return text
+    kind, said = _BOLDS[bold]
+    dates = _DATE_IN.findall(first)
+    stack = re.search(r"(?:First end of support in this stack|Primer fin de soporte en esta pila): \*\*([\d-]+)\*\*", body)
+    date = stack.group(1) if stack else (dates[-1] if dates else None)
+    if kind == "no":
+        ended = re.search(r"\b(?:ended|terminó)\s+(\d{4}-\d{2}(?:-\d{2})?)", first)
+        head = ("Ya terminó" if es else "Already ended") + (f" ({ended.group(1)})" if ended else "")
+        if bold.startswith(("Presumably", "Presumiblemente")):
+            head = f"Presumiblemente y{head[1:]}" if es else f"Presumably a{head[1:]}"
+    elif kind == "until" and dates:
+        head = f"{'Hasta' if es else 'Until'} {dates[-1]}"
+    elif date:
+        head = (f"Sin fecha de fin declarada; la primera fecha de la respuesta: {date}" if es
+                else f"No end date stated; the earliest date in this answer: {date}")
+    else:
+        head = "Sin fecha de fin declarada" if es else "No end date stated"
+    rest = rest.lstrip(" —").strip()
+    return f"**{head}** — {said}{': ' + rest if rest else '.'}{nl}{body}"

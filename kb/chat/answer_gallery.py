@@ -130,10 +130,27 @@ compile compiled eager neuron trainium tpu tpus host fully entirely need needs c
 mini tiny cpu device popular most block blocks the""".split())
 
 
+# A size ("7b", "8x7B", "125m"), a model word, or an op word: what makes a question read as one about a model.
+_SIZE_OR_MODEL = re.compile(r"\b(?:\d+x)?\d+(?:\.\d+)?[bm]\b|\b(?:models?|modelos?|llms?)\b", re.I)
+_OP_WORDS = re.compile(r"\b(?:ops?|operator|operators|operadore?s?|operaciones|aten)\b", re.I)
+
+
+def _model_ish(text: str, token: str) -> bool:
+    """Whether a misspelled `token` may be read as a model: the question names a size or a
+    model word, the token is followed by a version number ("gema 2"), or the question asks
+    about no ops ("will mixtrl run?"). "¿qué ops le faltan a torchtpu 0.1.1?" is about ops."""
+    if _SIZE_OR_MODEL.search(text) or re.search(rf"(?i)\b{re.escape(token)}[ -]?\d", text):
+        return True
+    return not _OP_WORDS.search(text)
+
+
 def _fuzzy(text: str) -> tuple[str, list[tuple[str, str]]]:
     """`text` with misspelled family words or aliases replaced ("mixtrl" → mixtral, "gema" →
-    gemma), and the (word, reading) pairs replaced: a typo should still find the model."""
+    gemma), and the (word, reading) pairs replaced: a typo should still find the model. An
+    everyday English or Spanish word ("faltan") is never read as a model."""
     import difflib
+
+    from kb.chat import english
 
     words = sorted({fam for _, fam, *_ in _known()} | {a for *_, al, _ in _known() for a in al if " " not in a})
     fixed = []
@@ -142,7 +159,7 @@ def _fuzzy(text: str) -> tuple[str, list[tuple[str, str]]]:
         if len(token) < 4 or token in PLAIN_WORDS or token in words or not token.isalpha():
             continue
         close = difflib.get_close_matches(token, words, n=1, cutoff=0.8)
-        if close:
+        if close and english.fuzzy_allowed(token, close[0]) and _model_ish(text, token):
             fixed.append((token, close[0]))
             out = re.sub(rf"(?i)\b{re.escape(token)}\b", close[0], out)
     return out, fixed

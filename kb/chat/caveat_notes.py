@@ -24,6 +24,8 @@ from kb.store import queries
 _BARE_XLA = re.compile(r"(?<![\w/-])xla(?![\w/-])", re.I)
 _TRN1 = re.compile(r"\b(?:trn1n?|trainium1)\b", re.I)  # "trainium" alone names no generation
 _OP_ANSWERS = ("op", "compare", "ops_by_status", "caveat", "family")
+# A model question on trn1 gets the note too: "does gemma work on trn1?" (r2-29 #5).
+_TRN1_ANSWERS = (*_OP_ANSWERS, "gallery_model", "model")
 
 
 def torchneuron_instances(conn: sqlite3.Connection) -> tuple[str, list[str]] | None:
@@ -44,7 +46,7 @@ def notes(conn: sqlite3.Connection, q: Question, ents: Entities, intent: str) ->
     es = ents.language == "es"
     out: list[str] = []
     targets = q.target_names()
-    if intent in _OP_ANSWERS and "neuron" in targets and _TRN1.search(ents.english) \
+    if intent in _TRN1_ANSWERS and "neuron" in targets and _TRN1.search(ents.english) \
             and not {"trn2", "trn3"} & set(ents.instances):
         card = torchneuron_instances(conn)
         if card and "trn1" not in [f.lower() for f in card[1]]:

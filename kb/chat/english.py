@@ -25,6 +25,13 @@ COMMON_ENGLISH = frozenset("""
 many much more most few fewer least lot lots number count counts total amount several
 mine modes views sorts sets takes splits rounds signs copies values traces stacks ranges
 tensor tensors model models layer layers thing things way ways kind kinds type types part parts
+compile compiled compiles compiling compilation compilar compilado compilada
+""".split())
+
+# Everyday Spanish words of questions ("¿qué ops le faltan...?"): never a misspelled op or model.
+COMMON_SPANISH = frozenset("""
+falta faltan faltaria tiene tienen hace hacen puede pueden quiero queda quedan sale salen corre corren
+anda andan jala jalan sirve sirven tengo tenemos hay cual cuales cuando donde como porque modo
 """.split())
 
 # "is where supported on tpu?", "does sort run on neuron", "can I use view on trn2?": the word right
@@ -50,7 +57,7 @@ def may_be_op(word: str, text: str) -> bool:
     """Whether a plain (unmarked) word of `text` may be read as an op name: always, unless it
     is an everyday English word, which is an op only as the question's subject."""
     lower = word.lower()
-    if lower in COMMON_ENGLISH:
+    if lower in COMMON_ENGLISH or lower in COMMON_SPANISH:
         return False
     return lower not in ENGLISH_OPS or subject(text) == lower
 
@@ -58,4 +65,5 @@ def may_be_op(word: str, text: str) -> bool:
 def fuzzy_allowed(word: str, fixed: str) -> bool:
     """A typo correction word → fixed is made only between words that are not everyday
     English on either side (many → any, modes → mode are refused)."""
-    return word.lower() not in COMMON_ENGLISH | ENGLISH_OPS and fixed.lower() not in ENGLISH_OPS
+    return (word.lower() not in COMMON_ENGLISH | COMMON_SPANISH | ENGLISH_OPS
+            and fixed.lower() not in ENGLISH_OPS)

@@ -30,6 +30,7 @@ un una lo se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta 
 compatibles operadores operador mientras ya deja dejan servir cae caen sale salen
 en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
+le les faltan faltaria oye jala jalan porfa neta chido
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -49,7 +50,10 @@ def language(text: str) -> str:
         return "es"
     spanish = sum(1 for w in words if w in _SPANISH)
     english = sum(1 for w in words if w in _ENGLISH_HINTS)
-    return "es" if spanish >= 2 and spanish > english else "en"
+    if spanish >= 2 and spanish > english:
+        return "es"
+    # "nn.MultiheadAttention en tpu 0.1.1": Spanish "en" before a target, and no English word (r2-29 #13)
+    return "es" if english == 0 and re.search(r"\ben\s+(?:la\s+)?(?:tpu|neuron|trn\d|trainium|inf\d)", fold(text).lower()) else "en"
 
 
 # ---------------------------------------------------------------- Spanish → the reader's English
@@ -66,7 +70,9 @@ _ES_OPENINGS = [
     (r"^\s*(?:funciona|funcionan|funsiona|funsionan|funcina|corre|corren|anda|andan|se ejecuta|se ejecutan|ejecuta)\s+"
      r"(.+?)\s+(?:en|sobre|con)\s+", r"does \1 run on "),
     (r"^\s*(?:funcionara|correra)\s+(.+?)\s+(?:en|sobre)\s+", r"will \1 run on "),
-    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:va|van|anda|andan)(?:\s+bien)?\s+(?:en|sobre)\s+", r"does \1 run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:se\s+)?(?:cae|caen|hace fallback)\s+(?:a|al|en)\s+(?:la\s+)?cpu\s+(?:en|sobre)\s+",
+     r"does \1 fall back to cpu on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:va|van|anda|andan|jala|jalan)(?:\s+bien)?\s+(?:en|sobre)\s+", r"does \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:en|sobre)\s+(?:la\s+|el\s+)?(\S+)\s+(?:funciona|funcionan|corre|corren|anda|andan)"
      r"\s*\??\s*$", r"does \1 run on \2?"),
     (r"^\s*(?:puedo|podemos|se puede)\s+(?:usar|ejecutar|correr)\s+(.+?)\s+(?:en|sobre)\s+", r"can i use \1 on "),
@@ -80,6 +86,7 @@ _ES_OPENINGS = [
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funcionara|correra)\s+(?:en|sobre)\s+", r"will \1 run on "),
 ]
 _ES_PHRASES = [
+    (r"(?:le |les )?(?:faltan|falta) (?:a|en)", "are unsupported on"),  # "qué ops le faltan a torchtpu 0.1.1"
     (r"cuanto (?:cuesta|cuestan|sale|salen|costaria)", "how much does it cost"),
     (r"(?:precio|costo|coste) por millon de tokens", "price per million tokens"),
     (r"por (?:cada )?millon de tokens", "per million tokens"),
@@ -148,8 +155,9 @@ _ES_WORDS = {
     "segundo": "second", "por": "per", "al": "at", "dolares": "usd", "anos": "years", "meses": "months",
     "dias": "days", "modo": "mode", "kernels": "kernels", "sigue": "still", "todavia": "still", "aun": "still",
     "ultima": "last", "ultimo": "last", "ayuda": "help", "hola": "hello", "instancia": "instance", "instancias": "instances",
+    "jala": "runs", "jalan": "run", "faltan": "lacks", "falta": "lacks", "q": "what",
 }
-_ES_DROP = frozenset("el la los las lo un una unos unas se me le les nos te ya mientras tambien pero si".split())
+_ES_DROP = frozenset("el la los las lo un una unos unas se me le les nos te ya mientras tambien pero si oye porfa".split())
 _PIECE = re.compile(r"\S+")
 _EDGE = re.compile(r"^([^\w$€£¥`]*)(.*?)([?!.,;:)]*)$", re.S)
 
@@ -184,12 +192,12 @@ def to_english(text: str) -> str:
 CURRENCY_WORDS = {
     "usd": "USD", "us$": "USD", "$": "USD", "dollar": "USD", "dollars": "USD", "dolar": "USD", "dolares": "USD",
     "eur": "EUR", "€": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP", "£": "GBP", "pound": "GBP",
-    "pounds": "GBP", "libras": "GBP", "jpy": "JPY", "¥": "JPY", "yen": "JPY", "mxn": "MXN", "pesos": "MXN",
+    "pounds": "GBP", "libras": "GBP", "jpy": "JPY", "¥": "JPY", "yen": "JPY", "yenes": "JPY", "mxn": "MXN", "pesos": "MXN",
     "cad": "CAD", "aud": "AUD", "chf": "CHF", "inr": "INR", "brl": "BRL", "reales": "BRL", "ars": "ARS", "clp": "CLP",
     "cop": "COP",
 }
-_NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:\s?[kKmM](?![a-zA-Z]))?"
-_CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen|pesos|reales)"
+_NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:[eE]\+?\d{1,2}(?!\w))?(?:\s?[kKmM](?![a-zA-Z]))?"
+_CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen(?:es)?|pesos|reales)"
 _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
@@ -244,6 +252,9 @@ def number(text: str, lang: str = "en") -> Decimal | None:
     """A number as people write it: 7.5, 7,5 (Spanish decimal comma), 1,800 / 1.800 (thousands:
     a separator followed by exactly three digits), 1.8k, 2M."""
     raw = text.strip().replace(" ", "")
+    if re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]\+?\d{1,2}", raw):  # 1e3, 1.5e3: scientific, as written
+        value = Decimal(raw)
+        return value.quantize(Decimal(1)) if value == value.to_integral_value() else value
     scale = 1
     if raw[-1:].lower() in ("k", "m"):
         scale = _SCALES[raw[-1].lower()]
@@ -295,6 +306,10 @@ class Entities:
 
 
 def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amount]]:
+    """Prices, throughputs and token counts of a question. A decimal comma anywhere ("7,5 €")
+    makes "1.800" a thousands group, as in Spanish (r2-29 #11)."""
+    if re.search(r"(?<![\d.,])\d{1,6},\d{1,2}(?![\d.,])", text):
+        lang = "es"
     prices: list[Amount] = []
     taken: list[tuple[int, int]] = []
     for pattern in (_PRICE_AFTER, _PRICE_BEFORE):
@@ -367,7 +382,9 @@ CUES = {
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"
-              r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b",
+              r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b"
+              # "eager vs compile: which one falls back to CPU?" (r2-29 #4): the modes compared, no op
+              r"|\b(?:eager|compile)\s*(?:vs\.?|versus|or)\s*(?:torch\.)?(?:eager|compile)\b(?=.*\bfalls? ?back\b)",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b",
     "eager": r"\beager\b",
@@ -385,10 +402,15 @@ _SPOKEN_NAMES = [(re.compile(r"\bscaled[ -]dot[ -]product[ -]attention\b(?!\()",
                  (re.compile(r"(?<![\w.])multi[ -]?head(?:ed)?[ -]attention\b", re.I), "nn.MultiheadAttention")]
 
 
+# A platform version written with a decimal comma ("python 3,11", "ubuntu 22,04").
+_VERSION_COMMA = re.compile(r"(?i)\b(python|py|ubuntu|pytorch|torch)\s*(\d{1,2}),(\d{1,2})\b")
+
+
 def extract(text: str) -> Entities:
     """Everything of the above a question names, with its English reading."""
     lang = language(text)
     english = to_english(text) if lang == "es" else text
+    english = _VERSION_COMMA.sub(r"\1 \2.\3", english)  # "python 3,11" is Python 3.11, not Python 3 (r2-29 #1)
     for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention
         english = pattern.sub(name, english)
     found = Entities(language=lang, english=english)

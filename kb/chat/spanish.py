@@ -40,6 +40,13 @@ PHRASES: list[tuple[str, str]] = [
     ("the KB has no evidence for this op there", "el KB no tiene evidencia de este op ahí"),
     ("the KB has no evidence for that", "el KB no tiene evidencia de eso"),
     ("would settle it", "lo resolvería"), ("details below", "detalles abajo"),
+    ("for every overload and version shown", "en cada sobrecarga y versión mostrada"),
+    ("**Already ended", "**Ya terminó"), ("**Presumably already ended", "**Presumiblemente ya terminó"), ("No end date stated; the earliest date in this answer:",
+                                           "Sin fecha de fin declarada; la primera fecha de la respuesta:"),
+    ("No end date stated", "Sin fecha de fin declarada"), ("presumably supported now", "presumiblemente soportado hoy"),
+    ("probably supported now", "probablemente soportado hoy"), ("in maintenance mode now", "en modo de mantenimiento hoy"),
+    ("presumably not supported now", "presumiblemente no soportado hoy"), ("not supported now", "no soportado hoy"),
+    ("supported for now", "soportado por ahora"), ("supported now", "soportado hoy"), ("partly ended", "terminado en parte"),
     ("where the KB has evidence", "donde el KB tiene evidencia"),
     ("**It runs on", "**Se ejecuta en"), ("runs on", "se ejecuta en"), ("runs as", "se ejecuta como"), ("and its leaves run on the device",
                                                                   "y sus hojas se ejecutan en el dispositivo"),
@@ -154,6 +161,7 @@ PHRASES += [
 PATTERNS = [(re.compile(r"; (\d+(?:\.\d+)*)'s is presumed:"), r"; se presume la de \1:"),(re.compile(r"\b(\d[\d,]*) of its (\d[\d,]*)\b"), r"\1 de sus \2"),
             (re.compile(r"\b(\d[\d,]*) of (\d[\d,]*)\b"), r"\1 de \2"),
             (re.compile(r"\bends (\d+) things?\b"), r"termina \1 cosas"),
+            (re.compile(r"\b([A-Z][\w-]*(?: [A-Z][\w-]*)? \d+(?:\.\d+)*)'s fin de vida propio"), r"fin de vida propio de \1"),
             (re.compile(r" on (\d{4}-\d{2}(?:-\d{2})?)\b"), r" el \1"),
             (re.compile(r"\bpublicada (\d+(?:\.\d+)+) el\b"), r"publicada la \1 el")]
 # A link word alone between two code spans ("`neuron` or `tpu`").
@@ -176,11 +184,43 @@ PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(r"`[^`\n]*`|https?://\S+|\[\d+\]")
 
 
-def to_spanish(text: str) -> str:
-    """kb's English sentences in Spanish; code spans, URLs and citations untouched."""
+# Fact and source keys whose strings are quoted from records (kb's own messages are translated).
+_RECORD_KEYS = frozenset("title note notes summary quote statement name source_name".split())
+
+
+def _recorded(result: Answer) -> list[str]:
+    """Text the answer quotes from records (titles, notes: strings of several words in its facts
+    and sources), as recorded and as kb.neutral.markdown escapes it: kept in English as
+    recorded, never half translated by the phrases above (r2-29 #2)."""
+    from kb import neutral
+
+    found: set[str] = set()
+
+    def walk(value: object, key: str = "") -> None:
+        if isinstance(value, str):
+            if key in _RECORD_KEYS and value.count(" ") >= 2 and len(value) <= 2000:
+                found.update((value, neutral.markdown(value)))
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                walk(item, name if isinstance(item, str) else key)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item, key)
+
+    walk(result.facts)
+    walk([s for s in (result.sources or []) if isinstance(s, dict)])
+    return sorted((t for t in found if len(t) >= 12), key=len, reverse=True)
+
+
+def to_spanish(text: str, recorded: list[str] | None = None) -> str:
+    """kb's English sentences in Spanish; code spans, URLs, citations and the `recorded` texts
+    quoted from records untouched."""
     parts = []
     last = 0
-    for m in _PROTECTED.finditer(text):
+    protected = _PROTECTED
+    if recorded:
+        protected = re.compile("|".join([*(re.escape(t) for t in recorded[:200]), _PROTECTED.pattern]))
+    for m in protected.finditer(text):
         parts.append((False, text[last:m.start()]))
         parts.append((True, m.group()))
         last = m.end()
@@ -202,7 +242,7 @@ def to_spanish(text: str) -> str:
 def in_spanish(result: Answer) -> Answer:
     """The same answer, facts and sources, its text in Spanish (kb.chat.answer's language pass)."""
     if result.language != "es":
-        result.text = to_spanish(result.text)
+        result.text = to_spanish(result.text, _recorded(result))
         result.language = "es"
     else:  # written in Spanish by its answer module: only the shared source list is kb's English
         body, sep, sources = result.text.partition("\n\n**Sources**")

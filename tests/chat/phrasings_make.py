@@ -375,6 +375,35 @@ add("platform_eol", "es", "eol", ["Terminó con Neuron 2.27", "Python 3.9"], "an
 add("platform_eol", "en", "eol", ["Ended with Neuron 2.27", "Python 3.9"], "announce", ["when did neuron stop supporting python 3.9?"])
 
 
+# ---------------------------------------------------------------- fresh eyes r2 (report-r2-29): the tester's questions
+add("list", "es", "ops_by_status", ["800", "0.1.1"], TPU_011, ["q ops le faltan a torchtpu 0.1.1"])
+add("op", "es", "op", ["aten::nonzero", "(compile)"], "", ["soporta trn2 el op nonzero en modo compile"])
+add("platform_eol", "es", "eol", ["Python 3.11", "2027-10"], "", ["fin de soporte de python 3,11 en neuron"])
+add("cost", "en", "cost", ["2.31 USD", "0.08333 USD an hour"], COST,
+    ["cost per million tokens at 2 USD per day and 10 tokens/s"])
+add("cost", "es", "cost", ["0,1786 USD la hora"], COST,
+    ["¿cuánto cuesta por millón de tokens a 30 USD por semana y 50 tokens/s?"])
+add("cost", "en", "cost", ["--price-per-hour 5 "], COST,
+    ["how much per million tokens if the instance is 120 USD per day and we get 900 tokens/s?"])
+add("cost", "es", "cost", ["15,43 JPY"], COST, ["precio por millon de tokens a 100 yenes por hora y 1800 tokens/s"])
+add("cost", "en", "cost", ["0.83 USD", "1,000 tokens/s"], COST, ["cost per million tokens for 3 dollars per hour at 1e3 tokens/s"])
+add("cost", "en", "cost", ["1.16 EUR", "1,800 tokens/s"], COST, ["cost per million at 7,5 € la hora and 1.800 tokens/s"])
+add("op", "en", "op", ["**It runs on tpu, though not as one kernel**", "aten::cumsum"], TPU_PROBE,
+    ["does torch.cumsum run natively on tpu?"])
+add("op", "en", "op", ["**Presumably yes**", "aten::argmax.out"], SNAPSHOT, ["does aten::argmax fall back to cpu on trainium?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::argmax.out"], SNAPSHOT, ["¿aten::argmax cae a la cpu en trainium?"])
+add("model", "en", "model", ["gemma", "trn1"], "", ["does gemma work on trn1?"], case_insensitive=True)
+add("platform_eol", "en", "eol", ["**No end date stated", "2029-04-01"], "", ["when does ubuntu 24.04 support end on trn2?"])
+add("platform_eol", "en", "eol", ["**Already ended**", "3.11"], "", ["when does Neuron stop supporting Python 3.11?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"], "", ["hasta cuando python 3.12 en neuron"])
+add("feature_eol", "es", "eol", ["**Sin fecha de fin declarada**", "mantenimiento"], NXDI,
+    ["¿hasta cuándo hay soporte de NxD Inference en trn1?"])
+add("op", "es", "op", ["aten::native_layer_norm"], TPU_PROBE, ["oye, la F.layer_norm jala en tpu?"])
+add("op", "es", "op", ["aten::bmm"], "", ["nn.MultiheadAttention en tpu 0.1.1"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["eager vs compile: which one falls back to CPU on TorchTPU?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:

@@ -301,13 +301,15 @@ def test_a_named_op_or_module_wins_the_reading(conn):
 
 
 def test_platform_support_on_neuron_comes_from_neuron_first(conn):
-    """Tester t29 #6/#7: Neuron's own support (2.34 lists Python 3.12-3.14), then the upstream date."""
+    """Tester t29 #6/#7: Neuron's own support (2.34 lists Python 3.12-3.14), then the upstream date;
+    a "when" question gets a date headline, the yes/no in words after it (report r2-29 #14)."""
     a = ask(conn, "when does python 3.11 reach end of support on neuron")
-    assert a["text"].startswith("**No** — Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11")
+    assert a["text"].startswith("**Already ended** — not supported now: Neuron 2.34 supports Python 3.12, 3.13, 3.14, "
+                                "not 3.11")
     b = ask(conn, "which python versions does Neuron 2.34 support?")
     assert b["text"].startswith("Python: **3.12, 3.13, 3.14**") and "3.9" not in b["text"].split("\n")[0]
     c = ask(conn, "¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?")
-    assert c["text"].startswith("**Presumiblemente no**") and "2027-05" in c["text"]
+    assert c["text"].startswith("**Presumiblemente ya terminó**") and "2027-05" in c["text"]
 
 
 def test_sdk_release_questions_answer_the_release(conn):
