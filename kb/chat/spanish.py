@@ -18,7 +18,7 @@ from kb.chat.reply import Answer
 PHRASES: list[tuple[str, str]] = [
     ("**Presumably yes**", "**Presumiblemente sí**"), ("**Presumably no**", "**Presumiblemente no**"),
     ("**Yes, but on the CPU**", "**Sí, pero en la CPU**"), ("**Yes, for now**", "**Sí, por ahora**"),
-    ("**It depends**", "**Depende**"), ("on the version, mode or overload", "de la versión, el modo o la sobrecarga"), ("**Unknown**", "**Desconocido**"), ("**Yes**", "**Sí**"),
+    ("**It depends**", "**Depende**"), ("on the version, mode or overload", "de la versión, el modo o la sobrecarga"), ("**Unknown**", "**Desconocido**"), ("**Yes**", "**Sí**"), ("**Yes, ", "**Sí, "),
     ("**Probably**", "**Probablemente**"), ("**Partly**", "**En parte**"), ("**They differ.**", "**Difieren.**"),
     ("**Same status on all of them.**", "**El mismo estado en todos.**"),
     ("**Not as its own kernel**", "**No como kernel propio**"), ("**Not stated for Neuron", "**No declarado para Neuron"),

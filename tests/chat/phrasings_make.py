@@ -192,7 +192,7 @@ add("op", "es", "op", ["**Sí**", "aten::nonzero"], TPU_PROBE,
      "¿aten::nonzero es nativo en torch_tpu?", "¿funciona torch.nonzero en tpu?"])
 add("op", "es", "op", ["aten::nonzero", "native"], TPU_PROBE, ["¿se puede usar torch.nonzero en tpu?"])
 add("op", "es", "op", ["**Sí**", "aten::silu"], TPU_PROBE, ["¿funciona F.silu en TorchTPU?"])
-add("op", "es", "op", ["**Depende**", "aten::silu"], TPU_PROBE, ["¿funciona aten::silu en tpu v6e?"])
+add("op", "es", "op", ["**Sí**", "aten::silu"], TPU_PROBE, ["¿funciona aten::silu en tpu v6e?"])  # every overload runs (r2 #6)
 add("op", "es", "op", ["aten::add.Tensor", "Se ejecuta en tpu"], TPU_PROBE,
     ["¿es nativo aten::add.Tensor en tpu 0.2.0?", "¿aten::add.Tensor es nativo en v5e?"])
 add("op", "en", "op", ["**Yes**", "aten::nonzero"], TPU_PROBE,
@@ -209,7 +209,7 @@ add("op", "es", "op", ["aten::native_layer_norm", "es un módulo"], "",
 add("op", "es", "op", ["ops se ejecutan en el dispositivo", "es un módulo"], TPU_PROBE,
     ["nn.GRU en tpu funciona?", "funciona nn.GRU en tpu", "¿funciona nn.MultiheadAttention en tpu?"])
 add("op", "es", "op", ["su único op", "en el dispositivo"], TPU_PROBE, ["¿es compatible nn.Embedding con la tpu?"])
-add("op", "es", "op", ["**Depende, inferido**", "de la versión"], TPU_011, ["¿funciona aten::silu en tpu 0.1.1?"])
+add("op", "es", "op", ["**Sí, inferido**", "no una observación de 0.1.1"], TPU_011, ["¿funciona aten::silu en tpu 0.1.1?"])
 add("op", "es", "compare", ["**Difieren.**", "aten::sort"], TPU_PROBE,
     ["compara aten::sort entre tpu y neuron", "comparar aten::sort entre neuron y tpu"])
 add("list", "es", "diff", ["0.1.1 → 0.2.0", "kernels ganados", "perdidos"], TPU_PROBE,
@@ -248,11 +248,16 @@ add("list", "es", "ops_by_status", ["neuron", "2.14.3.1", "fallback"], "",
 # tester t29 (#6, #7, #8): Neuron's own support window for platforms, and SDK release questions
 SDK234 = "release-notes/2.34.0.html"
 add("platform_eol", "en", "eol", ["**No**", "Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11", "2027-10"], SDK234,
-    ["when does python 3.11 reach end of support on neuron", "is python 3.11 still supported on neuron?"])
+    ["is python 3.11 still supported on neuron?"])
+# "when" questions lead with a date or "already ended" (tester r2 #14)
+add("platform_eol", "en", "eol", ["**Already ended**", "Neuron 2.34 supports Python 3.12, 3.13, 3.14, not 3.11",
+                                  "2027-10"], SDK234, ["when does python 3.11 reach end of support on neuron"])
 add("platform_eol", "es", "eol", ["**Sí**", "3.12, 3.13, 3.14"], "", ["¿Python 3.12 sigue soportado?",
                                                                     "¿sigue soportado python 3.13 en neuron?"])
 add("platform_eol", "es", "eol", ["**Presumiblemente no**", "Ubuntu 22.04", "2027-05"], "",
-    ["¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?", "¿sigue soportado ubuntu 22.04 en trainium?"])
+    ["¿sigue soportado ubuntu 22.04 en trainium?"])
+add("platform_eol", "es", "eol", ["**Presumiblemente ya terminó**", "Ubuntu 22.04", "2027-05"], "",
+    ["¿hasta cuándo tiene soporte Ubuntu 22.04 en Neuron?"])
 add("platform_eol", "es", "eol", ["**Presumiblemente sí**", "Ubuntu 24.04"], "", ["ubuntu 24.04 soportado en neuron 2.34?"])
 add("support", "en", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234,
     ["which python versions does Neuron 2.34 support?", "what python versions are supported by neuron 2.34"])
