@@ -214,6 +214,28 @@ def targets_in(text: str) -> list[str]:
     return [t for t, words in TARGET_WORDS.items() if asked & set(words)]
 
 
+def asked_versions(conn, text: str, targets: list[str]) -> tuple[dict[str, str], list[str]]:
+    """({target: backend version} the question names, e.g. "on tpu 0.1.1" or "neuron 2.13.3.0",
+    through the chat's own reading and version grammar (kb.chat.intents, kb.chat.oplookup), and
+    the lines that say a version the KB lacks, so the answer never silently reads the newest."""
+    from kb.chat.intents import read
+    from kb.chat.oplookup import pick_versions
+
+    chosen: dict[str, str] = {}
+    notes: list[str] = []
+    for mention in read(text[:2000]).targets:
+        if not mention.version or mention.target not in targets or mention.target in chosen:
+            continue
+        pick = pick_versions(conn, mention)
+        usable = [v for v in pick.versions if v in pick.with_data] or pick.versions
+        if usable:
+            chosen[mention.target] = usable[-1]  # the newest the spelling stands for
+        else:
+            notes.append(f"(no {markdown(pick.label)} in the KB: the answer below is for the newest "
+                         f"{markdown(mention.target)} version)")
+    return chosen, notes
+
+
 def _gallery_source(entry: dict) -> dict:
     built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
     return {"source_kind": "gallery", "source_name": f"data/gallery census of {entry['model']} (built with {built})",
@@ -225,7 +247,7 @@ def _plural(n: int) -> str:
 
 
 def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sources: Sources, say: dict,
-                 facts: list) -> list[str]:
+                 facts: list, versions: dict | None = None) -> list[str]:
     lines = []
     if not views.census_rows_exist(conn, entry["model"], "inference"):
         reason = (entry["graphs"].get("inference") or {}).get("reason") or "not built"
@@ -234,7 +256,7 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
     gallery_mark = sources.cite(_gallery_source(entry))
     note = ["  " + markdown(entry["note"])] if entry.get("note") else []  # under the first headline, not above it
     for target in targets:
-        rep = views.report(conn, entry["model"], target, None, mode, "inference", lookups)
+        rep = views.report(conn, entry["model"], target, (versions or {}).get(target), mode, "inference", lookups)
         row = views.summary_row(entry, rep)
         where = f"{target} {rep.backend_version or ''}".strip() + f" ({mode})"
         problems = [op for op in rep.ops if op.status in views.PROBLEMS]
@@ -279,9 +301,10 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
     return lines
 
 
-def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sources: Sources, facts: list) -> list[str]:
+def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sources: Sources, facts: list,
+                 versions: dict | None = None) -> list[str]:
     want_full = bool(FULL_WORDS.search(text.lower())) and not re.search(r"\b(cpu|host|fall)", text.lower())
-    result = views.table(conn, targets, None, (mode,), "inference")
+    result = views.table(conn, targets, versions or None, (mode,), "inference")
     lines = []
     for target in targets:
         cells = [r for r in result["rows"] if r["target"] == target]
@@ -347,10 +370,11 @@ def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]
     return lines
 
 
-def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: Sources, facts: list) -> list[str]:
+def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: Sources, facts: list,
+                     versions: dict | None = None) -> list[str]:
     lines = []
     for target in targets:
-        found = views.blockers(conn, target, None, mode, "inference", limit=MAX_LIST)
+        found = views.blockers(conn, target, (versions or {}).get(target), mode, "inference", limit=MAX_LIST)
         where = f"{target} {found['backend_version'] or ''}".strip() + f" ({mode})"
         ops = "; ".join(f"{markdown(r['op'])} {r['status']} ({r['blocks']}: "
                         + ", ".join(markdown(m) for m in r["models"][:3]) + (" …" if r["blocks"] > 3 else "") + ")"
@@ -380,11 +404,13 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
     mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", lowered) else "eager"
     sources = Sources()
     facts: list[dict] = []
+    versions, version_notes = asked_versions(conn, text, targets)
     if named:
         lookups = views.Lookups(conn)
-        lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]]
+        lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]] + version_notes
         for slug in named[:MAX_LIST]:
-            lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts))
+            lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
+                                      versions))
         intent = "gallery_model"
     elif missing:
         lines = _missing_answer(conn, missing, targets, say)
@@ -393,10 +419,10 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
         facts.append({"model": missing, "in_gallery": False})
         intent = "gallery_missing"
     elif _is_list(lowered) and BLOCK_WORDS.search(lowered):
-        lines = _blockers_answer(conn, targets, mode, say, sources, facts)
+        lines = version_notes + _blockers_answer(conn, targets, mode, say, sources, facts, versions)
         intent = "gallery_blockers"
     elif _is_list(lowered):
-        lines = _list_answer(conn, text, targets, mode, say, sources, facts)
+        lines = version_notes + _list_answer(conn, text, targets, mode, say, sources, facts, versions)
         intent = "gallery_list"
     else:
         return None

@@ -123,11 +123,7 @@ def report(conn: sqlite3.Connection, model: str, target: str, version: str | Non
     return rep
 
 
-# Census ops a library swaps per device: transformers 5.23 runs MoE experts through its custom op
-# transformers::grouped_mm_fallback on every device but a TPU, where it calls torch's
-# aten::_grouped_mm (transformers/integrations/moe.py, _can_use_grouped_mm). The census is taken
-# on the meta device, so on tpu the report reads the op the model would call there (t30 #12).
-DEVICE_OPS = {"tpu": {"transformers::grouped_mm_fallback": "aten::_grouped_mm"}}
+DEVICE_OPS = store.DEVICE_OPS  # census op → the op a device calls instead (kb.store.gallery)
 
 
 def device_rows(rows: list[dict], target: str) -> list[dict]:

@@ -1,0 +1,61 @@
+"""The second fresh-eyes report on the gallery (report-r2-30): usage through a `leaf` and
+the device's op, versions in chat model questions, one-line API errors, the issue's own chat
+phrasings, and FLOPs shares that say when some ops' FLOPs are not counted."""
+
+from __future__ import annotations
+
+import json
+
+from kb.store import db
+from kb.store import gallery as store
+
+
+def test_usage_counts_a_single_leaf_and_the_device_op(gallery_kb):
+    conn = db.open_kb(gallery_kb[0])
+    conn.execute("UPDATE support_stored SET effective_via = ? WHERE op = 'aten::gelu' AND target = 'neuron'",
+                 (json.dumps({"leaf": "aten::gelu.leaf_only", "leaves": {"aten::gelu.other": "decomposed"}}),))
+    conn.execute("INSERT INTO gallery_op VALUES ('beta-moe', 'inference', 'transformers::grouped_mm_fallback', "
+                 "'forward', 'bfloat16', NULL, 2, 0, 500, 'bytes', 9)")
+    found = store.usage(conn)
+    assert found["aten::gelu.leaf_only"] == ["beta-moe", "tiny"]  # the named leaf counts (r2-30 #3)
+    assert found["aten::gelu.other"] == ["beta-moe", "tiny"]
+    assert found["aten::_grouped_mm"] == ["beta-moe"]  # on tpu the custom op is aten::_grouped_mm (r2-30 #4)
+    for op in ("aten::gelu.leaf_only", "aten::gelu.other", "aten::_grouped_mm", "aten::linear",
+               "transformers::grouped_mm_fallback"):
+        assert store.used_by(conn, op)["used_by"] == found[op], op  # the one-op path gives the same counts
+
+
+def test_via_leaves_reads_both_spellings_and_ignores_junk():
+    assert store.via_leaves('{"leaf": "a", "leaves": {"b": "x"}}') == {"a", "b"}
+    assert store.via_leaves('{"leaf": "a"}') == {"a"}
+    assert store.via_leaves("not json") == set() and store.via_leaves(None) == set() and store.via_leaves("[1]") == set()
+
+
+def _older_tpu(kb_path: str) -> None:
+    """tpu 0.1.1 beside the fixture's 0.2.0: there aten::gelu is unsupported."""
+    from kb.store import records as rec
+    from kb.store.ingest import ingest_records
+    from tests.conftest import prov
+    from tests.gallery.conftest import TPU_DOC
+
+    conn = db.open_kb(kb_path)
+    ops = [op for op, in conn.execute("SELECT DISTINCT op FROM gallery_op")]
+    conn.close()
+    old = dict(target="tpu", backend_version="0.1.1", provenance=prov(url=TPU_DOC, name="tpu-ops-old"))
+    ingest_records(kb_path, [rec.OpStatus(op=op, status="unsupported" if op == "aten::gelu" else "native", **old)
+                             for op in ops], source_name="gallery-test-old", origin="shipped")
+
+
+def test_a_model_question_uses_the_version_asked(gallery_kb):
+    from kb.chat.answer_gallery import gallery_answer
+
+    _older_tpu(gallery_kb[0])
+    conn = db.open_kb(gallery_kb[0])
+    old = gallery_answer(conn, "will Beta MoE run on tpu 0.1.1?", ["tpu"])
+    assert old.facts[0]["backend_version"] == "0.1.1" and old.text.startswith("**No**") and "0.1.1" in old.text
+    new = gallery_answer(conn, "will Beta MoE run on tpu?", ["tpu"])
+    assert new.facts[0]["backend_version"] == "0.2.0" and new.text.startswith("**Yes**")
+    missing = gallery_answer(conn, "will Beta MoE run on tpu 9.9?", ["tpu"])
+    assert missing.text.startswith("(no ") and "9.9" in missing.text.splitlines()[0]  # said, never silent
+    blockers = gallery_answer(conn, "which ops block the most gallery models on tpu 0.1.1?", ["tpu"])
+    assert blockers.facts[0]["backend_version"] == "0.1.1" and "aten::gelu" in blockers.facts[0]["ops"][0]["op"]
