@@ -57,7 +57,7 @@ TEXT = {
            "none": "No gallery model is named in the question; kb gallery lists them.",
            "list_cpu": "Gallery models that need the CPU (or do not run) on {where}: {models}",
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
-           "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
+           "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
     "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
            "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
                            "(veredictos presumidos de una versión anterior)",
@@ -75,7 +75,7 @@ TEXT = {
            "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
            "list_cpu": "Modelos de la galería que necesitan la CPU (o no corren) en {where}: {models}",
            "list_full": "Modelos de la galería que corren enteros en el dispositivo en {where}: {models}",
-           "nobody": "ninguno", "more": " y {n} más", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
+           "models": "La galería tiene {n} modelos: {models}", "nobody": "ninguno", "more": " y {n} más", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
 }
 
 
@@ -330,12 +330,41 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
 
 BLOCK_WORDS = re.compile(r"\b(blocks?|blocking|blockers?|bloquea\w*|keeps? .* off)\b")
 GALLERY_WORD = re.compile(r"\b(gallery|galer[ií]a)\b")
+# "the 10 gaps that block the most models on neuron": the blockers, asked without which/what (r2-30 #6)
+GAPS_QUESTION = re.compile(r"\b(gaps?|ops?|operators?|operadores|huecos?)\b.*\b(block|blocks|blocking|bloquea\w*)\b"
+                           r".*\b(models?|modelos?)\b")
+# "what models are in the gallery?": the gallery's own list, not a verdict (r2-30 #6)
+MODELS_QUESTION = re.compile(r"\b(what|which|list|cu[aá]les|qu[eé])\b.*\b(models?|modelos?)\b.*"
+                             r"\b(in|on|of|en|de) (the |la )?(gallery|galer[ií]a)\b|\blist (the )?gallery\b")
+VERDICT_WORDS = re.compile(r"\b(run|runs|work|works|corren?|funcionan?|block\w*|bloquea\w*)\b")
 
 
 def _is_list(lowered: str) -> bool:
-    return bool(GALLERY_WORD.search(lowered) or LIST_QUESTION.search(lowered) and (
+    return bool(GALLERY_WORD.search(lowered) or GAPS_QUESTION.search(lowered) or LIST_QUESTION.search(lowered) and (
         CPU_WORDS.search(lowered) or FULL_WORDS.search(lowered) or BLOCK_WORDS.search(lowered)
         or re.search(r"\b(popular|populares|run|runs|corren?|work)\b", lowered)))
+
+
+def _is_models_list(lowered: str) -> bool:
+    return bool(MODELS_QUESTION.search(lowered)) and not (
+        CPU_WORDS.search(lowered) or FULL_WORDS.search(lowered) or VERDICT_WORDS.search(lowered))
+
+
+def _models_answer(conn, say: dict, sources: Sources, facts: list) -> list[str]:
+    """Every gallery model by name, with the count: the list the gallery ships."""
+    entries = views.models(conn)
+    names = ", ".join(markdown(e["name"]) for e in entries)
+    facts.append({"models": [e["model"] for e in entries], "count": len(entries)})
+    sources.cite({"source_kind": "gallery", "source_name": "data/gallery models (the gallery's list)",
+                  "source_url": "data/gallery/models.jsonl"})
+    return [say["models"].format(n=len(entries), models=names)]
+
+
+def _limit(lowered: str) -> int:
+    """"the 10 gaps": how many blockers the question asks for (at most 50; else the list's own length)."""
+    found = re.search(r"\b(?:the |top |los |las )?(\d{1,3}) (?:gaps?|ops?|operators?|operadores|huecos?|blockers?)\b",
+                      lowered)
+    return max(1, min(int(found.group(1)), 50)) if found else MAX_LIST
 
 
 def gallery_score(text: str) -> int:
@@ -371,10 +400,10 @@ def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]
 
 
 def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: Sources, facts: list,
-                     versions: dict | None = None) -> list[str]:
+                     versions: dict | None = None, limit: int = MAX_LIST) -> list[str]:
     lines = []
     for target in targets:
-        found = views.blockers(conn, target, (versions or {}).get(target), mode, "inference", limit=MAX_LIST)
+        found = views.blockers(conn, target, (versions or {}).get(target), mode, "inference", limit=limit)
         where = f"{target} {found['backend_version'] or ''}".strip() + f" ({mode})"
         ops = "; ".join(f"{markdown(r['op'])} {r['status']} ({r['blocks']}: "
                         + ", ".join(markdown(m) for m in r["models"][:3]) + (" …" if r["blocks"] > 3 else "") + ")"
@@ -418,8 +447,11 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
                       "source_url": "data/gallery/models.jsonl"})
         facts.append({"model": missing, "in_gallery": False})
         intent = "gallery_missing"
+    elif _is_models_list(lowered):
+        lines = _models_answer(conn, say, sources, facts)
+        intent = "gallery_models"
     elif _is_list(lowered) and BLOCK_WORDS.search(lowered):
-        lines = version_notes + _blockers_answer(conn, targets, mode, say, sources, facts, versions)
+        lines = version_notes + _blockers_answer(conn, targets, mode, say, sources, facts, versions, _limit(lowered))
         intent = "gallery_blockers"
     elif _is_list(lowered):
         lines = version_notes + _list_answer(conn, text, targets, mode, say, sources, facts, versions)

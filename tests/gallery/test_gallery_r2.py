@@ -59,3 +59,24 @@ def test_a_model_question_uses_the_version_asked(gallery_kb):
     assert missing.text.startswith("(no ") and "9.9" in missing.text.splitlines()[0]  # said, never silent
     blockers = gallery_answer(conn, "which ops block the most gallery models on tpu 0.1.1?", ["tpu"])
     assert blockers.facts[0]["backend_version"] == "0.1.1" and "aten::gelu" in blockers.facts[0]["ops"][0]["op"]
+
+
+def test_the_issues_own_phrasings_reach_the_gallery(gallery_kb, capsys):
+    from tests.conftest import run_kb
+
+    code, out, err = run_kb(capsys, "ask", "the 10 gaps that block the most models on neuron", "--json")
+    assert code == 0, err
+    found = json.loads(out)
+    assert found["intent"] == "gallery_blockers" and found["facts"][0]["ops"][0]["op"] == "aten::layer_norm"
+    code, out, err = run_kb(capsys, "ask", "what models are in the gallery?", "--json")
+    found = json.loads(out)
+    assert code == 0 and found["intent"] == "gallery_models", err
+    assert found["facts"][0]["count"] == 4 and "Gamma 2B" in found["text"] and "Tiny MLP" in found["text"]
+    assert "data/gallery/models.jsonl" in json.dumps(found["sources"])
+
+
+def test_a_number_of_gaps_is_the_limit():
+    from kb.chat.answer_gallery import _limit
+
+    assert _limit("the 3 gaps that block the most models") == 3 and _limit("the 999 ops that block") == 50
+    assert _limit("which ops block the most models") == 15
