@@ -296,7 +296,7 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
             verdict = to_spanish(verdict)
         lines.append("  " + say["verdict"].format(verdict=verdict))
         facts.append({k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
-                                           "device_call_share", "device_flop_share", "fallback_ops",
+                                           "device_call_share", "device_flop_share", "flops_partial", "fallback_ops",
                                            "unsupported_ops", "unknown_ops", "compile", "basis")})
     return lines
 

@@ -13,8 +13,8 @@ def page(conn, model: str | None, target: str | None, mode: str) -> dict:
         result = views.table(conn, targets, None, (mode,))
         for row in result["rows"]:  # the page shows what the CLI shows: never 100.0% beside a fallback
             row["device_call_pct"], row["device_flop_pct"] = views.pct(row["device_call_share"]), \
-                views.pct(row["device_flop_share"])
-        return {"kind": "table", **result}
+                views.flop_pct(row)
+        return {"kind": "table", **result, "flops_footnote": views.flops_footnote(result["rows"])}
     entry = views.model_entry(conn, model)
     lookups = views.Lookups(conn)
     reports = []

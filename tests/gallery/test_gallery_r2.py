@@ -80,3 +80,27 @@ def test_a_number_of_gaps_is_the_limit():
 
     assert _limit("the 3 gaps that block the most models") == 3 and _limit("the 999 ops that block") == 50
     assert _limit("which ops block the most models") == 15
+
+
+def test_a_flops_share_without_the_experts_flops_is_partial(gallery_kb, capsys):
+    from kb.check.work import holds_uncounted_compute
+    from kb.gallery import views
+    from tests.conftest import run_kb
+
+    assert holds_uncounted_compute("transformers::grouped_mm_fallback") and holds_uncounted_compute("aten::_grouped_mm")
+    assert not holds_uncounted_compute("aten::cat") and not holds_uncounted_compute("aten::linear")
+    conn = db.open_kb(gallery_kb[0])
+    conn.execute("INSERT INTO gallery_op VALUES ('beta-moe', 'inference', 'transformers::grouped_mm_fallback', "
+                 "'forward', 'bfloat16', NULL, 2, 0, 500, 'bytes', 9)")
+    conn.commit()
+    for target in ("neuron", "tpu"):  # on tpu it reads as aten::_grouped_mm, also without a FLOP formula
+        row = views.summary_row(views.model_entry(conn, "beta-moe"), views.report(conn, "beta-moe", target))
+        assert row["flops_partial"] and views.flop_pct(row).endswith("*"), target
+    plain = views.summary_row(views.model_entry(conn, "alpha-7b"), views.report(conn, "alpha-7b", "tpu"))
+    assert not plain["flops_partial"] and views.flop_pct(plain) == "100.0%"
+    code, out, err = run_kb(capsys, "gallery", "-t", "tpu")
+    assert code == 0 and "100.0%*" in out and "* FLOPs of 1 op not counted" in out, err
+    code, out, _ = run_kb(capsys, "gallery", "beta-moe", "-t", "tpu")
+    assert "of the counted FLOPs" in out and "100% of FLOPs" not in out
+    code, out, _ = run_kb(capsys, "gallery", "-t", "tpu", "--json")
+    assert {r["model"]: r["flops_partial"] for r in json.loads(out)["rows"]}["beta-moe"] is True
