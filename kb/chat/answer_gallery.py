@@ -415,9 +415,12 @@ def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: So
     return lines
 
 
-def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang: str = "en") -> Answer | None:
+def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang: str = "en",
+                   versions: dict | None = None) -> Answer | None:
     """The answer to a model question from the gallery, or None when the question names no
-    gallery model (nor one it lacks) and asks for no list of models."""
+    gallery model (nor one it lacks) and asks for no list of models. `versions`: {target:
+    backend version} given apart from the text (the MCP tool's TARGET=VERSION); else the
+    versions the question names."""
     say = TEXT.get(lang, TEXT["en"])
     if not views.models(conn):
         return None
@@ -433,7 +436,8 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
     mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", lowered) else "eager"
     sources = Sources()
     facts: list[dict] = []
-    versions, version_notes = asked_versions(conn, text, targets)
+    found_versions, version_notes = asked_versions(conn, text, targets)
+    versions = {**found_versions, **(versions or {})}
     if named:
         lookups = views.Lookups(conn)
         lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]] + version_notes

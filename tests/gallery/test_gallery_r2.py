@@ -104,3 +104,20 @@ def test_a_flops_share_without_the_experts_flops_is_partial(gallery_kb, capsys):
     assert "of the counted FLOPs" in out and "100% of FLOPs" not in out
     code, out, _ = run_kb(capsys, "gallery", "-t", "tpu", "--json")
     assert {r["model"]: r["flops_partial"] for r in json.loads(out)["rows"]}["beta-moe"] is True
+
+
+def test_the_mcp_gallery_tool_takes_target_equals_version(gallery_kb):
+    import pytest
+
+    from kb.chat.mcp_server import gallery_data
+    from kb.errors import KBError
+
+    _older_tpu(gallery_kb[0])
+    conn = db.open_kb(gallery_kb[0])
+    one = gallery_data(conn, model="beta-moe", target="tpu=0.1.1")
+    assert one["facts"][0]["backend_version"] == "0.1.1" and one["text"].startswith("**No**")
+    table = gallery_data(conn, target="tpu=0.1.1")
+    assert table["versions"] == {"tpu": "0.1.1"} and {r["backend_version"] for r in table["rows"]} == {"0.1.1"}
+    assert gallery_data(conn, model="beta-moe", target="tpu")["facts"][0]["backend_version"] == "0.2.0"
+    with pytest.raises(KBError, match="9.9"):
+        gallery_data(conn, model="beta-moe", target="tpu=9.9")
