@@ -93,6 +93,9 @@ def gallery_command(
             return emit_json({"graph": graph, "blockers": results, "legend": LEGEND})
         for res in results:
             n = len(res["ops"])
+            if not n:  # "the 0 ops that block..." over an empty table reads as a broken listing (r2-30 #11)
+                typer.echo(f"{res['target']} {res['backend_version']} · {res['mode']}: no op blocks any gallery model")
+                continue
             table(["op", "blocks", "status", "basis", "models"],
                   [[_cut(r["op"]), r["blocks"], r["status"], _basis(r["basis"]),
                     ", ".join(r["models"][:6]) + (" …" if len(r["models"]) > 6 else "")] for r in res["ops"]],

@@ -121,3 +121,11 @@ def test_the_mcp_gallery_tool_takes_target_equals_version(gallery_kb):
     assert gallery_data(conn, model="beta-moe", target="tpu")["facts"][0]["backend_version"] == "0.2.0"
     with pytest.raises(KBError, match="9.9"):
         gallery_data(conn, model="beta-moe", target="tpu=9.9")
+
+
+def test_no_blockers_says_none(gallery_kb, capsys):
+    from tests.conftest import run_kb
+
+    code, out, err = run_kb(capsys, "gallery", "--blockers", "-t", "tpu")  # every op native on tpu 0.2.0
+    assert code == 0, err
+    assert "tpu 0.2.0 · eager: no op blocks any gallery model" in out and "the 0 ops" not in out
