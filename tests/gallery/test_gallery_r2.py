@@ -129,3 +129,15 @@ def test_no_blockers_says_none(gallery_kb, capsys):
     code, out, err = run_kb(capsys, "gallery", "--blockers", "-t", "tpu")  # every op native on tpu 0.2.0
     assert code == 0, err
     assert "tpu 0.2.0 · eager: no op blocks any gallery model" in out and "the 0 ops" not in out
+
+
+def test_the_serve_model_page_marks_each_presumed_verdict(gallery_kb, capsys):
+    from tests.conftest import run_kb
+
+    conn = db.open_kb(gallery_kb[0])
+    conn.execute("UPDATE support_stored SET basis = 'presumed' WHERE target = 'tpu' AND op = 'aten::gelu'")
+    conn.commit()
+    conn.close()
+    code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery/beta-moe?target=tpu")
+    assert code == 0, err
+    assert out.count("presumed ᵖ · ") == 1  # the gelu row only, as kb gallery MODEL marks it (r2-30 #9)
