@@ -141,3 +141,14 @@ def test_the_serve_model_page_marks_each_presumed_verdict(gallery_kb, capsys):
     code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery/beta-moe?target=tpu")
     assert code == 0, err
     assert out.count("presumed ᵖ · ") == 1  # the gelu row only, as kb gallery MODEL marks it (r2-30 #9)
+
+
+def test_the_serve_gallery_pages_take_the_training_graph(gallery_kb, capsys):
+    from tests.conftest import run_kb
+
+    code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery?graph=training")
+    assert code == 0 and "Tiny MLP" in out and "(showing training)" in out, err
+    code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery/tiny?graph=training")
+    assert code == 0 and "(showing training)" in out, err
+    code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery?graph=nope")
+    assert code == 1 and "HTTP 400" in err  # refused, never silently the inference page
