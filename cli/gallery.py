@@ -93,6 +93,9 @@ def gallery_command(
             return emit_json({"graph": graph, "blockers": results, "legend": LEGEND})
         for res in results:
             n = len(res["ops"])
+            if not n:  # "the 0 ops that block..." over an empty table reads as a broken listing (r2-30 #11)
+                typer.echo(f"{res['target']} {res['backend_version']} · {res['mode']}: no op blocks any gallery model")
+                continue
             table(["op", "blocks", "status", "basis", "models"],
                   [[_cut(r["op"]), r["blocks"], r["status"], _basis(r["basis"]),
                     ", ".join(r["models"][:6]) + (" …" if len(r["models"]) > 6 else "")] for r in res["ops"]],
@@ -110,12 +113,16 @@ def gallery_command(
         note("this KB has no gallery (data/gallery is missing or empty)")
         return None
     rows = [[_cut(r["name"]), f"{r['target']} {r['backend_version'] or ''}".strip(), r["mode"],
-             _pct(r["device_call_share"]), _pct(r["device_flop_share"]), _ops(r["fallback_ops"]),
+             _pct(r["device_call_share"]), _pct(r["device_flop_share"]) + ("*" if r.get("flops_partial") else ""),
+             _ops(r["fallback_ops"]),
              _ops(r["unsupported_ops"] + r["unknown_ops"]),
              r["compile"] + (f" ({r['hazards']} hazards)" if r["hazards"] else ""), _basis(r["basis"]),
              "✔" if r["runs_fully"] else "✘"] for r in result["rows"]]
     table(["model", "target", "mode", "calls on device", "FLOPs on device", "fallback", "unsupported/unknown",
            "torch.compile", "basis", "fully on device"], rows, title=f"gallery · {graph} graph", status_column=None)
+    footnote = views.flops_footnote(result["rows"])
+    if footnote:
+        typer.echo(footnote)
     for item in result["baseline"]:
         typer.echo(views.baseline_line(item))
     for item in result["not_built"]:

@@ -57,7 +57,7 @@ TEXT = {
            "none": "No gallery model is named in the question; kb gallery lists them.",
            "list_cpu": "Gallery models that need the CPU (or do not run) on {where}: {models}",
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
-           "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
+           "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
     "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
            "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
                            "(veredictos presumidos de una versión anterior)",
@@ -75,7 +75,7 @@ TEXT = {
            "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
            "list_cpu": "Modelos de la galería que necesitan la CPU (o no corren) en {where}: {models}",
            "list_full": "Modelos de la galería que corren enteros en el dispositivo en {where}: {models}",
-           "nobody": "ninguno", "more": " y {n} más", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
+           "models": "La galería tiene {n} modelos: {models}", "nobody": "ninguno", "more": " y {n} más", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
 }
 
 
@@ -231,6 +231,28 @@ def targets_in(text: str) -> list[str]:
     return [t for t, words in TARGET_WORDS.items() if asked & set(words)]
 
 
+def asked_versions(conn, text: str, targets: list[str]) -> tuple[dict[str, str], list[str]]:
+    """({target: backend version} the question names, e.g. "on tpu 0.1.1" or "neuron 2.13.3.0",
+    through the chat's own reading and version grammar (kb.chat.intents, kb.chat.oplookup), and
+    the lines that say a version the KB lacks, so the answer never silently reads the newest."""
+    from kb.chat.intents import read
+    from kb.chat.oplookup import pick_versions
+
+    chosen: dict[str, str] = {}
+    notes: list[str] = []
+    for mention in read(text[:2000]).targets:
+        if not mention.version or mention.target not in targets or mention.target in chosen:
+            continue
+        pick = pick_versions(conn, mention)
+        usable = [v for v in pick.versions if v in pick.with_data] or pick.versions
+        if usable:
+            chosen[mention.target] = usable[-1]  # the newest the spelling stands for
+        else:
+            notes.append(f"(no {markdown(pick.label)} in the KB: the answer below is for the newest "
+                         f"{markdown(mention.target)} version)")
+    return chosen, notes
+
+
 def _gallery_source(entry: dict) -> dict:
     built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
     return {"source_kind": "gallery", "source_name": f"data/gallery census of {entry['model']} (built with {built})",
@@ -242,7 +264,7 @@ def _plural(n: int) -> str:
 
 
 def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sources: Sources, say: dict,
-                 facts: list) -> list[str]:
+                 facts: list, versions: dict | None = None) -> list[str]:
     lines = []
     if not views.census_rows_exist(conn, entry["model"], "inference"):
         reason = (entry["graphs"].get("inference") or {}).get("reason") or "not built"
@@ -251,7 +273,7 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
     gallery_mark = sources.cite(_gallery_source(entry))
     note = ["  " + markdown(entry["note"])] if entry.get("note") else []  # under the first headline, not above it
     for target in targets:
-        rep = views.report(conn, entry["model"], target, None, mode, "inference", lookups)
+        rep = views.report(conn, entry["model"], target, (versions or {}).get(target), mode, "inference", lookups)
         row = views.summary_row(entry, rep)
         where = f"{target} {rep.backend_version or ''}".strip() + f" ({mode})"
         problems = [op for op in rep.ops if op.status in views.PROBLEMS]
@@ -291,14 +313,15 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
             verdict = to_spanish(verdict)
         lines.append("  " + say["verdict"].format(verdict=verdict))
         facts.append({k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
-                                           "device_call_share", "device_flop_share", "fallback_ops",
+                                           "device_call_share", "device_flop_share", "flops_partial", "fallback_ops",
                                            "unsupported_ops", "unknown_ops", "compile", "basis")})
     return lines
 
 
-def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sources: Sources, facts: list) -> list[str]:
+def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sources: Sources, facts: list,
+                 versions: dict | None = None) -> list[str]:
     want_full = bool(FULL_WORDS.search(text.lower())) and not re.search(r"\b(cpu|host|fall)", text.lower())
-    result = views.table(conn, targets, None, (mode,), "inference")
+    result = views.table(conn, targets, versions or None, (mode,), "inference")
     lines = []
     for target in targets:
         cells = [r for r in result["rows"] if r["target"] == target]
@@ -324,12 +347,41 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
 
 BLOCK_WORDS = re.compile(r"\b(blocks?|blocking|blockers?|bloquea\w*|keeps? .* off)\b")
 GALLERY_WORD = re.compile(r"\b(gallery|galer[ií]a)\b")
+# "the 10 gaps that block the most models on neuron": the blockers, asked without which/what (r2-30 #6)
+GAPS_QUESTION = re.compile(r"\b(gaps?|ops?|operators?|operadores|huecos?)\b.*\b(block|blocks|blocking|bloquea\w*)\b"
+                           r".*\b(models?|modelos?)\b")
+# "what models are in the gallery?": the gallery's own list, not a verdict (r2-30 #6)
+MODELS_QUESTION = re.compile(r"\b(what|which|list|cu[aá]les|qu[eé])\b.*\b(models?|modelos?)\b.*"
+                             r"\b(in|on|of|en|de) (the |la )?(gallery|galer[ií]a)\b|\blist (the )?gallery\b")
+VERDICT_WORDS = re.compile(r"\b(run|runs|work|works|corren?|funcionan?|block\w*|bloquea\w*)\b")
 
 
 def _is_list(lowered: str) -> bool:
-    return bool(GALLERY_WORD.search(lowered) or LIST_QUESTION.search(lowered) and (
+    return bool(GALLERY_WORD.search(lowered) or GAPS_QUESTION.search(lowered) or LIST_QUESTION.search(lowered) and (
         CPU_WORDS.search(lowered) or FULL_WORDS.search(lowered) or BLOCK_WORDS.search(lowered)
         or re.search(r"\b(popular|populares|run|runs|corren?|work)\b", lowered)))
+
+
+def _is_models_list(lowered: str) -> bool:
+    return bool(MODELS_QUESTION.search(lowered)) and not (
+        CPU_WORDS.search(lowered) or FULL_WORDS.search(lowered) or VERDICT_WORDS.search(lowered))
+
+
+def _models_answer(conn, say: dict, sources: Sources, facts: list) -> list[str]:
+    """Every gallery model by name, with the count: the list the gallery ships."""
+    entries = views.models(conn)
+    names = ", ".join(markdown(e["name"]) for e in entries)
+    facts.append({"models": [e["model"] for e in entries], "count": len(entries)})
+    sources.cite({"source_kind": "gallery", "source_name": "data/gallery models (the gallery's list)",
+                  "source_url": "data/gallery/models.jsonl"})
+    return [say["models"].format(n=len(entries), models=names)]
+
+
+def _limit(lowered: str) -> int:
+    """"the 10 gaps": how many blockers the question asks for (at most 50; else the list's own length)."""
+    found = re.search(r"\b(?:the |top |los |las )?(\d{1,3}) (?:gaps?|ops?|operators?|operadores|huecos?|blockers?)\b",
+                      lowered)
+    return max(1, min(int(found.group(1)), 50)) if found else MAX_LIST
 
 
 def gallery_score(text: str) -> int:
@@ -364,10 +416,11 @@ def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]
     return lines
 
 
-def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: Sources, facts: list) -> list[str]:
+def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: Sources, facts: list,
+                     versions: dict | None = None, limit: int = MAX_LIST) -> list[str]:
     lines = []
     for target in targets:
-        found = views.blockers(conn, target, None, mode, "inference", limit=MAX_LIST)
+        found = views.blockers(conn, target, (versions or {}).get(target), mode, "inference", limit=limit)
         where = f"{target} {found['backend_version'] or ''}".strip() + f" ({mode})"
         ops = "; ".join(f"{markdown(r['op'])} {r['status']} ({r['blocks']}: "
                         + ", ".join(markdown(m) for m in r["models"][:3]) + (" …" if r["blocks"] > 3 else "") + ")"
@@ -379,9 +432,12 @@ def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: So
     return lines
 
 
-def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang: str = "en") -> Answer | None:
+def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang: str = "en",
+                   versions: dict | None = None) -> Answer | None:
     """The answer to a model question from the gallery, or None when the question names no
-    gallery model (nor one it lacks) and asks for no list of models."""
+    gallery model (nor one it lacks) and asks for no list of models. `versions`: {target:
+    backend version} given apart from the text (the MCP tool's TARGET=VERSION); else the
+    versions the question names."""
     say = TEXT.get(lang, TEXT["en"])
     if not views.models(conn):
         return None
@@ -397,11 +453,14 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
     mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", lowered) else "eager"
     sources = Sources()
     facts: list[dict] = []
+    found_versions, version_notes = asked_versions(conn, text, targets)
+    versions = {**found_versions, **(versions or {})}
     if named:
         lookups = views.Lookups(conn)
-        lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]]
+        lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]] + version_notes
         for slug in named[:MAX_LIST]:
-            lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts))
+            lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
+                                      versions))
         intent = "gallery_model"
     elif missing:
         lines = _missing_answer(conn, missing, targets, say)
@@ -409,11 +468,14 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
                       "source_url": "data/gallery/models.jsonl"})
         facts.append({"model": missing, "in_gallery": False})
         intent = "gallery_missing"
+    elif _is_models_list(lowered):
+        lines = _models_answer(conn, say, sources, facts)
+        intent = "gallery_models"
     elif _is_list(lowered) and BLOCK_WORDS.search(lowered):
-        lines = _blockers_answer(conn, targets, mode, say, sources, facts)
+        lines = version_notes + _blockers_answer(conn, targets, mode, say, sources, facts, versions, _limit(lowered))
         intent = "gallery_blockers"
     elif _is_list(lowered):
-        lines = _list_answer(conn, text, targets, mode, say, sources, facts)
+        lines = version_notes + _list_answer(conn, text, targets, mode, say, sources, facts, versions)
         intent = "gallery_list"
     else:
         return None

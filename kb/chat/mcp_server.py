@@ -293,18 +293,21 @@ def gallery_data(conn, model: str | None = None, target: str | None = None, mode
     a question about models, or the models × targets table with the Baseline line."""
     from kb.chat.answer_gallery import gallery_answer
     from kb.gallery import views
+    from kb.store.targetspec import resolve_versions, split_specs
 
-    targets = [target] if target else list(views.DEFAULT_TARGETS)
+    targets, asked = split_specs([target[:200]]) if target else (list(views.DEFAULT_TARGETS), {})
+    versions = resolve_versions(conn, asked, single=True) if asked else {}  # tpu=0.1.1, the CLI's grammar
     if model or question:
         text = question or f"will {model} run?"
         if model:
             views.model_entry(conn, model)  # an unknown model is a tool error naming the closest
             text = question or f"will {views.model_entry(conn, model)['name']} run"
-        found = gallery_answer(conn, text + (" compile" if mode == "compile" and "compile" not in text else ""), targets)
+        found = gallery_answer(conn, text + (" compile" if mode == "compile" and "compile" not in text else ""), targets,
+                               versions=versions)
         if found is None:
             raise KBError("the question names no gallery model and asks for no list of models (kb gallery lists them)")
         return found.to_dict()
-    result = views.table(conn, targets, None, (mode,))
+    result = views.table(conn, targets, versions or None, (mode,))
     return {"rows": result["rows"], "baseline": result["baseline"], "not_built": result["not_built"],
             "versions": result["versions"], "models": result["models"]}
 
@@ -476,7 +479,8 @@ def build_server(db: str | None = None):
     def gallery_tool(
         model: Annotated[str | None, Field(description="A gallery model (mixtral-8x7b, 'Llama 3.1 70B', gemma-2-9b); "
                                                        "omit for every model")] = None,
-        target: Annotated[str | None, Field(description="neuron or tpu; omit for both")] = None,
+        target: Annotated[str | None, Field(description="neuron or tpu, or TARGET=VERSION (tpu=0.1.1); "
+                                                                 "omit for both")] = None,
         mode: Annotated[str, Field(description="eager or compile")] = "eager",
         question: Annotated[str | None, Field(description="Or a question: 'which popular models need the CPU on "
                                                           "tpu?'", max_length=1000)] = None,

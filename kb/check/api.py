@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb import neutral
 from kb.check.resolve import CheckReport, Lookup
 from kb.errors import KBError
 from kb.vocab import MODES
@@ -337,8 +338,12 @@ def check(model: Any, example_inputs: Any = None, *, targets: Targets = ("neuron
 
     from kb.store.build import notices_to
 
-    traced = trace_model(model, example_inputs, train=train, trust=trust, trust_modules=trust_modules,
-                         timeout=timeout, name=name, progress=progress)
+    try:
+        traced = trace_model(model, example_inputs, train=train, trust=trust, trust_modules=trust_modules,
+                             timeout=timeout, name=name, progress=progress)
+    except KBError as exc:  # the message echoes the user's path: one visible line, as the CLI prints it
+        exc.args = (neutral.terminal(str(exc)),) + exc.args[1:]
+        raise
     make_lookup = lookup or (lambda d, t, v, m: kb_lookup(d, t, v, m, note))
     reports = []
     with notices_to(note):  # the KB's first-use build says so here, not on stderr

@@ -100,6 +100,9 @@ def verdict_sentence(report, compiled: dict) -> str:
         if fallback:
             if flops:
                 share = f"{_pct(work_.get('host_flops', 0) / flops)} of FLOPs"
+                if work_.get("flops_partial"):  # the MoE experts' FLOPs are not in `flops`
+                    n = len(work_.get("flops_uncounted") or [])
+                    share += f" counted; FLOPs of {n} op{'s' if n != 1 else ''} not counted"
             else:  # nothing counted by FLOPs: the byte share says how much
                 nbytes = work_.get("bytes") or 0
                 share = f"no FLOPs counted, {_pct(work_.get('host_bytes', 0) / nbytes if nbytes else 0)} of bytes"

@@ -29,6 +29,7 @@ def fields(report) -> dict:
         "target": report.target,
         "verdict": report.verdict,
         "device_flop_share": report.device_flop_share,
+        "flops_partial": bool((report.work or {}).get("flops_partial")),
         "device_byte_share": report.device_byte_share,
         "host_flops": report.host_flops,
         "estimated_host_ms_low": ms.get("low"),
@@ -91,6 +92,11 @@ def lines(report, suggest: bool = False) -> list[str]:
         listed = ", ".join(_short(o) for o in by_bytes[:6]) + (f" +{len(by_bytes) - 6} more" if len(by_bytes) > 6 else "")
         flops = (f"{_pct(report.device_flop_share)} of FLOPs and " if report.device_flop_share is not None
                  else "no FLOPs counted (bytes only); ")
+        if work.get("flops_partial") and report.device_flop_share is not None:
+            uncounted = work.get("flops_uncounted") or []
+            flops = (f"{_pct(report.device_flop_share)}* of the counted FLOPs (* FLOPs of {len(uncounted)} "
+                     f"op{'s' if len(uncounted) != 1 else ''} not counted: {', '.join(_short(o) for o in uncounted[:3])}) "
+                     "and ")
         out.append(f"  work: {flops}{_pct(report.device_byte_share)} of bytes "
                    f"on the device; {work.get('host_flops', 0):,} FLOPs on the host"
                    + (f" (counted by bytes only: {listed})" if listed else ""))

@@ -204,6 +204,18 @@ def site_work(site: CallSite) -> Work:
     return Work(0, nbytes, "bytes")
 
 
+# Byte-counted ops that may hold most of a model's arithmetic: matmuls without a FLOP formula
+# here (aten::_grouped_mm, the MoE experts) and any non-ATen custom op (transformers::
+# grouped_mm_fallback). With one of them the FLOPs share is partial (r2-30 #2); the other
+# byte-counted ops move data (cat, index, arange) and change no share worth stating.
+UNCOUNTED_COMPUTE = frozenset({"_grouped_mm", "grouped_mm", "_scaled_grouped_mm"})
+
+
+def holds_uncounted_compute(op: str) -> bool:
+    namespace = op.partition("::")[0]
+    return (namespace not in ("aten", "prims", "") and "::" in op) or base_name(op) in UNCOUNTED_COMPUTE
+
+
 # Where a call's work happens, by its resolution's status.
 ON_DEVICE = ("native", "decomposed")
 
@@ -240,6 +252,10 @@ def account(sites: list[CallSite], where: dict[int, str], works: dict[int, Work]
         "flops_counted": bool(flops) or not nbytes,
         "device_byte_share": _share(totals["device"][1], nbytes),
         "counted_by_bytes": sorted(by_bytes),
+        # FLOPs of these ops are not counted and may be most of the model's: the share is of the
+        # counted FLOPs only, and every format marks it partial
+        "flops_uncounted": sorted(op for op in by_bytes if holds_uncounted_compute(op)),
+        "flops_partial": bool(flops) and any(holds_uncounted_compute(op) for op in by_bytes),
         "method": ("FLOPs for matmul/linear/conv/attention/norm/softmax/elementwise/reduction/sort/fft calls from "
                    "their shapes (sort, topk, fft: numel·log2 n; cumsum and reductions: numel; transcendental "
                    "elementwise ops: 4 per element); other ops by bytes only (listed in counted_by_bytes); a "

@@ -123,11 +123,7 @@ def report(conn: sqlite3.Connection, model: str, target: str, version: str | Non
     return rep
 
 
-# Census ops a library swaps per device: transformers 5.23 runs MoE experts through its custom op
-# transformers::grouped_mm_fallback on every device but a TPU, where it calls torch's
-# aten::_grouped_mm (transformers/integrations/moe.py, _can_use_grouped_mm). The census is taken
-# on the meta device, so on tpu the report reads the op the model would call there (t30 #12).
-DEVICE_OPS = {"tpu": {"transformers::grouped_mm_fallback": "aten::_grouped_mm"}}
+DEVICE_OPS = store.DEVICE_OPS  # census op → the op a device calls instead (kb.store.gallery)
 
 
 def device_rows(rows: list[dict], target: str) -> list[dict]:
@@ -189,6 +185,21 @@ def pct(value) -> str:
     return text
 
 
+def flop_pct(row: dict) -> str:
+    """The FLOPs share as shown: marked * when some ops' FLOPs are not counted (MoE experts in a
+    custom op), so that no row claims 100% of a model's FLOPs on the device (r2-30 #2)."""
+    return pct(row["device_flop_share"]) + ("*" if row.get("flops_partial") else "")
+
+
+def flops_footnote(rows: list[dict]) -> str | None:
+    """The footnote under a table with a partial FLOPs share."""
+    partial = sorted({op for r in rows if r.get("flops_partial") for op in r.get("flops_uncounted") or []})
+    if not partial:
+        return None
+    return (f"* FLOPs of {len(partial)} op{'s' if len(partial) != 1 else ''} not counted ({', '.join(partial[:4])}: "
+            "counted by bytes only); the share is of the counted FLOPs")
+
+
 def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
     """One cell of the gallery table: a model on one target × version × mode."""
     return {
@@ -196,6 +207,8 @@ def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
         "target": rep.target, "backend_version": rep.backend_version, "mode": rep.mode,
         "calls": rep.call_sites, "device_call_share": call_share(rep),
         "device_flop_share": rep.device_flop_share,
+        "flops_partial": bool((rep.work or {}).get("flops_partial")),  # some ops' FLOPs not counted (r2-30 #2)
+        "flops_uncounted": list((rep.work or {}).get("flops_uncounted") or []),
         "fallback_ops": [op.op for op in rep.ops if op.status == "fallback"],
         "unsupported_ops": [op.op for op in rep.ops if op.status in ("unsupported", "crash", "timeout")],
         "unknown_ops": [op.op for op in rep.ops if op.status == "unknown"],

@@ -389,21 +389,21 @@ async def eol_page_view(datasette, request):
 # ---------------------------------------------------------------- the model gallery (kb.gallery)
 
 
-def _gallery(path: str, model: str | None, target: str | None, mode: str) -> dict[str, Any]:
+def _gallery(path: str, model: str | None, target: str | None, mode: str, graph: str = "inference") -> dict[str, Any]:
     import sqlite3
 
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     try:
         limit_connection(conn)
-        return PROVIDERS["gallery"](conn, model, target, mode)
+        return PROVIDERS["gallery"](conn, model, target, mode, graph)
     finally:
         conn.close()
 
 
 async def gallery_page_view(datasette, request):
     """`/-/gallery`: models × targets with the Baseline line; `/-/gallery/MODEL`: one model's
-    kb check report of its census, per target (`?mode=compile`, `?target=tpu`)."""
+    kb check report of its census, per target (`?mode=compile`, `?target=tpu`, `?graph=training`)."""
     import asyncio
     from urllib.parse import unquote
 
@@ -414,20 +414,24 @@ async def gallery_page_view(datasette, request):
     model = unquote(request.url_vars.get("model") or "").strip()[:100] or None  # "Mixtral%208x7B" is a name
     mode = request.args.get("mode") or "eager"
     target = (request.args.get("target") or "").strip()[:40] or None
+    graph = request.args.get("graph") or "inference"
     context: dict[str, Any] = {"model": model, "mode": mode if mode in ("eager", "compile") else "eager",
-                               "target": target, "result": None, "error": None, "status": status_html,
+                               "target": target, "graph": graph if graph in ("inference", "training") else "inference",
+                               "result": None, "error": None, "status": status_html,
                                "legend": LEGEND_HTML}
     code = 200
-    unknown = sorted(set(request.args.keys()) - {"mode", "target"})
-    if mode not in ("eager", "compile") or unknown:  # refused, never silently another page (t30 #15)
-        context["error"], code = (f"unknown parameter {unknown[0][:40]!r} (the pages take mode and target)" if unknown
-                                  else f"mode {mode[:40]!r}: expected eager or compile"), 400
+    unknown = sorted(set(request.args.keys()) - {"mode", "target", "graph"})
+    if mode not in ("eager", "compile") or graph not in ("inference", "training") or unknown:  # refused (t30 #15)
+        context["error"], code = (f"unknown parameter {unknown[0][:40]!r} (the pages take mode, target and graph)"
+                                  if unknown else f"mode {mode[:40]!r}: expected eager or compile"
+                                  if mode not in ("eager", "compile") else
+                                  f"graph {graph[:40]!r}: expected inference or training"), 400
     elif "gallery" not in PROVIDERS:
         context["error"], code = "gallery pages are served by `kb serve` (kb.gallery is not connected here)", 404
     else:
         try:
             context["result"] = await asyncio.to_thread(_gallery, datasette.get_database(DB_NAME).path, model,
-                                                        target, mode)
+                                                        target, mode, graph)
         except KBError as exc:
             context["error"], code = str(exc), 404
     html = await datasette.render_template("kb_gallery.html", context, request=request)

@@ -163,6 +163,9 @@ def usage(conn: sqlite3.Connection, ops: list[str] | None = None, graph: str = "
         for leaf in via:
             if leaf != op:
                 found.setdefault(leaf, set()).update(direct[op])
+    for source, device_op in _device_swaps():  # the op a device calls in the census op's place
+        if source in direct:
+            found.setdefault(device_op, set()).update(direct[source])
     wanted = set(ops) if ops is not None else None
     return {op: sorted(models) for op, models in sorted(found.items()) if wanted is None or op in wanted}
 
@@ -172,20 +175,39 @@ def _leaf_rows(conn: sqlite3.Connection, ops: list[str]) -> list[tuple[str, dict
     table = "support_stored" if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'support_stored'").fetchone() \
         else "support"
     try:
-        rows = conn.execute(f"SELECT DISTINCT op, effective_via FROM {table} WHERE effective_via LIKE '%\"leaves\": {{%'")
+        rows = conn.execute(f"SELECT DISTINCT op, effective_via FROM {table} WHERE effective_via LIKE '%\"leaf%'")
     except sqlite3.OperationalError:  # an older KB without the column
         return []
     wanted = set(ops)
-    out = []
-    for op, via in rows:
-        if op in wanted:
-            try:
-                leaves = (json.loads(via) or {}).get("leaves") or {}
-            except ValueError:
-                continue
-            if isinstance(leaves, dict):
-                out.append((op, leaves))
+    return [(op, leaves) for op, via in rows if op in wanted and (leaves := via_leaves(via))]
+
+
+def via_leaves(via: str | None) -> set[str]:
+    """The leaf ops one effective_via names: its `leaves` and its single `leaf` (aten::sort on
+    neuron names aten::sort.values_stable only as `leaf`, r2-30 #3); none when unreadable."""
+    try:
+        data = json.loads(via or "null") or {}
+    except ValueError:
+        return set()
+    if not isinstance(data, dict):
+        return set()
+    leaves = data.get("leaves")
+    out = set(leaves) if isinstance(leaves, dict) else set()
+    if isinstance(data.get("leaf"), str):
+        out.add(data["leaf"])
     return out
+
+
+# Census ops a library swaps per device: transformers 5.23 runs MoE experts through its custom op
+# transformers::grouped_mm_fallback on every device but a TPU, where it calls torch's
+# aten::_grouped_mm (transformers/integrations/moe.py, _can_use_grouped_mm). The census is taken
+# on the meta device, so on tpu the report reads the op the model would call there (t30 #12), and
+# usage counts those models as users of the device op (r2-30 #4).
+DEVICE_OPS = {"tpu": {"transformers::grouped_mm_fallback": "aten::_grouped_mm"}}
+
+
+def _device_swaps() -> list[tuple[str, str]]:
+    return sorted({(src, dst) for swap in DEVICE_OPS.values() for src, dst in swap.items()})
 
 
 def used_by(conn: sqlite3.Connection, op: str, graph: str = "inference") -> dict:
@@ -206,12 +228,11 @@ def used_by(conn: sqlite3.Connection, op: str, graph: str = "inference") -> dict
     except sqlite3.OperationalError:  # an older KB without the column
         rows = []
     for parent, via in rows:
-        try:
-            leaves = (json.loads(via) or {}).get("leaves") or {}
-        except ValueError:
-            continue
-        if parent != op and isinstance(leaves, dict) and op in leaves:
+        if parent != op and op in via_leaves(via):
             users.update(model for (model,) in conn.execute(select, (parent, graph)))
+    for source, device_op in _device_swaps():  # on tpu the census's custom op is this op
+        if device_op == op:
+            users.update(model for (model,) in conn.execute(select, (source, graph)))
     return {"op": op, "used_by": sorted(users), "count": len(users), "of": total}
 
 

@@ -127,7 +127,7 @@ def test_serve_gallery_pages_decode_names_keep_the_target_and_refuse_bad_options
     code, out, err = run_kb(capsys, "serve", "--get", "/-/gallery/Alpha%207B?target=tpu&mode=compile")
     assert code == 0, err
     assert "?mode=eager&amp;target=tpu" in out and "tpu 0.2.0 · compile" in out
-    for bad in ("/-/gallery?mode=%3Cb%3Ex%3C/b%3E", "/-/gallery?graph=training"):
+    for bad in ("/-/gallery?mode=%3Cb%3Ex%3C/b%3E", "/-/gallery?graph=nope", "/-/gallery?colour=red"):
         code, out, err = run_kb(capsys, "serve", "--get", bad)
         assert code == 1 and "HTTP 400" in err and "<b>x" not in out, bad
     code, out, _ = run_kb(capsys, "serve", "--get", "/-/gallery")
