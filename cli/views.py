@@ -73,7 +73,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                 table(["sub-op", "status", "runs", "basis"],
                       [[v["op"], v["status"], "" if v["effective_status"] == v["status"] else
                         f"{_symbol(v['effective_status'])} {v['effective_status']}", _basis(v)] for v in t["via"]],
-                      title=f"runs via on {t['target']} {t['newest']} ({len(t['via'])} sub-ops, worst first)")
+                      title=f"runs via, on {t['target']} {t['newest']} ({len(t['via'])} sub-ops, worst first)")
         if entry.get("related"):
             targets = [t["target"] for t in entry["targets"] if t["rows"]] or [t["target"] for t in entry["targets"]]
             table(["related kernel", *targets],
