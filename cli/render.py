@@ -177,30 +177,35 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def _head_words(column: str) -> list[str]:
-    """A header's pieces: it may wrap at spaces and after "/" or "." ("unsupported/",
-    "unknown"; "torch.", "compile")."""
+def _head_words(column: str) -> list[tuple[str, bool]]:
+    """A header's pieces, each with whether it joins the piece before without a space: it
+    may wrap at spaces and after "/" or "." inside a word ("unsupported/", "unknown";
+    "torch.", "compile")."""
     import re
 
-    return [w for w in re.split(r"\s+|(?<=[/.])(?=\w)", column) if w]
+    out = []
+    for word in column.split():
+        out.extend((piece, k > 0) for k, piece in enumerate(p for p in re.split(r"(?<=[/.])(?=\w)", word) if p))
+    return out
 
 
 def _head_width(column: str) -> int:
     """The narrowest a header is without breaking a piece (see _head_words)."""
-    return max((len(w) for w in _head_words(column)), default=len(column))
+    return max((len(w) for w, _ in _head_words(column)), default=len(column))
 
 
 def _wrap_head(column: str, width: int) -> str:
     """`column` in lines of at most `width`, joined at its pieces (a piece longer is split)."""
     lines: list[str] = []
-    for word in _head_words(column):
+    for word, joined in _head_words(column):
+        glue = "" if joined else " "
+        if lines and len(lines[-1]) + len(glue) + len(word) <= width:
+            lines[-1] += glue + word
+            continue
         while len(word) > width:
             lines.append(word[:width])
             word = word[width:]
-        glue = "" if lines and lines[-1].endswith(("/", ".")) else " "
-        if lines and len(lines[-1]) + len(glue) + len(word) <= width:
-            lines[-1] += glue + word
-        elif word:
+        if word:
             lines.append(word)
     return "\n".join(lines) or column
 
@@ -251,23 +256,29 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
                 moved = True
         if not moved:
             done.add(widest)
-    cut_first(FIRST_MIN)
     original = [list(row) for row in cells]
+
+    def wrap(floor: list[int]) -> None:
+        """Wrap the widest column (not the first) one step at a time, down to `floor`."""
+        while excess() > 0:
+            now = widths()
+            open_ = [i for i in range(1, len(now)) if now[i] > floor[i]]
+            if not open_:
+                break
+            widest = max(open_, key=lambda i: now[i])
+            second = max([now[i] for i in range(1, len(now)) if i != widest] + [0])
+            goal = max(floor[widest], now[widest] - excess(), min(second, now[widest] - 1))
+            for row, orig in zip(cells, original):
+                if not isinstance(orig[widest], _Ref) and len(orig[widest]) > goal:
+                    row[widest] = "\n".join(_wrap(orig[widest], goal))
+
+    wrap([max(heads[i], _Ref.width, WRAP_EARLY) for i in range(len(columns))])  # before the name is cut further
+    cut_first(FIRST_MIN)
     floor = [max(heads[i], _Ref.width, WRAP_MIN) for i in range(len(columns))]
     if sum(floor) + _GAP * (len(columns) - 1) > limit:  # too many columns for whole header words
         heads = [min(h, max(_Ref.width, WRAP_MIN)) for h in heads]
         floor = [max(_Ref.width, WRAP_MIN)] * len(columns)
-    while excess() > 0:
-        now = widths()
-        open_ = [i for i in range(1, len(now)) if now[i] > floor[i]]
-        if not open_:
-            break
-        widest = max(open_, key=lambda i: now[i])
-        second = max([now[i] for i in range(1, len(now)) if i != widest] + [0])
-        goal = max(floor[widest], now[widest] - excess(), min(second, now[widest] - 1))
-        for row, orig in zip(cells, original):
-            if not isinstance(orig[widest], _Ref) and len(orig[widest]) > goal:
-                row[widest] = "\n".join(_wrap(orig[widest], goal))
+    wrap(floor)
     numbers: dict[str, int] = {}
     out = []
     for row in cells:
@@ -283,6 +294,7 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
 
 
 WRAP_MIN = 5  # the narrowest a column wraps to
+WRAP_EARLY = 12  # the narrowest one wraps to before the first column is cut to FIRST_MIN
 
 
 def _cell_width(cell: Any) -> int:
