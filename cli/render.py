@@ -102,12 +102,16 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
             row[status_index] = status_label(row[status_index]) if row[status_index] else row[status_index]
     limit = width_limit()
     footnotes: list[str] = []
+    boxed = True
     if limit:
+        # on a terminal rich draws borders (3 columns a cell); a table too wide for them
+        # is drawn without (as the plain one), so the borders never cost a cell its text
+        boxed = _width(columns, rows) + 3 * len(columns) + 1 <= limit
         rows, footnotes = fit(columns, rows, limit, FOOTNOTES_SHOWN + 1)
         columns = _header_lines(columns, rows, limit)
         title = "\n".join(_wrap(title, limit)) if title else title
     if sys.stdout.isatty():
-        _rich_table([c.replace("\n", " ") for c in columns], rows, title, status_index)
+        _rich_table(columns, rows, title, status_index, boxed)
     else:
         _plain_table(columns, rows, title)
     if footnotes:
@@ -391,14 +395,19 @@ def _plain_table(columns: Sequence[str], rows: list[list[str]], title: str | Non
     sys.stdout.write("\n".join(out) + "\n")
 
 
-def _rich_table(columns: Sequence[str], rows: list[list[str]], title: str | None, status_index: int | None) -> None:
+def _rich_table(columns: Sequence[str], rows: list[list[str]], title: str | None, status_index: int | None,
+                boxed: bool = True) -> None:
     """Cells are rich Text objects, never markup strings: `[bold red]x[/]` or a lone `[/]`
     in an op name is shown as written instead of styling the table or raising."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    tbl = Table(title=Text(title) if title else None, header_style="bold")
+    if boxed:
+        tbl = Table(title=Text(title) if title else None, header_style="bold")
+    else:  # as narrow as the plain table: two spaces between columns, no borders
+        tbl = Table(title=Text(title) if title else None, header_style="bold", box=None, pad_edge=False,
+                    padding=(0, 1), show_edge=False)
     for column in columns:
         tbl.add_column(Text(column), overflow="fold")
     for row in rows:
