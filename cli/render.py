@@ -231,8 +231,18 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
     _Ref.width = len(str(first_number + len(distinct))) + 2
     heads = [_head_width(c) for c in columns]
 
+    cache: dict[int, tuple[int, int]] = {}  # column -> (its header floor, its widest cell)
+
+    def column_width(i: int) -> int:
+        if i not in cache or cache[i][0] != heads[i]:
+            cache[i] = (heads[i], max([heads[i]] + [_cell_width(row[i]) for row in cells]))
+        return cache[i][1]
+
     def widths() -> list[int]:
-        return [max([heads[i]] + [_cell_width(row[i]) for row in cells]) for i in range(len(columns))]
+        return [column_width(i) for i in range(len(columns))]
+
+    def changed(i: int) -> None:
+        cache.pop(i, None)
 
     def excess() -> int:
         return sum(widths()) + _GAP * (len(columns) - 1) - limit
@@ -243,6 +253,7 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
             goal = max(floor, heads[0], widths()[0] - over)
             for row in cells:
                 row[0] = _cut(row[0], goal)
+            changed(0)
 
     cut_first(max(FIRST_MIN, int(limit * FIRST_SHARE)))
     done: set[int] = set()
@@ -258,6 +269,7 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
             if not isinstance(row[widest], _Ref) and len(row[widest]) > goal:
                 row[widest] = _Ref(row[widest])
                 moved = True
+        changed(widest)
         if not moved:
             done.add(widest)
     original = [list(row) for row in cells]
@@ -275,6 +287,7 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
             for row, orig in zip(cells, original):
                 if not isinstance(orig[widest], _Ref) and len(orig[widest]) > goal:
                     row[widest] = "\n".join(_wrap(orig[widest], goal))
+            changed(widest)
 
     wrap([max(heads[i], _Ref.width, WRAP_EARLY) for i in range(len(columns))])  # before the name is cut further
     cut_first(FIRST_MIN)
