@@ -183,13 +183,13 @@ def _cut(text: str, width: int) -> str:
 
 def _head_words(column: str) -> list[tuple[str, bool]]:
     """A header's pieces, each with whether it joins the piece before without a space: it
-    may wrap at spaces and after "/" or "." inside a word ("unsupported/", "unknown";
-    "torch.", "compile")."""
+    may wrap at spaces and after "/", ".", "+", "_" or ":" inside a word ("unsupported/",
+    "unknown"; "torch.", "compile"; a version "0.1.0.", "dev0+", "g98154b8"). Cells wrap so too."""
     import re
 
     out = []
     for word in column.split():
-        out.extend((piece, k > 0) for k, piece in enumerate(p for p in re.split(r"(?<=[/.])(?=\w)", word) if p))
+        out.extend((piece, k > 0) for k, piece in enumerate(p for p in re.split(r"(?<=[/.+_:])(?=\w)", word) if p))
     return out
 
 
@@ -286,7 +286,7 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
             goal = max(floor[widest], now[widest] - excess(), min(second, now[widest] - 1))
             for row, orig in zip(cells, original):
                 if not isinstance(orig[widest], _Ref) and len(orig[widest]) > goal:
-                    row[widest] = "\n".join(_wrap(orig[widest], goal))
+                    row[widest] = _wrap_head(orig[widest], goal)  # at spaces, else after . / + _ :
             changed(widest)
 
     wrap([max(heads[i], _Ref.width, WRAP_EARLY) for i in range(len(columns))])  # before the name is cut further
