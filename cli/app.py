@@ -195,10 +195,13 @@ def diff_command(
 
 
 @app.command("targets")
-def targets_command(target: TargetsOption = None, json_out: JsonOption = False, db: DbOption = None) -> None:
+def targets_command(target: TargetsOption = None, json_out: JsonOption = False, db: DbOption = None,
+                    verbose: VerboseOption = False) -> None:
     """The targets kb knows, their versions with data and verdict counts (newest version, or TARGET=VERSION)."""
     from cli.grammar import resolve_versions, split_targets
     from kb.store import queries
+
+    render.VERBOSE = verbose  # the folded basis line, or the per-version note of each target
 
     names, versions = split_targets(target)
     conn = _open(db)

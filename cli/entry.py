@@ -67,6 +67,8 @@ def _open_stdout():
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "cli.render" in sys.modules:  # footnotes number from [1] on each command's page (in-process runs too)
+        sys.modules["cli.render"].FOOTNOTES_SHOWN = 0
     stdout = sys.stdout
     if not isinstance(stdout, _GuardedStdout):
         sys.stdout = _GuardedStdout(_open_stdout())

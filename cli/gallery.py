@@ -56,7 +56,7 @@ def gallery_command(
     verdicts read from the KB now."""
     from cli import render
     from cli.grammar import resolve_versions, split_targets
-    from cli.render import emit_json, note, table
+    from cli.render import emit_json, footer, note, table, wrapped
     from kb.gallery import views
     from kb.store.db import open_kb
     from kb.vocab import MODES
@@ -84,8 +84,8 @@ def gallery_command(
         if json_out:
             return emit_json({"graph": graph, "baseline": rows, "legend": LEGEND})
         for item in rows:
-            typer.echo(views.baseline_line(item))
-        note(LEGEND)
+            typer.echo(wrapped(views.baseline_line(item)))
+        footer(LEGEND)  # on stdout under the table, like every table's legend (t26 r2 #9)
         return None
     if blockers:
         results = [views.blockers(conn, t, versions.get(t), m, graph, limit or 10) for t in targets for m in modes]
@@ -102,7 +102,7 @@ def gallery_command(
                   title=f"{res['target']} {res['backend_version']} · {res['mode']}: the {n} "
                         f"op{'s' if n != 1 else ''} that block{'s' if n == 1 else ''} the most gallery models "
                         f"({res['blocking_ops']} block{'s' if res['blocking_ops'] == 1 else ''} at least one)")
-        note(LEGEND)
+        footer(LEGEND)  # on stdout under the table, like every table's legend (t26 r2 #9)
         return None
     result = views.table(conn, targets, versions, modes, graph)
     if json_out:
@@ -124,13 +124,13 @@ def gallery_command(
     if footnote:
         typer.echo(footnote)
     for item in result["baseline"]:
-        typer.echo(views.baseline_line(item))
+        typer.echo(wrapped(views.baseline_line(item)))
     for item in result["not_built"]:
         from kb.neutral import terminal
 
-        typer.echo(terminal(f"not in the table: {item['name']} — {item['reason'] or 'not built'}"))
-    note("verdicts from the KB now; censuses from data/gallery (kb gallery MODEL: one model's kb check report)")
-    note(LEGEND)
+        typer.echo(wrapped(terminal(f"not in the table: {item['name']} — {item['reason'] or 'not built'}")))
+    footer("verdicts from the KB now; censuses from data/gallery (kb gallery MODEL: one model's kb check report)")
+    footer(LEGEND)  # on stdout under the table, like every table's legend (t26 r2 #9)
     return None
 
 

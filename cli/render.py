@@ -92,6 +92,7 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
     """Print a table; cells in `status_column` get a symbol (and colour on a terminal).
     Every cell and the title are shown neutrally (kb.neutral.terminal): they come from
     model files and records, and must not move the cursor or forge a row."""
+    global FOOTNOTES_SHOWN
     rows = [[terminal(cell) for cell in row] for row in rows]
     columns = [terminal(c) for c in columns]
     title = terminal(title) if title else title
@@ -101,16 +102,28 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
             row[status_index] = status_label(row[status_index]) if row[status_index] else row[status_index]
     limit = width_limit()
     footnotes: list[str] = []
+    boxed = True
     if limit:
-        rows, footnotes = fit(columns, rows, limit)
+        # on a terminal rich draws borders (3 columns a cell); a table too wide for them
+        # is drawn without (as the plain one), so the borders never cost a cell its text
+        boxed = _width(columns, rows) + 3 * len(columns) + 1 <= limit
+        rows, footnotes = fit(columns, rows, limit, FOOTNOTES_SHOWN + 1)
+        columns = _header_lines(columns, rows, limit)
         title = "\n".join(_wrap(title, limit)) if title else title
     if sys.stdout.isatty():
-        _rich_table(columns, rows, title, status_index)
+        _rich_table(columns, rows, title, status_index, boxed)
     else:
         _plain_table(columns, rows, title)
     if footnotes:
-        sys.stdout.write("".join(line + "\n" for n, text in enumerate(footnotes, 1)
+        first = FOOTNOTES_SHOWN + 1
+        FOOTNOTES_SHOWN += len(footnotes)
+        sys.stdout.write("".join(line + "\n" for n, text in enumerate(footnotes, first)
                                  for line in _wrap(f"[{n}] {text}", limit, "    ")))
+
+
+# Footnotes numbered so far this run: a page of two tables numbers on ([18] after [17]),
+# so "[1]" never means two things on one page (t26 r2 #11).
+FOOTNOTES_SHOWN = 0
 
 
 def footer(text: str) -> None:
@@ -120,80 +133,202 @@ def footer(text: str) -> None:
     sys.stdout.write("".join(line + "\n" for line in (_wrap(text, limit, "    ") if limit else [text])))
 
 
-# A cell this long that repeats in the rows of a table is a footnote, not a column.
-FOOTNOTE_REPEATED = 30
 _GAP = 2  # the spaces between plain columns
 
 
 def width_limit() -> int | None:
     """The width a table must fit: COLUMNS when set (also in a pipe: `COLUMNS=120 kb op …`),
-    else the terminal's; None in a pipe without COLUMNS (the table is as wide as its cells,
+    at least MIN_WIDTH; a COLUMNS that is no width (`abc`, `0`, `-5`) is ignored for the
+    terminal's width, or DEFAULT_WIDTH in a pipe (never the unfitted table it was asked to
+    fit, t26 r2 #12). None in a pipe without COLUMNS (the table is as wide as its cells,
     for scripts that cut columns, and --json has everything)."""
     import os
 
-    text = os.environ.get("COLUMNS", "")
-    if text.isdigit() and int(text) >= 40:
-        return int(text)
+    text = os.environ.get("COLUMNS", "").strip()
+    if text.isdigit() and int(text) > 0:
+        return max(MIN_WIDTH, int(text))
     if sys.stdout.isatty():
         import shutil
 
-        return max(40, shutil.get_terminal_size().columns)
-    return None
+        return max(MIN_WIDTH, shutil.get_terminal_size().columns)
+    return DEFAULT_WIDTH if text else None
+
+
+MIN_WIDTH = 40
+DEFAULT_WIDTH = 120
+# A cell shorter than this (a status, basis, version, mode) stays in its row: only longer
+# cells (notes, URLs, long names) become footnotes (t26 r2 #1, #2).
+SHORT_CELL = 20
+# The first column (the row's name) is cut with "…" to no less than this; in the first pass
+# to no less than FIRST_SHARE of the width, before any other cell moves to a footnote.
+FIRST_MIN = 16
+FIRST_SHARE = 0.4
 
 
 class _Ref:
     """A cell moved to the footnotes; numbered in reading order once the table is final."""
 
+    width = 4  # "[nn]"; set per table from the highest number it may use
+
     def __init__(self, text: str):
         self.text = text
 
     def __len__(self) -> int:
-        return 4  # "[nn]"
+        return _Ref.width
 
 
-def fit(columns: Sequence[str], rows: list[list[str]], limit: int) -> tuple[list[list[str]], list[str]]:
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def _head_words(column: str) -> list[tuple[str, bool]]:
+    """A header's pieces, each with whether it joins the piece before without a space: it
+    may wrap at spaces and after "/", ".", "+", "_" or ":" inside a word ("unsupported/",
+    "unknown"; "torch.", "compile"; a version "0.1.0.", "dev0+", "g98154b8"). Cells wrap so too."""
+    import re
+
+    out = []
+    for word in column.split():
+        out.extend((piece, k > 0) for k, piece in enumerate(p for p in re.split(r"(?<=[/.+_:])(?=\w)", word) if p))
+    return out
+
+
+def _head_width(column: str) -> int:
+    """The narrowest a header is without breaking a piece (see _head_words)."""
+    return max((len(w) for w, _ in _head_words(column)), default=len(column))
+
+
+def _wrap_head(column: str, width: int) -> str:
+    """`column` in lines of at most `width`, joined at its pieces (a piece longer is split)."""
+    lines: list[str] = []
+    for word, joined in _head_words(column):
+        glue = "" if joined else " "
+        if lines and len(lines[-1]) + len(glue) + len(word) <= width:
+            lines[-1] += glue + word
+            continue
+        while len(word) > width:
+            lines.append(word[:width])
+            word = word[width:]
+        if word:
+            lines.append(word)
+    return "\n".join(lines) or column
+
+
+def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
+        first_number: int = 1) -> tuple[list[list[str]], list[str]]:
     """(rows, footnotes) so the table fits `limit` columns (a table that fits is left as it
-    is): long cells that repeat in the rows become numbered footnotes first (a note or source shown once, not in every row),
-    then the widest column's longest cells, until the table fits or no column can narrow
-    further (the first column, the row's name, always stays)."""
-    from collections import Counter
-
+    is). In this order, each step only while the table is still too wide: the first column
+    (the row's name) is cut with "…" to FIRST_SHARE of the width (--json has the whole name);
+    long cells (SHORT_CELL or more) of the widest column become numbered footnotes (one
+    number per distinct text, so a note repeated in every row is shown once); the first
+    column is cut to FIRST_MIN; last, the widest columns wrap onto more lines. Short cells
+    (a status, a basis, a version) therefore stay readable in their rows. Footnotes are
+    numbered from `first_number` (numbering goes on across the tables of a page)."""
     cells: list[list[Any]] = [list(row) for row in rows]
     if _width(columns, cells) <= limit:
         return cells, []
-    repeated = Counter(c for row in cells for c in row[1:] if len(c) > FOOTNOTE_REPEATED)
-    for row in cells:
-        for i in range(1, len(row)):
-            if repeated.get(row[i], 0) >= 2:
-                row[i] = _Ref(row[i])
+    distinct = {c for row in cells for c in row[1:] if len(c) >= SHORT_CELL}
+    _Ref.width = len(str(first_number + len(distinct))) + 2
+    heads = [_head_width(c) for c in columns]
+
+    cache: dict[int, tuple[int, int]] = {}  # column -> (its header floor, its widest cell)
+
+    def column_width(i: int) -> int:
+        if i not in cache or cache[i][0] != heads[i]:
+            cache[i] = (heads[i], max([heads[i]] + [_cell_width(row[i]) for row in cells]))
+        return cache[i][1]
+
+    def widths() -> list[int]:
+        return [column_width(i) for i in range(len(columns))]
+
+    def changed(i: int) -> None:
+        cache.pop(i, None)
+
+    def excess() -> int:
+        return sum(widths()) + _GAP * (len(columns) - 1) - limit
+
+    def cut_first(floor: int) -> None:
+        over = excess()
+        if over > 0:
+            goal = max(floor, heads[0], widths()[0] - over)
+            for row in cells:
+                row[0] = _cut(row[0], goal)
+            changed(0)
+
+    cut_first(max(FIRST_MIN, int(limit * FIRST_SHARE)))
     done: set[int] = set()
-    while True:
-        widths = [max([len(c) for c in columns[i:i + 1]] + [len(row[i]) for row in cells]) for i in range(len(columns))]
-        excess = sum(widths) + _GAP * (len(widths) - 1) - limit
-        open_ = [i for i in range(1, len(widths)) if i not in done]
-        if excess <= 0 or not open_:
+    while excess() > 0:
+        now = widths()
+        open_ = [i for i in range(1, len(now)) if i not in done and now[i] >= SHORT_CELL]
+        if not open_:
             break
-        widest = max(open_, key=lambda i: widths[i])
-        goal = max(len(columns[widest]), 4, widths[widest] - excess)
+        widest = max(open_, key=lambda i: now[i])
+        goal = max(heads[widest], SHORT_CELL - 1, now[widest] - excess())
         moved = False
         for row in cells:
             if not isinstance(row[widest], _Ref) and len(row[widest]) > goal:
                 row[widest] = _Ref(row[widest])
                 moved = True
+        changed(widest)
         if not moved:
             done.add(widest)
+    original = [list(row) for row in cells]
+
+    def wrap(floor: list[int]) -> None:
+        """Wrap the widest column (not the first) one step at a time, down to `floor`."""
+        while excess() > 0:
+            now = widths()
+            open_ = [i for i in range(1, len(now)) if now[i] > floor[i]]
+            if not open_:
+                break
+            widest = max(open_, key=lambda i: now[i])
+            second = max([now[i] for i in range(1, len(now)) if i != widest] + [0])
+            goal = max(floor[widest], now[widest] - excess(), min(second, now[widest] - 1))
+            for row, orig in zip(cells, original):
+                if not isinstance(orig[widest], _Ref) and len(orig[widest]) > goal:
+                    row[widest] = _wrap_head(orig[widest], goal)  # at spaces, else after . / + _ :
+            changed(widest)
+
+    wrap([max(heads[i], _Ref.width, WRAP_EARLY) for i in range(len(columns))])  # before the name is cut further
+    cut_first(FIRST_MIN)
+    floor = [max(heads[i], _Ref.width, WRAP_MIN) for i in range(len(columns))]
+    if sum(floor) + _GAP * (len(columns) - 1) > limit:  # too many columns for whole header words
+        heads = [min(h, max(_Ref.width, WRAP_MIN)) for h in heads]
+        floor = [max(_Ref.width, WRAP_MIN)] * len(columns)
+    wrap(floor)
     numbers: dict[str, int] = {}
     out = []
     for row in cells:
         shown = []
         for c in row:
             if isinstance(c, _Ref):
-                n = numbers.setdefault(c.text, len(numbers) + 1)
+                n = numbers.setdefault(c.text, len(numbers) + first_number)
                 shown.append(f"[{n}]")
             else:
                 shown.append(c)
         out.append(shown)
     return out, list(numbers)
+
+
+WRAP_MIN = 5  # the narrowest a column wraps to
+WRAP_EARLY = 12  # the narrowest one wraps to before the first column is cut to FIRST_MIN
+
+
+def _cell_width(cell: Any) -> int:
+    return len(cell) if isinstance(cell, _Ref) else max(len(line) for line in cell.split("\n"))
+
+
+def _header_lines(columns: Sequence[str], rows: list[list[str]], limit: int) -> list[str]:
+    """The headers, each wrapped at spaces to its column's width when the table is too wide
+    for whole headers ("where it runs" over two lines rather than a row too wide)."""
+    full = [max([len(c)] + [_cell_width(r[i]) for r in rows]) for i, c in enumerate(columns)]
+    if sum(full) + _GAP * (len(columns) - 1) <= limit:
+        return list(columns)
+    cells = [max([0] + [_cell_width(r[i]) for r in rows]) for i in range(len(columns))]
+    widths = [max(c, _head_width(h)) for c, h in zip(cells, columns)]
+    if sum(widths) + _GAP * (len(columns) - 1) > limit:  # as fit narrowed them: below whole header words
+        widths = [max(c, min(_head_width(h), WRAP_MIN)) for c, h in zip(cells, columns)]
+    return [_wrap_head(column, width) for column, width in zip(columns, widths)]
 
 
 def shorten(line: str) -> str:
@@ -223,36 +358,69 @@ def _width(columns: Sequence[str], cells: list[list[Any]]) -> int:
 
 
 def _wrap(text: str, limit: int, indent: str = "") -> list[str]:
-    """`text` in lines of at most `limit` characters (a word longer than a line is split)."""
-    import textwrap
-
-    lines = []
+    """`text` in lines of at most `limit` characters (a word longer than a line is split),
+    except a URL: one too long for a line gets a line of its own, unbroken, so it can be
+    copied and clicked (t26 r2 #10)."""
+    lines: list[str] = []
     for part in text.split("\n"):
-        lines.extend(textwrap.wrap(part, limit, subsequent_indent=indent, break_on_hyphens=False) or [""])
+        out: list[str] = []
+        chunk: list[str] = []
+        for word in part.split(" "):
+            if "://" in word and len(word) > limit - len(indent):
+                _flush(out, chunk, limit, indent)
+                out.append((indent if out else "") + word)
+            else:
+                chunk.append(word)
+        _flush(out, chunk, limit, indent)
+        lines.extend(out or [""])
     return lines
 
 
+def _flush(out: list[str], chunk: list[str], limit: int, indent: str) -> None:
+    """Wrap the words in `chunk` onto `out` (the first line of `out` unindented), emptying it."""
+    import textwrap
+
+    if chunk:
+        out.extend(textwrap.wrap(" ".join(chunk), limit, initial_indent=indent if out else "",
+                                 subsequent_indent=indent, break_on_hyphens=False))
+        chunk.clear()
+
+
 def _plain_table(columns: Sequence[str], rows: list[list[str]], title: str | None) -> None:
-    widths = [len(c) for c in columns]
-    for row in rows:
-        widths = [max(w, len(cell)) for w, cell in zip(widths, row)]
+    """Aligned text; a header or cell that `fit` wrapped spans more lines of its row."""
+    heads = [c.split("\n") for c in columns]
+    split = [[cell.split("\n") for cell in row] for row in rows]
+    widths = [max(len(line) for line in h) for h in heads]
+    for row in split:
+        widths = [max([w] + [len(line) for line in cell]) for w, cell in zip(widths, row)]
     out = []
     if title:
         out.append(title)
-    out.append("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+
+    def lines(parts: list[list[str]]) -> None:
+        for k in range(max(len(p) for p in parts)):
+            out.append("  ".join((p[k] if k < len(p) else "").ljust(w) for p, w in zip(parts, widths)).rstrip())
+
+    lines(heads)
     out.append("  ".join("-" * w for w in widths))
-    out.extend("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    for row in split:
+        lines(row)
     sys.stdout.write("\n".join(out) + "\n")
 
 
-def _rich_table(columns: Sequence[str], rows: list[list[str]], title: str | None, status_index: int | None) -> None:
+def _rich_table(columns: Sequence[str], rows: list[list[str]], title: str | None, status_index: int | None,
+                boxed: bool = True) -> None:
     """Cells are rich Text objects, never markup strings: `[bold red]x[/]` or a lone `[/]`
     in an op name is shown as written instead of styling the table or raising."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    tbl = Table(title=Text(title) if title else None, header_style="bold")
+    if boxed:
+        tbl = Table(title=Text(title) if title else None, header_style="bold")
+    else:  # as narrow as the plain table: two spaces between columns, no borders
+        tbl = Table(title=Text(title) if title else None, header_style="bold", box=None, pad_edge=False,
+                    padding=(0, 1), show_edge=False)
     for column in columns:
         tbl.add_column(Text(column), overflow="fold")
     for row in rows:

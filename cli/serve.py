@@ -82,6 +82,26 @@ def serve_command(
     serve.serve(path, host=host, port=port, host_names=host_name or ())
 
 
+REDIRECTS = 5  # --get follows this many redirects within the KB's pages (t26 r2 #7)
+
+
+async def _get_following(ds, path: str):
+    """The page at `path`, a redirect to another of the KB's pages followed (the search box
+    of /-/eol?product=NAME answers with one): a redirect is neither a finding nor a gate."""
+    from urllib.parse import urlsplit
+
+    response = await ds.client.get(path)
+    for _ in range(REDIRECTS):
+        location = response.headers.get("location") or ""
+        if response.status_code not in (301, 302, 303, 307, 308) or not location:
+            break
+        parts = urlsplit(location)
+        if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+            break
+        response = await ds.client.get(parts.path + (f"?{parts.query}" if parts.query else ""))
+    return response
+
+
 def _print_page(ds, path: str, json_out: bool = False) -> None:
     import asyncio
 
@@ -90,7 +110,7 @@ def _print_page(ds, path: str, json_out: bool = False) -> None:
     route = path.split("?", 1)[0].split("#", 1)[0]
     if any(segment in (".", "..") for segment in route.split("/")) or any(ord(c) < 32 for c in path):
         raise KBError(f"--get {path!r}: a page of the KB, e.g. /kb/coverage.json (no . or .. segments)")
-    response = asyncio.run(ds.client.get(path))
+    response = asyncio.run(_get_following(ds, path))
     if json_out:
         import json
 

@@ -73,7 +73,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
                 table(["sub-op", "status", "runs", "basis"],
                       [[v["op"], v["status"], "" if v["effective_status"] == v["status"] else
                         f"{_symbol(v['effective_status'])} {v['effective_status']}", _basis(v)] for v in t["via"]],
-                      title=f"runs via on {t['target']} {t['newest']} ({len(t['via'])} sub-ops, worst first)")
+                      title=f"runs via, on {t['target']} {t['newest']} ({len(t['via'])} sub-ops, worst first)")
         if entry.get("related"):
             targets = [t["target"] for t in entry["targets"] if t["rows"]] or [t["target"] for t in entry["targets"]]
             table(["related kernel", *targets],
@@ -237,15 +237,18 @@ def compare_matrix(result: dict[str, Any], as_json: bool) -> None:
     used = any("gallery_models" in r for r in result["rows"])  # --sort usage
     rows = [[r["op"], *[r["labels"][t] for t in targets], *([r["gallery_models"]] if used else [])] for r in result["rows"]]
     table(["op", *heads, *(["gallery models"] if used else [])], rows, title=f"mode: {result['mode']}", status_column=None)
-    note(f"{len(rows)} ops")
+    # counts, coverage and doc rules under the table on stdout: stderr keeps to the folded
+    # basis line (t26 r2 #9)
+    render.footer(f"{len(rows)} ops")
     for t in targets:
         if t in (result.get("coverage") or {}):
-            note(f"{t}: {queries.coverage_line(result['coverage'][t])}")
+            render.footer(f"{t}: {queries.coverage_line(result['coverage'][t])}")
     if result.get("unknown_left_out"):
-        note(f"{result['unknown_left_out']:,} more ops differ only because a target has no verdict "
-             "(unknown); --all lists them")
+        render.footer(f"{result['unknown_left_out']:,} more ops differ only because a target has no verdict "
+                      "(unknown); --all lists them")
     for rule in result.get("doc_rules") or ():
-        note(f"ʳ {rule['target']}: {rule['verdicts']:,} verdicts by the doc rule \"{rule['rule']}\" ({rule['source_url']})")
+        render.footer(f"ʳ {rule['target']}: {rule['verdicts']:,} verdicts by the doc rule \"{rule['rule']}\" "
+                      f"({rule['source_url']})")
     legend()
 
 
@@ -290,9 +293,16 @@ def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         emit_json(rows, "targets")
         return
-    for r in rows:  # what the counts rest on, the line every other verdict table prints
-        if r.get("basis_note"):
-            note(r["basis_note"])
+    # what the counts rest on: the one folded basis line every other verdict table prints
+    # (per version under --verbose); the legend goes under the table, on stdout (t26 r2 #9)
+    if render.VERBOSE:
+        for r in rows:
+            if r.get("basis_note"):
+                note(r["basis_note"])
+    else:
+        line = queries.notice_line({r["name"]: r["basis_notice"] for r in rows if r.get("basis_notice")})
+        if line:
+            note(line)
     table(
         ["target", "label", "key", "versions with data", "counted at", "eager verdicts by own status",
          "eager verdicts by where the op runs", "coverage (eager)"],
@@ -302,9 +312,9 @@ def targets_view(rows: list[dict[str, Any]], as_json: bool) -> None:
           queries.coverage_line(r["coverage"]) if r.get("coverage") else "-"] for r in rows],
         status_column=None,
     )
-    note("counted at: the newest version with data unless TARGET=VERSION names one; own status: the op's own verdict (a decomposed op counts as decomposed); where the op runs: a decomposed "
-         "op counts as its worst leaf — what kb ops --status and kb ask count")
-    note("coverage: ops of the local op catalog with a verdict; unknown ops have none (not \"unsupported\")")
+    render.footer("counted at: the newest version with data unless TARGET=VERSION names one; own status: the op's own verdict (a decomposed op counts as decomposed); where the op runs: a decomposed "
+                  "op counts as its worst leaf — what kb ops --status and kb ask count")
+    render.footer("coverage: ops of the local op catalog with a verdict; unknown ops have none (not \"unsupported\")")
 
 
 def disagreements_view(rows: list[dict[str, Any]], as_json: bool) -> None:

@@ -19,7 +19,7 @@ import functools
 import json
 import weakref
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
@@ -353,7 +353,8 @@ async def eol_page_view(datasette, request):
 
     from kb.errors import KBError
 
-    product = (request.url_vars.get("product") or request.args.get("product") or "").strip()[:100] or None
+    # the path value percent-decoded (`/-/eol/torch%20tpu` is `kb eol "torch tpu"`, t26 r2 #7)
+    product = (unquote(request.url_vars.get("product") or "") or request.args.get("product") or "").strip()[:100] or None
     if request.args.get("product") and not request.url_vars.get("product"):
         return Response.redirect(datasette.urls.path("/-/eol/" + quote(product, safe="")))
     context: dict[str, Any] = {"product": product, "windows": [], "error": None, "scope": None, "related": [],
@@ -405,7 +406,6 @@ async def gallery_page_view(datasette, request):
     """`/-/gallery`: models × targets with the Baseline line; `/-/gallery/MODEL`: one model's
     kb check report of its census, per target (`?mode=compile`, `?target=tpu`, `?graph=training`)."""
     import asyncio
-    from urllib.parse import unquote
 
     from datasette.utils.asgi import Response
 

@@ -619,7 +619,9 @@ def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None =
                 "GROUP BY COALESCE(s.effective_status, s.status)", (*ids, row["name"])).fetchall())
         out.append({**target, "versions": versions_of, "latest": latest, "eager_counts": counts, "eager_runs": runs,
                     "coverage": coverage(conn, row["name"], latest, "eager"),
-                    "basis_note": basis_note(conn, row["name"], latest) if latest else None})
+                    "basis_note": basis_note(conn, row["name"], latest) if latest else None,
+                    # the folded form every other table prints on stderr (t26 r2 #9)
+                    "basis_notice": basis_notices(conn, [(row["name"], latest)]).get(row["name"]) if latest else None})
     return out
 
 

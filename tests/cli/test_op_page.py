@@ -60,4 +60,4 @@ def test_layer_norm_page_names_native_layer_norm(capsys, shipped):
 def test_table_shows_unknown_rows_and_sections(capsys, shipped):
     code, out, err = run_kb(capsys, "op", "F.scaled_dot_product_attention", "--db", shipped)
     assert code == 0
-    assert "how to find out: kb probe --static" in out and "runs via on neuron" in out and "related kernels" in out
+    assert "how to find out: kb probe --static" in out and "runs via, on neuron" in out and "related kernels" in out

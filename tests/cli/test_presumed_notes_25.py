@@ -32,6 +32,11 @@ def test_diff_of_two_presumed_sides_says_it_is_no_evidence(isolated_kb, capsys):
 
 def test_targets_prints_the_basis_notice(isolated_kb, capsys):
     code, out, err = run_kb(capsys, "targets", "-t", "neuron")
+    # the folded basis line every table prints (t26 r2 #9); --verbose: the per-version note
+    notices = [line for line in err.splitlines() if "presumed from the pre-release snapshot 0.1.0.dev0+g98154b8" in line]
+    assert code == 0 and len([line for line in err.splitlines() if "setting up" not in line]) == 1 and len(notices) == 1
+    assert notices[0].startswith("kb: basis: neuron: ") and "2.14.3.1" in notices[0] and "as of" in notices[0]
+    code, out, err = run_kb(capsys, "targets", "-t", "neuron", "--verbose")
     notices = [line for line in err.splitlines() if "are presumed from 0.1.0.dev0+g98154b8" in line]
     assert code == 0 and len(notices) == 1 and "neuron 2.14.3.1" in notices[0] and "as of" in notices[0]
     code, out, err = run_kb(capsys, "targets", "-t", "neuron", "--json")

@@ -48,7 +48,7 @@ def test_kb_op_stderr_is_at_most_two_lines_from_a_fresh_cache(fresh_run):
     assert "--verbose" in notice[0]
     for run in fresh_run:
         assert "legend: where it runs" in run.stdout and "legend" not in run.stderr
-        assert max(len(line) for line in run.stdout.splitlines()) <= 120  # COLUMNS=120
+        assert _widest(run.stdout) <= 120  # COLUMNS=120
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,13 @@ def test_compare_folds_its_notices_too(capsys, shipped):
 
 
 def _widest(text: str) -> int:
-    return max((len(line) for line in text.splitlines()), default=0)
+    """The widest line, a URL on a line of its own not counted (it is never broken, t26 r2 #10)."""
+    return max((len(line) for line in text.splitlines() if not _url_line(line)), default=0)
+
+
+def _url_line(line: str) -> bool:
+    word = line.strip()
+    return "://" in word and " " not in word
 
 
 @pytest.mark.parametrize("name", ["aten::add.Tensor", "scaled_dot_product_attention", "aten::convolution"])

@@ -86,7 +86,7 @@ def test_compare_says_why_the_overload_counts_differ(capsys):
     cov = doc["coverage"]
     assert cov["neuron"]["known"] - cov["neuron"]["outside_catalog"] == cov["cpu"]["known"] == cov["cpu"]["catalog"]
     code, out, err = run_kb(capsys, "compare", "neuron", "tpu", "cpu")
-    neuron_line = next(line for line in err.splitlines() if line.startswith("kb: neuron:"))
+    neuron_line = next(line for line in out.splitlines() if line.startswith("neuron:"))  # under the table
     assert f"+ {cov['neuron']['outside_catalog']} names its sources give that are no overload of the catalog" in neuron_line
 
 

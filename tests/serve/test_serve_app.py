@@ -276,3 +276,17 @@ def test_product_page_shows_whose_support_each_row_is(kb_file):
     (page,) = fetch(serve.make_datasette(kb_file), "/-/eol/python")
     assert page.status_code == 200 and "whose support" in page.text
     assert "upstream (own end of life)" in page.text and "2028-10-01" in page.text
+
+
+def test_product_page_percent_decodes_its_path(kb_file):
+    """`/-/eol/torch%5Ftpu` and `/-/eol/torch%20tpu`-style names are the names `kb eol` takes
+    (the search box's redirect quotes them), shown decoded in the box (t26 r2 #7)."""
+    from cli.serve import register_pages
+
+    register_pages()
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/eol/torch%5Ftpu")
+    assert page.status_code == 200 and "TorchTPU (torch_tpu, device tpu): end of support" in page.text
+    assert "torch%5Ftpu" not in page.text
+    (missing,) = fetch(ds, "/-/eol/no%20such")
+    assert missing.status_code == 404 and "no such" in missing.text and "no%20such" not in missing.text

@@ -37,3 +37,10 @@ def test_busy_port_is_one_line_error(kb_file, capsys):
         code, _, err = run_kb(capsys, "serve", "--port", str(port))
     assert code == 2
     assert err.strip().splitlines() == [f"kb: error: cannot listen on 127.0.0.1:{port} (Address already in use); pick another --port"]
+
+
+def test_get_follows_a_redirect(kb_file, capsys):
+    """The search box of /-/eol answers with a redirect; --get prints where it leads, exit 0
+    (a redirect is neither a finding nor a gate, t26 r2 #7)."""
+    code, out, _ = run_kb(capsys, "serve", "--get", "/-/eol?product=torch_tpu")
+    assert code == 0 and "TorchTPU (torch_tpu, device tpu): end of support" in out

@@ -138,7 +138,7 @@ def test_check_and_compare_show_the_rule_and_its_url(rule_data, isolated_kb, tmp
     row = next(r for r in json.loads(out)["rows"] if r["op"] == "aten::silu")
     assert row["neuron"] == "unsupported" and row["labels"]["neuron"].endswith("ʳ")
     code, out, err = run_kb(capsys, "compare", "neuron", "cpu")
-    assert "verdicts by the doc rule \"silu is not supported (test rule)\"" in err and RULE_URL in err
+    assert "verdicts by the doc rule \"silu is not supported (test rule)\"" in out and RULE_URL in out  # under the table
 
 
 def test_the_serve_op_page_shows_the_rule(rule_data, isolated_kb):
