@@ -11,8 +11,6 @@ ones that reach a backend: CompositeImplicitAutograd ops appear as what they dec
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import sys
 import warnings
@@ -138,15 +136,10 @@ def build() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kb import paths
+    from kb.probe.module_map import write_map
 
     result = build()
-    out_dir = (argv or sys.argv[1:] or [os.path.join(paths.shipped_data_dir(), "functions")])[0]
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, f"torch-{result['torch_version']}.json")
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, indent=1, sort_keys=False)
-        fh.write("\n")
+    path = write_map(result, "functions", argv)
     print(f"{len(result['functions'])} functions → {path}")
     return 0
 

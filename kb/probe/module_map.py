@@ -324,16 +324,23 @@ def build() -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def write_map(result: dict, kind: str, argv: list[str] | None = None) -> str:
+    """Write a traced map (modules, or functions: kb.chat.function_map) as
+    data/<kind>/torch-<version>.json, or into the folder given on the command line; its path."""
     from kb import paths
 
-    result = build()
-    out_dir = (argv or sys.argv[1:] or [os.path.join(paths.shipped_data_dir(), "modules")])[0]
+    out_dir = (argv or sys.argv[1:] or [os.path.join(paths.shipped_data_dir(), kind)])[0]
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"torch-{result['torch_version']}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1, sort_keys=False)
         fh.write("\n")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    result = build()
+    path = write_map(result, "modules", argv)
     print(f"{len(result['modules'])} modules ({len(result['skipped'])} skipped) → {path}")
     return 0
 
