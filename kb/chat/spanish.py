@@ -176,7 +176,10 @@ PHRASES[:0] = [
     ("of FLOPs", "de los FLOPs"), ("per step", "por paso"), ("no known blocker", "ningún bloqueo conocido"),
     ("fails at", "falla en"), ("no evidence for", "sin evidencia de"),
     ("under compile on", "bajo compile en"), ("suggested rewrite", "reescritura sugerida"),
-    ("after them", "después de ellas"), ("fallback calls", "llamadas con fallback")
+    ("after them", "después de ellas"), ("fallback calls", "llamadas con fallback"),
+    ("neuron and tpu", "neuron y tpu"), ("tpu and neuron", "tpu y neuron"),  # one headline over two targets (r3 #14)
+    (" presumed, ", " presunto, "), (" presumed)", " presunto)"), (" evidence, ", " evidencia, "),
+    (" evidence)", " evidencia)"), (" inferred, ", " inferido, "), (" inferred)", " inferido)"),
 ]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.

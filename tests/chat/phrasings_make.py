@@ -409,6 +409,13 @@ add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY
     ["eager vs compile: which one falls back to CPU on TorchTPU?"])
 
 
+# ---------------------------------------------------------------- fresh eyes r3 (report-r3-29): the tester's questions
+add("op", "en", "op", ["**It runs on neuron and tpu, though not as one kernel, presumably**", "neuron presumed, tpu evidence"],
+    TPU_PROBE, ["is F.scaled_dot_product_attention native on neuron 2.14.3.1 and on tpu 0.2.0?"])
+add("op", "es", "op", ["**Se ejecuta en neuron y tpu", "neuron presunto, tpu evidencia"], TPU_PROBE,
+    ["¿es F.scaled_dot_product_attention nativo en neuron 2.14.3.1 y en tpu 0.2.0?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:

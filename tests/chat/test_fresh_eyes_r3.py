@@ -1,0 +1,31 @@
+"""Wrong answers of the third fresh-eyes round on chat (report r3-29), checked on the shipped KB
+(the phrasing bank holds the questions too)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.chat.answer import answer
+from kb.store import db
+
+
+@pytest.fixture(scope="module")
+def conn(shipped_kb):
+    c = db.connect(shipped_kb)
+    yield c
+    c.close()
+
+
+def ask(conn, text: str) -> dict:
+    return answer(text, conn=conn).to_dict()
+
+
+def test_two_targets_with_versions_get_one_headline_and_each_its_own_basis(conn):
+    """r3 #14: tpu 0.2.0 rests on the static probe, neuron 2.14.3.1 is presumed: the headline
+    must not call the probed verdict presumed, nor open with two contradicting headlines."""
+    text = ask(conn, "is F.scaled_dot_product_attention native on neuron 2.14.3.1 and on tpu 0.2.0?")["text"]
+    head = text.split("\n\n")[0]
+    assert "Same status" not in text and "It depends" not in head
+    assert "no evidence for 2.14.3.1" in head and "0.2.0" not in head.partition("no evidence for")[2].split(" (")[0]
+    assert "neuron presumed" in head and "tpu evidence" in head
+    assert "leaves run on the device" in head
