@@ -92,7 +92,7 @@ _ES_PHRASES = [
     (r"por (?:cada )?millon de tokens", "per million tokens"),
     (r"(?:un|1) millon de tokens", "a million tokens"),
     (r"millon(?:es)? de tokens", "million tokens"),
-    (r"tokens? por segundo", "tokens/s"),
+    (r"tokens? por seg(?:undo)?s?\b", "tokens/s"),  # "tokens por seg" (r3-29 #4)
     (r"(?:a|por) la hora|por hora|la hora|cada hora", "an hour"),
     (r"cuando (?:termina|acaba|finaliza|se acaba|se termina) el soporte", "when is the end of support"),
     (r"(?:fin|final) del? soporte", "end of support"),
@@ -203,7 +203,7 @@ _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", 
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
 _RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
-                   r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|m|min|mins|minute|minutes|minuto|minutos"
+                   r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|seg|segs|m|min|mins|minute|minutes|minuto|minutos"
                    r"|h|hr|hour|hours|hora|horas)\b"
                    r"|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b"
                    r"|(?<![\w.,])(?P<n3>" + _NUM + r")\s?(?:tpm|tok/min)\b", re.I)

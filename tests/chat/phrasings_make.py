@@ -414,6 +414,9 @@ add("op", "en", "op", ["**It runs on neuron and tpu, though not as one kernel, p
     TPU_PROBE, ["is F.scaled_dot_product_attention native on neuron 2.14.3.1 and on tpu 0.2.0?"])
 add("op", "es", "op", ["**Se ejecuta en neuron y tpu", "neuron presunto, tpu evidencia"], TPU_PROBE,
     ["¿es F.scaled_dot_product_attention nativo en neuron 2.14.3.1 y en tpu 0.2.0?"])
+add("cost", "es", "cost", ["1,67 USD"], COST, ["costo por 1M tokens: 9 USD/h, 1500 tokens/seg",
+                                                "costo por 1M tokens: 9 USD/h, 1500 tok/seg",
+                                                "costo por millon de tokens a 9 USD la hora y 1500 tokens por seg"])
 
 
 def main() -> None:

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
+from kb.chat import entities
 from kb.chat.answer import answer
 from kb.store import db
 
@@ -29,3 +32,10 @@ def test_two_targets_with_versions_get_one_headline_and_each_its_own_basis(conn)
     assert "no evidence for 2.14.3.1" in head and "0.2.0" not in head.partition("no evidence for")[2].split(" (")[0]
     assert "neuron presumed" in head and "tpu evidence" in head
     assert "leaves run on the device" in head
+
+
+@pytest.mark.parametrize("rate", ["1500 tokens/seg", "1500 tok/seg", "1500 tokens por seg"])
+def test_seg_is_a_second_in_a_rate(rate):
+    """r3 #4: "seg" is how Spanish abbreviates segundo."""
+    ents = entities.extract(f"costo por 1M tokens: 9 USD/h, {rate}")
+    assert [r.value for r in ents.rates] == [Decimal(1500)]
