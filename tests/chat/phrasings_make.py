@@ -417,6 +417,10 @@ add("op", "es", "op", ["**Se ejecuta en neuron y tpu", "neuron presunto, tpu evi
 add("cost", "es", "cost", ["1,67 USD"], COST, ["costo por 1M tokens: 9 USD/h, 1500 tokens/seg",
                                                 "costo por 1M tokens: 9 USD/h, 1500 tok/seg",
                                                 "costo por millon de tokens a 9 USD la hora y 1500 tokens por seg"])
+add("list", "en", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported-operators",
+    ["show me the unsupported ops for neuron 2.14.3.1"])
+add("list", "es", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported-operators",
+    ["dame las ops que no corren en neuron 2.14.3.1", "muestrame los operadores que no funcionan en neuron 2.14.3.1"])
 
 
 def main() -> None:

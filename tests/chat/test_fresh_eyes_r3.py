@@ -39,3 +39,12 @@ def test_seg_is_a_second_in_a_rate(rate):
     """r3 #4: "seg" is how Spanish abbreviates segundo."""
     ents = entities.extract(f"costo por 1M tokens: 9 USD/h, {rate}")
     assert [r.value for r in ents.rates] == [Decimal(1500)]
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    ("show me the unsupported ops for neuron 2.14.3.1", "en"), ("dame las ops que no corren en neuron 2.14.3.1", "es")])
+def test_the_unsupported_list_at_a_version_is_the_list(conn, question, language):
+    """r3 #6/#8: kb ops --target neuron=2.14.3.1 --status unsupported, not the policy, not "I could not tell"."""
+    result = ask(conn, question)
+    assert result["intent"] == "ops_by_status" and result["language"] == language
+    assert "68" in result["text"] and "unsupported" in result["text"]
