@@ -556,6 +556,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                      f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
                       "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
+        if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
+            lines[-1] = lines[-1][:-1] + _empty_list_basis(conn, mention.target, status, listing["backend_version"], src)
         for row in ops[:MAX_LIST]:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))
@@ -565,6 +567,20 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                          f"--status {status}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+def _empty_list_basis(conn: sqlite3.Connection, target: str, status: str, version: str, src: Sources) -> str:
+    """The end of an empty list's line: the evidence the version's verdicts rest on (a verdict of
+    another status cites it) and, for fallback, the policy that makes it empty."""
+    other = next((o for s in ("unsupported", "native", "decomposed") if s != status
+                  for o in queries.list_ops(conn, target, s, version)["ops"][:1]), None)
+    text = f" (from {src.cite(other)}, the verdicts for {target} {version})." if other else "."
+    if status == "fallback":
+        from kb.chat.answer_policy import why_no_fallbacks
+
+        why = why_no_fallbacks(conn, target, version, src)
+        text += "\n" + why if why else ""
+    return text
 
 
 # ---------------------------------------------------------------- limitations

@@ -180,6 +180,12 @@ PHRASES[:0] = [
     ("neuron and tpu", "neuron y tpu"), ("tpu and neuron", "tpu y neuron"),  # one headline over two targets (r3 #14)
     (" presumed, ", " presunto, "), (" presumed)", " presunto)"), (" evidence, ", " evidencia, "),
     (" evidence)", " evidencia)"), (" inferred, ", " inferido, "), (" inferred)", " inferido)"),
+    # an empty list's basis and why it is empty (r3 #5/#7)
+    (" (from ", " (según "), (", the verdicts for ", ", los veredictos de "), ("_Why none: ", "_Por qué ninguno: "),
+    ("'s eager policy for an op without a kernel is ", ": su política en modo eager para un op sin kernel es "),
+    (": the CPU fallback is a switch, off unless enabled, so such an op raises instead",
+     ": el fallback a la CPU es un interruptor, apagado salvo que se active, así que un op así lanza un error"),
+    (" ops are unsupported on ", " ops no están soportados en "),
 ]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.

@@ -421,6 +421,10 @@ add("list", "en", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported
     ["show me the unsupported ops for neuron 2.14.3.1"])
 add("list", "es", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported-operators",
     ["dame las ops que no corren en neuron 2.14.3.1", "muestrame los operadores que no funcionan en neuron 2.14.3.1"])
+add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled", "800 ops are unsupported"], TPU_POLICY,
+    ["which ops fall back to cpu on torchtpu 0.1.1?"])
+add("list", "es", "ops_by_status", ["0 ops que se ejecutan como", "apagado salvo que se active", "595 ops no están"],
+    TPU_POLICY, ["¿qué operadores caen a la CPU en tpu 0.2.0?"])
 
 
 def main() -> None:

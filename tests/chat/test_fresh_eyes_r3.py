@@ -48,3 +48,15 @@ def test_the_unsupported_list_at_a_version_is_the_list(conn, question, language)
     result = ask(conn, question)
     assert result["intent"] == "ops_by_status" and result["language"] == language
     assert "68" in result["text"] and "unsupported" in result["text"]
+
+
+@pytest.mark.parametrize(("question", "why", "probe"), [
+    ("which ops fall back to cpu on torchtpu 0.1.1?", "off unless enabled", "replay"),
+    ("¿qué operadores caen a la CPU en tpu 0.2.0?", "apagado salvo que se active", "static-tpu-0.2.0")])
+def test_an_empty_fallback_list_cites_its_source_and_says_why(conn, question, why, probe):
+    """r3 #5/#7: 0 fallback ops on TorchTPU, because its CPU fallback is a switch (the KB's policy row)."""
+    result = ask(conn, question)
+    assert result["intent"] == "ops_by_status" and " 0 ops " in result["text"]
+    assert why in result["text"] and "--status unsupported" in result["text"]
+    urls = " ".join(f"{s.get('url')} {s.get('probe_run_id')} {s.get('name')}" for s in result["sources"])
+    assert "google-pytorch/torch_tpu" in urls and probe in urls
