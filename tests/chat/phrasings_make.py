@@ -410,9 +410,9 @@ add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY
 
 
 # ---------------------------------------------------------------- fresh eyes r3 (report-r3-29): the tester's questions
-add("op", "en", "op", ["**It runs on neuron and tpu, though not as one kernel, presumably**", "neuron presumed, tpu evidence"],
+add("op", "en", "compare", ["**It runs on neuron and tpu, though not as one kernel, presumably**", "neuron presumed, tpu evidence"],
     TPU_PROBE, ["is F.scaled_dot_product_attention native on neuron 2.14.3.1 and on tpu 0.2.0?"])
-add("op", "es", "op", ["**Se ejecuta en neuron y tpu", "neuron presunto, tpu evidencia"], TPU_PROBE,
+add("op", "es", "compare", ["**Se ejecuta en neuron y tpu", "neuron presunto, tpu evidencia"], TPU_PROBE,
     ["¿es F.scaled_dot_product_attention nativo en neuron 2.14.3.1 y en tpu 0.2.0?"])
 add("cost", "es", "cost", ["1,67 USD"], COST, ["costo por 1M tokens: 9 USD/h, 1500 tokens/seg",
                                                 "costo por 1M tokens: 9 USD/h, 1500 tok/seg",
