@@ -186,6 +186,9 @@ PHRASES[:0] = [
     (": the CPU fallback is a switch, off unless enabled, so such an op raises instead",
      ": el fallback a la CPU es un interruptor, apagado salvo que se active, así que un op así lanza un error"),
     (" ops are unsupported on ", " ops no están soportados en "),
+    # "o cae a cpu?" answered as asked (r3 #3)
+    ("**No fallback: native**", "**No cae a la CPU: nativo**"), ("**No fallback**", "**No cae a la CPU**"),
+    ("does not fall back", "no cae a la CPU"),
 ]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.

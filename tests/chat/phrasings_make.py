@@ -425,6 +425,12 @@ add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled", "
     ["which ops fall back to cpu on torchtpu 0.1.1?"])
 add("list", "es", "ops_by_status", ["0 ops que se ejecutan como", "apagado salvo que se active", "595 ops no están"],
     TPU_POLICY, ["¿qué operadores caen a la CPU en tpu 0.2.0?"])
+add("op", "es", "op", ["**No cae a la CPU: nativo**", "aten::embedding"], TPU_PROBE,
+    ["nn.Embedding va en tpu 0.2.0 o cae a cpu?"])
+add("op", "en", "op", ["**No fallback: native**", "aten::embedding"], TPU_PROBE, ["does nn.Embedding fall back on tpu 0.2.0?"])
+add("model", "en", "model", ["**Presumably no fallbacks**", "whisper"], "", ["whisper large v3 on neuron, any fallbacks?"])
+add("model", "es", "model", ["**Presumiblemente no cae a la CPU**", "whisper"], "",
+    ["¿whisper large v3 cae a la cpu en neuron?"])
 
 
 def main() -> None:

@@ -60,3 +60,14 @@ def test_an_empty_fallback_list_cites_its_source_and_says_why(conn, question, wh
     assert why in result["text"] and "--status unsupported" in result["text"]
     urls = " ".join(f"{s.get('url')} {s.get('probe_run_id')} {s.get('name')}" for s in result["sources"])
     assert "google-pytorch/torch_tpu" in urls and probe in urls
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    ("nn.Embedding va en tpu 0.2.0 o cae a cpu?", "**No cae a la CPU: nativo**"),
+    ("does nn.Embedding fall back on tpu 0.2.0?", "**No fallback: native**"),
+    ("whisper large v3 on neuron, any fallbacks?", "**Presumably no fallbacks**")])
+def test_a_fallback_question_gets_a_headline_that_answers_it(conn, question, head):
+    """r3 #3/#11: a bare No (or Yes) to "does it fall back?" reads as the opposite of the facts."""
+    text = ask(conn, question)["text"]
+    assert text.startswith(head), text.split("\n")[0]
+    assert "does not hacen" not in text
