@@ -431,6 +431,10 @@ add("op", "en", "op", ["**No fallback: native**", "aten::embedding"], TPU_PROBE,
 add("model", "en", "model", ["**Presumably no fallbacks**", "whisper"], "", ["whisper large v3 on neuron, any fallbacks?"])
 add("model", "es", "model", ["**Presumiblemente no cae a la CPU**", "whisper"], "",
     ["¿whisper large v3 cae a la cpu en neuron?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1", "kernels gained"], SDK234,
+    ["what changed in the last torchneuron release", "what's new in the latest neuron release?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1", "kernels ganados"], SDK234,
+    ["¿qué cambió en la última versión de torchneuron?"])
 
 
 def main() -> None:

@@ -71,3 +71,12 @@ def test_a_fallback_question_gets_a_headline_that_answers_it(conn, question, hea
     text = ask(conn, question)["text"]
     assert text.startswith(head), text.split("\n")[0]
     assert "does not hacen" not in text
+
+
+@pytest.mark.parametrize("question", ["what changed in the last torchneuron release",
+                                      "¿qué cambió en la última versión de torchneuron?"])
+def test_the_last_release_is_the_newest_sdk_news(conn, question):
+    """r3 #10: no version named, "last": the newest Neuron SDK release and TorchNeuron's diff in it."""
+    result = ask(conn, question)
+    assert result["intent"] == "release"
+    assert "**Neuron SDK 2.34.0**" in result["text"] and "2.14.3.0 → 2.14.3.1" in result["text"]
