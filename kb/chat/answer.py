@@ -369,10 +369,14 @@ def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, 
     bases = {r.get("basis") or "evidence" for r in rows}
     versions = ", ".join(dict.fromkeys(r["backend_version"] for r in rows))
     if "presumed" in bases:
-        froms = sorted({(r.get("effective_via") or {}).get("presumed_from") or "an older version"
-                        for r in rows if r.get("basis") == "presumed"})
+        presumed = [r for r in rows if r.get("basis") == "presumed"]
+        versions = ", ".join(dict.fromkeys(r["backend_version"] for r in presumed))  # only the versions presumed (r3 #14)
+        froms = sorted({(r.get("effective_via") or {}).get("presumed_from") or "an older version" for r in presumed})
         what = ", ".join(f"the pre-release snapshot {f}" if "dev" in f else f for f in froms)
         word, why = "presumably", f"carried from {what}; no evidence for {versions}"
+        by_target = _bases_by_target(rows)
+        if len(set(by_target.values())) > 1:  # one target presumed, another probed: say which is which
+            why += " (" + ", ".join(f"{t} {b}" for t, b in by_target.items()) + ")"
     elif "inferred" in bases:
         word, why = "inferred", f"a dispatcher replay of a kernel list, not an observation of {versions}"
     elif DOC_RULE_BASIS in bases:
@@ -391,6 +395,19 @@ def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, 
     return f"**{bold}**{' ' + rest if rest else ''}; {why}."
 
 
+def _bases_by_target(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """Each target's weakest basis among the verdicts answered, so that a headline over two
+    targets never calls a probed verdict presumed (r3-29 #14)."""
+    order = ["presumed", "inferred", DOC_RULE_BASIS, "local", "evidence"]
+    out: dict[str, str] = {}
+    for r in rows:
+        basis = r.get("basis") or "evidence"
+        basis = basis if basis in order else "evidence"
+        have = out.get(r["target"])
+        out[r["target"]] = basis if have is None or order.index(basis) < order.index(have) else have
+    return out
+
+
 def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     """A direct first line when the question asks about one status ("is X native on Y?"),
     answered by where the op runs: a decomposed op whose leaves all run on the device
@@ -403,7 +420,10 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     known = [r for r in rows if r is not None]
     if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
-    answers = {_one_yes_no(want, r) for r in known}
+    # the same answer on two targets reads the same: compare it with the target left out (r3-29 #14)
+    answers = {_one_yes_no(want, {**r, "target": "\0"}) for r in known}
+    names = " and ".join(dict.fromkeys(r["target"] for r in known))
+    answers = {a.replace("\0", names) for a in answers}
     suffix = " (where the KB has evidence)" if len(known) < len(rows) else ""
     if len(answers) == 1:
         head = answers.pop()
@@ -466,6 +486,8 @@ def _compare(conn: sqlite3.Connection, q: Question) -> Answer:
         result = _op_answer(conn, q)
         differ = _differs(result.facts)
         head = ("**They differ.**" if differ else "**Same status on all of them.**") if differ is not None else None
+        if not differ and result.text.startswith("**") and not result.text.startswith("**`"):
+            head = None  # the op answer's own headline already answers; never two headlines (r3-29 #14)
         text = (head + "\n\n" if head else "") + result.text
         return Answer(q.text, "compare", text, result.facts, result.sources)
     versions = {}
@@ -534,6 +556,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                      f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
                       "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
+        if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
+            lines[-1] = lines[-1][:-1] + _empty_list_basis(conn, mention.target, status, listing["backend_version"], src)
         for row in ops[:MAX_LIST]:
             lines.append(f"- `{row['op']}` {src.cite(row)}")
             facts.append(_fact(row))
@@ -543,6 +567,20 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                          f"--status {status}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+def _empty_list_basis(conn: sqlite3.Connection, target: str, status: str, version: str, src: Sources) -> str:
+    """The end of an empty list's line: the evidence the version's verdicts rest on (a verdict of
+    another status cites it) and, for fallback, the policy that makes it empty."""
+    other = next((o for s in ("unsupported", "native", "decomposed") if s != status
+                  for o in queries.list_ops(conn, target, s, version)["ops"][:1]), None)
+    text = f" (from {src.cite(other)}, the verdicts for {target} {version})." if other else "."
+    if status == "fallback":
+        from kb.chat.answer_policy import why_no_fallbacks
+
+        why = why_no_fallbacks(conn, target, version, src)
+        text += "\n" + why if why else ""
+    return text
 
 
 # ---------------------------------------------------------------- limitations

@@ -39,6 +39,16 @@ LIST_QUESTION = re.compile(r"\b(which|what|list|cu[aá]les|qu[eé])\b.*\b(models
 CPU_WORDS = re.compile(r"\b(cpu|host|fall ?backs?|fall back|falls back|need|necesitan|no corren|don'?t run|do not run)\b")
 FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|completos?|completamente)\b")
 
+FALLBACK_ASKED = re.compile(r"\b(?:any|some) (?:cpu )?fall ?backs?\b|\bfalls? back\b|\bcae[n]? a (?:la )?cpu\b"
+                            r"|\bhace[n]? fallback\b|\bfallbacks?\s*\?")
+# The headline of a model with no op on the host, when the question asks about fallbacks.
+NO_FALLBACK = {"en": ("**No fallbacks** — {name} runs fully on the device on {where}",
+                      "**Presumably no fallbacks** — {name} runs fully on the device on {where} "
+                      "(verdicts presumed from an earlier version)"),
+               "es": ("**No cae a la CPU** — {name} se ejecuta entero en el dispositivo en {where}",
+                      "**Presumiblemente no cae a la CPU** — {name} se ejecuta entero en el dispositivo en {where} "
+                      "(veredictos presumidos de una versión anterior)")}
+
 TEXT = {
     "en": {"yes": "**Yes** — {name} runs fully on the device on {where}",
            "presumed_yes": "**Presumably yes** — {name} runs fully on the device on {where} "
@@ -442,6 +452,9 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
     if not views.models(conn):
         return None
     lowered = text.lower()
+    if FALLBACK_ASKED.search(lowered):  # "any fallbacks?": a yes would read as "yes, there are" (r3-29 #11)
+        say = {**say, "yes": NO_FALLBACK[lang if lang in NO_FALLBACK else "en"][0],
+               "presumed_yes": NO_FALLBACK[lang if lang in NO_FALLBACK else "en"][1]}
     fixed, pairs = ("", [])
     named = _find_exact(text)
     if not named:

@@ -112,10 +112,13 @@ def _verdict(tally: dict[str, Any], want: str = "supported") -> str:
         if unknown:
             return (f"**Not known** on {where} — none of those with evidence {verb}; {len(unknown)} of its {count} "
                     f"have none{suffix}")
+        # "does it run or fall back?": a bare No reads as "it doesn't run"; say which No (r3-29 #3)
+        native = all(o["status"] == "native" for o in ops)
+        no = ("**No fallback: native**" if native else "**No fallback**") if want == "fallback" else "**No**"
         if len(ops) == 1:
             negated = "does not fall back" if want == "fallback" else "is not unsupported"
-            return f"**No** on {where} — its one op, `{md(ops[0]['op'])}`, {negated}{suffix}"
-        return f"**No** on {where} — none of its {count} {verb}{suffix}"
+            return f"{no} on {where} — its one op, `{md(ops[0]['op'])}`, {negated}{suffix}"
+        return f"{no} on {where} — none of its {count} {verb}{suffix}"
     if want == "native":
         native = sum(1 for o in ops if o["status"] == "native")
         if native == len(ops):

@@ -102,3 +102,23 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
             "of its ops that rule applies to.")
     return Answer(q.text, "policy", "\n".join([head, ""] + lines + ["", tail]) + src.markdown(), facts, src.items,
                   language=ents.language)
+
+
+def why_no_fallbacks(conn: sqlite3.Connection, target: str, version: str, src: Sources) -> str | None:
+    """Why a list of fallback ops at a version is empty, from the target's eager policy row: on
+    TorchTPU the CPU fallback is a switch, off unless enabled, so an op without a kernel raises
+    and is counted unsupported instead (r3-29 #5/#7). None when the KB records no eager rule."""
+    rows = [r for r in policy_rows(conn, target) if mode_of(r) == "eager"]
+    if not rows:
+        return None
+    row = rows[0]
+    unsupported = len(queries.list_ops(conn, target, "unsupported", version)["ops"])
+    status = (row["status"] or "").lower()
+    label = LABELS.get(target, target)
+    if "if enabled" in status:
+        why = (f"{label}'s eager policy for an op without a kernel is {md(row['status'])} {src.cite(row)}: the CPU "
+               f"fallback is a switch, off unless enabled, so such an op raises instead")
+    else:
+        why = f"{label}'s eager policy for an op without a kernel is {md(row['status'])} {src.cite(row)}"
+    return (f"_Why none: {why}; {unsupported:,} ops are unsupported on {target} {version} "
+            f"(`kb ops --target {target}={version} --status unsupported`)._")

@@ -18,6 +18,7 @@ from kb.store import queries, releases
 
 NEWS = re.compile(r"\bwhat'?s new\b|\bwhat is new\b|\bnew in\b|\bnews\b|\bwhat changed\b|\bchanges in\b|\bchangelog\b"
                   r"|\brelease notes\b|\bwhat does .{0,40}\bbring\b|\bwhat'?s in\b|\bhighlights\b", re.I)
+LATEST = re.compile(r"\b(?:last|latest|newest|most recent|recent|current|ultima|ultimo|reciente|nueva|nuevo)\b", re.I)
 PACKAGES = ("torchneuron", "torch-neuronx-xla", "torch-xla", "torchao-neuron", "neuronx-cc")
 
 
@@ -27,9 +28,13 @@ def sdk_version_asked(conn: sqlite3.Connection, q: Question) -> str | None:
         return None
     if q.target_names() not in (["neuron"], []):
         return None
-    for version in [m.version for m in q.targets if m.version] + q.versions:
+    asked = [m.version for m in q.targets if m.version] + q.versions
+    for version in asked:
         if releases.find(conn, "neuron-sdk", version) and not releases.find(conn, "torchneuron", version):
             return version
+    if not asked and q.target_names() == ["neuron"] and LATEST.search(q.text):
+        newest = releases.latest(conn, "neuron-sdk")  # "what changed in the last torchneuron release" (r3-29 #10)
+        return newest["version"] if newest else None
     return None
 
 

@@ -61,6 +61,10 @@ def language(text: str) -> str:
 # (pattern over the accent-folded text, English), longest and most specific first. Word order is
 # fixed for the yes/no openings kb.chat.answer reads as yes/no questions ("does X run on Y?").
 _ES_OPENINGS = [
+    # "dame las ops que no corren en neuron 2.14.3.1" asks for the unsupported list (r3-29 #8)
+    (r"^\s*(?:dame|muestrame|muestra|lista|enumera|ensename)\s+(?:todas\s+|todos\s+)?(?:las\s+|los\s+)?"
+     r"(?:ops|operadores|operaciones)\s+que\s+no\s+(?:corren|funcionan|se ejecutan|van|jalan|andan"
+     r"|se pueden (?:correr|ejecutar))\s+(?:en|sobre|con)\s+", r"list the ops that can't run on "),
     (r"^\s*(?:sigue|siguen|continua|continuan)\s+(?:estando\s+|siendo\s+)?(?:soportad[oa]s?|compatibles?|con soporte)"
      r"\s+(.+?)\s*\??\s*$", r"is \1 still supported?"),
     (r"^\s*(?:todavia|aun)\s+(?:se\s+)?(?:soporta|soportan|esta soportad[oa]|es compatible)\s+(.+?)\s*\??\s*$",
@@ -92,7 +96,7 @@ _ES_PHRASES = [
     (r"por (?:cada )?millon de tokens", "per million tokens"),
     (r"(?:un|1) millon de tokens", "a million tokens"),
     (r"millon(?:es)? de tokens", "million tokens"),
-    (r"tokens? por segundo", "tokens/s"),
+    (r"tokens? por seg(?:undo)?s?\b", "tokens/s"),  # "tokens por seg" (r3-29 #4)
     (r"(?:a|por) la hora|por hora|la hora|cada hora", "an hour"),
     (r"cuando (?:termina|acaba|finaliza|se acaba|se termina) el soporte", "when is the end of support"),
     (r"(?:fin|final) del? soporte", "end of support"),
@@ -203,7 +207,7 @@ _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", 
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
 _RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
-                   r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|m|min|mins|minute|minutes|minuto|minutos"
+                   r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|seg|segs|m|min|mins|minute|minutes|minuto|minutos"
                    r"|h|hr|hour|hours|hora|horas)\b"
                    r"|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b"
                    r"|(?<![\w.,])(?P<n3>" + _NUM + r")\s?(?:tpm|tok/min)\b", re.I)
@@ -378,7 +382,7 @@ CUES = {
               r"does not have|has no kernel for|cannot run|can'?t run)\b|\bop it lacks\b|\bmissing (?:op|ops|kernel|"
               r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
-              r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in)|\bop (?:is|isn'?t) (?:not )?supported\b"
+              r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"

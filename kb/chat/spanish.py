@@ -176,7 +176,19 @@ PHRASES[:0] = [
     ("of FLOPs", "de los FLOPs"), ("per step", "por paso"), ("no known blocker", "ningún bloqueo conocido"),
     ("fails at", "falla en"), ("no evidence for", "sin evidencia de"),
     ("under compile on", "bajo compile en"), ("suggested rewrite", "reescritura sugerida"),
-    ("after them", "después de ellas"), ("fallback calls", "llamadas con fallback")
+    ("after them", "después de ellas"), ("fallback calls", "llamadas con fallback"),
+    ("neuron and tpu", "neuron y tpu"), ("tpu and neuron", "tpu y neuron"),  # one headline over two targets (r3 #14)
+    (" presumed, ", " presunto, "), (" presumed)", " presunto)"), (" evidence, ", " evidencia, "),
+    (" evidence)", " evidencia)"), (" inferred, ", " inferido, "), (" inferred)", " inferido)"),
+    # an empty list's basis and why it is empty (r3 #5/#7)
+    (" (from ", " (según "), (", the verdicts for ", ", los veredictos de "), ("_Why none: ", "_Por qué ninguno: "),
+    ("'s eager policy for an op without a kernel is ", ": su política en modo eager para un op sin kernel es "),
+    (": the CPU fallback is a switch, off unless enabled, so such an op raises instead",
+     ": el fallback a la CPU es un interruptor, apagado salvo que se active, así que un op así lanza un error"),
+    (" ops are unsupported on ", " ops no están soportados en "),
+    # "o cae a cpu?" answered as asked (r3 #3)
+    ("**No fallback: native**", "**No cae a la CPU: nativo**"), ("**No fallback**", "**No cae a la CPU**"),
+    ("does not fall back", "no cae a la CPU"),
 ]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.

@@ -409,6 +409,34 @@ add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY
     ["eager vs compile: which one falls back to CPU on TorchTPU?"])
 
 
+# ---------------------------------------------------------------- fresh eyes r3 (report-r3-29): the tester's questions
+add("op", "en", "compare", ["**It runs on neuron and tpu, though not as one kernel, presumably**", "neuron presumed, tpu evidence"],
+    TPU_PROBE, ["is F.scaled_dot_product_attention native on neuron 2.14.3.1 and on tpu 0.2.0?"])
+add("op", "es", "compare", ["**Se ejecuta en neuron y tpu", "neuron presunto, tpu evidencia"], TPU_PROBE,
+    ["¿es F.scaled_dot_product_attention nativo en neuron 2.14.3.1 y en tpu 0.2.0?"])
+add("cost", "es", "cost", ["1,67 USD"], COST, ["costo por 1M tokens: 9 USD/h, 1500 tokens/seg",
+                                                "costo por 1M tokens: 9 USD/h, 1500 tok/seg",
+                                                "costo por millon de tokens a 9 USD la hora y 1500 tokens por seg"])
+add("list", "en", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported-operators",
+    ["show me the unsupported ops for neuron 2.14.3.1"])
+add("list", "es", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported-operators",
+    ["dame las ops que no corren en neuron 2.14.3.1", "muestrame los operadores que no funcionan en neuron 2.14.3.1"])
+add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled", "800 ops are unsupported"], TPU_POLICY,
+    ["which ops fall back to cpu on torchtpu 0.1.1?"])
+add("list", "es", "ops_by_status", ["0 ops que se ejecutan como", "apagado salvo que se active", "595 ops no están"],
+    TPU_POLICY, ["¿qué operadores caen a la CPU en tpu 0.2.0?"])
+add("op", "es", "op", ["**No cae a la CPU: nativo**", "aten::embedding"], TPU_PROBE,
+    ["nn.Embedding va en tpu 0.2.0 o cae a cpu?"])
+add("op", "en", "op", ["**No fallback: native**", "aten::embedding"], TPU_PROBE, ["does nn.Embedding fall back on tpu 0.2.0?"])
+add("model", "en", "model", ["**Presumably no fallbacks**", "whisper"], "", ["whisper large v3 on neuron, any fallbacks?"])
+add("model", "es", "model", ["**Presumiblemente no cae a la CPU**", "whisper"], "",
+    ["¿whisper large v3 cae a la cpu en neuron?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1", "kernels gained"], SDK234,
+    ["what changed in the last torchneuron release", "what's new in the latest neuron release?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1", "kernels ganados"], SDK234,
+    ["¿qué cambió en la última versión de torchneuron?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:

@@ -112,7 +112,7 @@ def test_mcp_over_stdio(chat_env):
 
 @pytest.mark.parametrize("question, head", [
     ("does nn.GELU fall back on tpu?", "**Yes** on tpu 0.2.0 — `aten::gelu` (1 of its 1 op) falls back"),
-    ("does nn.SiLU fall back on neuron?", "**No** on neuron 2.14.3.0 — its one op, `aten::silu`, does not fall back"),
+    ("does nn.SiLU fall back on neuron?", "**No fallback: native** on neuron 2.14.3.0 — its one op, `aten::silu`, does not fall back"),
     ("is nn.SiLU native on tpu?", "**Yes** on tpu 0.2.0 — its one op has its own kernel"),
     ("is nn.GELU native on tpu?", "**No** on tpu 0.2.0 — `aten::gelu` falls back to the CPU"),
     ("does nn.GELU work on tpu?", "**Yes, but partly on the CPU** on tpu 0.2.0"),
