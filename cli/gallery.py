@@ -94,7 +94,7 @@ def gallery_command(
         for res in results:
             n = len(res["ops"])
             if not n:  # "the 0 ops that block..." over an empty table reads as a broken listing (r2-30 #11)
-                typer.echo(f"{res['target']} {res['backend_version']} · {res['mode']}: no op blocks any gallery model")
+                typer.echo(wrapped(f"{res['target']} {res['backend_version']} · {res['mode']}: no op blocks any gallery model"))
                 continue
             table(["op", "blocks", "status", "basis", "models"],
                   [[_cut(r["op"]), r["blocks"], r["status"], _basis(r["basis"]),
@@ -122,7 +122,7 @@ def gallery_command(
            "torch.compile", "basis", "fully on device"], rows, title=f"gallery · {graph} graph", status_column=None)
     footnote = views.flops_footnote(result["rows"])
     if footnote:
-        typer.echo(footnote)
+        typer.echo(wrapped(footnote))  # to the table's width, like every line under it
     for item in result["baseline"]:
         typer.echo(wrapped(views.baseline_line(item)))
     for item in result["not_built"]:
