@@ -65,22 +65,12 @@ def _alarm(_signum, _frame):
 
 def trace(fn: Any, torch: Any, samples: list[tuple]) -> list[str] | None:
     """The ATen ops the first successful call of `fn` on `samples` dispatches (None: none worked)."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Recorder(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.ops: list[str] = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            name = func._schema.name + (f".{func._overloadname}" if func._overloadname != "default" else "")
-            self.ops.append(name)
-            return func(*args, **(kwargs or {}))
+    from kb.probe.module_map import recorder
 
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         for args in samples:
-            ops = _one_call(fn, torch, args, Recorder)
+            ops = _one_call(fn, torch, args, lambda: recorder(torch))
             if ops:
                 return ops
         return None
@@ -88,10 +78,10 @@ def trace(fn: Any, torch: Any, samples: list[tuple]) -> list[str] | None:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _one_call(fn: Any, torch: Any, args: tuple, recorder_class: Any) -> list[str] | None:
+def _one_call(fn: Any, torch: Any, args: tuple, make_recorder: Any) -> list[str] | None:
     torch.manual_seed(0)  # random ops inside fn see the same stream whatever ran before
     args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    recorder = recorder_class()
+    recorder = make_recorder()
     signal.alarm(TIMEOUT_S)
     try:
         with recorder:

@@ -200,7 +200,9 @@ def _alarm(_signum, _frame):
     raise _Timeout
 
 
-def _recorder(torch: Any) -> Any:
+def recorder(torch: Any) -> Any:
+    """A TorchDispatchMode that lists the ATen ops dispatched under it (`.ops`, in call order,
+    `name.overload`); the function map (kb.chat.function_map) records with it too."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Recorder(TorchDispatchMode):
@@ -248,24 +250,24 @@ def trace_module(torch: Any, name: str, cls: Any, args: tuple, kwargs: dict, spe
     try:
         module.eval()
         module(*inputs)  # a lazy module sizes itself on its first call: keep that out of the record
-        recorder = _recorder(torch)
-        with recorder:
+        record = recorder(torch)
+        with record:
             module(*inputs)
-        entry["forward"] = _ops(recorder)
+        entry["forward"] = _ops(record)
         module.train()
-        recorder = _recorder(torch)
-        with recorder:
+        record = recorder(torch)
+        with record:
             out = module(*inputs)
-        train = _ops(recorder)
+        train = _ops(record)
         if train != entry["forward"]:
             entry["train_forward"] = train
         result = _first_tensor(torch, out)
         if result is not None:
             seed = torch.ones_like(result)
-            recorder = _recorder(torch)
-            with recorder:
+            record = recorder(torch)
+            with record:
                 torch.autograd.backward(result, seed)
-            entry["backward"] = _ops(recorder)
+            entry["backward"] = _ops(record)
     finally:
         while _get_current_dispatch_mode() is not None:
             _pop_mode()
