@@ -221,11 +221,7 @@ def audit_path(path: str, on_file: Callable[[str], None] | None = None,
     for file_path, rel_path in iter_files(root, report.skipped_dirs, excludes, unlistable):
         if on_file is not None:
             on_file(rel_path)
-        findings = audit_file(file_path, rel_path)
-        if findings is None:
-            continue
-        report.files_scanned += 1
-        report.findings.extend(findings)
+        add_file(report, file_path, rel_path)
     sort_findings(report.findings)
     return report
 
@@ -233,3 +229,13 @@ def audit_path(path: str, on_file: Callable[[str], None] | None = None,
 def sort_findings(findings: list[Finding]) -> None:
     """Worst first, then by place: the order every format shows."""
     findings.sort(key=lambda f: (-f.severity, f.path, f.cell or 0, f.line, f.column, f.rule))
+
+
+def add_file(report: AuditReport, file_path: str, rel_path: str) -> None:
+    """Audit one file into `report` (a file audit_file skips, e.g. not Python, is not counted);
+    the one step of a folder walk and of a list of changed files (kb.migrate.changed_files)."""
+    findings = audit_file(file_path, rel_path)
+    if findings is None:
+        return
+    report.files_scanned += 1
+    report.findings.extend(findings)

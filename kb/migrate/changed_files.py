@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from kb.migrate.audit import audit_file, is_excluded, sort_findings
+from kb.migrate.audit import add_file, is_excluded, sort_findings
 from kb.migrate.audit_findings import AuditReport
 
 MAX_FILES = 100_000  # one commit's changed files; far above a real one
@@ -40,10 +40,6 @@ def audit_files(paths: Sequence[str], root: str | None = None, excludes: Sequenc
             raise KBError(f"{neutral.clean(path)[:200]}: no such file")
         if not os.path.isfile(absolute) or is_excluded(rel_path, excludes):
             continue
-        findings = audit_file(absolute, rel_path)
-        if findings is None:
-            continue
-        report.files_scanned += 1
-        report.findings.extend(findings)
+        add_file(report, absolute, rel_path)
     sort_findings(report.findings)
     return report
