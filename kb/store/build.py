@@ -75,7 +75,7 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
         load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
-    indexes = support.without_indexes(raw, "observation")  # made again once, after the bulk insert
+    indexes = support.without_indexes(raw, "observation_packed")  # made again once, after the bulk insert
     for path in record_files():
         try:
             added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
