@@ -110,9 +110,9 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     os.environ.setdefault("KB_TODAY", "2026-12-01")
-    from kb.store import build
-
     import tempfile
+
+    from kb.store import build
 
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "kb.sqlite")
