@@ -47,7 +47,7 @@ COMMANDS: list[tuple[str, list[str]]] = [(f"op {op}", ["op", op]) for op in OPS]
     ("db stats", ["db", "stats"]),
 ]
 # when and where a build ran, the data files' mtimes, and the schema number (8 packs the same rows)
-VARYING = {"built_at", "ingested_at", "seconds", "path", "db", "kb_path", "model_path", "data_fingerprint",
+VARYING = {"built_at", "ingested_at", "seconds", "path", "db", "kb_path", "model_path", "data_fingerprint", "data_digest",
            "schema_version"}
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "answers_schema7.json")
 
