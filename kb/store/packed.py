@@ -1,6 +1,6 @@
 """Writing the packed tables of schema 8: repeated text and provenance kept once, by id.
 
-`observation` and `support_stored` are views (kb.store.migrations, step 8) over
+`observation` and `support_stored` are views (kb.store.packed_sql, migration step 8) over
 `observation_packed` and `support_packed`; kb writes those tables itself, in bulk, through a
 `Packer`, which turns a row's texts into `kbtext` ids and its provenance into
 `provenance_source` / `provenance_batch` ids, each looked up or made once per connection's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from kb.store.migrations import BATCH_COLUMNS, SOURCE_COLUMNS, TEXT_COLUMNS
+from kb.store.packed_sql import BATCH_COLUMNS, SOURCE_COLUMNS, TEXT_COLUMNS
 
 
 class Packer:
