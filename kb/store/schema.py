@@ -1,9 +1,12 @@
 """The KB's tables (SQLModel on SQLite): evidence first, verdicts derived from it.
 
-`Observation` is append-only evidence with full provenance; `Support` is rebuilt from
-observations at any time (see kb.store.support). Versions are foreign keys into the `Release`
-registry: a fact about "torch_tpu 0.2.0" points at that release row, never at a free
-string. A missing `Support` row means *unknown*.
+Observations are append-only evidence with full provenance; verdicts (`support`) are rebuilt
+from them at any time (see kb.store.support). Since schema 8 both are stored packed
+(`ObservationPacked`, `SupportPacked`: repeated texts and provenance kept once, by id) and read
+through the views `observation`, `support_stored` and `support` (kb.store.packed_sql), which
+write out every column. Versions are foreign keys into the `Release` registry: a fact about
+"torch_tpu 0.2.0" points at that release row, never at a free string. A missing verdict means
+*unknown*.
 
 JSON columns hold structured values (dtypes, conditions, version lists), never prose.
 Bump `SCHEMA_VERSION` and add a numbered step to kb.store.migrations with every change here.
