@@ -220,8 +220,10 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
 
 # Views whose rows carry a table's foreign keys: `support` (schema 7) is a view over the
 # stored verdicts and the presumed ones (`support_status` the same, fewer columns), and
-# their release_id, target and observation_id point where support_stored's do.
-VIEW_KEYS_FROM = {"support": "support_stored", "support_status": "support_stored"}
+# since schema 8 `support_stored` and `observation` are views of the packed tables: their
+# release_id, target and observation_id point where the packed table's do.
+VIEW_KEYS_FROM = {"support": "support_packed", "support_status": "support_packed", "support_stored": "support_packed",
+                  "observation": "observation_packed"}
 
 
 def view_foreign_keys(db) -> None:

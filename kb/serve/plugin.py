@@ -207,6 +207,12 @@ def render_cell(row, value, column, table, database, datasette):
             cell = status_html(value, href, title)
             return Markup(f"{cell}{LOCAL_MARK}") if _get(row, "report") else cell
         return status_html(value)
+    if column == "observation_id" and table in ("support", "support_stored"):
+        # schema 8: `observation` is a view (no row pages); its filtered page shows the whole row
+        number = value.get("value") if isinstance(value, dict) else value  # a labelled key comes as a dict
+        if isinstance(number, int):
+            href = datasette.urls.table(DB_NAME, "observation") + f"?id={number}"
+            return Markup(f'<a href="{escape(href)}">{number}</a>')
     if column == "op" and isinstance(value, str) and value.startswith("aten::"):
         href = datasette.urls.path(OP_PAGE) + "?q=" + quote(value, safe="")
         return Markup(f'<a href="{escape(href)}">{escape(clean(value))}</a>')

@@ -75,7 +75,7 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
         load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
-    indexes = support.without_indexes(raw, "observation")  # made again once, after the bulk insert
+    indexes = support.without_indexes(raw, "observation_packed")  # made again once, after the bulk insert
     for path in record_files():
         try:
             added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
@@ -231,8 +231,9 @@ def install_prebuilt(path: str) -> dict[str, Any] | None:
             conn.execute("PRAGMA journal_mode = WAL")
             _set_meta(conn, data_fingerprint=data_fingerprint(), data_fingerprints_seen="[]")  # this install's mtimes
             conn.commit()
-            counts = {"records": conn.execute("SELECT count(*) FROM observation").fetchone()[0],
-                      "verdicts": conn.execute("SELECT count(*) FROM support").fetchone()[0]}
+            # the packed table and the narrow view count the same rows without writing them out
+            counts = {"records": conn.execute("SELECT count(*) FROM observation_packed").fetchone()[0],
+                      "verdicts": conn.execute("SELECT count(*) FROM support_status").fetchone()[0]}
         finally:
             conn.close()
         for stale in (path + "-wal", path + "-shm"):

@@ -23,7 +23,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 DATA_SUFFIXES = (".jsonl", ".csv")
 # kb.store.schema.SCHEMA_VERSION, mirrored because kb.store.schema imports SQLModel, which plain
 # queries cannot afford; a test keeps the two equal.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 APPLICATION_ID = 0x6B624B42  # kb.store.schema.APPLICATION_ID, mirrored likewise
 
 

@@ -402,9 +402,14 @@ DELETE FROM support_stored WHERE basis = 'presumed';
 """ + SUPPORT_VIEW + SUPPORT_STATUS_VIEW
 
 
+
+# Schema 8: observations and stored verdicts packed (texts, JSON and provenance kept once, the
+# fingerprint as bytes) behind views with the same columns; the SQL is in kb.store.packed_sql.
+from kb.store.packed_sql import STEP_8_PACKED_ROWS, unhex_fingerprint  # noqa: E402
+
 STEPS = {1: STEP_1_INITIAL, 2: STEP_2_INGEST_RUNS_AND_DISAGREEMENT, 3: STEP_3_CHECK_REPORTS_AND_FACET_INDEXES,
          4: STEP_4_BASIS_AND_EFFECTIVE_STATUS, 5: STEP_5_FIELD_CAVEATS, 6: STEP_6_LOCAL_REPORTS,
-         7: STEP_7_PRESUMED_BY_REFERENCE}
+         7: STEP_7_PRESUMED_BY_REFERENCE, 8: STEP_8_PACKED_ROWS}
 # kb.store.schema's SCHEMA_VERSION and APPLICATION_ID, mirrored (like kb.store.dbfile's) so that a
 # build imports no SQLModel; a test keeps them equal.
 SCHEMA_VERSION = max(STEPS)
@@ -424,6 +429,8 @@ def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
             f"this KB has schema {current}, newer than this kb understands ({SCHEMA_VERSION}): upgrade kb"
         )
     applied = []
+    if upto >= 8 > current:
+        conn.create_function("kb_unhex", 1, unhex_fingerprint, deterministic=True)
     for step in range(current + 1, upto + 1):
         # executescript commits first; run the step and its version bump as one transaction
         try:
@@ -433,6 +440,8 @@ def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
                 conn.execute("ROLLBACK")
             raise
         applied.append(step)
+    if 8 in applied and current > 0:
+        conn.execute("VACUUM")  # the unpacked rows' pages go back: the file shrinks to what it holds
     if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # marks the file as a KB (older KBs too)
         conn.commit()

@@ -1,9 +1,12 @@
 """The KB's tables (SQLModel on SQLite): evidence first, verdicts derived from it.
 
-`Observation` is append-only evidence with full provenance; `Support` is rebuilt from
-observations at any time (see kb.store.support). Versions are foreign keys into the `Release`
-registry: a fact about "torch_tpu 0.2.0" points at that release row, never at a free
-string. A missing `Support` row means *unknown*.
+Observations are append-only evidence with full provenance; verdicts (`support`) are rebuilt
+from them at any time (see kb.store.support). Since schema 8 both are stored packed
+(`ObservationPacked`, `SupportPacked`: repeated texts and provenance kept once, by id) and read
+through the views `observation`, `support_stored` and `support` (kb.store.packed_sql), which
+write out every column. Versions are foreign keys into the `Release` registry: a fact about
+"torch_tpu 0.2.0" points at that release row, never at a free string. A missing verdict means
+*unknown*.
 
 JSON columns hold structured values (dtypes, conditions, version lists), never prose.
 Bump `SCHEMA_VERSION` and add a numbered step to kb.store.migrations with every change here.
@@ -16,7 +19,7 @@ from typing import Any, Optional
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 # PRAGMA application_id of a KB file ("kbKB"): a SQLite file without it and without kb's
 # kbmeta table is someone else's database, never migrated (kb.store.dbfile.check_kb).
 APPLICATION_ID = 0x6B624B42
@@ -100,8 +103,47 @@ class ProbeRun(SQLModel, table=True):
     report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
 
 
-class Observation(SQLModel, table=True):
-    """Append-only evidence: one source's statement of op × target × version × mode → status."""
+class KbText(SQLModel, table=True):
+    """Schema 8: a text or JSON value that rows repeat (notes, conditions, details, sources,
+    effective_via), kept once; packed rows point at it by id."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    value: str = Field(unique=True)
+
+
+class ProvenanceSource(SQLModel, table=True):
+    """Schema 8: who stated a fact (source, document, probe run, when read), kept once."""
+
+    __tablename__ = "provenance_source"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    source_kind: str
+    source_name: str
+    source_url: Optional[str] = None
+    probe_run_id: Optional[str] = None  # no foreign key: a probe run's removal must not scan these
+    retrieved_at: str
+
+
+class ProvenanceBatch(SQLModel, table=True):
+    """Schema 8: which ingest of a source an observation belongs to, kept once."""
+
+    __tablename__ = "provenance_batch"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    content_sha256: Optional[str] = None
+    tool_version: Optional[str] = None
+    ingested_at: str  # one value per ingest call: the newest batch of a source is its current word
+    origin: str  # shipped | local (made here: probes, scrapes) | report (kb ingest FILE)
+
+
+class ObservationPacked(SQLModel, table=True):
+    """Append-only evidence: one source's statement of op × target × version × mode → status,
+    as stored since schema 8 (kb.store.packed). Readers use the `observation` view, which writes
+    out every column as before: texts from `kbtext`, provenance from `provenance_source` and
+    `provenance_batch`, the fingerprint (the fact + its document's hash: re-ingesting adds
+    nothing) as hex. Intern ids carry no foreign keys (kb.store.packed.prune)."""
+
+    __tablename__ = "observation_packed"
 
     id: Optional[int] = Field(default=None, primary_key=True)
     op: str = Field(index=True)  # not a foreign key: sources name ops this torch may not have
@@ -111,52 +153,41 @@ class Observation(SQLModel, table=True):
     status: str
     torch_version: Optional[str] = None
     dtypes: Optional[list] = _json()
-    conditions: Optional[dict] = _json()
-    note: Optional[str] = None
-    detail: Optional[dict] = _json()
-    source_kind: str
-    source_name: str
-    source_url: Optional[str] = None
-    probe_run_id: Optional[str] = Field(default=None, foreign_key="proberun.run_id")
-    retrieved_at: str
-    content_sha256: Optional[str] = None
-    tool_version: Optional[str] = None
-    ingested_at: str  # one value per ingest call: the newest batch of a source is its current word
-    origin: str = "local"  # shipped | local (made here: probes, scrapes) | report (kb ingest FILE)
+    conditions_id: Optional[int] = None
+    note_id: Optional[int] = None
+    detail_id: Optional[int] = None
+    source_id: int
+    batch_id: int
     report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
-    fingerprint: str = Field(unique=True)  # the fact + its document's hash: re-ingesting adds nothing
+    fingerprint: bytes = Field(unique=True)  # sha256 bytes (text where a writer gave another value)
 
 
-class Support(SQLModel, table=True):
+class SupportPacked(SQLModel, table=True):
     """Derived verdict per op × target × version × mode (rebuilt by kb.store.support.rebuild),
-    as stored: every verdict but the presumed ones. Readers use the `support` view
-    (kb.store.migrations.SUPPORT_VIEW), which adds the presumed verdicts of `support_presumed`.
-    Schema 7 renamed the table from `support`, which is now that view, and indexes only op,
-    target and release: readers go through the view, which no facet index serves."""
+    as stored: every verdict but the presumed ones, packed like observations (schema 8).
+    Readers use the `support` view (kb.store.migrations, step 8), which writes out every column
+    and adds the presumed verdicts of `support_presumed`; `support_stored` is the view of these
+    rows alone. Indexed by its key (which leads with op), target and release."""
 
-    __tablename__ = "support_stored"
+    __tablename__ = "support_packed"
     __table_args__ = (UniqueConstraint("op", "target", "release_id", "mode"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    op: str = Field(index=True)
+    op: str
     target: str = Field(foreign_key="target.name", index=True)
     release_id: int = Field(foreign_key="release.id", index=True)
-    mode: str = Field()
-    status: str = Field()
+    mode: str
+    status: str
     dtypes: Optional[list] = _json()
-    conditions: Optional[dict] = _json()
-    note: Optional[str] = None
-    source_kind: str = Field()
-    source_name: str
-    source_url: Optional[str] = None
-    probe_run_id: Optional[str] = None
-    retrieved_at: str
-    observation_id: int = Field(foreign_key="observation.id")
-    sources: Optional[dict] = _json()  # every current source's own status: {source: status}
-    disagreement: bool = False
-    basis: str = Field(default="evidence")  # evidence | inferred | presumed | local (kb.vocab.BASES)
-    effective_status: Optional[str] = Field(default=None)  # where it runs: a decomposed op's worst leaf
-    effective_via: Optional[dict] = _json()  # {"leaf": worst leaf, "leaves": {leaf: status}, "from": ...}
+    conditions_id: Optional[int] = None
+    note_id: Optional[int] = None
+    source_id: int
+    observation_id: int = Field(foreign_key="observation_packed.id")
+    sources_id: Optional[int] = None  # every current source's own status: {source: status}
+    disagreement: bool
+    basis: str  # evidence | inferred | presumed | local (kb.vocab.BASES)
+    effective_status: Optional[str] = None  # where it runs: a decomposed op's worst leaf
+    effective_via_id: Optional[int] = None  # {"leaf": worst leaf, "leaves": {leaf: status}, "from": ...}
     report: Optional[dict] = _json()  # schema 6: the local report file this row came from (kb.store.provenance)
 
 
@@ -172,7 +203,7 @@ class SupportPresumed(SQLModel, table=True):
 
     id: Optional[int] = Field(default=None, primary_key=True)
     release_id: int = Field(foreign_key="release.id", index=True)
-    from_id: int = Field(foreign_key="support_stored.id", index=True)
+    from_id: int = Field(foreign_key="support_packed.id", index=True)
     sources: Optional[dict] = _json()
     disagreement: Optional[bool] = None
 

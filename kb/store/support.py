@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from kb.store import queries
+from kb.store import packed, queries
 from kb.store.queries import version_key
 from kb.vocab import DOC_RULE_BASIS, FAMILY_GRANULARITY, SEVERITY, SOURCE_RANK, best
 
@@ -302,7 +302,7 @@ def without_indexes(raw: sqlite3.Connection, table: str) -> list[str]:
 def clear(raw: sqlite3.Connection) -> None:
     """Delete every derived verdict (presumed first: they point at the stored ones)."""
     raw.execute("DELETE FROM support_presumed")
-    raw.execute("DELETE FROM support_stored")
+    raw.execute("DELETE FROM support_packed")
 
 
 def rebuild(raw: sqlite3.Connection) -> int:
@@ -333,12 +333,13 @@ def rebuild(raw: sqlite3.Connection) -> int:
     rows.sort(key=order)
     presumed.sort(key=order)
     ids = {id(row): number for number, row in enumerate(rows, 1)}
-    indexes = without_indexes(raw, "support_stored") + without_indexes(raw, "support_presumed")
-    marks = ", ".join("?" * (len(_SUPPORT_COLUMNS) + 1))
+    indexes = without_indexes(raw, "support_packed") + without_indexes(raw, "support_presumed")
+    packer = packed.Packer(raw)  # schema 8: texts and provenance by id; the views write them out
     raw.executemany(
-        f"INSERT INTO support_stored (id, {', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
-        ([number] + [_json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c]
-                     for c in _SUPPORT_COLUMNS]
+        f"INSERT INTO support_packed (id, {', '.join(packed.SUPPORT_PACKED)}) "
+        f"VALUES ({', '.join('?' * (len(packed.SUPPORT_PACKED) + 1))})",
+        ([number] + packed.pack(packer, "support_stored", {
+            c: _json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS})
          for texts in [{}] for number, row in enumerate(rows, 1)),
     )
     raw.executemany(
@@ -349,4 +350,5 @@ def rebuild(raw: sqlite3.Connection) -> int:
     )
     for sql in indexes:
         raw.execute(sql)
+    packed.prune(raw)
     return len(rows) + len(presumed)

@@ -217,19 +217,24 @@ class _Writer:
 
     def _upsert_many(self, rows: list[dict[str, Any]]) -> None:
         """Observations in bulk (probe reports carry thousands): one executemany on the
-        DB-API connection of this transaction; the ORM's per-row cost would dominate a build."""
+        DB-API connection of this transaction; the ORM's per-row cost would dominate a build.
+        Written packed (schema 8, kb.store.packed): the `observation` view shows them whole."""
         if not rows:
             return
+        from kb.store import packed
+
         raw = self.raw
-        columns = list(rows[0])
-        before = raw.execute("SELECT count(*) FROM observation").fetchone()[0]
+        packer = packed.Packer(raw)
+        before = raw.execute("SELECT count(*) FROM observation_packed").fetchone()[0]
         raw.executemany(
-            f"INSERT INTO observation ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-            "ON CONFLICT(fingerprint) DO UPDATE SET ingested_at = excluded.ingested_at, report = excluded.report",
-            ([json.dumps(row[c]) if c in ("dtypes", "conditions", "detail", "report") and row[c] is not None else row[c]
-              for c in columns] for row in rows),
+            f"INSERT INTO observation_packed ({', '.join(packed.OBSERVATION_PACKED)}) "
+            f"VALUES ({', '.join('?' * len(packed.OBSERVATION_PACKED))}) "
+            "ON CONFLICT(fingerprint) DO UPDATE SET batch_id = excluded.batch_id, report = excluded.report",
+            (packed.pack(packer, "observation", {
+                c: json.dumps(v) if c in ("dtypes", "conditions", "detail", "report") and v is not None else v
+                for c, v in row.items()}) for row in rows),
         )
-        self.added += raw.execute("SELECT count(*) FROM observation").fetchone()[0] - before
+        self.added += raw.execute("SELECT count(*) FROM observation_packed").fetchone()[0] - before
 
     def _common(self, record, prov: rec.Provenance) -> dict[str, Any]:
         return {

@@ -82,7 +82,7 @@ def test_a_schema_6_kb_keeps_its_presumed_verdicts(tmp_path):
     """)
     conn.commit()
     before = _rows(conn)
-    assert migrations.migrate(conn) == [7]
+    assert migrations.migrate(conn) == [7, 8]
     assert _rows(conn) == before
     assert conn.execute("SELECT count(*) FROM support_stored").fetchone()[0] == 1
     assert [tuple(r) for r in conn.execute("SELECT release_id, from_id, disagreement FROM support_presumed")] == [(2, 1, 1)]
