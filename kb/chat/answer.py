@@ -28,7 +28,7 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, names, scoring, spanish
+from kb.chat import caveat_notes, entities, intents, names, scoring, spanish, understand
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
@@ -62,7 +62,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
 
     `allow_files`: a model path in the question may be read and checked (kb.check.resolve). Only
     for a local user (`kb ask`); a chat platform's messages must never make the server
-    open files."""
+    open files. A question of two clauses that each read as a different kind of question is
+    answered in two sections (kb.chat.understand)."""
     if conn is None:
         from kb.store.db import open_kb
 
@@ -71,7 +72,18 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
-    ents = entities.extract(question or "")
+    parts = understand.split_two((question or "").strip())
+    if parts:
+        lang = entities.language(question)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in parts)
+        if understand.answers_both(first, second):
+            return understand.combine(question.strip(), parts, first, second, lang)
+    return _answer_one(question, conn, allow_files)
+
+
+def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
+    """One question, one reading; `lang`: the whole question's language for a clause of it."""
+    ents = entities.extract(question or "", lang)
     ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
     top, other = scoring.best(q, ents)
@@ -95,8 +107,11 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     if other is not None:
         result = with_other_reading(result, other, ents.language)
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
+    if result.intent == "unknown" and (named := understand.unknown_model(q.text, ents.language)):
+        result = named  # "foobarnet 9b on trn2?": a model the KB does not know, and how to check it
     result.question = (question or "").strip()
-    return spanish.in_spanish(result) if ents.language == "es" else result
+    result = spanish.in_spanish(result) if ents.language == "es" else result
+    return understand.with_readings(conn, result, q, ents)
 
 
 # ---------------------------------------------------------------- routing
