@@ -122,8 +122,10 @@ def compile_limits(conn: sqlite3.Connection, target: str, src: Sources, facts: l
     for r in rows:
         r = dict(r)
         out.append(f"  - {md(r['feature'])} ({target} {r['version']}): {md(r['status'])} {src.cite(r)}")
-        facts.append({"target": target, "mode": "compile", "feature": r["feature"], "status": r["status"],
-                      "backend_version": r["version"], "source_url": r["source_url"]})
+        if facts:  # on the unknown fact of that target and mode: what is known beside it
+            facts[-1].setdefault("compile_limitations", []).append(
+                {"feature": r["feature"], "status": r["status"], "backend_version": r["version"],
+                 "source_url": r["source_url"]})
     return out
 
 

@@ -75,7 +75,10 @@ def platform_headline(result: Answer, lang: str) -> Answer:
     else:
         head = (f"**Termina con Neuron {vendor['eol_release']}** — el soporte de {name} en Neuron{own}." if lang == "es"
                 else f"**Ends with Neuron {vendor['eol_release']}** — Neuron's support of {name}{own}.")
-    result.text = head + "\n\n" + result.text
+    body = result.text
+    if body.startswith("**") and not body.startswith("**`"):  # one headline: the vendor's end says it (r3-29)
+        body = body.partition("\n")[2].lstrip("\n")
+    result.text = head + "\n\n" + body
     return result
 
 

@@ -31,6 +31,8 @@ STATUS_WORDS = {
     "fallback": "fallback", "fall": "fallback", "falls": "fallback", "fallbacks": "fallback",
     "unsupported": "unsupported", "supported": "supported", "support": "supported", "work": "supported",
     "works": "supported", "run": "supported", "runs": "supported",
+    # "is aten::nonzero okay on trainium?", "is F.gelu fine on tpu?": asks whether it runs
+    "okay": "supported", "ok": "supported", "fine": "supported", "usable": "supported", "available": "supported",
 }
 
 # Question words that must never be read as op names, even when an op has that name
@@ -50,6 +52,7 @@ slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug 
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
+everything something nothing anything stuff okay ok fine
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
@@ -206,6 +209,10 @@ def read(text: str) -> Question:
         sdk_seen = False
     if pending_product is not None:
         q.products.append((pending_product, None))
+    if re.match(r"\s*(?:can|could|may)\s+(?:i|we|you)\s+(?:still\s+)?use\b", lowered) and "supported" not in q.statuses:
+        q.statuses.append("supported")  # "can I use F.grid_sample on neuron?" asks whether it runs
+    if terse(q.text) and not q.statuses:
+        q.statuses.append("supported")
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
@@ -225,6 +232,22 @@ def _dedupe(q: Question) -> None:
     for name in ("op_words", "function_words", "plain_words", "versions", "products", "statuses"):
         setattr(q, name, list(dict.fromkeys(getattr(q, name))))
 PLATFORM_PRODUCTS = ("pytorch", "python", "ubuntu", "amazon-linux")
+
+
+_TERSE = re.compile(r"^\s*(?:and\s+|what about\s+|how about\s+)?[`\w.:()-]{2,80}\s+(?:on|in|with|for)\s+[\w.-]{2,30}"
+                    r"(?:\s+v?\d[\w.]*)?\s*(?:[:,-]\s*[\w\s]{0,40})?\?\s*$", re.I)
+
+
+def terse(text: str) -> bool:
+    """"nn.GRU on tpu?", "nonzero on trainium: native or fallback?": a name on a target, asked as
+    a question without its verb, asks whether it runs there (a headline, as "does X run on Y?" gets)."""
+    return len(text) <= 160 and _TERSE.match(text) is not None
+
+
+def asks_yes_no(text: str) -> bool:
+    """A yes/no question: it opens with its verb ("is", "does", "can"...), or it is terse."""
+    return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ")) \
+        or terse(text)
 
 
 def still_supported(lowered: str) -> bool:
@@ -264,6 +287,6 @@ def _intent(q: Question, lowered: str) -> str:
         return "ops_by_status"
     if has_op or q.plain_words:
         return "op"  # kb.chat.answer may still turn a non-op word into a limitation question
-    if q.targets and ("fallback" in q.statuses or "native" in q.statuses or "unsupported" in q.statuses):
-        return "ops_by_status"
+    if q.targets and any(s in q.statuses for s in ("fallback", "native", "unsupported", "decomposed")):
+        return "ops_by_status"  # "give me everything that is decomposed on tpu" lists too
     return "unknown"

@@ -30,7 +30,7 @@ class Reading:
 
 _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to)\s+(?:[\w.-]+\s+){0,6}?"
                    r"(?:run|work|execute)\b"
-                   r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute)\b"
+                   r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute|support)\b"
                    r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
 _FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
 
@@ -47,7 +47,18 @@ def list_status(text: str) -> str | None:
         return "fallback"
     if re.search(r"\bnative(?:ly)?\b|\bown kernels?\b", text, re.I):
         return "native"
+    if re.search(r"\bdecompos\w*", text, re.I):
+        return "decomposed"
+    if re.search(r"\b(?:missing|lacks?|lacking|absent)\b", text, re.I):
+        return "unsupported"  # "ops missing on tpu 0.2.0": what it has no kernel for and cannot run
     return None
+
+
+# A request for a list said as a request ("list", "show me", "give me", "which ops"): it outranks a
+# policy reading of the same words ("list the missing ops on tpu 0.2.0").
+_LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tell)\b|^\s*(?:which|what)\s+(?:aten\s+)?"
+                         r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
+                         r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b", re.I)
 
 
 def _gallery_score(text: str) -> int:
@@ -87,8 +98,10 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         out.append(Reading("platform_eol", 8, f"{platform[0]} with a version and an end-of-support cue"))
     status = list_status(text)
     versioned = any(m.version for m in q.targets)
-    if "list" in ents.cues and status and q.targets and not explicit_op:
-        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0), f"a list of {status} ops"))
+    asked_list = _LIST_ASKED.search(text) is not None
+    if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op:
+        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (2 if asked_list else 0),
+                           f"a list of {status} ops"))
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
     gallery = _gallery_score(ents.english)  # s30b (#30): gallery lists and models, kb.chat.answer_gallery

@@ -98,7 +98,9 @@ def _version_lines(conn: sqlite3.Connection, q: Question, intent: str, lang: str
     from kb.errors import KBError
     from kb.store.targetspec import resolve
 
-    out = []
+    out: list[str] = []
+    if intent in ("eol", "release", "diff", "cost", "help", "unknown"):
+        return out  # these read "neuron 2.34" as the SDK release itself, and say so in their own words
     single = intent in ("ops_by_status", "gallery_model", "gallery_list", "gallery_blockers", "policy")
     for mention in q.targets:
         if not mention.version:
