@@ -374,7 +374,8 @@ CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
             r"|per 1m|\$/m|dollars per)\b",
     "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b",
-    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available)\b"
+    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available"
+           r"|ok|okay|fine|alive)\b|\bdrop(?:s|ped|ping)?\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
            r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
            r"|\bmaintenance\b|\bsupport window\b",

@@ -252,7 +252,7 @@ def asks_yes_no(text: str) -> bool:
 
 def still_supported(lowered: str) -> bool:
     """"still supported", "no longer supported", "supported anymore": an end-of-support question."""
-    return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained)\b"
+    return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained|ok|okay|fine|alive)\b"
                      r"|\b(supported|available|maintained)\s+any\s?more\b", lowered) is not None
 
 

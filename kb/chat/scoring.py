@@ -28,8 +28,8 @@ class Reading:
     why: str  # the entities it rests on, for the "also read as" line and tests
 
 
-_CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to)\s+(?:[\w.-]+\s+){0,6}?"
-                   r"(?:run|work|execute)\b"
+_CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to|refuses? to|fails? to)"
+                   r"\s+(?:[\w.-]+\s+){0,6}?(?:run|work|execute)\b"
                    r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute|support)\b"
                    r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
 _FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
