@@ -25,11 +25,13 @@ from kb.neutral import markdown as md
 # "...? also how long ...". A join followed by anything else ("neuron and tpu", "7 USD/h y 1500
 # tok/s") is one question.
 _EN_ASK = r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|would|should)\b"
-_ES_ASK = (r"(?:¿\s*)?(?:qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]l|cu[aá]les|cu[aá]ndo|c[oó]mo|es|est[aá]|"
+_ES_ASK = (r"(?:¿ ?)?(?:qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]l|cu[aá]les|cu[aá]ndo|c[oó]mo|es|est[aá]|"
            r"corre|funciona|hay|hasta|sigue|cae|caen)\b")
-_JOIN = re.compile(rf"\s*[,;]?\s+(?:and|also|plus)\s+(?:also\s+)?(?={_EN_ASK})"
-                   rf"|\s*[,;]?\s+(?:y|e|adem[aá]s)\s+(?:adem[aá]s\s+)?(?={_ES_ASK})"
-                   rf"|\?\s+(?:and\s+|also\s+|y\s+)?(?=¿|{_EN_ASK}|{_ES_ASK})", re.I)
+# Read over the text with each run of whitespace made one space, so no pattern here backtracks
+# over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
+_JOIN = re.compile(rf" ?[,;]? (?:and|also|plus) (?:also )?(?={_EN_ASK})"
+                   rf"| ?[,;]? (?:y|e|adem[aá]s) (?:adem[aá]s )?(?={_ES_ASK})"
+                   rf"|\? (?:and |also |y )?(?=¿|{_EN_ASK}|{_ES_ASK})", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
 SECTION = {"en": "**({n})** _{part}_", "es": "**({n})** _{part}_"}
 TWO = {"en": "_Two questions in one; each is answered in turn._",
@@ -39,6 +41,7 @@ TWO = {"en": "_Two questions in one; each is answered in turn._",
 def split_two(text: str) -> tuple[str, str] | None:
     """The two clauses of a question that joins two questions, or None. Only the first join
     that starts a question counts (a third clause stays with the second)."""
+    text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
         if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
