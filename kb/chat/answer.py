@@ -136,7 +136,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     targets = q.target_names()
     if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
         versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
-        if len(versions) >= 2 or (len(versions) == 1 and re.search(r"\b(new in|what'?s new|changed in|changes in)\b", text)):
+        if len(versions) >= 2 or (len(versions) == 1 and re.search(
+                r"\b(new in|what'?s new|changed in|changes in|(?:gain|gained|lose|lost|add|added) in)\b", text)):
             return "diff"
     stated_eol = any(p in text for p in intents.EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", text)
     # "is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?": a platform in an SDK release is a stack question

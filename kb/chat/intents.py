@@ -52,7 +52,7 @@ slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug 
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
-everything something nothing anything stuff okay ok fine
+everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
@@ -139,6 +139,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 def _strip_cpu_destination(text: str) -> str:
     """"falls back to CPU" names where fallbacks go, not a target asked about."""
     text = re.sub(r"\b(run|runs|running|execute|executes|land|lands)\s+on\s+(the\s+)?cpu\b", r"\1 on host", text, flags=re.I)
+    # "which ops need the CPU on tpu?", "what hits the cpu": the CPU is where they go
+    text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
+                  flags=re.I)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
 
 
@@ -235,7 +238,7 @@ PLATFORM_PRODUCTS = ("pytorch", "python", "ubuntu", "amazon-linux")
 
 
 _TERSE = re.compile(r"^\s*(?:and\s+|what about\s+|how about\s+)?[`\w.:()-]{2,80}\s+(?:on|in|with|for)\s+[\w.-]{2,30}"
-                    r"(?:\s+v?\d[\w.]*)?\s*(?:[:,-]\s*[\w\s]{0,40})?\?\s*$", re.I)
+                    r"(?:\s+v?\d[\w.]*)?\s*(?:[:,—–-]\s*[\w\s]{0,40})?\?\s*$", re.I)
 
 
 def terse(text: str) -> bool:
@@ -244,10 +247,19 @@ def terse(text: str) -> bool:
     return len(text) <= 160 and _TERSE.match(text) is not None
 
 
+_WHETHER = re.compile(r"^\s*(?:any idea|do you know|does anyone know|i wonder|wondering|tell me|i'?d like to know|"
+                      r"quick question:?|q:)\s+(?:if|whether)?\s*", re.I)
+
+
 def asks_yes_no(text: str) -> bool:
-    """A yes/no question: it opens with its verb ("is", "does", "can"...), or it is terse."""
+    """A yes/no question: it opens with its verb ("is", "does", "can"...), asks "any idea if
+    ...", or it is terse."""
+    text = _WHETHER.sub("", text, count=1)
     return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ")) \
-        or terse(text)
+        or _WHETHER_VERB.match(text) is not None or terse(text)
+
+
+_WHETHER_VERB = re.compile(r"^\s*[`\w.:()-]{2,80}\s+(?:works?|runs?|is (?:native|supported|ok|fine)|falls? back)\b", re.I)
 
 
 def still_supported(lowered: str) -> bool:

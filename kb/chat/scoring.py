@@ -32,7 +32,8 @@ _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|
                    r"\s+(?:[\w.-]+\s+){0,6}?(?:run|work|execute)\b"
                    r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute|support)\b"
                    r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
-_FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
+_FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b"
+                    r"|\b(?:needs?|uses?|hits?|requires?) (?:the )?(?:cpu|host)\b", re.I)
 
 
 # Words that ask for money, not only "how much" (which also asks "how much slower").
@@ -58,7 +59,11 @@ def list_status(text: str) -> str | None:
 # policy reading of the same words ("list the missing ops on tpu 0.2.0").
 _LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tell)\b|^\s*(?:which|what)\s+(?:aten\s+)?"
                          r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
-                         r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b", re.I)
+                         r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b"
+                         r"|^\s*(?:how many|number of|count)\b"
+                         # "tpu unsupported ops", "neuron 2.14.3.1 fallback ops": a target, a status, ops
+                         r"|^\s*[\w.-]{2,30}(?:\s+v?\d[\w.]*)?\s+(?:unsupported|fallback|native|decomposed|missing)\s+"
+                         r"(?:aten\s+)?(?:ops|operators|kernels)\s*\??\s*$", re.I)
 
 
 def _gallery_score(text: str) -> int:
@@ -100,7 +105,7 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     versioned = any(m.version for m in q.targets)
     asked_list = _LIST_ASKED.search(text) is not None
     if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op:
-        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (2 if asked_list else 0),
+        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (4 if asked_list else 0),
                            f"a list of {status} ops"))
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))

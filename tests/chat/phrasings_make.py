@@ -591,6 +591,39 @@ for _q, _p, _r, _cur in [("cost per million tokens at 5.5 EUR per hour and 2400 
     add("cost", "en", "cost", [f"{format_money(cost_per_million_tokens(Decimal(_p), Decimal(_r)))} {_cur}", "leaves out"],
         COST, [_q])
 
+# more of the same, asked the way people type (informal openings, terse, "need the cpu", counts)
+add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled"], TPU_POLICY, ["which ops on tpu 0.2.0 need the cpu?"])
+add("list", "en", "ops_by_status", ["**800** ops run as unsupported"], TPU_011, ["how many unsupported ops does torchtpu 0.1.1 have?"])
+add("list", "en", "ops_by_status", ["595 ops that run as **unsupported**"], TPU_PROBE, ["tpu unsupported ops"])
+add("list", "en", "ops_by_status", ["1,127 ops that run as **fallback**"], SNAPSHOT, ["neuron 2.14.3.1 fallback ops"])
+add("list", "en", "ops_by_status", ["1,991 ops that run as **decomposed**"], SNAPSHOT,
+    ["what gets decomposed on trainium?", "show the decomposed ops for torch-neuronx 2.14.3.1"])
+add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**", "2.14.3.1"], SUPPORTED_OPS,
+    ["what's missing in torchneuron 2.14.3.1?", "what ops won't run on trn3?"])
+add("list", "en", "ops_by_status", ["**404** ops run as native"], SNAPSHOT, ["count the native kernels on neuron 2.14.3.1"])
+add("list", "en", "diff", ["**neuron 2.14.3.0 → 2.14.3.1**", "**1** kernels gained"], SNAPSHOT,
+    ["what did torchneuron gain in 2.14.3.1?"])
+add("op", "en", "op", ["**Presumably yes**", "aten::topk"], SNAPSHOT, ["any idea if aten::topk works on trn2?"])
+add("op", "en", "op", ["**Yes** on tpu 0.2.0", "aten::gelu"], TPU_PROBE, ["do you know whether nn.GELU runs on tpu?"])
+add("op", "en", "op", ["**Presumably no** — native", "aten::cumsum"], SNAPSHOT, ["is torch.cumsum going to fall back on trainium?"])
+add("op", "en", "op", ["**Yes** on tpu 0.2.0", "aten::convolution"], TPU_PROBE, ["would nn.Conv2d run on tpu v6e"])
+add("platform_eol", "en", "eol", ["**Yes**", "3.12, 3.13, 3.14"], "devguide.python.org", ["is python 3.13 supported on neuron 2.34?"])
+add("feature_eol", "en", "eol", ["**No**", "2.28.1"], NXDT, ["does neuron still support nxd training?"])
+add("feature_eol", "en", "eol", ["**No end date stated**", "maintenance mode"], XLA_INF_MAINT,
+    ["when is pytorch/xla inference on inf2 going away?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY, ["is there a cpu fallback on tpu?"])
+add("policy", "en", "policy", ["compile error"], NEURON_POLICY, ["what happens to unsupported ops under torch.compile on trainium?"])
+add("model", "en", "model", ["Gallery models that run fully on the device on tpu 0.2.0"], GALLERY, ["which models run fully on tpu?"])
+add("model", "en", "model", ["deepseek is not in the gallery"], "data/gallery models", ["is deepseek supported on trn2?"])
+add("model", "en", "model", ["GPT-2 (124M) runs fully on the device"], GALLERY, ["can i run gpt2 on neuron"])
+add("support", "en", "release", ["**0.2.0**"], "pypi.org/project/torch-tpu", ["what's the latest torchtpu version?"])
+add("support", "en", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "2.33.0.html", ["what's in neuron 2.33?"])
+add("cost", "en", "cost", ["0.74 USD per million tokens", "10,000,000 tokens: **7.41 USD**"], COST,
+    ["how much would 10M tokens cost at 4 USD/h and 1500 tok/s?"])
+for _q, _p, _r, _cur in [("price/1M tokens @ 2 eur/h, 600 tok/s", "2", "600", "EUR"),
+                         ("what's the cost per million tokens on a trn2 at $12.5 per hour with 7000 tokens per sec",
+                          "12.5", "7000", "USD")]:
+    add("cost", "en", "cost", [f"{format_money(cost_per_million_tokens(Decimal(_p), Decimal(_r)))} {_cur}"], COST, [_q])
 
 def main() -> None:
     seen = set()
