@@ -145,15 +145,23 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         dlami = _dlami_windows(conn, eol, pairs)  # "ubuntu-22.04 ended 2026-05-21" in kb eol's neuron-dlami rows
         lines += _window_lines(dlami, src)
         result["windows"] = result["windows"] + dlami
-        ended_said: set[str] = set()
+        if dlami and result.get("first_eol") and any(w["eol_from"] and w["eol_from"] < result["first_eol"]["eol_from"]
+                                                     for w in dlami):
+            result["first_eol"] = min((w for w in dlami if w["eol_from"]), key=lambda w: w["eol_from"])
+        earliest: dict[str, dict[str, Any]] = {}
+        for issue in result["issues"]:  # one "⚠ ended" per component: the soonest (the windows above date each)
+            if issue["kind"] == "ended":
+                have = earliest.get(issue["component"])
+                if have is None or (issue.get("eol_from") or "9") < (have.get("eol_from") or "9"):
+                    earliest[issue["component"]] = issue
+        by_url = {w.get("source_url"): w for w in result["windows"] if w.get("source_url")}
         for issue in result["issues"]:
-            if issue["kind"] == "ended":  # one "⚠ ended" per product: the windows above date each end
-                product = issue["message"].split(":")[0]
-                if product in ended_said:
-                    continue
-                ended_said.add(product)
-            cite = " " + src.cite({"source_kind": "doc", "source_name": "support matrix", "source_url": issue["source_url"]}) \
-                if issue.get("source_url") else ""
+            if issue["kind"] == "ended" and earliest.get(issue["component"]) is not issue:
+                continue
+            # the statement the issue rests on, cited as itself (python.org's devguide is no Neuron support matrix)
+            row = by_url.get(issue.get("source_url")) or {"source_kind": "doc", "source_name": "support matrix",
+                                                           "source_url": issue.get("source_url")}
+            cite = " " + src.cite(row) if issue.get("source_url") else ""
             lines.append(f"- ⚠ {issue['kind']}: {issue['message']}{cite}")
         if not result["windows"] and not result["issues"]:
             named = ", ".join(f"{p} {v}" for p, v in pairs)

@@ -110,10 +110,12 @@ def gallery_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
 def with_other_reading(result: Answer, other: Reading, lang: str) -> Answer:
     """One line naming the close second reading, above the sources."""
     words = KIND_WORDS.get(lang, KIND_WORDS["en"])
+    command = getattr(other, "command", "")
+    how = (f": `{command}`" if command else "")  # the command that answers it (slice 29g)
     line = (f"_También podría leerse como {words.get(other.intent, other.intent)} ({other.why}); pregunta solo por "
-            "eso para esa respuesta._" if lang == "es" else
+            f"eso para esa respuesta{how}._" if lang == "es" else
             f"_This could also be read as {words.get(other.intent, other.intent)} ({other.why}); ask about that "
-            "alone for that answer._")
+            f"alone for that answer{how}._")
     body, sep, sources = result.text.partition("\n\n**Sources**")
     if not sep:
         body, sep, sources = result.text.partition("\n\n**Fuentes**")

@@ -26,6 +26,31 @@ class Reading:
     intent: str
     score: int
     why: str  # the entities it rests on, for the "also read as" line and tests
+    command: str = ""  # the kb command that answers this reading alone, named in the "also read as" line
+
+
+def _command(r: Reading, q: Question, ents: Entities) -> str:
+    """The command that answers a reading by itself, so the line naming it says how to get it."""
+    targets = q.target_names() or []
+    target = next((m for m in q.targets if m.target in ("neuron", "tpu", "neuron-xla")), None)
+    if r.intent == "cost":
+        if ents.prices and ents.rates:
+            return (f"kb cost --price-per-hour {ents.prices[0].value.normalize():f} --tokens-per-second "
+                    f"{ents.rates[0].value.normalize():f} --currency {ents.prices[0].unit}")
+        return "kb cost --price-per-hour PRICE --tokens-per-second RATE"
+    if r.intent == "op":
+        word = next(iter(q.op_words or q.function_words), "")
+        return f"kb op {word}" + (f" -t {targets[0]}" if targets else "") if word else ""
+    if r.intent == "ops_list" and target is not None:
+        spec = f"{target.target}={target.version}" if target.version else target.target
+        return f"kb ops --target {spec} --status {list_status(ents.english) or 'fallback'}"
+    if r.intent == "policy":
+        return f'kb ask "what does {targets[0] if targets else "neuron"} do with an op it lacks?"'
+    if r.intent == "model":
+        return "kb gallery"
+    if r.intent in ("feature_eol", "platform_eol"):
+        return "kb eol"
+    return ""
 
 
 _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to|refuses? to|fails? to)"
@@ -117,6 +142,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         # aten::unique on tpu under torch.compile?" asks for that op's verdict; tester t29 #17)
         out.append(Reading("op", 11 if q.op_words else 7, "an op named as code"))
     out.sort(key=lambda r: -r.score)
+    for r in out:
+        r.command = _command(r, q, ents)
     return out
 
 

@@ -204,3 +204,17 @@ def test_long_hostile_text_is_read(conn, unit):
     entities.correct_names(text)
     understand.split_two(text)
     assert answer(text, conn=conn).text
+
+
+def test_the_other_reading_line_names_the_command_that_answers_it(conn):
+    a = ask(conn, "is aten::cos slow? at 4 EUR an hour and 2500 tokens/s what is the price per million tokens")
+    assert a["other_reading"] == "op" and "answer: `kb op aten::cos`._" in a["text"]
+    b = ask(conn, "what's tpu 0.2.0 policy for missing ops in compile")
+    assert "`kb ops --target tpu=0.2.0 --status unsupported`" in b["text"]
+
+
+def test_an_ended_platform_cites_each_statement_as_itself(conn):
+    a = ask(conn, "when does python 3.10 support end on neuron?")
+    assert not any(s["name"] == "support matrix" and "python.org" in (s["url"] or "") for s in a["sources"])
+    ubuntu = ask(conn, "when does ubuntu 22.04 support end?")["text"]
+    assert "First end of support in this stack: **2026-05-21** (neuron-dlami ubuntu-22.04" in ubuntu
