@@ -146,6 +146,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
     if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)):
         return intent
+    if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
+            and re.search(r"\bsupported\b|\bsupports?\b", text):
+        return intent  # "is ubuntu 24.04 supported on trn2?": the platform's support, not a release card
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:
         return "release"

@@ -389,6 +389,8 @@ CUES = {
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"
               r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b"
+              r"|\b(?:if|when) (?:an? |the )?(?:op|operator|kernel) (?:doesn'?t|does not|isn'?t|is not) (?:exist|there|"
+              r"available|implemented|supported)\b"
               # "eager vs compile: which one falls back to CPU?" (r2-29 #4): the modes compared, no op
               r"|\b(?:eager|compile)\s*(?:vs\.?|versus|or)\s*(?:torch\.)?(?:eager|compile)\b(?=.*\bfalls? ?back\b)",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",

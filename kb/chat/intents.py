@@ -53,6 +53,7 @@ caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
 everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
+won don doesn isn aren wouldn couldn shouldn didn wasn hasn haven hey
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
@@ -214,8 +215,10 @@ def read(text: str) -> Question:
         q.products.append((pending_product, None))
     if re.match(r"\s*(?:can|could|may)\s+(?:i|we|you)\s+(?:still\s+)?use\b", lowered) and "supported" not in q.statuses:
         q.statuses.append("supported")  # "can I use F.grid_sample on neuron?" asks whether it runs
-    if terse(q.text) and not q.statuses:
-        q.statuses.append("supported")
+    if terse(q.text) and not q.statuses or re.match(r"\s*how (?:well )?(?:does|do|will|would)\b", lowered):
+        q.statuses.append("supported")  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?"
+    if not (q.op_words or q.function_words or q.plain_words) and _NEGATED.search(q.text):
+        q.statuses.append("unsupported")  # "what won't run on tpu?": the ops it cannot run
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
@@ -247,15 +250,19 @@ def terse(text: str) -> bool:
     return len(text) <= 160 and _TERSE.match(text) is not None
 
 
-_WHETHER = re.compile(r"^\s*(?:any idea|do you know|does anyone know|i wonder|wondering|tell me|i'?d like to know|"
-                      r"quick question:?|q:)\s+(?:if|whether)?\s*", re.I)
+_NEGATED = re.compile(r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|does not|do not|is not able to)\s+(?:\w+\s+){0,3}?"
+                      r"(?:run|work|execute)\b", re.I)
+_WHETHER = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|um|yo|quick q(?:uestion)?)\b[,:!]?\s*)?"
+                      r"(?:(?:any idea|do you know|does anyone know|i wonder|wondering|tell me|i'?d like to know|"
+                      r"quick question:?|q:)\s+(?:if|whether)?\s*)?", re.I)
 
 
 def asks_yes_no(text: str) -> bool:
     """A yes/no question: it opens with its verb ("is", "does", "can"...), asks "any idea if
     ...", or it is terse."""
     text = _WHETHER.sub("", text, count=1)
-    return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ")) \
+    return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ",
+                                               "how does ", "how do ", "how well ", "any fallback", "any cpu fallback")) \
         or _WHETHER_VERB.match(text) is not None or terse(text)
 
 

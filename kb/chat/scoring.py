@@ -86,6 +86,8 @@ _LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tel
                          r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
                          r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b"
                          r"|^\s*(?:how many|number of|count)\b"
+                         r"|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\b(?=.*\b(?:can'?t|cannot|won'?t|doesn'?t|"
+                         r"does not|don'?t|missing|unsupported|lacks?)\b)"
                          # "tpu unsupported ops", "neuron 2.14.3.1 fallback ops": a target, a status, ops
                          r"|^\s*[\w.-]{2,30}(?:\s+v?\d[\w.]*)?\s+(?:unsupported|fallback|native|decomposed|missing)\s+"
                          r"(?:aten\s+)?(?:ops|operators|kernels)\s*\??\s*$", re.I)

@@ -624,6 +624,14 @@ for _q, _p, _r, _cur in [("price/1M tokens @ 2 eur/h, 600 tok/s", "2", "600", "E
                          ("what's the cost per million tokens on a trn2 at $12.5 per hour with 7000 tokens per sec",
                           "12.5", "7000", "USD")]:
     add("cost", "en", "cost", [f"{format_money(cost_per_million_tokens(Decimal(_p), Decimal(_r)))} {_cur}"], COST, [_q])
+add("op", "en", "op", ["**Presumably yes**", "aten::silu"], SNAPSHOT, ["hey, does torch.nn.functional.silu run on trn2?"])
+add("op", "en", "op", ["**Yes** on tpu 0.2.0 — all 3 of its ops run on the device"], TPU_PROBE, ["how does nn.Linear do on tpu?"])
+add("op", "en", "op", ["**No fallback: native**", "aten::embedding"], SNAPSHOT, ["any fallbacks for nn.Embedding on neuron?"])
+add("list", "en", "ops_by_status", ["595 ops that run as **unsupported**"], TPU_PROBE, ["what won't run on tpu?"])
+add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**"], SUPPORTED_OPS, ["ops neuron 2.14.3.1 cannot run"])
+add("platform_eol", "en", "eol", ["**Presumably yes**", "2029-04"], "ubuntu.com", ["is ubuntu 24.04 supported on trn2?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["what does tpu do if an op doesn't exist in eager?"])
 
 def main() -> None:
     seen = set()
