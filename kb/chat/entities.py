@@ -381,7 +381,8 @@ CUES = {
            r"|\bmaintenance\b|\bsupport window\b",
     "last_release": r"\blast (?:neuron )?(?:sdk )?(?:release|version)\b|\bfinal (?:neuron )?(?:release|version)\b",
     "policy": r"\b(?:an?|the) (?:op|ops|operator|operators|aten op) (?:it|that it|the backend|they) (?:lacks?|doesn'?t have|"
-              r"does not have|has no kernel for|cannot run|can'?t run)\b|\bop it lacks\b|\bmissing (?:op|ops|kernel|"
+              r"does not have|has no kernel for|cannot run|can'?t run)\b|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend) (?:lacks?|"
+              r"doesn'?t have|don'?t have|does not have|has no|have no)\b|\bmissing (?:op|ops|kernel|"
               r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"

@@ -33,6 +33,11 @@ _JOIN = re.compile(rf" ?[,;]? (?:and|also|plus) (?:also )?(?={_EN_ASK})"
                    rf"| ?[,;]? (?:y|e|adem[aá]s) (?:adem[aá]s )?(?={_ES_ASK})"
                    rf"|\? (?:and |also |y )?(?=¿|{_EN_ASK}|{_ES_ASK})", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
+# A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
+# about compile mode?") is the same question continued: the whole question's reading answers it.
+_FOLLOW_UP = re.compile(r"^(?:(?:does|do|is|are|can|will|would|could|did|how (?:does|do|well does))\s+(?:it|they|this|that|"
+                        r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:compile|eager)\b"
+                        r"|y (?:en|con) (?:modo )?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
 SECTION = {"en": "**({n})** _{part}_", "es": "**({n})** _{part}_"}
 TWO = {"en": "_Two questions in one; each is answered in turn._",
        "es": "_Dos preguntas en una; cada una se responde por separado._"}
@@ -44,6 +49,8 @@ def split_two(text: str) -> tuple[str, str] | None:
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
+        if _FOLLOW_UP.match(second.lstrip("¿ ")):
+            return None
         if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
             return (first if first.endswith("?") else first + "?"), second
     return None

@@ -119,7 +119,10 @@ def test_two_clauses_are_split(text, parts):
 @pytest.mark.parametrize("text", ["is nonzero native on neuron 2.14.3.1 and on tpu 0.2.0?",
                                   "price per million tokens at 7.5 USD an hour and 1800 tokens/s",
                                   "costo por millon de tokens a 9 USD la hora y 1500 tokens por seg",
-                                  "what do neuron and tpu do with an op they lack?", "is a and b?"])
+                                  "what do neuron and tpu do with an op they lack?", "is a and b?",
+                                  # the second clause continues the first: its subject, its mode
+                                  "does nonzero fall back on neuron and does it run natively on tpu",
+                                  "is nonzero native on tpu and what about compile mode?"])
 def test_one_question_with_and_is_not_split(text):
     assert understand.split_two(text) is None
 
@@ -218,3 +221,8 @@ def test_an_ended_platform_cites_each_statement_as_itself(conn):
     assert not any(s["name"] == "support matrix" and "python.org" in (s["url"] or "") for s in a["sources"])
     ubuntu = ask(conn, "when does ubuntu 22.04 support end?")["text"]
     assert "First end of support in this stack: **2026-05-21** (neuron-dlami ubuntu-22.04" in ubuntu
+
+
+def test_a_policy_clause_with_a_list_word_is_answered_beside_the_op(conn):
+    a = ask(conn, "does sort fall back on neuron and what does neuron do with ops it lacks?")
+    assert a["other_reading"] == "policy" and "cpu fallback with warning" in a["text"].split("**(2)**")[1]
