@@ -424,7 +424,7 @@ _KNOWN_WORDS = frozenset("""
 neuron neurons trainium inferentia torchneuron torchtpu torch-neuronx torch_neuronx torch-tpu torch_tpu tpu tpus
 pytorch python ubuntu torch neuronx neutron neurona neuronas cpu gpu tpuv input inputs output outputs typo typos
 """.split())
-_WORD = re.compile(r"(?<![\w.:/`-])[A-Za-z][A-Za-z_-]{2,19}(?![\w.:/`(-])")
+_WORD = re.compile(r"(?<![\w.:/`-])(?P<w>[A-Za-z][A-Za-z_-]{2,19})(?P<d>[123]?)(?![\w.:/`(-])")
 
 
 def _edits(a: str, b: str, most: int) -> int:
@@ -465,9 +465,10 @@ def correct_names(text: str) -> tuple[str, list[tuple[str, str]]]:
     fixed: list[tuple[str, str]] = []
 
     def one(m: re.Match) -> str:
-        name = read_name(m.group())
-        if name is None:
+        name = read_name(m.group("w"))
+        if name is None or m.group("d") and name not in ("trainium", "inferentia"):
             return m.group()
+        name += m.group("d")  # "trainum2" is Trainium2
         if (m.group(), name) not in fixed:
             fixed.append((m.group(), name))
         return name

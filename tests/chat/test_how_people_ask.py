@@ -44,6 +44,11 @@ def test_everyday_words_and_names_stay_as_typed(word):
     assert entities.correct_names(f"is {word} on trn2?")[1] == []
 
 
+def test_a_generation_digit_stays_with_the_name_it_was_read_as():
+    assert entities.correct_names("ops missing on trainum2") == ("ops missing on trainium2", [("trainum2", "trainium2")])
+    assert entities.correct_names("tpuu2 and neuorn1")[1] == []  # no TPU2 or Neuron1 to read them as
+
+
 def test_the_answer_says_how_a_typo_was_read(conn):
     a = ask(conn, "is nonzero native on neuorn?")
     assert a["text"].startswith("**Presumably yes**")  # the headline stays first
