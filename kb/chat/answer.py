@@ -107,7 +107,7 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
     if other is not None:
         result = with_other_reading(result, other, ents.language)
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
-    if result.intent == "unknown" and (named := understand.unknown_model(q.text, ents.language)):
+    if result.intent == "unknown" and (named := understand.unknown_model(q.text, ents.language, q.target_names())):
         result = named  # "foobarnet 9b on trn2?": a model the KB does not know, and how to check it
     result.question = (question or "").strip()
     result = spanish.in_spanish(result) if ents.language == "es" else result

@@ -177,19 +177,33 @@ def _model_note(conn: sqlite3.Connection, text: str, result: Answer, lang: str) 
 _SIZE = re.compile(r"\b(?P<name>[A-Za-z][\w.-]{2,30})[\s-]+(?P<size>\d{1,4}(?:\.\d)?[bBmM])\b")
 
 
-def unknown_model(text: str, lang: str) -> Answer | None:
-    """A model name the KB does not know ("foobarnet 9b on trn2?"): say so, and how to check it."""
+_OWN_MODEL = re.compile(r"\b(?:my|our|mi|nuestro|custom|in-house|inhouse|own|internal|propio)\b[\w\s-]{0,30}?"
+                        r"\b(?:model|modelo|network|net|transformer|llm|checkpoint)s?\b", re.I)
+
+
+def unknown_model(text: str, lang: str, targets: list[str] | None = None) -> Answer | None:
+    """A model name the KB does not know ("foobarnet 9b on trn2?") or one's own model ("will our
+    in-house model work on trn2?"): say so, and how to check it."""
+    flags = " ".join(f"-t {t}" for t in (targets or ["neuron", "tpu"])[:2])
     m = _SIZE.search(text)
     if m is None:
-        return None
-    said = md(f"{m.group('name')} {m.group('size')}")
+        if not _OWN_MODEL.search(text):
+            return None
+        line = (f"**Un modelo propio no se puede buscar por nombre**: expórtalo con torch.export y ejecuta "
+                f"`kb check model.pt2 {flags}` (o `kb check model.py:build --input-shape ...`); `kb gallery` lista "
+                "los modelos publicados que conozco." if lang == "es" else
+                f"**Your own model is not one the KB can look up by name**: export it with torch.export and run "
+                f"`kb check model.pt2 {flags}` (or `kb check model.py:build --input-shape ...`); `kb gallery` lists "
+                "the published models I know.")
+        return Answer(text, "gallery_missing", line, [{"model": "own", "in_gallery": False}], language=lang)
+    said = md(text[m.start():m.end()])
     if lang == "es":
         line = (f"**No conozco el modelo {said}**: no está en la galería. Para saber si corre, expórtalo con "
-                "torch.export y ejecuta `kb check model.pt2 -t neuron -t tpu` (`kb gallery` lista los modelos que conozco).")
+                f"torch.export y ejecuta `kb check model.pt2 {flags}` (`kb gallery` lista los modelos que conozco).")
     else:
         line = (f"**I don't know the model {said}**: it is not in the gallery. To find out, export it with "
-                "torch.export and run `kb check model.pt2 -t neuron -t tpu` (`kb gallery` lists the models I know).")
-    return Answer(text, "gallery_missing", line, [{"model": f"{m.group('name')} {m.group('size')}", "in_gallery": False}],
+                f"torch.export and run `kb check model.pt2 {flags}` (`kb gallery` lists the models I know).")
+    return Answer(text, "gallery_missing", line, [{"model": text[m.start():m.end()], "in_gallery": False}],
                   language=lang)
 
 

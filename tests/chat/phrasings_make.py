@@ -632,6 +632,10 @@ add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**"], SUPPO
 add("platform_eol", "en", "eol", ["**Presumably yes**", "2029-04"], "ubuntu.com", ["is ubuntu 24.04 supported on trn2?"])
 add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
     ["what does tpu do if an op doesn't exist in eager?"])
+add("model", "en", "model", ["Your own model is not one the KB can look up by name", "kb check model.pt2 -t tpu"], "",
+    ["does my custom transformer run on tpu?", "will our in-house model work on tpu v5e?"])
+add("model", "en", "model", ["**I don't know the model acme-lm-13b**"], "", ["does acme-lm-13b run on trainium?"])
+add("model", "en", "model", ["not in the gallery by that name", "Gemma 3 1B"], GALLERY, ["will gemma 3 27b work on tpu?"])
 
 def main() -> None:
     seen = set()

@@ -231,3 +231,9 @@ def test_an_ended_platform_cites_each_statement_as_itself(conn):
 def test_a_policy_clause_with_a_list_word_is_answered_beside_the_op(conn):
     a = ask(conn, "does sort fall back on neuron and what does neuron do with ops it lacks?")
     assert a["other_reading"] == "policy" and "cpu fallback with warning" in a["text"].split("**(2)**")[1]
+
+
+def test_ones_own_model_gets_the_kb_check_route_for_the_target_asked(conn):
+    a = ask(conn, "will our in-house model work on trn2?")
+    assert a["intent"] == "gallery_missing" and "`kb check model.pt2 -t neuron`" in a["text"]
+    assert "acme-lm-13b" in ask(conn, "does acme-lm-13b run on trainium?")["text"]  # the name as written
