@@ -24,8 +24,11 @@ from kb.neutral import markdown as md
 # A second clause that asks its own question: "... and what's the policy", "..., y cuánto cuesta",
 # "...? also how long ...". A join followed by anything else ("neuron and tpu", "7 USD/h y 1500
 # tok/s") is one question.
-_EN_ASK = r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|would|should)\b"
-_ES_ASK = (r"(?:¿ ?)?(?:qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]l|cu[aá]les|cu[aá]ndo|c[oó]mo|es|est[aá]|"
+_EN_ASK = (r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|would|should"
+           r"|(?:the )?(?:cost|price|fallback policy|policy|end of support) (?:per|of|for|at|on|in)"
+           r"|list|show|tell me)\b")
+_ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|"
+           r"qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]l|cu[aá]les|cu[aá]ndo|c[oó]mo|es|est[aá]|"
            r"corre|funciona|hay|hasta|sigue|cae|caen)\b")
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).

@@ -636,6 +636,12 @@ add("model", "en", "model", ["Your own model is not one the KB can look up by na
     ["does my custom transformer run on tpu?", "will our in-house model work on tpu v5e?"])
 add("model", "en", "model", ["**I don't know the model acme-lm-13b**"], "", ["does acme-lm-13b run on trainium?"])
 add("model", "en", "model", ["not in the gallery by that name", "Gemma 3 1B"], GALLERY, ["will gemma 3 27b work on tpu?"])
+add("op", "en", "op", ["Two questions in one", "**Yes** — its own kernel on tpu.", "0.56 USD per million tokens"], COST,
+    ["is nonzero native on tpu, and cost per million tokens at 4 USD/h and 2000 tok/s?"])
+add("cost", "en", "cost", ["Two questions in one", "0.56 USD per million tokens", "**Yes** — its own kernel on tpu."],
+    TPU_PROBE, ["what does 1M tokens cost at 4 USD/h and 2000 tok/s and is nonzero native on tpu"])
+add("op", "en", "op", ["Two questions in one", "10 of 13 ops run on the device", "compile error"], NEURON_POLICY,
+    ["does nn.LSTM run on trn2 and the policy for missing ops in compile on neuron?"])
 
 def main() -> None:
     seen = set()

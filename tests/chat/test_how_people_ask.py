@@ -116,7 +116,9 @@ def test_an_unknown_model_is_said_with_the_command_that_checks_it(conn):
     ("¿corre nonzero en neuron y cuánto cuesta un millón de tokens a 7 USD/h y 1500 tok/s?",
      ("¿corre nonzero en neuron?", "cuánto cuesta un millón de tokens a 7 USD/h y 1500 tok/s?")),
     ("is aten::sort native on tpu?   also how long is python 3.12 supported?",
-     ("is aten::sort native on tpu?", "how long is python 3.12 supported?"))])
+     ("is aten::sort native on tpu?", "how long is python 3.12 supported?")),
+    ("is nonzero native on tpu, and cost per million tokens at 4 USD/h and 2000 tok/s?",
+     ("is nonzero native on tpu?", "cost per million tokens at 4 USD/h and 2000 tok/s?"))])
 def test_two_clauses_are_split(text, parts):
     assert understand.split_two(text) == parts
 
