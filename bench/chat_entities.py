@@ -26,6 +26,9 @@ SHAPES = {
     "spanish": "¿cuándo termina el soporte de Python 3.10 en Neuron? ",
     "cues": "when is the last release still supported how long ",
     "mixed": "is PyTorch/XLA training on trn1 at $4/h 2.5k tok/s ¿sigue soportado? ",
+    # slice 29g: typo'd names read (kb.chat.entities.correct_names) and clauses joined by "and" / "y"
+    "typos": "is nonzero native on neuorn or tpuu and trainum? ",
+    "joins": "is x on tpu?   and what is y and    how long y cuánto ",
 }
 PAIRS = [
     ("¿cuándo termina el soporte de Python 3.10 en Neuron?", "when does support for Python 3.10 end on Neuron?"),
@@ -38,9 +41,14 @@ PAIRS = [
 
 
 def per_char(text: str, rounds: int) -> float:
+    """Microseconds per character of reading a question: its entities and its clauses
+    (kb.chat.understand.split_two, which `answer` runs first)."""
+    from kb.chat import understand
+
     start = time.perf_counter()
     for _ in range(rounds):
         entities.extract(text)
+        understand.split_two(text)
     return (time.perf_counter() - start) / rounds / len(text) * 1e6
 
 

@@ -28,7 +28,7 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, names, scoring, spanish
+from kb.chat import caveat_notes, entities, intents, names, scoring, spanish, understand
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
@@ -62,7 +62,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
 
     `allow_files`: a model path in the question may be read and checked (kb.check.resolve). Only
     for a local user (`kb ask`); a chat platform's messages must never make the server
-    open files."""
+    open files. A question of two clauses that each read as a different kind of question is
+    answered in two sections (kb.chat.understand)."""
     if conn is None:
         from kb.store.db import open_kb
 
@@ -71,7 +72,18 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
-    ents = entities.extract(question or "")
+    parts = understand.split_two((question or "").strip())
+    if parts:
+        lang = entities.language(question)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in parts)
+        if understand.answers_both(first, second):
+            return understand.combine(question.strip(), parts, first, second, lang)
+    return _answer_one(question, conn, allow_files)
+
+
+def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
+    """One question, one reading; `lang`: the whole question's language for a clause of it."""
+    ents = entities.extract(question or "", lang)
     ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
     top, other = scoring.best(q, ents)
@@ -95,8 +107,11 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     if other is not None:
         result = with_other_reading(result, other, ents.language)
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
+    if result.intent == "unknown" and (named := understand.unknown_model(q.text, ents.language, q.target_names())):
+        result = named  # "foobarnet 9b on trn2?": a model the KB does not know, and how to check it
     result.question = (question or "").strip()
-    return spanish.in_spanish(result) if ents.language == "es" else result
+    result = spanish.in_spanish(result) if ents.language == "es" else result
+    return understand.with_readings(conn, result, q, ents)
 
 
 # ---------------------------------------------------------------- routing
@@ -121,7 +136,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     targets = q.target_names()
     if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
         versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
-        if len(versions) >= 2 or (len(versions) == 1 and re.search(r"\b(new in|what'?s new|changed in|changes in)\b", text)):
+        if len(versions) >= 2 or (len(versions) == 1 and re.search(
+                r"\b(new in|what'?s new|changed in|changes in|(?:gain|gained|lose|lost|add|added) in)\b", text)):
             return "diff"
     stated_eol = any(p in text for p in intents.EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", text)
     # "is Ubuntu 22.04 supported by TorchNeuron in Neuron 2.34?": a platform in an SDK release is a stack question
@@ -130,6 +146,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
     if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)):
         return intent
+    if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
+            and re.search(r"\bsupported\b|\bsupports?\b", text):
+        return intent  # "is ubuntu 24.04 supported on trn2?": the platform's support, not a release card
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:
         return "release"
@@ -413,7 +432,7 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     answered by where the op runs: a decomposed op whose leaves all run on the device
     runs on the chip, one whose leaf falls back runs partly on the CPU."""
     asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
-    if not asked or not rows or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ")):
+    if not asked or not rows or not intents.asks_yes_no(q.text):  # "nonzero on trainium?" too
         return None
     # "does X run natively?", "does X run or fall back?": the specific word is what is asked (r2-29 #6)
     want = sorted(asked, key=lambda status: status == "supported")[0]

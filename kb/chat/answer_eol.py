@@ -102,6 +102,15 @@ def _on_neuron(conn: sqlite3.Connection, q: Question, pairs: list[tuple[str, str
     return [*pairs, ("neuron", ".".join(newest["version"].split(".")[:2]))]
 
 
+def _dlami_windows(conn: sqlite3.Connection, eol: Any, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The Neuron DLAMI's own end for an Ubuntu release the question names (`kb eol` lists it as
+    neuron-dlami ubuntu-22.04), beside Neuron's matrix and Ubuntu's own date."""
+    cycles = {f"ubuntu-{v}" for p, v in pairs if p == "ubuntu" and v}
+    if not cycles:
+        return []
+    return [w for w in eol.current_windows(conn, eol.today()) if w["product"] == "neuron-dlami" and w["cycle"] in cycles]
+
+
 def _product_filter(q: Question) -> list[str]:
     """Product words that select windows when no version is given (nxd, python, neuron...)."""
     words = [p for p, v in q.products if not v]
@@ -121,6 +130,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()) \
             and not releases.find(conn, "torchneuron", sdk_only[0]):  # an SDK release, not a package version
         return _release_ends(conn, q, sdk_only[0], eol, src)  # "what does Neuron 2.34 end or deprecate?"
+    asked_pairs = list(pairs)
     pairs = _on_neuron(conn, q, pairs)
     if pairs:
         stack = " ".join(f"{p}={v}" for p, v in pairs)
@@ -128,11 +138,30 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             result = eol.check_stack(conn, stack)
         except eol.EolError as exc:
             return Answer(q.text, "eol", f"**Unknown** — {exc}.", [{"stack": stack, "status": UNKNOWN}])
-        lines = [f"Stack `{stack}`:"]
+        added = [f"{p}={v}" for p, v in pairs if (p, v) not in asked_pairs]
+        lines = [f"Stack `{stack}`" + (f" ({', '.join(added)}: the newest release, as the question names none)"
+                                       if added else "") + ":"]
         lines += _window_lines(result["windows"], src)
+        dlami = _dlami_windows(conn, eol, pairs)  # "ubuntu-22.04 ended 2026-05-21" in kb eol's neuron-dlami rows
+        lines += _window_lines(dlami, src)
+        result["windows"] = result["windows"] + dlami
+        if dlami and result.get("first_eol") and any(w["eol_from"] and w["eol_from"] < result["first_eol"]["eol_from"]
+                                                     for w in dlami):
+            result["first_eol"] = min((w for w in dlami if w["eol_from"]), key=lambda w: w["eol_from"])
+        earliest: dict[str, dict[str, Any]] = {}
+        for issue in result["issues"]:  # one "⚠ ended" per component: the soonest (the windows above date each)
+            if issue["kind"] == "ended":
+                have = earliest.get(issue["component"])
+                if have is None or (issue.get("eol_from") or "9") < (have.get("eol_from") or "9"):
+                    earliest[issue["component"]] = issue
+        by_url = {w.get("source_url"): w for w in result["windows"] if w.get("source_url")}
         for issue in result["issues"]:
-            cite = " " + src.cite({"source_kind": "doc", "source_name": "support matrix", "source_url": issue["source_url"]}) \
-                if issue.get("source_url") else ""
+            if issue["kind"] == "ended" and earliest.get(issue["component"]) is not issue:
+                continue
+            # the statement the issue rests on, cited as itself (python.org's devguide is no Neuron support matrix)
+            row = by_url.get(issue.get("source_url")) or {"source_kind": "doc", "source_name": "support matrix",
+                                                           "source_url": issue.get("source_url")}
+            cite = " " + src.cite(row) if issue.get("source_url") else ""
             lines.append(f"- ⚠ {issue['kind']}: {issue['message']}{cite}")
         if not result["windows"] and not result["issues"]:
             named = ", ".join(f"{p} {v}" for p, v in pairs)
@@ -369,7 +398,7 @@ def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: Sources) -> l
 
 # ---------------------------------------------------------------- "when" questions (r2-29 #14)
 
-_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b", re.I)
+_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b", re.I)  # "how long": a window too
 _DATE_IN = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 # yes/no headline → (kind, what it says, in words): "no" ended, "until" a stated end, "open" no end stated
 _BOLDS = {

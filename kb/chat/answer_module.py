@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from kb.chat.intents import Question, TargetMention
+from kb.chat.intents import Question, TargetMention, asks_yes_no
 from kb.chat.oplookup import OpMatch, pick_versions
 from kb.chat.reply import Sources
 from kb.neutral import markdown as md
@@ -75,7 +75,7 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
         lines += _groups(forward, at, src, facts)
         _training_line(lines, mine, mention.target, training, forward)
         heads.append(_verdict(tally, _asked(q)))
-    if heads and q.text.lower().lstrip().startswith(YES_NO_CUES):
+    if heads and asks_yes_no(q.text):  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?" too
         lines.insert(0, "; ".join(heads) + "\n")
     return lines
 

@@ -83,6 +83,8 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                              + f"`kb ops --target {target} --status fallback --mode {mode}` "
                              + ("muestra los veredictos por op." if es else "shows the per-op verdicts."))
                 facts.append({"target": target, "mode": mode, "status": "unknown"})
+                if mode == "compile":
+                    lines += compile_limits(conn, target, src, facts, es)
                 continue
             first = mine[0]
             named = version_label(conn, label, first)
@@ -102,6 +104,29 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
             "of its ops that rule applies to.")
     return Answer(q.text, "policy", "\n".join([head, ""] + lines + ["", tail]) + src.markdown(), facts, src.items,
                   language=ents.language)
+
+
+def compile_limits(conn: sqlite3.Connection, target: str, src: Sources, facts: list[dict[str, Any]],
+                   es: bool) -> list[str]:
+    """No compile rule for an op without a kernel, but the compile limitations the KB does hold for
+    the target (TorchTPU: Inductor raises with TPU inputs, dynamic=True unsupported, other modes
+    rejected), each with its source: what is known is said beside what is not."""
+    rows = conn.execute(
+        "SELECT l.feature, l.status, l.source_kind, l.source_name, l.source_url, l.retrieved_at, r.version "
+        "FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.target = ? AND l.feature LIKE 'torch.compile%' "
+        "AND l.feature NOT LIKE '%options%' ORDER BY l.feature", (target,)).fetchall()
+    if not rows:
+        return []
+    out = ["  " + ("Lo que el KB sí registra de torch.compile en " if es else "What the KB does record about "
+                   "torch.compile on ") + f"{target}:"]
+    for r in rows:
+        r = dict(r)
+        out.append(f"  - {md(r['feature'])} ({target} {r['version']}): {md(r['status'])} {src.cite(r)}")
+        if facts:  # on the unknown fact of that target and mode: what is known beside it
+            facts[-1].setdefault("compile_limitations", []).append(
+                {"feature": r["feature"], "status": r["status"], "backend_version": r["version"],
+                 "source_url": r["source_url"]})
+    return out
 
 
 def why_no_fallbacks(conn: sqlite3.Connection, target: str, version: str, src: Sources) -> str | None:

@@ -75,7 +75,10 @@ def platform_headline(result: Answer, lang: str) -> Answer:
     else:
         head = (f"**Termina con Neuron {vendor['eol_release']}** — el soporte de {name} en Neuron{own}." if lang == "es"
                 else f"**Ends with Neuron {vendor['eol_release']}** — Neuron's support of {name}{own}.")
-    result.text = head + "\n\n" + result.text
+    body = result.text
+    if body.startswith("**") and not body.startswith("**`"):  # one headline: the vendor's end says it (r3-29)
+        body = body.partition("\n")[2].lstrip("\n")
+    result.text = head + "\n\n" + body
     return result
 
 
@@ -107,10 +110,12 @@ def gallery_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
 def with_other_reading(result: Answer, other: Reading, lang: str) -> Answer:
     """One line naming the close second reading, above the sources."""
     words = KIND_WORDS.get(lang, KIND_WORDS["en"])
+    command = getattr(other, "command", "")
+    how = (f": `{command}`" if command else "")  # the command that answers it (slice 29g)
     line = (f"_También podría leerse como {words.get(other.intent, other.intent)} ({other.why}); pregunta solo por "
-            "eso para esa respuesta._" if lang == "es" else
+            f"eso para esa respuesta{how}._" if lang == "es" else
             f"_This could also be read as {words.get(other.intent, other.intent)} ({other.why}); ask about that "
-            "alone for that answer._")
+            f"alone for that answer{how}._")
     body, sep, sources = result.text.partition("\n\n**Sources**")
     if not sep:
         body, sep, sources = result.text.partition("\n\n**Fuentes**")

@@ -307,6 +307,7 @@ class Entities:
     features: list[str] = field(default_factory=list)  # pytorch-xla, nxd-inference, nxd-training, torchneuron
     models: list[str] = field(default_factory=list)
     cues: set[str] = field(default_factory=set)  # cost, list, eol, last_release, policy, yes_no, compile, eager
+    corrections: list[tuple[str, str]] = field(default_factory=list)  # (word as typed, how it was read): neuorn → neuron
 
 
 def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amount]]:
@@ -373,13 +374,15 @@ CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
             r"|per 1m|\$/m|dollars per)\b",
     "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b",
-    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available)\b"
+    "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available"
+           r"|ok|okay|fine|alive)\b|\bdrop(?:s|ped|ping)?\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
            r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
            r"|\bmaintenance\b|\bsupport window\b",
     "last_release": r"\blast (?:neuron )?(?:sdk )?(?:release|version)\b|\bfinal (?:neuron )?(?:release|version)\b",
     "policy": r"\b(?:an?|the) (?:op|ops|operator|operators|aten op) (?:it|that it|the backend|they) (?:lacks?|doesn'?t have|"
-              r"does not have|has no kernel for|cannot run|can'?t run)\b|\bop it lacks\b|\bmissing (?:op|ops|kernel|"
+              r"does not have|has no kernel for|cannot run|can'?t run)\b|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend) (?:lacks?|"
+              r"doesn'?t have|don'?t have|does not have|has no|have no)\b|\bmissing (?:op|ops|kernel|"
               r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
@@ -387,6 +390,8 @@ CUES = {
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"
               r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b"
+              r"|\b(?:if|when) (?:an? |the )?(?:op|operator|kernel) (?:doesn'?t|does not|isn'?t|is not) (?:exist|there|"
+              r"available|implemented|supported)\b"
               # "eager vs compile: which one falls back to CPU?" (r2-29 #4): the modes compared, no op
               r"|\b(?:eager|compile)\s*(?:vs\.?|versus|or)\s*(?:torch\.)?(?:eager|compile)\b(?=.*\bfalls? ?back\b)",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
@@ -410,14 +415,77 @@ _SPOKEN_NAMES = [(re.compile(r"\bscaled[ -]dot[ -]product[ -]attention\b(?!\()",
 _VERSION_COMMA = re.compile(r"(?i)\b(python|py|ubuntu|pytorch|torch)\s*(\d{1,2}),(\d{1,2})\b")
 
 
-def extract(text: str) -> Entities:
-    """Everything of the above a question names, with its English reading."""
-    lang = language(text)
+# Target and product names read through a typo ("neuorn", "trainum", "tpuu", "pyhton"): one edit away
+# (a swap of two neighbours counts as one), two for the long names. Words that are names already, or
+# everyday words one edit away from a name ("training" is two from "trainium"; "neutron"), stay as typed.
+FUZZY_NAMES = ("neuron", "trainium", "inferentia", "torchneuron", "torchtpu", "torch-neuronx", "tpu", "pytorch",
+               "python", "ubuntu")
+_KNOWN_WORDS = frozenset("""
+neuron neurons trainium inferentia torchneuron torchtpu torch-neuronx torch_neuronx torch-tpu torch_tpu tpu tpus
+pytorch python ubuntu torch neuronx neutron neurona neuronas cpu gpu tpuv input inputs output outputs typo typos
+""".split())
+_WORD = re.compile(r"(?<![\w.:/`-])(?P<w>[A-Za-z][A-Za-z_-]{2,19})(?P<d>[123]?)(?![\w.:/`(-])")
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Edit distance with adjacent swaps (optimal string alignment), or most + 1 when over `most`;
+    both words are at most 20 letters, so this stays a few hundred steps."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        if min(row) > most:
+            return most + 1
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def read_name(word: str) -> str | None:
+    """The target or product name a typo'd word stands for, or None."""
+    lower = word.lower()
+    if lower in _KNOWN_WORDS or len(lower) < 4:
+        return None
+    for name in FUZZY_NAMES:
+        most = 2 if len(name) >= 9 else 1
+        if name == "tpu" and not lower.startswith("tp"):
+            continue  # "tpuu", "tpu" typed twice; never "cpus" or "gpus"
+        if lower[0] == name[0] and _edits(lower, name, most) <= most:
+            return name
+    return None
+
+
+def correct_names(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """The text with typo'd target and product names read as the name, and what was read."""
+    fixed: list[tuple[str, str]] = []
+
+    def one(m: re.Match) -> str:
+        name = read_name(m.group("w"))
+        if name is None or m.group("d") and name not in ("trainium", "inferentia"):
+            return m.group()
+        name += m.group("d")  # "trainum2" is Trainium2
+        if (m.group(), name) not in fixed:
+            fixed.append((m.group(), name))
+        return name
+
+    return _WORD.sub(one, text), fixed
+
+
+def extract(text: str, lang: str | None = None) -> Entities:
+    """Everything of the above a question names, with its English reading (`lang`: the language
+    when known, for one clause of a longer question)."""
+    lang = lang or language(text)
     english = to_english(text) if lang == "es" else text
+    english, corrections = correct_names(english)
     english = _VERSION_COMMA.sub(r"\1 \2.\3", english)  # "python 3,11" is Python 3.11, not Python 3 (r2-29 #1)
     for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention
         english = pattern.sub(name, english)
-    found = Entities(language=lang, english=english)
+    found = Entities(language=lang, english=english, corrections=corrections)
     source = fold(text)
     found.prices, found.rates, found.tokens = _amounts(source, lang)
     for m in _DURATION.finditer(source):

@@ -31,6 +31,8 @@ STATUS_WORDS = {
     "fallback": "fallback", "fall": "fallback", "falls": "fallback", "fallbacks": "fallback",
     "unsupported": "unsupported", "supported": "supported", "support": "supported", "work": "supported",
     "works": "supported", "run": "supported", "runs": "supported",
+    # "is aten::nonzero okay on trainium?", "is F.gelu fine on tpu?": asks whether it runs
+    "okay": "supported", "ok": "supported", "fine": "supported", "usable": "supported", "available": "supported",
 }
 
 # Question words that must never be read as op names, even when an op has that name
@@ -50,6 +52,8 @@ slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug 
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
+everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
+won don doesn isn aren wouldn couldn shouldn didn wasn hasn haven hey
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
@@ -136,6 +140,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 def _strip_cpu_destination(text: str) -> str:
     """"falls back to CPU" names where fallbacks go, not a target asked about."""
     text = re.sub(r"\b(run|runs|running|execute|executes|land|lands)\s+on\s+(the\s+)?cpu\b", r"\1 on host", text, flags=re.I)
+    # "which ops need the CPU on tpu?", "what hits the cpu": the CPU is where they go
+    text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
+                  flags=re.I)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
 
 
@@ -206,6 +213,12 @@ def read(text: str) -> Question:
         sdk_seen = False
     if pending_product is not None:
         q.products.append((pending_product, None))
+    if re.match(r"\s*(?:can|could|may)\s+(?:i|we|you)\s+(?:still\s+)?use\b", lowered) and "supported" not in q.statuses:
+        q.statuses.append("supported")  # "can I use F.grid_sample on neuron?" asks whether it runs
+    if terse(q.text) and not q.statuses or re.match(r"\s*how (?:well )?(?:does|do|will|would)\b", lowered):
+        q.statuses.append("supported")  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?"
+    if not (q.op_words or q.function_words or q.plain_words) and _NEGATED.search(q.text):
+        q.statuses.append("unsupported")  # "what won't run on tpu?": the ops it cannot run
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
@@ -227,9 +240,38 @@ def _dedupe(q: Question) -> None:
 PLATFORM_PRODUCTS = ("pytorch", "python", "ubuntu", "amazon-linux")
 
 
+_TERSE = re.compile(r"^\s*(?:and\s+|what about\s+|how about\s+)?[`\w.:()-]{2,80}\s+(?:on|in|with|for)\s+[\w.-]{2,30}"
+                    r"(?:\s+v?\d[\w.]*)?\s*(?:[:,—–-]\s*[\w\s]{0,40})?\?\s*$", re.I)
+
+
+def terse(text: str) -> bool:
+    """"nn.GRU on tpu?", "nonzero on trainium: native or fallback?": a name on a target, asked as
+    a question without its verb, asks whether it runs there (a headline, as "does X run on Y?" gets)."""
+    return len(text) <= 160 and _TERSE.match(text) is not None
+
+
+_NEGATED = re.compile(r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|does not|do not|is not able to)\s+(?:\w+\s+){0,3}?"
+                      r"(?:run|work|execute)\b", re.I)
+_WHETHER = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|um|yo|quick q(?:uestion)?)\b[,:!]?\s*)?"
+                      r"(?:(?:any idea|do you know|does anyone know|i wonder|wondering|tell me|i'?d like to know|"
+                      r"quick question:?|q:)\s+(?:if|whether)?\s*)?", re.I)
+
+
+def asks_yes_no(text: str) -> bool:
+    """A yes/no question: it opens with its verb ("is", "does", "can"...), asks "any idea if
+    ...", or it is terse."""
+    text = _WHETHER.sub("", text, count=1)
+    return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ",
+                                               "how does ", "how do ", "how well ", "any fallback", "any cpu fallback")) \
+        or _WHETHER_VERB.match(text) is not None or terse(text)
+
+
+_WHETHER_VERB = re.compile(r"^\s*[`\w.:()-]{2,80}\s+(?:works?|runs?|is (?:native|supported|ok|fine)|falls? back)\b", re.I)
+
+
 def still_supported(lowered: str) -> bool:
     """"still supported", "no longer supported", "supported anymore": an end-of-support question."""
-    return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained)\b"
+    return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained|ok|okay|fine|alive)\b"
                      r"|\b(supported|available|maintained)\s+any\s?more\b", lowered) is not None
 
 
@@ -264,6 +306,6 @@ def _intent(q: Question, lowered: str) -> str:
         return "ops_by_status"
     if has_op or q.plain_words:
         return "op"  # kb.chat.answer may still turn a non-op word into a limitation question
-    if q.targets and ("fallback" in q.statuses or "native" in q.statuses or "unsupported" in q.statuses):
-        return "ops_by_status"
+    if q.targets and any(s in q.statuses for s in ("fallback", "native", "unsupported", "decomposed")):
+        return "ops_by_status"  # "give me everything that is decomposed on tpu" lists too
     return "unknown"

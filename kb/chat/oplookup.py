@@ -91,6 +91,10 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
             if base in bases:
                 matches.append(OpMatch(word, _family(conn, base, base), "function-name",
                                        f"`{key}` is not in the traced function map; matched by name to `aten::{base}`"))
+            elif (near := _near_function(base, bases)) is not None:  # F.grid_sample → aten::grid_sampler
+                matches.append(OpMatch(word, _family(conn, near, near), "function-name",
+                                       f"`{key}` is not in the traced function map; read as the nearest op by name, "
+                                       f"`aten::{near}`"))
             else:
                 missing.append(word)
                 suggestions += difflib.get_close_matches(base, list(bases), n=3, cutoff=0.6)
@@ -181,6 +185,13 @@ def _typo(word: str, bases: dict[str, list[str]]) -> str | None:
         fixed = _fuzzy(word, bases, 0.85)
         fixed = fixed if fixed and abs(len(fixed) - len(word)) <= 2 else None
     return fixed if fixed and english.fuzzy_allowed(word, fixed) else None
+
+
+def _near_function(base: str, bases: dict[str, list[str]]) -> str | None:
+    """The op a torch function not in the traced map most likely dispatches to: a base name at most
+    two letters longer or shorter and very close (grid_sample → grid_sampler), never an English word."""
+    fixed = _fuzzy(base, bases, 0.9)
+    return fixed if fixed and abs(len(fixed) - len(base)) <= 2 and english.fuzzy_allowed(base, fixed) else None
 
 
 def _fuzzy(word: str, bases: dict[str, list[str]], cutoff: float) -> str | None:

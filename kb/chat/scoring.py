@@ -26,13 +26,39 @@ class Reading:
     intent: str
     score: int
     why: str  # the entities it rests on, for the "also read as" line and tests
+    command: str = ""  # the kb command that answers this reading alone, named in the "also read as" line
 
 
-_CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to)\s+(?:[\w.-]+\s+){0,6}?"
-                   r"(?:run|work|execute)\b"
-                   r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute)\b"
+def _command(r: Reading, q: Question, ents: Entities) -> str:
+    """The command that answers a reading by itself, so the line naming it says how to get it."""
+    targets = q.target_names() or []
+    target = next((m for m in q.targets if m.target in ("neuron", "tpu", "neuron-xla")), None)
+    if r.intent == "cost":
+        if ents.prices and ents.rates:
+            return (f"kb cost --price-per-hour {ents.prices[0].value.normalize():f} --tokens-per-second "
+                    f"{ents.rates[0].value.normalize():f} --currency {ents.prices[0].unit}")
+        return "kb cost --price-per-hour PRICE --tokens-per-second RATE"
+    if r.intent == "op":
+        word = next(iter(q.op_words or q.function_words), "")
+        return f"kb op {word}" + (f" -t {targets[0]}" if targets else "") if word else ""
+    if r.intent == "ops_list" and target is not None:
+        spec = f"{target.target}={target.version}" if target.version else target.target
+        return f"kb ops --target {spec} --status {list_status(ents.english) or 'fallback'}"
+    if r.intent == "policy":
+        return f'kb ask "what does {targets[0] if targets else "neuron"} do with an op it lacks?"'
+    if r.intent == "model":
+        return "kb gallery"
+    if r.intent in ("feature_eol", "platform_eol"):
+        return "kb eol"
+    return ""
+
+
+_CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to|refuses? to|fails? to)"
+                   r"\s+(?:[\w.-]+\s+){0,6}?(?:run|work|execute)\b"
+                   r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute|support)\b"
                    r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
-_FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b", re.I)
+_FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b"
+                    r"|\b(?:needs?|uses?|hits?|requires?) (?:the )?(?:cpu|host)\b", re.I)
 
 
 # Words that ask for money, not only "how much" (which also asks "how much slower").
@@ -47,7 +73,24 @@ def list_status(text: str) -> str | None:
         return "fallback"
     if re.search(r"\bnative(?:ly)?\b|\bown kernels?\b", text, re.I):
         return "native"
+    if re.search(r"\bdecompos\w*", text, re.I):
+        return "decomposed"
+    if re.search(r"\b(?:missing|lacks?|lacking|absent)\b", text, re.I):
+        return "unsupported"  # "ops missing on tpu 0.2.0": what it has no kernel for and cannot run
     return None
+
+
+# A request for a list said as a request ("list", "show me", "give me", "which ops"): it outranks a
+# policy reading of the same words ("list the missing ops on tpu 0.2.0").
+_LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tell)\b|^\s*(?:which|what)\s+(?:aten\s+)?"
+                         r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
+                         r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b"
+                         r"|^\s*(?:how many|number of|count)\b"
+                         r"|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\b(?=.*\b(?:can'?t|cannot|won'?t|doesn'?t|"
+                         r"does not|don'?t|missing|unsupported|lacks?)\b)"
+                         # "tpu unsupported ops", "neuron 2.14.3.1 fallback ops": a target, a status, ops
+                         r"|^\s*[\w.-]{2,30}(?:\s+v?\d[\w.]*)?\s+(?:unsupported|fallback|native|decomposed|missing)\s+"
+                         r"(?:aten\s+)?(?:ops|operators|kernels)\s*\??\s*$", re.I)
 
 
 def _gallery_score(text: str) -> int:
@@ -87,8 +130,10 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         out.append(Reading("platform_eol", 8, f"{platform[0]} with a version and an end-of-support cue"))
     status = list_status(text)
     versioned = any(m.version for m in q.targets)
-    if "list" in ents.cues and status and q.targets and not explicit_op:
-        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0), f"a list of {status} ops"))
+    asked_list = _LIST_ASKED.search(text) is not None
+    if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op:
+        out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (4 if asked_list else 0),
+                           f"a list of {status} ops"))
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
     gallery = _gallery_score(ents.english)  # s30b (#30): gallery lists and models, kb.chat.answer_gallery
@@ -99,6 +144,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         # aten::unique on tpu under torch.compile?" asks for that op's verdict; tester t29 #17)
         out.append(Reading("op", 11 if q.op_words else 7, "an op named as code"))
     out.sort(key=lambda r: -r.score)
+    for r in out:
+        r.command = _command(r, q, ents)
     return out
 
 

@@ -437,6 +437,212 @@ add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1
     ["¿qué cambió en la última versión de torchneuron?"])
 
 
+# ---- 29g: how people ask (issue #29 slice g): lists in many phrasings, typo'd targets and products, models near
+# a gallery one, SDK versions read as packages, two questions in one, answer shapes. Facts checked against
+# kb ops / kb op / kb eol / kb cost / kb gallery on the shipped KB (2026-12-01).
+SUPPORTED_OPS = "supported-operators"
+TPU_COMPILE = "pypi.org/project/torch-tpu/0.2.0"
+GALLERY = "data/gallery census"
+# lists at a version: kb ops --target T=V --status S (counts by where the op runs, as the chat says them)
+add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**", "2.14.3.1"], SUPPORTED_OPS,
+    ["what doesn't work on neuron 2.14.3.1", "list unsupported operators for trainium 2.14.3.1",
+     "which ops does torchneuron 2.14.3.1 refuse to run?", "what can't trn2 run on torchneuron 2.14.3.1?"])
+add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**", "2.14.3.0"], SUPPORTED_OPS,
+    ["which aten ops are unsupported in torch-neuronx 2.14.3.0", "ops that don't run on neuron 2.14.3.0",
+     "show the unsupported kernels of torch-neuronx 2.14.3.0"])
+add("list", "en", "ops_by_status", ["595 ops that run as **unsupported**", "0.2.0"], TPU_PROBE,
+    ["ops missing on tpu 0.2.0", "what can't torchtpu 0.2.0 run?", "what ops lack a kernel on tpu 0.2.0",
+     "list the missing ops on tpu 0.2.0", "enumerate the unsupported ops on tpu v5e",
+     "which ops are unsupported on tpuu 0.2.0", "give me the ops torch_tpu 0.2.0 can not execute"])
+add("list", "en", "ops_by_status", ["800 ops that run as **unsupported**", "0.1.1"], TPU_011,
+    ["which kernels are missing on tpu 0.1.1", "everything unsupported on torchtpu 0.1.1 please",
+     "what does tpu 0.1.1 not support?"])
+add("list", "en", "ops_by_status", ["1,127 ops that run as **fallback**", "2.14.3.1"], SNAPSHOT,
+    ["list the fallbacks for trn2", "list what falls back on trainum", "which ops run on the cpu on trainium 2.14.3.1?",
+     "show me every fallback op for torchneuron 2.14.3.1", "what falls back in torch-nueronx 2.14"])
+add("list", "en", "ops_by_status", ["**1,127** ops run as fallback"], SNAPSHOT,
+    ["how many ops fall back on neuron 2.14.3.1?", "number of fallback ops on trn2 2.14.3.1?"])
+add("list", "en", "ops_by_status", ["1,128 ops that run as **fallback**", "2.14.3.0"], SNAPSHOT,
+    ["ops that fall back on nuron 2.14.3.0", "which operators fall back to the host on neuron 2.14.3.0"])
+add("list", "en", "ops_by_status", ["2.14.3.0", "SDK release 2.33.0", "torchneuron 2.13.3.0, 2.14.3.0"], SNAPSHOT,
+    ["show me the fallback ops for neuron 2.33", "what falls back on neuron sdk 2.33?"])
+add("list", "en", "ops_by_status", ["2,031 ops that run as **decomposed**", "0.2.0"], TPU_PROBE,
+    ["give me everything that is decomposed on tpu", "which ops get decomposed on tpu 0.2.0?"])
+add("list", "en", "ops_by_status", ["1,991 ops that run as **decomposed**"], SNAPSHOT,
+    ["what is decomposed on neuron 2.14.3.1?"])
+add("list", "en", "ops_by_status", ["674 ops that run as **native**"], TPU_PROBE,
+    ["show all native ops on tpu 0.2.0", "which ops have their own kernel on torchtpu 0.2.0?"])
+add("list", "en", "ops_by_status", ["404 ops that run as **native**"], SNAPSHOT, ["what runs natively on neuron 2.14.3.1"])
+add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled"], TPU_POLICY,
+    ["what falls back to cpu on tpu v6e?", "list the cpu fallbacks of torch_tpu 0.2.0"])
+
+# ops, modules, functionals (kb op NAME -t T): typo'd targets are read and said
+add("op", "en", "op", ["**Presumably yes**", "aten::nonzero", "native"], SNAPSHOT,
+    ["is aten::nonzero okay on trainium", "is nonzero native on neuorn?", "nonzero on trainium: native or fallback?",
+     "is aten::nonzero fine on trn2?"])
+add("op", "en", "op", ["Read 'neuorn' as neuron"], SNAPSHOT, ["does aten::sort fall back on neuorn?"])
+add("op", "en", "op", ["Read 'nuron' as neuron", "aten::index_put_"], SNAPSHOT, ["is aten::index_put_ supported on nuron?"])
+add("op", "en", "op", ["Read 'tpuu' as tpu", "aten::_unique2", "**Yes**"], TPU_PROBE, ["is torch.unique supported on tpuu?"])
+add("op", "en", "op", ["Read 'trainum' as trainium", "aten::convolution"], SNAPSHOT, ["can we use nn.Conv3d on trainum"])
+add("op", "en", "op", ["**Probably** on tpu 0.2.0", "17 of 19 ops run on the device"], TPU_PROBE,
+    ["nn.TransformerEncoderLayer on tpu?", "does nn.TransformerEncoderLayer work on torchtpu?"])
+add("op", "en", "op", ["nearest op by name", "aten::grid_sampler", "decomposed"], SNAPSHOT,
+    ["can I use torch.nn.functional.grid_sample on neuron", "does F.grid_sample run on trn2?"])
+add("op", "en", "op", ["**Probably** on neuron 2.14.3.1", "10 of 13 ops run on the device"], SNAPSHOT,
+    ["does nn.LSTM work on trn2?", "nn.LSTM on trainium?"])
+add("op", "en", "op", ["**Probably** on neuron 2.14.3.1", "13 of 16 ops run on the device"], SNAPSHOT, ["nn.GRU on neuron?"])
+add("op", "en", "op", ["**Yes** — its own kernel on tpu.", "aten::gelu"], TPU_PROBE, ["is F.gelu native on tpu 0.2.0?"])
+add("op", "en", "op", ["**Yes** — runs on tpu (leaves on the device).", "aten::_softmax"], TPU_PROBE,
+    ["will F.softmax run on tpu v5e?"])
+add("op", "en", "op", ["**Yes** — runs on tpu (leaves on the device).", "aten::upsample_nearest2d"], TPU_PROBE,
+    ["F.interpolate on tpu 0.2.0?"])
+add("op", "en", "op", ["**Presumably yes** — it falls back", "aten::sort.values_stable"], SNAPSHOT,
+    ["does torch.argsort fall back to cpu on neuron?"])
+add("op", "en", "op", ["**Presumably no** — native", "aten::masked_select"], SNAPSHOT,
+    ["does aten::masked_select fall back on trn2?"])
+add("op", "en", "op", ["**Probably** on tpu 0.2.0", "1 of 2 ops run on the device"], TPU_PROBE, ["is nn.GroupNorm ok on tpu 0.2.0"])
+add("op", "en", "op", ["**Yes** on neuron-xla", "aten::embedding"], "pytorch-neuron-supported-operators",
+    ["can i run nn.Embedding on inf2?"])
+add("op", "en", "op", ["SDK release 2.33.0", "**Probably** on neuron 2.14.3.0"], SNAPSHOT,
+    ["does nn.MultiheadAttention run on neuron 2.33?"])
+add("op", "en", "op", ["the 2.14 line: torchneuron 2.14.3.0, 2.14.3.1", "aten::scaled_dot_product_attention"], SNAPSHOT,
+    ["does F.scaled_dot_product_attention work on torch-neuronx 2.14?"])
+# two questions in one: two sections, each answered (never one dropped)
+add("op", "en", "op", ["Two questions in one", "**(1)**", "12 of 14 ops run on the device", "**(2)**",
+                       "raises RuntimeError with TPU inputs"], TPU_COMPILE,
+    ["does nn.MultiheadAttention work on tpu and what's tpu 0.2.0 policy for missing ops in compile"])
+add("op", "en", "op", ["Two questions in one", "**Presumably no** — native", "1.11 USD per million tokens"], COST,
+    ["does nonzero fall back on neuron, and what would 1M tokens cost at 4 USD/h and 1000 tokens/s?"])
+add("op", "en", "op", ["Two questions in one", "aten::sort", "2028-10-01"], "devguide.python.org",
+    ["is aten::sort native on tpu? also how long is python 3.12 supported on neuron?"])
+add("op", "en", "op", ["Two questions in one", "10 of 13 ops run on the device", "ubuntu-22.04"], "ubuntu.com",
+    ["is nn.LSTM ok on trn2 and when does ubuntu 22.04 support end?"])
+add("policy", "en", "policy", ["Two questions in one", "cpu fallback with warning", "1.39 USD per million tokens"],
+    NEURON_POLICY, ["what does neuron do with an op it lacks in eager mode and how much is a million tokens at 6 USD an "
+                    "hour and 1200 tokens/s"])
+add("list", "en", "ops_by_status", ["Two questions in one", "1,127 ops that run as **fallback**", "**Neuron SDK 2.34.0**"],
+    SDK234, ["which ops fall back on neuron 2.14.3.1 and what's new in neuron 2.34?"])
+add("model", "en", "model", ["Two questions in one", "Llama 3.1 8B runs fully on the device", "cpu fallback if enabled"],
+    TPU_POLICY, ["does llama 3.1 8b run on tpu and what does tpu do with an op it has no kernel for?"])
+
+# policy: what a backend does with an op it lacks (compile on TorchTPU: unknown, with the limitations the KB holds)
+add("policy", "en", "policy", ["unknown", "torch.compile backend=inductor", "raises RuntimeError with TPU inputs",
+                               "unsupported: NotImplementedError", "rejected: TypeError"], TPU_COMPILE,
+    ["what's tpu 0.2.0 policy for missing ops in compile", "what does torchtpu do with a missing op under torch.compile?",
+     "in compile mode, what happens on tpu when an op has no kernel?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["what happens on tpu when an op is missing in eager mode?", "does torchtpu fall back to cpu when a kernel is missing?"])
+add("policy", "en", "policy", ["compile error"], NEURON_POLICY, ["in compile mode, what does neuron do with an unsupported op?",
+                                                                 "torch.compile on trn2: what if an op can't be lowered?"])
+add("policy", "en", "policy", ["cpu fallback with warning"], NEURON_POLICY,
+    ["what's the fallback policy of trn2 in eager?", "what does nueron do with an op it doesn't have in eager mode?"])
+
+# end of support: the window or date, one headline
+add("feature_eol", "en", "eol", ["**No end date stated**", "maintenance mode"], NXDI,
+    ["how long is NxD Inference supported on inf2?", "for how long will nxd inference keep support on inf2?"])
+add("feature_eol", "en", "eol", ["**Until Neuron 2.33.0**", "Neuron 2.34"], XLA_INF_TRN,
+    ["how long will PyTorch/XLA inference be supported on trn2?"])
+add("feature_eol", "en", "eol", ["**Until Neuron 2.28.1**", "2.29"], NXDT, ["how long does nxd training last?"])
+add("feature_eol", "en", "eol", ["**No**", "2.29.1"], XLA_TRAIN, ["is pytorch/xla training still alive on trn1?",
+                                                                 "can I still train with torch-xla on trainum?"])
+add("platform_eol", "en", "eol", ["**Ended with Neuron 2.30** (2026-05-21)", "2026-10-01"], PY310,
+    ["when does python 3.10 support end on neuron?", "in which release did neuron drop python 3.10?",
+     "how long was pyhton 3.10 supported by neuron?"])
+add("platform_eol", "en", "eol", ["**Ended with Neuron 2.27**", "Python 3.9"], "announcement-python-3-9-eol",
+    ["is python 3.9 still supported on neuron?"])
+add("platform_eol", "en", "eol", ["**No**", "not 3.11", "Read 'pyhton' as python"], "2.34.0.html",
+    ["is pyhton 3.11 still supported by neuron?"])
+add("platform_eol", "en", "eol", ["**No end date stated", "2028-10-01"], "devguide.python.org",
+    ["how long is python 3.12 supported on neuron?"])
+add("platform_eol", "en", "eol", ["ubuntu-22.04", "2026-05-21", "2027-05-01"], "dlamis.html",
+    ["when does ubuntu 22.04 support end?", "when does ubunut 22.04 leave support on trainium?",
+     "is ubuntu 22.04 still ok for the neuron dlami?"])
+add("platform_eol", "en", "eol", ["**No end date stated; the earliest date in this answer: 2029-04-01**"], "ubuntu.com",
+    ["until when is ubuntu 24.04 supported on trn2?"])
+
+# release news
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "torchneuron 2.14.3.1", "Read 'nueron' as neuron"], SDK234,
+    ["whats new in nueron 2.34"])
+add("support", "en", "release", ["2.34.0", "released 2026-11-30"], SDK234, ["what did neuron 2.34 ship?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1"], SDK234,
+    ["what changed in the newest torchneuron release?"])
+add("list", "en", "diff", ["**tpu 0.1.1 → 0.2.0**", "**166** kernels gained"], TPU_PROBE,
+    ["what changed between tpu 0.1.1 and 0.2.0?", "what's new in torchtpu 0.2.0?"])
+
+# models: the nearest gallery model is named, an unknown model gets the kb check route
+add("model", "en", "model", ["not in the gallery by that name", "Llama 3.1 70B"], GALLERY,
+    ["does Llama 3 70B run on trn2?", "does llama 3.2 70b run on trn2?"])
+add("model", "en", "model", ["not in the gallery by that name", "Mistral 7B v0.3"], GALLERY, ["mistral 7b v0.2 on tpu?"])
+add("model", "en", "model", ["not in the gallery by that name", "Llama 3.1 8B"], GALLERY, ["is llama 3 8b ok on tpu?"])
+add("model", "en", "model", ["Qwen2.5 7B runs fully on the device"], GALLERY, ["will qwen 2.5 7b work on neuron?"])
+add("model", "en", "model", ["**No fallbacks**", "Whisper large-v3"], GALLERY, ["does whisper large v3 fall back on tpu?"])
+add("model", "en", "model", ["**Partly**", "aten::group\\_norm"], GALLERY, ["will stable diffusion 1.5 run on neuron?"])
+add("model", "en", "model", ["**Yes** — ResNet-50 runs fully on the device on tpu 0.2.0"], GALLERY, ["resnet-50 on tpu 0.2.0?"])
+add("model", "en", "model", ["**Not known** — Mixtral 8x7B"], GALLERY, ["can I run mixtral on trainium?"])
+add("model", "en", "model", ["**I don't know the model", "kb check model.pt2"], "",
+    ["does foobarnet 9b run on trn2?", "will my zorkformer 3b work on tpu?"])
+
+# cost (kb cost formula, computed here)
+for _q, _p, _r, _cur in [("cost per million tokens at 5.5 EUR per hour and 2400 tok/s on trn2", "5.5", "2400", "EUR"),
+                         ("how much for 1M tokens at $3 an hour with 800 tokens per second", "3", "800", "USD"),
+                         ("at 9 usd/hr and 3k tokens/s what's a million tokens?", "9", "3000", "USD"),
+                         ("trainum at 11 USD an hour doing 4000 tokens/s: price per million tokens?", "11", "4000", "USD"),
+                         ("what's 1M tokens on tpuu v5e at 2.2 GBP per hour and 950 tokens/s", "2.2", "950", "GBP")]:
+    add("cost", "en", "cost", [f"{format_money(cost_per_million_tokens(Decimal(_p), Decimal(_r)))} {_cur}", "leaves out"],
+        COST, [_q])
+
+# more of the same, asked the way people type (informal openings, terse, "need the cpu", counts)
+add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled"], TPU_POLICY, ["which ops on tpu 0.2.0 need the cpu?"])
+add("list", "en", "ops_by_status", ["**800** ops run as unsupported"], TPU_011, ["how many unsupported ops does torchtpu 0.1.1 have?"])
+add("list", "en", "ops_by_status", ["595 ops that run as **unsupported**"], TPU_PROBE, ["tpu unsupported ops"])
+add("list", "en", "ops_by_status", ["1,127 ops that run as **fallback**"], SNAPSHOT, ["neuron 2.14.3.1 fallback ops"])
+add("list", "en", "ops_by_status", ["1,991 ops that run as **decomposed**"], SNAPSHOT,
+    ["what gets decomposed on trainium?", "show the decomposed ops for torch-neuronx 2.14.3.1"])
+add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**", "2.14.3.1"], SUPPORTED_OPS,
+    ["what's missing in torchneuron 2.14.3.1?", "what ops won't run on trn3?"])
+add("list", "en", "ops_by_status", ["**404** ops run as native"], SNAPSHOT, ["count the native kernels on neuron 2.14.3.1"])
+add("list", "en", "diff", ["**neuron 2.14.3.0 → 2.14.3.1**", "**1** kernels gained"], SNAPSHOT,
+    ["what did torchneuron gain in 2.14.3.1?"])
+add("op", "en", "op", ["**Presumably yes**", "aten::topk"], SNAPSHOT, ["any idea if aten::topk works on trn2?"])
+add("op", "en", "op", ["**Yes** on tpu 0.2.0", "aten::gelu"], TPU_PROBE, ["do you know whether nn.GELU runs on tpu?"])
+add("op", "en", "op", ["**Presumably no** — native", "aten::cumsum"], SNAPSHOT, ["is torch.cumsum going to fall back on trainium?"])
+add("op", "en", "op", ["**Yes** on tpu 0.2.0", "aten::convolution"], TPU_PROBE, ["would nn.Conv2d run on tpu v6e"])
+add("platform_eol", "en", "eol", ["**Yes**", "3.12, 3.13, 3.14"], "devguide.python.org", ["is python 3.13 supported on neuron 2.34?"])
+add("feature_eol", "en", "eol", ["**No**", "2.28.1"], NXDT, ["does neuron still support nxd training?"])
+add("feature_eol", "en", "eol", ["**No end date stated**", "maintenance mode"], XLA_INF_MAINT,
+    ["when is pytorch/xla inference on inf2 going away?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY, ["is there a cpu fallback on tpu?"])
+add("policy", "en", "policy", ["compile error"], NEURON_POLICY, ["what happens to unsupported ops under torch.compile on trainium?"])
+add("model", "en", "model", ["Gallery models that run fully on the device on tpu 0.2.0"], GALLERY, ["which models run fully on tpu?"])
+add("model", "en", "model", ["deepseek is not in the gallery"], "data/gallery models", ["is deepseek supported on trn2?"])
+add("model", "en", "model", ["GPT-2 (124M) runs fully on the device"], GALLERY, ["can i run gpt2 on neuron"])
+add("support", "en", "release", ["**0.2.0**"], "pypi.org/project/torch-tpu", ["what's the latest torchtpu version?"])
+add("support", "en", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "2.33.0.html", ["what's in neuron 2.33?"])
+add("cost", "en", "cost", ["0.74 USD per million tokens", "10,000,000 tokens: **7.41 USD**"], COST,
+    ["how much would 10M tokens cost at 4 USD/h and 1500 tok/s?"])
+for _q, _p, _r, _cur in [("price/1M tokens @ 2 eur/h, 600 tok/s", "2", "600", "EUR"),
+                         ("what's the cost per million tokens on a trn2 at $12.5 per hour with 7000 tokens per sec",
+                          "12.5", "7000", "USD")]:
+    add("cost", "en", "cost", [f"{format_money(cost_per_million_tokens(Decimal(_p), Decimal(_r)))} {_cur}"], COST, [_q])
+add("op", "en", "op", ["**Presumably yes**", "aten::silu"], SNAPSHOT, ["hey, does torch.nn.functional.silu run on trn2?"])
+add("op", "en", "op", ["**Yes** on tpu 0.2.0 — all 3 of its ops run on the device"], TPU_PROBE, ["how does nn.Linear do on tpu?"])
+add("op", "en", "op", ["**No fallback: native**", "aten::embedding"], SNAPSHOT, ["any fallbacks for nn.Embedding on neuron?"])
+add("list", "en", "ops_by_status", ["595 ops that run as **unsupported**"], TPU_PROBE, ["what won't run on tpu?"])
+add("list", "en", "ops_by_status", ["68 ops that run as **unsupported**"], SUPPORTED_OPS, ["ops neuron 2.14.3.1 cannot run"])
+add("platform_eol", "en", "eol", ["**Presumably yes**", "2029-04"], "ubuntu.com", ["is ubuntu 24.04 supported on trn2?"])
+add("policy", "en", "policy", ["cpu fallback if enabled else error"], TPU_POLICY,
+    ["what does tpu do if an op doesn't exist in eager?"])
+add("model", "en", "model", ["Your own model is not one the KB can look up by name", "kb check model.pt2 -t tpu"], "",
+    ["does my custom transformer run on tpu?", "will our in-house model work on tpu v5e?"])
+add("model", "en", "model", ["**I don't know the model acme-lm-13b**"], "", ["does acme-lm-13b run on trainium?"])
+add("model", "en", "model", ["not in the gallery by that name", "Gemma 3 1B"], GALLERY, ["will gemma 3 27b work on tpu?"])
+add("op", "en", "op", ["Two questions in one", "**Yes** — its own kernel on tpu.", "0.56 USD per million tokens"], COST,
+    ["is nonzero native on tpu, and cost per million tokens at 4 USD/h and 2000 tok/s?"])
+add("cost", "en", "cost", ["Two questions in one", "0.56 USD per million tokens", "**Yes** — its own kernel on tpu."],
+    TPU_PROBE, ["what does 1M tokens cost at 4 USD/h and 2000 tok/s and is nonzero native on tpu"])
+add("op", "en", "op", ["Two questions in one", "10 of 13 ops run on the device", "compile error"], NEURON_POLICY,
+    ["does nn.LSTM run on trn2 and the policy for missing ops in compile on neuron?"])
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
