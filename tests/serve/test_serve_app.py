@@ -290,3 +290,74 @@ def test_product_page_percent_decodes_its_path(kb_file):
     assert "torch%5Ftpu" not in page.text
     (missing,) = fetch(ds, "/-/eol/no%20such")
     assert missing.status_code == 404 and "no such" in missing.text and "no%20such" not in missing.text
+
+
+# ---------------------------------------------------------------- the coverage matrix, a page a person reads
+
+
+def _matrix_page(text: str) -> tuple[list[str], str, dict[str, str]]:
+    """(ops shown, the pager line's text, its links by rel) of one coverage page."""
+    import html
+    import re
+
+    ops = re.findall(r'<td class="col-op"><a[^>]*>([^<]*)</a>', text)
+    nav = re.search(r'<nav class="kb-pages"[^>]*>(.*?)</nav>', text, re.S)
+    line = html.unescape(re.sub(r"<[^>]+>", "", nav.group(1))).strip() if nav else ""
+    links = {rel: html.unescape(href) for href, rel in re.findall(r'href="([^"]*)" rel="(next|prev)"', text)}
+    return [html.unescape(op) for op in ops], line, links
+
+
+def test_coverage_page_has_no_sql_controls(kb_file):
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/kb/coverage")
+    assert page.status_code == 200
+    for sql_control in ("Custom SQL query", "Run SQL", "sql-editor", "Edit SQL", "_show_sql", "_hide_sql",
+                        "Query parameters", "CodeMirror"):
+        assert sql_control not in page.text, sql_control
+    assert 'name="grep"' in page.text and '<select name="mode">' in page.text and 'value="Show"' in page.text
+    ops, line, links = _matrix_page(page.text)
+    assert ops == sorted(kbfixture.COVERAGE) and line == f"ops 1–{len(ops)} of {len(ops)}" and links == {}
+
+
+def test_coverage_pages_reach_every_op_known_ones_first(kb_file):
+    """Pages of N ops with next/previous links (keyset on `after`): walking the next links
+    reaches every op, the ops no device target knows (here aten::Int, cpu only) last."""
+    from kb.store.ingest import ingest_records
+    from tests.conftest import op_status
+
+    ingest_records(kb_file, [op_status("aten::Int", "native", target="cpu", version="2.13.0", name="cpu-doc",
+                                       url="https://example.test/cpu")], source_name="cpu-doc")
+    ds = serve.make_datasette(kb_file, settings={"max_returned_rows": 2})
+    url, seen, lines, prevs = "/kb/coverage", [], [], []
+    while url:
+        (page,) = fetch(ds, url)
+        assert page.status_code == 200, page.text[:300]
+        ops, line, links = _matrix_page(page.text)
+        seen += ops
+        lines.append(line)
+        prevs.append(links.get("prev"))
+        url = links.get("next")
+    assert seen == [*sorted(kbfixture.COVERAGE), "aten::Int"]
+    assert lines == ["ops 1–2 of 6 · next 2 →", "ops 3–4 of 6 · ← previous 2 · next 2 →",
+                     "ops 5–6 of 6 · ← previous 2 · first page"]
+    assert prevs == [None, "/kb/coverage", "/kb/coverage?after=aten%3A%3Aadd.Tensor"]
+    (page,) = fetch(ds, "/kb/coverage?grep=zero&mode=eager")  # a filter counts its own ops
+    ops, line, links = _matrix_page(page.text)
+    assert ops == ["aten::nonzero"] and line == "ops 1–1 of 1" and links == {}
+    (page,) = fetch(ds, "/kb/coverage?grep=a&after=aten::nonzero")
+    ops, line, links = _matrix_page(page.text)
+    assert ops == ["aten::relu", "aten::silu"] and line.startswith("ops 4–5 of 6")
+    assert links["next"] == "/kb/coverage?grep=a&after=aten%3A%3Asilu"
+    (page,) = fetch(ds, "/kb/coverage?grep=zzz")
+    assert "No op matches “zzz”" in page.text
+
+
+def test_coverage_pages_count_an_after_that_names_no_op():
+    from kb.serve.plugin import coverage_pages
+
+    order = [(0, "aten::a"), (0, "aten::c"), (1, "aten::Int"), (1, "aten::b")]
+    pages = coverage_pages(order, {"after": "aten::b0"}, "/kb/coverage", 2)  # between a and c, by name
+    assert pages([{"op": "aten::c"}], False)["first"] == 2
+    pages = coverage_pages(order, {"after": "aten::Int"}, "/kb/coverage", 2)  # in the unknown group
+    got = pages([{"op": "aten::b"}], False)
+    assert (got["first"], got["last"], got["total"], got["prev"]) == (4, 4, 4, "/kb/coverage?after=aten%3A%3Aa")  # [c, Int]
