@@ -143,7 +143,7 @@ def test_facets_and_labels(kb_file):
     (response,) = fetch(ds, "/kb/support.json?_labels=on")
     data = response.json()
     facets = data["facet_results"]
-    assert {"target", "status", "source_kind", "mode", "release_id"} <= set(facets)
+    assert {"target", "status", "effective_status", "basis", "mode", "release_id"} <= set(facets)
     assert {f["value"]: f["count"] for f in facets["target"]["results"]} == {"neuron": 8, "tpu": 5}
     assert {f["label"] for f in facets["release_id"]["results"]} == {kbfixture.NEURON, kbfixture.NEURON_OLD,
                                                                       kbfixture.TPU}
@@ -361,3 +361,70 @@ def test_coverage_pages_count_an_after_that_names_no_op():
     pages = coverage_pages(order, {"after": "aten::Int"}, "/kb/coverage", 2)  # in the unknown group
     got = pages([{"op": "aten::b"}], False)
     assert (got["first"], got["last"], got["total"], got["prev"]) == (4, 4, 4, "/kb/coverage?after=aten%3A%3Aa")  # [c, Int]
+
+
+# ---------------------------------------------------------------- the support page's facets and count
+
+
+SUPPORT_FILTERS = ["", "target=tpu", "status__in=native,fallback&target=neuron", "op__contains=add",
+                   "effective_status__isnull=1", "source_kind=doc", "release_id__gt=1", "basis__not=presumed",
+                   "_where=note like '%doc%'", "_where=target = 'tpu'", "mode=compile&_facet_size=1"]
+FACETS = ("target", "status", "effective_status", "basis", "mode", "release_id")
+
+
+def _view_facets(kb_path: str, query: str) -> tuple[int, dict[str, dict]]:
+    """(count, facets) of the support page as Datasette itself counts them on the whole view."""
+    from kb.serve.launch import build_metadata
+    metadata = build_metadata(kb_path)
+    metadata["databases"]["kb"]["tables"]["support"]["facets"] = list(FACETS)
+    from datasette.app import Datasette
+
+    plain = Datasette([kb_path], metadata=metadata, settings={"suggest_facets": False})
+    name = next(n for n, db in plain.databases.items() if db.path)
+    (response,) = fetch(plain, f"/{name}/support.json?{query}")
+    data = response.json()
+    return data["filtered_table_rows_count"], data["facet_results"]
+
+
+@pytest.mark.parametrize("query", SUPPORT_FILTERS)
+def test_support_facets_and_count_on_the_narrow_view_match_the_whole_view(kb_file, query):
+    """The six default facets (counted together on support_status) and the row count give
+    what Datasette's own facets and count over the support view give, for any filter: a
+    filter on a column support_status lacks (source_kind, note) counts on the view."""
+    ds = serve.make_datasette(kb_file)
+    (response,) = fetch(ds, f"/kb/support.json?{query}")
+    data = response.json()
+    count, expected = _view_facets(kb_file, query)
+    assert data["filtered_table_rows_count"] == count
+    for name in FACETS:
+        got, want = data["facet_results"][name], expected[name]
+        assert got["type"] == "column" and got["truncated"] == want["truncated"], name
+        assert [(r["value"], r["count"], r["selected"]) for r in got["results"]] == \
+               [(r["value"], r["count"], r["selected"]) for r in want["results"]], name
+        assert [r["toggle_url"] for r in got["results"]] == [r["toggle_url"] for r in want["results"]], name
+
+
+def test_support_page_facets_and_count_follow_an_ingest(kb_file):
+    """The counted facets and row count are kept per KB file state: a write shows at once."""
+    from kb.store.ingest import ingest_records
+    from tests.conftest import op_status
+
+    ds = serve.make_datasette(kb_file)
+    (before,) = fetch(ds, "/kb/support.json?target=tpu")
+    ingest_records(kb_file, [op_status("aten::mul.Tensor", "native", target="tpu", version=kbfixture.TPU,
+                                       name="tpu-doc2", url="https://example.test/tpu2")], source_name="tpu-doc2")
+    (after,) = fetch(ds, "/kb/support.json?target=tpu")
+    assert after.json()["filtered_table_rows_count"] == before.json()["filtered_table_rows_count"] + 1
+    counts = {r["value"]: r["count"] for r in after.json()["facet_results"]["target"]["results"]}
+    assert counts == {"tpu": after.json()["filtered_table_rows_count"]}
+
+
+@pytest.mark.parametrize(("where", "narrow"), [
+    ('"target" = :p0 and mode in (:p1, :p2)', True), ("op like :p0", True), ("(effective_status is null)", True),
+    ("release_id > :p0", True), ("source_kind = :p0", False), ('"source_kind" = :p0', False),
+    (":p0 in (select value from json_each([support].[target]))", False), ("date(mode) = :p0", False),
+    ("target = 'tpu'; drop", False), ("", True)])
+def test_where_clauses_counted_on_the_narrow_view(where, narrow):
+    from kb.serve.plugin import _where_is_narrow
+
+    assert _where_is_narrow(where, frozenset(("op", "target", "mode", "effective_status", "release_id"))) is narrow
