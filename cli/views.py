@@ -66,7 +66,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
             if not t["rows"]:
                 rows.append([t["target"], "-", "-", "unknown", "no evidence", "", "",
                              f"how to find out: {t['settle']}"])
-        table(["target", "version", "mode", "status", "where it runs", "basis", "restriction / note", "source"],
+        table(["target", "version", "mode", "status", "where it runs", "basis", "note", "source"],  # restrictions are notes (whole words at 80)
               rows, title=header)
         for t in entry["targets"]:
             if t["via"]:
@@ -101,13 +101,14 @@ def module_header(module: dict[str, Any]) -> None:
 
     n = len(module["forward"])
     count = f"{n} ATen op{'s' if n != 1 else ''}" if n else "no ATen ops"
-    print(terminal(f"{module['name']} is a module: its forward dispatches {count} "
-                   f"({module['constructor']} on {', '.join(module['inputs'])}, {module['device']} tensors, "
-                   f"eval mode, torch {module['torch_version']}; {module['map']})"))
+    print(render.wrapped(terminal(f"{module['name']} is a module: its forward dispatches {count} "
+                                  f"({module['constructor']} on {', '.join(module['inputs'])}, {module['device']} "
+                                  f"tensors, eval mode, torch {module['torch_version']}; {module['map']})")))
     for forward, training in zip(module["summary"], module["training_summary"]):
-        print(terminal(f"  {forward['line']}" + (f" (how to find out: {forward['settle']})" if forward.get("settle") else "")))
+        print(render.wrapped(terminal(f"  {forward['line']}" + (f" (how to find out: {forward['settle']})"
+                                                                if forward.get("settle") else ""))))
         if training["total"] and training["version"] and training["line"] != forward["line"]:
-            print(terminal(f"    training step: {training['line'].split(': ', 1)[1]}"))
+            print(render.wrapped(terminal(f"    training step: {training['line'].split(': ', 1)[1]}")))
     # a layer that does nothing in eval mode (dropout) is shown by its training step's ops
     summary, ops, what = (module["summary"], module["forward"], "forward ops (eval)") if module["forward"] else \
         (module["training_summary"], module["training_ops"], "training-step ops")
