@@ -207,7 +207,9 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
         emit_json(result)
         return
     title = f"{result['target']} {result['backend_version'] or '(no data)'} · {result['mode']}"
-    if result.get("basis_note"):
+    if "notices" in result or render.VERBOSE:
+        notices({**result, "basis_notes": [result["basis_note"]] if result.get("basis_note") else []})
+    elif result.get("basis_note"):
         note(result["basis_note"])
     used = any("gallery_models" in r for r in result["ops"])  # --sort usage
     rows = [[r["op"], r["status"], _runs(r) if "source_kind" in r else "", _basis(r) if "source_kind" in r else "",
@@ -216,15 +218,17 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
             for r in result["ops"]]
     table(["op", "status", "where it runs", "basis", "restriction", *(["gallery models"] if used else []), "source"],
           rows, title=title)
+    # counts and coverage under the table on stdout, as kb compare and kb targets print them:
+    # stderr keeps to the folded basis line
     cover = result.get("coverage")
     if cover and result.get("status") not in (None, "unknown"):
         if result.get("matching_by"):
-            note(queries.matching_line(result["matching_by"], result["status"]))
-        note(queries.coverage_line(cover, result["status"]))
+            render.footer(queries.matching_line(result["matching_by"], result["status"]))
+        render.footer(queries.coverage_line(cover, result["status"]))
     elif cover:
-        note(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
+        render.footer(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
     else:
-        note(f"{len(rows)} ops")
+        render.footer(f"{len(rows)} ops")
     legend()
 
 
@@ -270,10 +274,11 @@ def diff_view(result: dict[str, Any], as_json: bool) -> None:
             for r in group]
     table(["change", "op", result["old"], result["new"], "basis"], rows, status_column=None,
           title=f"{result['target']} {result['old']} → {result['new']} · {result['mode']}")
-    note(f"{len(result['gained'])} kernels gained, {len(result['lost'])} lost, {len(result['changed'])} other changes")
+    render.footer(f"{len(result['gained'])} kernels gained, {len(result['lost'])} lost, "
+                  f"{len(result['changed'])} other changes")  # under the table, as every count
     same = result.get("same_presumed_source")
     if same:
-        note(f"no evidence of a difference for {same['ops']:,} of {same['of']:,} ops: both sides are presumed from "
+        render.footer(f"no evidence of a difference for {same['ops']:,} of {same['of']:,} ops: both sides are presumed from "
              f"{', '.join(same['sources'])} (neither version has evidence of its own for them)")
     legend()
 
@@ -325,4 +330,4 @@ def disagreements_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     table(["op", "target", "version", "mode", "verdict", "sources"],
           [[r["op"], r["target"], r["backend_version"], r["mode"], r["status"],
             "; ".join(f"{s}: {st}" for s, st in r["sources"].items())] for r in rows])
-    note(f"{len(rows)} disagreements")
+    render.footer(f"{len(rows)} disagreements")  # a count: under the table, on stdout

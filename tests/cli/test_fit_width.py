@@ -14,7 +14,8 @@ from tests.conftest import run_kb
 
 COMMANDS = [("op", "aten::add.Tensor"), ("ops", "-t", "tpu"), ("compare", "neuron", "tpu"),
             pytest.param(("gallery",), marks=pytest.mark.heavy), ("targets",),  # the gallery takes ~4 s
-            ("eol",), ("eol", "python")]  # legends under the table, on stdout (kb eol printed 6 on stderr)
+            ("eol",), ("eol", "python"),  # legends under the table, on stdout (kb eol printed 6 on stderr)
+            ("ops", "-t", "neuron", "--status", "fallback"), ("diff", "tpu", "0.1.1", "0.2.0"), ("disagreements",)]
 
 
 @pytest.fixture(scope="module")
@@ -34,14 +35,15 @@ def _over(text: str, width: int) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [120, 80])
-@pytest.mark.parametrize("args", COMMANDS, ids=["op", "ops", "compare", "gallery", "targets", "eol", "eol-python"])
+@pytest.mark.parametrize("args", COMMANDS, ids=["op", "ops", "compare", "gallery", "targets", "eol", "eol-python",
+                                             "ops-status", "diff", "disagreements"])
 def test_table_commands_fit_columns(capsys, shipped, monkeypatch, args, width):
     monkeypatch.setenv("COLUMNS", str(width))
     code, out, err = run_kb(capsys, *args, "--db", shipped)
     assert code == 0 and not _over(out, width), _over(out, width)[:3]
     notices = err.splitlines()  # one line at most (`kb ops`: its one coverage line)
     assert len(notices) <= 1, notices
-    if args[0] in ("compare", "targets", "gallery", "eol"):  # counts, coverage, legends: under the table
+    if args[0] in ("compare", "targets", "gallery", "eol", "ops", "diff", "disagreements"):  # counts: under the table
         assert all(line.startswith("kb: basis: ") for line in notices), notices
     assert "legend" not in err
 

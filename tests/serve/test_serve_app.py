@@ -428,3 +428,17 @@ def test_where_clauses_counted_on_the_narrow_view(where, narrow):
     from kb.serve.plugin import _where_is_narrow
 
     assert _where_is_narrow(where, frozenset(("op", "target", "mode", "effective_status", "release_id"))) is narrow
+
+
+def test_op_page_legend_explains_every_basis_mark(kb_file):
+    """The op page (and the gallery's, which share it) explains ʳ as the home page does."""
+    from kb.serve.plugin import LEGEND_HTML
+    from kb.vocab import BASIS_MARKS
+
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/op?q=aten::add.Tensor")
+    assert page.status_code == 200 and LEGEND_HTML in page.text
+    for basis, mark in BASIS_MARKS.items():
+        if mark:
+            assert f"{mark} " in LEGEND_HTML, basis
+    assert "ʳ doc rule" in LEGEND_HTML
