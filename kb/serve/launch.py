@@ -288,4 +288,25 @@ def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001, host_names
     from kb.serve.guard import guard
 
     ds = make_datasette(kb_path)
+    warm(ds)
     uvicorn.run(guard(ds.app(), host, host_names), host=host, port=port, log_level="warning", lifespan="on", workers=1)
+
+
+# Pages whose counts are kept per KB file state (kb.serve.plugin): loaded once before serving.
+WARM_PAGES = ("/kb/support?_size=1",)
+
+
+def warm(ds) -> None:
+    """Load the verdicts table's page once before the server answers anyone, so its facets
+    and row count (one pass over support_status, kept per KB file state) are ready: a
+    person's first /kb/support is then as cheap as the next (bench/serve_pages.py)."""
+    import asyncio
+
+    async def load():
+        for path in WARM_PAGES:
+            await ds.client.get(path)
+
+    try:
+        asyncio.run(load())
+    except Exception:  # a page that fails here fails when asked, with its own message
+        pass

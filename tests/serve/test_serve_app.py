@@ -442,3 +442,17 @@ def test_op_page_legend_explains_every_basis_mark(kb_file):
         if mark:
             assert f"{mark} " in LEGEND_HTML, basis
     assert "ʳ doc rule" in LEGEND_HTML
+
+
+def test_warm_counts_the_support_page_before_serving(kb_file):
+    """kb serve loads /kb/support once at start (kb.serve.launch.warm): its facets and row
+    count are then kept, so a person's first load is the cheap one."""
+    from kb.serve import plugin
+
+    plugin.clear_caches()
+    ds = serve.make_datasette(kb_file)
+    serve.warm(ds)
+    assert plugin._facet_cache and plugin._count_cache
+    facets, counts = dict(plugin._facet_cache), dict(plugin._count_cache)
+    (page,) = fetch(ds, "/kb/support.json")
+    assert page.status_code == 200 and plugin._facet_cache == facets and plugin._count_cache == counts
