@@ -208,7 +208,17 @@ def _head_width(column: str) -> int:
 
 
 def _wrap_head(column: str, width: int) -> str:
-    """`column` in lines of at most `width`, joined at its pieces (a piece longer is split)."""
+    """`column` in lines of at most `width`: at its spaces when every word fits ("neuron" over
+    "2.14.3.1", not "neuron 2.14." over "3.1"), else joined at its pieces (a piece longer is split)."""
+    words = column.split()
+    if words and all(len(w) <= width for w in words):
+        lines = [words[0]]
+        for word in words[1:]:
+            if len(lines[-1]) + 1 + len(word) <= width:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return "\n".join(lines)
     lines: list[str] = []
     for word, joined in _head_words(column):
         glue = "" if joined else " "

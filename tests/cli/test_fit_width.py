@@ -188,3 +188,10 @@ def test_gallery_at_80_breaks_no_word(capsys, shipped, monkeypatch):
                     *(op.removeprefix("aten::") for op in row["fallback_ops"][:3])]
         missing = [w for w in expected if w and w not in words and f"{w}," not in words]
         assert not missing, (row["name"], missing)
+
+
+def test_a_wrapped_cell_breaks_at_its_spaces_first():
+    from cli.render import _wrap_head
+
+    assert _wrap_head("neuron 2.14.3.1", 12) == "neuron\n2.14.3.1"  # not "neuron 2.14." over "3.1"
+    assert _wrap_head("0.1.0.dev0+g98154b8", 9) == "0.1.0.\ndev0+\ng98154b8"  # no space: after its dots
