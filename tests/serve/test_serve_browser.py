@@ -82,6 +82,10 @@ def test_pages_a_person_reads_at_1400_px(shipped_kb):
         summary = page.value("document.querySelector('details.kb-note > summary').innerText")
         assert "inf1" in summary and "neuron" in summary
         assert page.value(NOTICE_LINES) == 1
+        for q in ("aten::nonzero", "nn.Linear", "aten::Int", "scaled_dot_product_attention"):  # every op page folds
+            page.goto(f"{base}/-/op?q={q}")
+            assert page.value("document.querySelectorAll('details.kb-note').length") == 1, q
+            assert page.value(NOTICE_LINES) == 1, q
 
         page.goto(f"{base}/kb/coverage")
         rows = page.value(MATRIX_ROWS)
