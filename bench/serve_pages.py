@@ -11,7 +11,7 @@ and through Datasette's ASGI client (median of BENCH_RUNS loads after a warm-up)
 - `/kb/support` on the view with the old seven column facets (the merged state);
 - `/kb/support` as shipped now: no default sort (ordering the whole view by op cost more
   than the rest of the page), the six default facets counted together and the row count
-  taken on the narrow support_status view (kb.serve.plugin.NarrowColumnFacet, narrow_counts),
+  taken on the narrow support_status view (kb.serve.facets.NarrowColumnFacet, narrow_counts),
   first load (its caches emptied before every load) and repeated, which is also what a
   person's first load on a fresh `kb serve` costs (kb.serve.launch.warm loads it once at start);
 - the coverage matrix: its first page and its last (where aten::Int is).
@@ -73,14 +73,14 @@ def kb_app(path: str, old_facets: bool = False):
 
 
 async def median_ms(ds, path: str, cold: bool = False) -> float:
-    from kb.serve import plugin
+    from kb.serve import facets
 
     response = await ds.client.get(path)  # warm: schema, counts, connections
     assert response.status_code == 200, (path, response.status_code, response.text[:300])
     times = []
     for _ in range(RUNS):
         if cold:
-            plugin.clear_caches()
+            facets.clear_caches()
         start = time.perf_counter()
         response = await ds.client.get(path)
         times.append(time.perf_counter() - start)

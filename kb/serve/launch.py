@@ -88,7 +88,7 @@ def coverage_sql(targets: list[str]) -> str:
 
     Joins the `latest_release` temp table (kb.serve.plugin); `:mode` defaults to eager,
     `:grep` filters op names, `:after` pages past an op (Datasette shows 1,000 rows a page;
-    the page's next link passes its last op, kb.serve.plugin.coverage_pages).
+    the page's next link passes its last op, kb.serve.matrix.coverage_pages).
     Ops known on a device target (TARGET_ORDER: neuron, tpu, neuron-xla) come first, by name;
     ops none of them knows (aten::Int: only inf1's presumed verdict) follow, by name, so a
     reader meets what is known before the unknowns. `:after` pages in that order.
@@ -235,7 +235,7 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
         ds.remove_database(db.name)
         ds.add_database(db, name=DB_NAME)
     view_foreign_keys(db)
-    from kb.serve.plugin import narrow_counts
+    from kb.serve.facets import narrow_counts
 
     narrow_counts(db)  # the support page counts support_status (the same rows, fewer columns)
     quiet_errors()

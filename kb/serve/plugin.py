@@ -22,11 +22,11 @@ from typing import Any
 from urllib.parse import quote, unquote, urlencode, urlsplit
 
 from datasette import hookimpl
-from datasette.facets import ColumnFacet
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
 from kb.neutral import acts, clean, safe_url
+from kb.serve import facets, matrix
 from kb.store.provenance import describe
 from kb.vocab import LOCAL_MARK, STATUSES, SYMBOLS, UNKNOWN
 
@@ -113,278 +113,24 @@ def _fill_latest_release(conn, config: dict[str, Any]) -> None:
     conn.commit()  # an open transaction would pin this connection to a snapshot: new rows unseen
 
 
-# ---------------------------------------------------------------- facets of the support view
-
-# A view and its narrow twin with the same rows (kb.store.migrations): facets of the first are
-# counted on the second, all in one scan. Facets of the support view (schema 7) used to scan
-# the whole view once per facet, the presumed half joined each time (bench/serve_pages.py).
-NARROW_VIEWS = {"support": "support_status"}
-_FACET_CACHE_SIZE = 64
-_facet_cache: dict[tuple, dict[str, list[tuple[Any, int]]]] = {}
-_count_cache: dict[tuple, Any] = {}
-
-
-def clear_caches() -> None:
-    """Forget the counted facets and row counts (bench/serve_pages.py measures first loads)."""
-    _facet_cache.clear()
-    _count_cache.clear()
-
-
-# Request arguments that change a table page's rows in ways only the whole view can answer.
-_WIDE_ARGS = ("_where", "_search", "_through", "_filter")
-
-
-def _narrow_safe(request, columns: frozenset[str]) -> bool:
-    """Whether every filter of the request is on a column the narrow twin has (SQLite would
-    read `"source_kind" = 'doc'` on a view without it as two strings, not as an error)."""
-    for key in request.args.keys():
-        if key.startswith(_WIDE_ARGS):
-            return False
-        if not key.startswith("_") and key.split("__")[0] not in columns:
-            return False
-    return True
-
-
-def _narrow_sql(sql: str, table: str | None) -> str | None:
-    """The facet's `select COLUMNS from TABLE WHERE...` on the table's narrow twin, or None."""
-    import re
-
-    narrow = NARROW_VIEWS.get(table or "")
-    if narrow is None:
-        return None
-    found = re.fullmatch(r"select .+? from (\[support\]|support|\"support\")( .*)?", sql.strip(), re.S)
-    if found is None:
-        return None
-    return f"select * from {narrow}{found.group(2) or ''}"
-
-
-_view_columns: dict[tuple[str, str], frozenset[str]] = {}
-
-
-async def _columns(db, view: str) -> frozenset[str]:
-    """The columns of `view` in this KB (read once)."""
-    key = (db.path, view)
-    if key not in _view_columns:
-        names = await db.execute_fn(lambda conn: [r[1] for r in conn.execute(f"PRAGMA table_info({view})")])
-        _view_columns[key] = frozenset(names)
-    return _view_columns[key]
-
-
-def _counts(conn, sql: str, params, columns: list[str]) -> dict[str, list[tuple[Any, int]]]:
-    """Every column's (value, count) pairs from one GROUP BY over all of them."""
-    from datasette.utils import escape_sqlite
-
-    names = ", ".join(escape_sqlite(c) for c in columns)
-    totals: list[dict[Any, int]] = [{} for _ in columns]
-    for row in conn.execute(f"select {names}, count(*) from ({sql}) group by {names}", params or {}):
-        for i, value in enumerate(row[:-1]):
-            if value is not None:
-                totals[i][value] = totals[i].get(value, 0) + row[-1]
-    return {c: sorted(t.items(), key=lambda kv: (-kv[1], str(kv[0]))) for c, t in zip(columns, totals)}
-
-
-# The words a Datasette table filter writes into a WHERE clause (`target = :p0`, `"status" in
-# (:p1, :p2)`, `mode is not null`, `op like :p3`); any other word (a function, a subquery, a
-# `_where` of the user's own) keeps a count on the whole view.
-_FILTER_WORDS = frozenset(("and", "or", "not", "in", "is", "null", "like", "glob"))
-_WHERE_TOKEN = None
-
-
-def _where_is_narrow(where: str, columns: frozenset[str]) -> bool:
-    """Whether a WHERE clause names only the twin's columns, parameters and filter words."""
-    import re
-
-    global _WHERE_TOKEN
-    if _WHERE_TOKEN is None:
-        _WHERE_TOKEN = re.compile(r"\s*(?:\"((?:[^\"]|\"\")+)\"|\[([^\]]+)\]|(:\w+)|('(?:[^']|'')*')|(-?\d+(?:\.\d+)?)"
-                                  r"|([A-Za-z_]\w*)|(!=|<>|>=|<=|[=<>(),]))\s*")
-    at = 0
-    while at < len(where):
-        token = _WHERE_TOKEN.match(where, at)
-        if token is None or token.end() == at:
-            return False
-        quoted, bracketed, word = token.group(1), token.group(2), token.group(6)
-        if (quoted or bracketed) and (quoted or bracketed).replace('""', '"') not in columns:
-            return False
-        if word and word.lower() not in _FILTER_WORDS and word not in columns:
-            return False
-        at = token.end()
-    return True
-
-
-def narrow_counts(db) -> None:
-    """The table page's `select count(*) from support WHERE…` counted on the narrow twin
-    (the same rows, a third of the cost), once per KB file state: Datasette has no setting
-    for what a view's page counts, so this database answers that one query for it."""
-    import re
-
-    own = db.execute
-    pattern = re.compile(r"select count\(\*\) from (\w+|\[\w+\]|\"\w+\")\s*(?:where (.*?))?\s*", re.S | re.I)
-    cache = _count_cache
-
-    async def execute(sql, params=None, *args, **kwargs):
-        found = pattern.fullmatch(sql) if isinstance(sql, str) else None
-        narrow = NARROW_VIEWS.get(found.group(1).strip('[]"')) if found else None
-        if narrow is None or args or kwargs.get("truncate"):
-            return await own(sql, params, *args, **kwargs)
-        where = found.group(2) or ""
-        if where and not _where_is_narrow(where, await _columns(db, narrow)):
-            return await own(sql, params, *args, **kwargs)
-        key = (db.path, _file_state(db.path), where, repr(sorted((params or {}).items()) if isinstance(params, dict) else params))
-        if key not in cache:
-            if len(cache) >= _FACET_CACHE_SIZE:
-                cache.pop(next(iter(cache)))
-            cache[key] = await own(f"select count(*) from {narrow}" + (f" where {where}" if where else ""),
-                                   params, *args, **kwargs)
-        return cache[key]
-
-    db.execute = execute
-
-
-class NarrowColumnFacet(ColumnFacet):
-    """Column facets (metadata: `{narrow: COLUMN}`) counted together in one scan of the view's
-    narrow twin (NARROW_VIEWS), kept per KB file state: the support page's default facets cost
-    one pass over support_status, not one pass over the support view each. A filter on a column
-    the twin lacks (source_kind, note...) falls back to Datasette's own facet on the view."""
-
-    type = "narrow"
-
-    async def facet_results(self):
-        configs = self.get_configs()
-        if not configs:
-            return [], []
-        narrow = _narrow_sql(self.sql, self.table)
-        db = self.ds.get_database(self.database)
-        if narrow is None or not _narrow_safe(self.request, await _columns(db, NARROW_VIEWS[self.table])):
-            return await self._as_column(super().facet_results())
-        columns = [c["config"].get("column") or c["config"]["simple"] for c in configs]
-        params = dict(self.params) if isinstance(self.params, dict) else self.params
-        key = (_file_state(db.path), narrow, repr(sorted(params.items()) if isinstance(params, dict) else params),
-               tuple(columns))
-        counts = _facet_cache.get(key)
-        if counts is None:
-            try:
-                counts = await db.execute_fn(lambda conn: _counts(conn, narrow, params, columns))
-            except Exception:  # a filter on a column the twin lacks: the view's own facets
-                return await self._as_column(super().facet_results())
-            if len(_facet_cache) >= _FACET_CACHE_SIZE:
-                _facet_cache.pop(next(iter(_facet_cache)))
-            _facet_cache[key] = counts
-        size = self.get_facet_size()
-        results = [await self._result(config, counts[column], size) for config, column in zip(configs, columns)]
-        return results, []
-
-    async def _as_column(self, awaitable):
-        results, timed_out = await awaitable
-        for info in results:
-            info["type"] = "column"
-        return results, timed_out
-
-    async def _result(self, config: dict, pairs: list[tuple[Any, int]], size: int) -> dict[str, Any]:
-        from datasette.utils import path_with_added_args, path_with_removed_args
-
-        column = config["config"].get("column") or config["config"]["simple"]
-        shown = pairs[:size]
-        labels = await self.ds.expand_foreign_keys(self.database, self.table, column, [v for v, _ in shown])
-        arg = f"{column}__exact" if column.startswith("_") else column
-        chosen = set(self.get_querystring_pairs())
-        values = []
-        for value, count in shown:
-            selected = (arg, str(value)) in chosen
-            path = (path_with_removed_args(self.request, {arg: str(value)}) if selected
-                    else path_with_added_args(self.request, {arg: value}))
-            values.append({"value": value, "label": labels.get((column, value), value), "count": count,
-                           "toggle_url": self.ds.absolute_url(self.request, self.ds.urls.path(path)),
-                           "selected": selected})
-        return {"name": column, "type": "column", "hideable": config["source"] != "metadata",
-                "toggle_url": self.ds.urls.path(path_with_removed_args(self.request, {"_facet_narrow": column})),
-                "results": values, "truncated": len(pairs) > size}
-
-
 @hookimpl
 def register_facet_classes():
-    return [NarrowColumnFacet]
-
-
-# ---------------------------------------------------------------- the coverage matrix's pages
-
-COVERAGE_TEMPLATE = "query-kb-coverage.html"
-# the matrix order per (mode, KB file state): [(rank, op)], rank 0 = some device target knows the op
-_orders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _file_state(path: str | None) -> tuple:
-    """What changes when `kb ingest` writes the KB (the file and its WAL), to know a cached order is stale."""
-    import os
-
-    state = []
-    for name in (path, f"{path}-wal") if path else ():
-        try:
-            st = os.stat(name)
-            state.append((st.st_mtime_ns, st.st_size))
-        except OSError:
-            state.append(None)
-    return tuple(state)
-
-
-async def _coverage_order(datasette, mode: str) -> list[tuple[int, str]]:
-    """Every op of the matrix in its order for `mode`, read once per KB state (one scan of the
-    narrow support_status view, as the page itself costs) and kept for the next pages."""
-    db = datasette.get_database(DB_NAME)
-    state = _file_state(db.path)
-    cache = _orders.setdefault(datasette, {})
-    if cache.get(mode, (None,))[0] != state:
-        sql = _config(datasette)["coverage_order_sql"]  # kb.serve.launch.coverage_order_sql
-        rows = await db.execute_fn(lambda conn: [(r[0], r[1]) for r in conn.execute(sql, {"mode": mode})])
-        cache[mode] = (state, rows)
-    return cache[mode][1]
-
-
-def coverage_pages(order: list[tuple[int, str]], args: dict[str, str], path: str, size: int):
-    """`kb_pages(rows, truncated)` for the coverage template: where this page sits in the
-    matrix order (ops 1,001–2,000 of 3,148) and the links to the previous, next and first
-    pages. The next link is the shown page's last op (keyset on the query's `after`), so it
-    is right even when the KB changed since `order` was read."""
-    import bisect
-
-    mode, grep, after = (args.get(k) or "" for k in ("mode", "grep", "after"))
-    ranks = dict((op, rank) for rank, op in order)
-    shown = [item for item in order if not grep or grep in item[1]]
-    # where `after` sits, as the query's HAVING reads it (launch.coverage_sql)
-    start = 0 if not after else bisect.bisect_right(shown, (1 if ranks.get(after) == 1 else 0, after))
-
-    def url(after_op: str | None) -> str:
-        query = {k: v for k, v in (("mode", mode), ("grep", grep), ("after", after_op or "")) if v}
-        return path + ("?" + urlencode(query) if query else "")
-
-    def pages(rows, truncated) -> dict[str, Any]:
-        n = len(rows or ())
-        prev = None
-        if after:
-            back = start - size
-            prev = url(None) if back <= 0 else url(shown[back - 1][1])
-        next_url = url(rows[-1]["op"]) if truncated and n else None
-        return {"mode": mode or "eager", "grep": grep, "after": after, "size": size,
-                "first": start + 1 if n else 0, "last": start + n, "total": max(len(shown), start + n),
-                "prev": prev, "next": next_url, "next_count": min(size, max(len(shown) - start - n, 1)),
-                "start_url": url(None) if after and start - size > 0 else None}
-
-    return pages
+    return [facets.NarrowColumnFacet]
 
 
 @hookimpl
 def extra_template_vars(template, database, request, datasette):
     """The coverage page's pager (kb_pages); nothing for any other page."""
     config = _config(datasette)
-    if template != COVERAGE_TEMPLATE or database != DB_NAME or request is None or not config \
+    if template != matrix.COVERAGE_TEMPLATE or database != DB_NAME or request is None or not config \
             or not config.get("coverage_order_sql"):
         return None
 
     async def inner():
         args = {k: (request.args.get(k) or "")[:200] for k in ("mode", "grep", "after")}
-        order = await _coverage_order(datasette, args["mode"] or "eager")
+        order = await matrix.coverage_order(datasette, config["coverage_order_sql"], args["mode"] or "eager")
         size = datasette.setting("max_returned_rows")
-        return {"kb_pages": coverage_pages(order, args, request.path, size)}
+        return {"kb_pages": matrix.coverage_pages(order, args, request.path, size)}
 
     return inner
 

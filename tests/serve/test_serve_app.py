@@ -353,7 +353,7 @@ def test_coverage_pages_reach_every_op_known_ones_first(kb_file):
 
 
 def test_coverage_pages_count_an_after_that_names_no_op():
-    from kb.serve.plugin import coverage_pages
+    from kb.serve.matrix import coverage_pages
 
     order = [(0, "aten::a"), (0, "aten::c"), (1, "aten::Int"), (1, "aten::b")]
     pages = coverage_pages(order, {"after": "aten::b0"}, "/kb/coverage", 2)  # between a and c, by name
@@ -425,7 +425,7 @@ def test_support_page_facets_and_count_follow_an_ingest(kb_file):
     (":p0 in (select value from json_each([support].[target]))", False), ("date(mode) = :p0", False),
     ("target = 'tpu'; drop", False), ("", True)])
 def test_where_clauses_counted_on_the_narrow_view(where, narrow):
-    from kb.serve.plugin import _where_is_narrow
+    from kb.serve.facets import _where_is_narrow
 
     assert _where_is_narrow(where, frozenset(("op", "target", "mode", "effective_status", "release_id"))) is narrow
 
@@ -447,12 +447,12 @@ def test_op_page_legend_explains_every_basis_mark(kb_file):
 def test_warm_counts_the_support_page_before_serving(kb_file):
     """kb serve loads /kb/support once at start (kb.serve.launch.warm): its facets and row
     count are then kept, so a person's first load is the cheap one."""
-    from kb.serve import plugin
+    from kb.serve import facets as counted
 
-    plugin.clear_caches()
+    counted.clear_caches()
     ds = serve.make_datasette(kb_file)
     serve.warm(ds)
-    assert plugin._facet_cache and plugin._count_cache
-    facets, counts = dict(plugin._facet_cache), dict(plugin._count_cache)
+    assert counted._facet_cache and counted._count_cache
+    facets, counts = dict(counted._facet_cache), dict(counted._count_cache)
     (page,) = fetch(ds, "/kb/support.json")
-    assert page.status_code == 200 and plugin._facet_cache == facets and plugin._count_cache == counts
+    assert page.status_code == 200 and counted._facet_cache == facets and counted._count_cache == counts
