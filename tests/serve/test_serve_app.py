@@ -456,3 +456,10 @@ def test_warm_counts_the_support_page_before_serving(kb_file):
     facets, counts = dict(counted._facet_cache), dict(counted._count_cache)
     (page,) = fetch(ds, "/kb/support.json")
     assert page.status_code == 200 and counted._facet_cache == facets and counted._count_cache == counts
+
+
+def test_coverage_page_escapes_its_filter_values(kb_file):
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/kb/coverage?" + urlencode({"grep": '"><script>x</script>', "after": "<b>"}))
+    assert page.status_code == 200 and "<script>x" not in page.text and "<b>." not in page.text
+    assert "&lt;script&gt;x&lt;/script&gt;" in page.text and "after &lt;b&gt;" in page.text
