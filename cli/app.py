@@ -123,9 +123,11 @@ def ops_command(
     grep: Annotated[Optional[str], typer.Option("--grep", help="Only ops whose name contains this.")] = None,
     sort: Annotated[str, typer.Option("--sort", help="name, or usage: the ops most gallery models call first (kb gallery).")] = "name",
     json_out: JsonOption = False,
+    verbose: VerboseOption = False,
     db: DbOption = None,
 ) -> None:
     """The ops of one target with a given status."""
+    render.VERBOSE = verbose  # the basis notice in full instead of its folded line
     from cli.grammar import merge_alias
     from kb.store import api
 

@@ -7,12 +7,17 @@ one line on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
 # What a shell reports for a process ended by SIGPIPE (128 + 13): `kb ... | head` stops
 # quietly with it, as `cat` and `grep` do.
 EXIT_PIPE_CLOSED = 141
+# `kb ... >&-`: no stdout at all, so no answer can be given; a usage error of the caller
+# (exit 2, one line), as a read-only fd 1 (`1</dev/null`) is, not a silent success.
+STDOUT_CLOSED = ("stdout is closed (>&-) or not writable: kb has nowhere to write its answer; "
+                 "to discard the output, send it to /dev/null instead (>/dev/null)")
 
 
 class _PipeClosed(BaseException):
@@ -20,8 +25,13 @@ class _PipeClosed(BaseException):
     (nor click's own EPIPE handling) turns it into another exit code or a traceback."""
 
 
+class _NoStdout(BaseException):
+    """fd 1 is not writable (`1</dev/null`): nothing could be written, which is an error."""
+
+
 class _GuardedStdout:
-    """sys.stdout that turns a closed pipe into _PipeClosed; everything else delegated."""
+    """sys.stdout that turns a closed pipe into _PipeClosed and an unwritable fd 1 into
+    _NoStdout; everything else delegated."""
 
     def __init__(self, stream):
         self._stream = stream
@@ -31,6 +41,10 @@ class _GuardedStdout:
             return self._stream.write(text)
         except BrokenPipeError:
             raise _PipeClosed from None
+        except OSError as exc:
+            if exc.errno == errno.EBADF:
+                raise _NoStdout from None
+            raise
 
     def writelines(self, lines):
         for line in lines:
@@ -41,6 +55,10 @@ class _GuardedStdout:
             self._stream.flush()
         except BrokenPipeError:
             raise _PipeClosed from None
+        except OSError as exc:
+            if exc.errno == errno.EBADF:
+                raise _NoStdout from None
+            raise
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -56,13 +74,16 @@ def _silence_stdout() -> None:
         pass
 
 
-def _open_stdout():
-    """What commands write to: sys.stdout, or, when the shell closed fd 1 (`kb ... >&-`,
-    where Python sets sys.stdout to None), a sink, so a command runs and exits as it would
-    with its output discarded instead of failing on `None.isatty()` or `None.write()`."""
-    if sys.stdout is not None:
-        return sys.stdout
-    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+def _say_no_stdout() -> int:
+    """One line on stderr (when there is one) and exit 2: stdout was closed before kb could
+    write anything. A broken pipe after some output stays a quiet EXIT_PIPE_CLOSED."""
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(f"kb: error: {STDOUT_CLOSED}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,8 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     if "cli.render" in sys.modules:  # footnotes number from [1] on each command's page (in-process runs too)
         sys.modules["cli.render"].FOOTNOTES_SHOWN = 0
     stdout = sys.stdout
+    if stdout is None:  # the shell closed fd 1 (`kb ... >&-`): Python starts with no sys.stdout
+        return _say_no_stdout()
     if not isinstance(stdout, _GuardedStdout):
-        sys.stdout = _GuardedStdout(_open_stdout())
+        sys.stdout = _GuardedStdout(stdout)
     try:
         code = _main(argv)
         sys.stdout.flush()
@@ -79,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     except (_PipeClosed, BrokenPipeError):
         _silence_stdout()
         return EXIT_PIPE_CLOSED
+    except _NoStdout:
+        _silence_stdout()
+        return _say_no_stdout()
     finally:
         sys.stdout = stdout
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from cli.options import DbOption, JsonOption
-from cli.render import emit_json, note, table
+from cli.render import emit_json, footer, note, table
 from kb.eol.windows import ENDING_DAYS
 
 
@@ -18,8 +18,9 @@ def _source(w: dict[str, Any]) -> str:
 
     if w.get("local_report"):
         return describe(w["local_report"])
-    url = w.get("source_url") or w.get("source_name") or ""
-    return url if len(url) <= 70 else url[:67] + "..."
+    # whole: a long URL moves to the table's footnotes on a line of its own, never cut (a cut
+    # URL opens nothing)
+    return w.get("source_url") or w.get("source_name") or ""
 
 
 def _eol_cell(w: dict[str, Any]) -> str:
@@ -59,12 +60,18 @@ def _windows_table(windows: list[dict[str, Any]], title: str | None = None) -> N
     if with_support_end:
         columns.append("active support ends")
     table([*columns, "source"], rows, title=title, status_column=None)
-    scoped = sorted({product_title(w) for w in windows if w.get("support_by") not in (None, "upstream")})
-    for line in scoped:
-        note(f"{line}: these dates are that vendor's support, not the product's own end of life")
+    # whose dates they are and the state legend: under the table on stdout, as every table's
+    # legend (stderr keeps to notices: `kb eol` printed six lines there)
+    vendors: dict[str, set[str]] = {}
+    for w in windows:
+        if w.get("support_by") not in (None, "upstream"):
+            vendors.setdefault(w["support_by"], set()).add(w.get("product_label") or w["product"])
+    for vendor, labels in sorted(vendors.items()):
+        them = "them, not their own" if len(labels) > 1 else "it, not its own"
+        footer(f"dates of {', '.join(sorted(labels))}: the {vendor}'s support for {them} end of life")
     if any(w.get("support_by") == "upstream" for w in windows):
-        note("whose support 'upstream': the product's own end of life, as its maintainers publish it")
-    note(f"state: ✔ supported · ◐ ending (within {ENDING_DAYS} days, pending a release, or maintenance only) · ✘ ended · ? no end stated")
+        footer("whose support 'upstream': the product's own end of life, as its maintainers publish it")
+    footer(f"state: ✔ supported · ◐ ending (within {ENDING_DAYS} days, pending a release, or maintenance only) · ✘ ended · ? no end stated")
 
 
 def _whose(w: dict[str, Any]) -> str:

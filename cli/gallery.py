@@ -167,12 +167,13 @@ def _model_page(conn, model: str, targets: list[str], versions: dict, mode: str,
                           "reports": [_no_shapes(r.to_dict()) for r in reports], "gate": gate,
                           "shapes_note": "a census keeps no shapes: the report's ops carry none"})
     built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
+    from cli.render import wrapped  # to the table's width, the config URL whole on its own line
     from kb.neutral import terminal  # the entry's text is shown, never obeyed
 
-    sys.stdout.write(terminal(f"{entry['name']} ({entry['family']}, {entry['parameters'] or 0:,} parameters) · "
-                              f"{graph} graph · config: {entry['config_source']} · built with {built}") + "\n")
+    sys.stdout.write(wrapped(terminal(f"{entry['name']} ({entry['family']}, {entry['parameters'] or 0:,} parameters) · "
+                                      f"{graph} graph · config: {entry['config_source']} · built with {built}")) + "\n")
     if entry.get("note"):
-        sys.stdout.write(terminal(f"note: {entry['note']}") + "\n")
+        sys.stdout.write(wrapped(terminal(f"note: {entry['note']}")) + "\n")
     render_table(reports, gate)
     return None
 

@@ -102,23 +102,32 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
             row[status_index] = status_label(row[status_index]) if row[status_index] else row[status_index]
     limit = width_limit()
     footnotes: list[str] = []
-    boxed = True
+    boxed, layout = True, "table"
     if limit:
         # on a terminal rich draws borders (3 columns a cell); a table too wide for them
         # is drawn without (as the plain one), so the borders never cost a cell its text
         boxed = _width(columns, rows) + 3 * len(columns) + 1 <= limit
-        rows, footnotes = fit(columns, rows, limit, FOOTNOTES_SHOWN + 1)
-        columns = _header_lines(columns, rows, limit)
+        layout, rows, footnotes = fit_layout(columns, rows, limit, FOOTNOTES_SHOWN + 1)
         title = "\n".join(_wrap(title, limit)) if title else title
-    if sys.stdout.isatty():
-        _rich_table(columns, rows, title, status_index, boxed)
-    else:
-        _plain_table(columns, rows, title)
+        if layout == "records":
+            _records(columns, rows, title, limit)
+            rows = []
+        else:
+            columns = _header_lines(columns, rows, limit)
+    if not limit or layout != "records":
+        _table_out(columns, rows, title, status_index, boxed)
     if footnotes:
         first = FOOTNOTES_SHOWN + 1
         FOOTNOTES_SHOWN += len(footnotes)
         sys.stdout.write("".join(line + "\n" for n, text in enumerate(footnotes, first)
                                  for line in _wrap(f"[{n}] {text}", limit, "    ")))
+
+
+def _table_out(columns, rows, title, status_index, boxed) -> None:
+    if sys.stdout.isatty():
+        _rich_table(columns, rows, title, status_index, boxed)
+    else:
+        _plain_table(columns, rows, title)
 
 
 # Footnotes numbered so far this run: a page of two tables numbers on ([18] after [17]),
@@ -199,7 +208,17 @@ def _head_width(column: str) -> int:
 
 
 def _wrap_head(column: str, width: int) -> str:
-    """`column` in lines of at most `width`, joined at its pieces (a piece longer is split)."""
+    """`column` in lines of at most `width`: at its spaces when every word fits ("neuron" over
+    "2.14.3.1", not "neuron 2.14." over "3.1"), else joined at its pieces (a piece longer is split)."""
+    words = column.split()
+    if words and all(len(w) <= width for w in words):
+        lines = [words[0]]
+        for word in words[1:]:
+            if len(lines[-1]) + 1 + len(word) <= width:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return "\n".join(lines)
     lines: list[str] = []
     for word, joined in _head_words(column):
         glue = "" if joined else " "
@@ -216,17 +235,28 @@ def _wrap_head(column: str, width: int) -> str:
 
 def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
         first_number: int = 1) -> tuple[list[list[str]], list[str]]:
-    """(rows, footnotes) so the table fits `limit` columns (a table that fits is left as it
-    is). In this order, each step only while the table is still too wide: the first column
-    (the row's name) is cut with "…" to FIRST_SHARE of the width (--json has the whole name);
-    long cells (SHORT_CELL or more) of the widest column become numbered footnotes (one
-    number per distinct text, so a note repeated in every row is shown once); the first
-    column is cut to FIRST_MIN; last, the widest columns wrap onto more lines. Short cells
-    (a status, a basis, a version) therefore stay readable in their rows. Footnotes are
-    numbered from `first_number` (numbering goes on across the tables of a page)."""
+    """(rows, footnotes) of fit_layout's table (or its records' cells, see there)."""
+    _layout, cells, footnotes = fit_layout(columns, rows, limit, first_number)
+    return cells, footnotes
+
+
+def fit_layout(columns: Sequence[str], rows: list[list[str]], limit: int,
+               first_number: int = 1) -> tuple[str, list[list[str]], list[str]]:
+    """("table" or "records", rows, footnotes) so the table fits `limit` columns (a table
+    that fits is left as it is). In this order, each step only while the table is still too
+    wide: the first column (the row's name) is cut with "…" to FIRST_SHARE of the width
+    (--json has the whole name); long cells (SHORT_CELL or more) of the widest column become
+    numbered footnotes (one number per distinct text, so a note repeated in every row is
+    shown once); the first column is cut to FIRST_MIN; last, the widest columns wrap onto
+    more lines, at spaces and after . / + _ : but never inside a word. Short cells (a status,
+    a basis, a version) therefore stay readable in their rows. When even whole words cannot
+    fit (ten columns at 80), the rows are "records" instead: each row's name on a line and
+    its cells as `column: value` pairs wrapped under it (_records), the name whole.
+    Footnotes are numbered from `first_number` (numbering goes on across a page's tables)."""
     cells: list[list[Any]] = [list(row) for row in rows]
     if _width(columns, cells) <= limit:
-        return cells, []
+        return "table", cells, []
+    names = [row[0] if row else "" for row in cells]
     distinct = {c for row in cells for c in row[1:] if len(c) >= SHORT_CELL}
     _Ref.width = len(str(first_number + len(distinct))) + 2
     heads = [_head_width(c) for c in columns]
@@ -273,6 +303,9 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
         if not moved:
             done.add(widest)
     original = [list(row) for row in cells]
+    # the narrowest each column is without breaking a word of its header or its cells
+    words = [max([heads[i]] + [_head_width(row[i]) for row in original if not isinstance(row[i], _Ref)])
+             for i in range(len(columns))]
 
     def wrap(floor: list[int]) -> None:
         """Wrap the widest column (not the first) one step at a time, down to `floor`."""
@@ -289,13 +322,16 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
                     row[widest] = _wrap_head(orig[widest], goal)  # at spaces, else after . / + _ :
             changed(widest)
 
-    wrap([max(heads[i], _Ref.width, WRAP_EARLY) for i in range(len(columns))])  # before the name is cut further
+    wrap([max(words[i], _Ref.width, WRAP_EARLY) for i in range(len(columns))])  # before the name is cut further
     cut_first(FIRST_MIN)
-    floor = [max(heads[i], _Ref.width, WRAP_MIN) for i in range(len(columns))]
-    if sum(floor) + _GAP * (len(columns) - 1) > limit:  # too many columns for whole header words
-        heads = [min(h, max(_Ref.width, WRAP_MIN)) for h in heads]
-        floor = [max(_Ref.width, WRAP_MIN)] * len(columns)
-    wrap(floor)
+    floor = [max(words[i], _Ref.width, WRAP_MIN) for i in range(len(columns))]
+    floor[0] = column_width(0)  # the name is cut, never wrapped
+    layout = "table"
+    if sum(floor) + _GAP * (len(columns) - 1) > limit:  # too many columns for whole words: records
+        layout = "records"
+        cells = [[name, *row[1:]] for name, row in zip(names, original)]
+    else:
+        wrap(floor)
     numbers: dict[str, int] = {}
     out = []
     for row in cells:
@@ -307,7 +343,7 @@ def fit(columns: Sequence[str], rows: list[list[str]], limit: int,
             else:
                 shown.append(c)
         out.append(shown)
-    return out, list(numbers)
+    return layout, out, list(numbers)
 
 
 WRAP_MIN = 5  # the narrowest a column wraps to
@@ -384,6 +420,34 @@ def _flush(out: list[str], chunk: list[str], limit: int, indent: str) -> None:
         out.extend(textwrap.wrap(" ".join(chunk), limit, initial_indent=indent if out else "",
                                  subsequent_indent=indent, break_on_hyphens=False))
         chunk.clear()
+
+
+def _records(columns: Sequence[str], rows: list[list[str]], title: str | None, limit: int) -> None:
+    """A table too wide for whole words, one row at a time: its name on a line (cut to the
+    width), then `column: value` pairs joined by " · " and wrapped under it, a pair broken
+    only at its spaces when it is longer than a line (an empty cell is left out)."""
+    indent = "  "
+    out = [title] if title else []
+    for row in rows:
+        out.append(_cut(row[0], limit) if row else "")
+        line = ""
+        for column, cell in zip(columns[1:], row[1:]):
+            if not cell:
+                continue
+            pair = f"{column}: {cell}".replace("\n", " ")
+            if line and len(line) + 3 + len(pair) <= limit:
+                line += " · " + pair
+                continue
+            if line:
+                out.append(line)
+            if len(indent) + len(pair) <= limit:
+                line = indent + pair
+            else:
+                *whole, line = _wrap(indent + pair, limit, indent + "  ")
+                out.extend(whole)
+        if line:
+            out.append(line)
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 def _plain_table(columns: Sequence[str], rows: list[list[str]], title: str | None) -> None:

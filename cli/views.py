@@ -66,7 +66,7 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
             if not t["rows"]:
                 rows.append([t["target"], "-", "-", "unknown", "no evidence", "", "",
                              f"how to find out: {t['settle']}"])
-        table(["target", "version", "mode", "status", "where it runs", "basis", "restriction / note", "source"],
+        table(["target", "version", "mode", "status", "where it runs", "basis", "note", "source"],  # restrictions are notes (whole words at 80)
               rows, title=header)
         for t in entry["targets"]:
             if t["via"]:
@@ -101,13 +101,14 @@ def module_header(module: dict[str, Any]) -> None:
 
     n = len(module["forward"])
     count = f"{n} ATen op{'s' if n != 1 else ''}" if n else "no ATen ops"
-    print(terminal(f"{module['name']} is a module: its forward dispatches {count} "
-                   f"({module['constructor']} on {', '.join(module['inputs'])}, {module['device']} tensors, "
-                   f"eval mode, torch {module['torch_version']}; {module['map']})"))
+    print(render.wrapped(terminal(f"{module['name']} is a module: its forward dispatches {count} "
+                                  f"({module['constructor']} on {', '.join(module['inputs'])}, {module['device']} "
+                                  f"tensors, eval mode, torch {module['torch_version']}; {module['map']})")))
     for forward, training in zip(module["summary"], module["training_summary"]):
-        print(terminal(f"  {forward['line']}" + (f" (how to find out: {forward['settle']})" if forward.get("settle") else "")))
+        print(render.wrapped(terminal(f"  {forward['line']}" + (f" (how to find out: {forward['settle']})"
+                                                                if forward.get("settle") else ""))))
         if training["total"] and training["version"] and training["line"] != forward["line"]:
-            print(terminal(f"    training step: {training['line'].split(': ', 1)[1]}"))
+            print(render.wrapped(terminal(f"    training step: {training['line'].split(': ', 1)[1]}")))
     # a layer that does nothing in eval mode (dropout) is shown by its training step's ops
     summary, ops, what = (module["summary"], module["forward"], "forward ops (eval)") if module["forward"] else \
         (module["training_summary"], module["training_ops"], "training-step ops")
@@ -206,7 +207,9 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
         emit_json(result)
         return
     title = f"{result['target']} {result['backend_version'] or '(no data)'} · {result['mode']}"
-    if result.get("basis_note"):
+    if "notices" in result or render.VERBOSE:
+        notices({**result, "basis_notes": [result["basis_note"]] if result.get("basis_note") else []})
+    elif result.get("basis_note"):
         note(result["basis_note"])
     used = any("gallery_models" in r for r in result["ops"])  # --sort usage
     rows = [[r["op"], r["status"], _runs(r) if "source_kind" in r else "", _basis(r) if "source_kind" in r else "",
@@ -215,15 +218,17 @@ def ops_list(result: dict[str, Any], as_json: bool) -> None:
             for r in result["ops"]]
     table(["op", "status", "where it runs", "basis", "restriction", *(["gallery models"] if used else []), "source"],
           rows, title=title)
+    # counts and coverage under the table on stdout, as kb compare and kb targets print them:
+    # stderr keeps to the folded basis line
     cover = result.get("coverage")
     if cover and result.get("status") not in (None, "unknown"):
         if result.get("matching_by"):
-            note(queries.matching_line(result["matching_by"], result["status"]))
-        note(queries.coverage_line(cover, result["status"]))
+            render.footer(queries.matching_line(result["matching_by"], result["status"]))
+        render.footer(queries.coverage_line(cover, result["status"]))
     elif cover:
-        note(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
+        render.footer(f"{len(rows)} ops; {result['target']}: {queries.coverage_line(cover)}")
     else:
-        note(f"{len(rows)} ops")
+        render.footer(f"{len(rows)} ops")
     legend()
 
 
@@ -269,10 +274,11 @@ def diff_view(result: dict[str, Any], as_json: bool) -> None:
             for r in group]
     table(["change", "op", result["old"], result["new"], "basis"], rows, status_column=None,
           title=f"{result['target']} {result['old']} → {result['new']} · {result['mode']}")
-    note(f"{len(result['gained'])} kernels gained, {len(result['lost'])} lost, {len(result['changed'])} other changes")
+    render.footer(f"{len(result['gained'])} kernels gained, {len(result['lost'])} lost, "
+                  f"{len(result['changed'])} other changes")  # under the table, as every count
     same = result.get("same_presumed_source")
     if same:
-        note(f"no evidence of a difference for {same['ops']:,} of {same['of']:,} ops: both sides are presumed from "
+        render.footer(f"no evidence of a difference for {same['ops']:,} of {same['of']:,} ops: both sides are presumed from "
              f"{', '.join(same['sources'])} (neither version has evidence of its own for them)")
     legend()
 
@@ -324,4 +330,4 @@ def disagreements_view(rows: list[dict[str, Any]], as_json: bool) -> None:
     table(["op", "target", "version", "mode", "verdict", "sources"],
           [[r["op"], r["target"], r["backend_version"], r["mode"], r["status"],
             "; ".join(f"{s}: {st}" for s, st in r["sources"].items())] for r in rows])
-    note(f"{len(rows)} disagreements")
+    render.footer(f"{len(rows)} disagreements")  # a count: under the table, on stdout

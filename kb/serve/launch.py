@@ -72,11 +72,23 @@ def _sql_name(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
+MODE_PARAM = "coalesce(nullif(:mode, ''), 'eager')"
+
+
+def _rank(targets: list[str]) -> str | None:
+    """0 for an op some device target (TARGET_ORDER) knows, 1 for one none does; None without device targets."""
+    devices = [t for t in TARGET_ORDER if t in targets]
+    if not devices:
+        return None
+    return f"(1 - max(s.target IN ({', '.join(_sql_string(t) for t in devices)})))"
+
+
 def coverage_sql(targets: list[str]) -> str:
     """ops × targets by conditional aggregation over each target's newest version.
 
     Joins the `latest_release` temp table (kb.serve.plugin); `:mode` defaults to eager,
-    `:grep` filters op names, `:after` pages past an op (Datasette shows 1,000 rows).
+    `:grep` filters op names, `:after` pages past an op (Datasette shows 1,000 rows a page;
+    the page's next link passes its last op, kb.serve.matrix.coverage_pages).
     Ops known on a device target (TARGET_ORDER: neuron, tpu, neuron-xla) come first, by name;
     ops none of them knows (aten::Int: only inf1's presumed verdict) follow, by name, so a
     reader meets what is known before the unknowns. `:after` pages in that order.
@@ -90,12 +102,10 @@ def coverage_sql(targets: list[str]) -> str:
         f",\n       max(CASE WHEN s.target = {_sql_string(t)} THEN {cell} END) AS {_sql_name(t)}"
         for t in targets
     )
-    devices = [t for t in TARGET_ORDER if t in targets]
-    mode = "coalesce(nullif(:mode, ''), 'eager')"
-    if devices:
-        listed = ", ".join(_sql_string(t) for t in devices)
-        # 0: some device target knows the op; 1: none does
-        rank = f"(1 - max(s.target IN ({listed})))"
+    mode = MODE_PARAM
+    rank = _rank(targets)
+    if rank is not None:
+        listed = ", ".join(_sql_string(t) for t in TARGET_ORDER if t in targets)
         # where `:after` sits in that order: before everything when empty, in the unknown
         # group when it names an op there, else among the known ops (any name pages by name)
         after_rank = (
@@ -117,8 +127,18 @@ def coverage_sql(targets: list[str]) -> str:
         "  AND (:grep = '' OR instr(s.op, :grep) > 0)\n"
         "GROUP BY s.op\n"
         f"HAVING ({rank}, s.op) > ({after_rank}, :after)\n"
-        f"ORDER BY {rank + ', ' if devices else ''}s.op"  # (a bare 0 would name a column)
+        f"ORDER BY {rank + ', ' if rank != '0' else ''}s.op"  # (a bare 0 would name a column)
     )
+
+
+def coverage_order_sql(targets: list[str]) -> str:
+    """(rank, op) of every op of the matrix in its order (coverage_sql's, without cells,
+    filter or paging): what the page's "ops 1,001–2,000 of 3,148" and previous link count on."""
+    return ("SELECT " + (_rank(targets) or "0") + " AS rank, s.op\n"
+            "FROM support_status s\n"
+            "JOIN latest_release l ON l.target = s.target AND l.release_id = s.release_id\n"
+            f"WHERE s.mode = {MODE_PARAM}\n"
+            "GROUP BY s.op\nORDER BY 1, 2")
 
 
 def _coverage(conn: sqlite3.Connection, latest: list[dict[str, Any]]) -> dict[str, str]:
@@ -181,6 +201,7 @@ def build_metadata(kb_path: str, base: dict[str, Any] | None = None) -> dict[str
         "matrix_columns": targets,
         "release_ids": {row["target"]: row["release_id"] for row in latest},
         "css_url": f"/{STATIC_MOUNT}/kb.css",
+        "coverage_order_sql": coverage_order_sql(targets) if "coverage" in queries else None,
     }
     return metadata
 
@@ -214,6 +235,9 @@ def make_datasette(kb_path: str, *, metadata: dict[str, Any] | None = None,
         ds.remove_database(db.name)
         ds.add_database(db, name=DB_NAME)
     view_foreign_keys(db)
+    from kb.serve.facets import narrow_counts
+
+    narrow_counts(db)  # the support page counts support_status (the same rows, fewer columns)
     quiet_errors()
     return ds
 
@@ -266,4 +290,25 @@ def serve(kb_path: str, *, host: str = "127.0.0.1", port: int = 8001, host_names
     from kb.serve.guard import guard
 
     ds = make_datasette(kb_path)
+    warm(ds)
     uvicorn.run(guard(ds.app(), host, host_names), host=host, port=port, log_level="warning", lifespan="on", workers=1)
+
+
+# Pages whose counts are kept per KB file state (kb.serve.plugin): loaded once before serving.
+WARM_PAGES = ("/kb/support?_size=1",)
+
+
+def warm(ds) -> None:
+    """Load the verdicts table's page once before the server answers anyone, so its facets
+    and row count (one pass over support_status, kept per KB file state) are ready: a
+    person's first /kb/support is then as cheap as the next (bench/serve_pages.py)."""
+    import asyncio
+
+    async def load():
+        for path in WARM_PAGES:
+            await ds.client.get(path)
+
+    try:
+        asyncio.run(load())
+    except Exception:  # a page that fails here fails when asked, with its own message
+        pass

@@ -26,6 +26,7 @@ from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
 from kb.neutral import acts, clean, safe_url
+from kb.serve import facets, matrix
 from kb.store.provenance import describe
 from kb.vocab import LOCAL_MARK, STATUSES, SYMBOLS, UNKNOWN
 
@@ -110,6 +111,28 @@ def _fill_latest_release(conn, config: dict[str, Any]) -> None:
     conn.executemany("INSERT INTO temp.latest_release VALUES (?, ?, ?)",
                      [(r["target"], r["release_id"], r["version"]) for r in config.get("latest", [])])
     conn.commit()  # an open transaction would pin this connection to a snapshot: new rows unseen
+
+
+@hookimpl
+def register_facet_classes():
+    return [facets.NarrowColumnFacet]
+
+
+@hookimpl
+def extra_template_vars(template, database, request, datasette):
+    """The coverage page's pager (kb_pages); nothing for any other page."""
+    config = _config(datasette)
+    if template != matrix.COVERAGE_TEMPLATE or database != DB_NAME or request is None or not config \
+            or not config.get("coverage_order_sql"):
+        return None
+
+    async def inner():
+        args = {k: (request.args.get(k) or "")[:200] for k in ("mode", "grep", "after")}
+        order = await matrix.coverage_order(datasette, config["coverage_order_sql"], args["mode"] or "eager")
+        size = datasette.setting("max_returned_rows")
+        return {"kb_pages": matrix.coverage_pages(order, args, request.path, size)}
+
+    return inner
 
 
 @hookimpl
@@ -236,7 +259,8 @@ def render_cell(row, value, column, table, database, datasette):
 OP_PAGE = "/-/op"
 LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-{w}">{SYMBOLS[w]} {w}</span>'
                                                      for w in (*STATUSES[:4], UNKNOWN))
-               + " · basis: evidence, ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version),"
+               + " · basis: evidence, ʳ doc rule (a vendor page's rule for a class of ops),"
+               + " ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version),"
                + " ˡ local report (a file ingested here, not a shipped source)"
                + " · unknown: no evidence yet, never “unsupported”</p>")
 

@@ -443,7 +443,8 @@ def list_ops(conn: sqlite3.Connection, target: str, status: str | None = None, v
     cover = coverage(conn, target, chosen, mode, pattern, set(verdicts))
     cover["matching"] = len(rows)
     result = {"target": target, "backend_version": chosen, "mode": mode, "status": status, "ops": rows,
-              "basis_note": basis_note(conn, target, chosen), "coverage": cover}
+              "basis_note": basis_note(conn, target, chosen), "coverage": cover,
+              "notices": basis_notices(conn, [(target, chosen)])}  # the folded stderr line (kb ops)
     if status not in (None, UNKNOWN):
         result["matching_by"] = matching_by(rows, status)
     return result

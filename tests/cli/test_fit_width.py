@@ -13,7 +13,9 @@ from kb.store import db
 from tests.conftest import run_kb
 
 COMMANDS = [("op", "aten::add.Tensor"), ("ops", "-t", "tpu"), ("compare", "neuron", "tpu"),
-            pytest.param(("gallery",), marks=pytest.mark.heavy), ("targets",)]  # the gallery takes ~4 s
+            pytest.param(("gallery",), marks=pytest.mark.heavy), ("targets",),  # the gallery takes ~4 s
+            ("eol",), ("eol", "python"),  # legends under the table, on stdout (kb eol printed 6 on stderr)
+            ("ops", "-t", "neuron", "--status", "fallback"), ("diff", "tpu", "0.1.1", "0.2.0"), ("disagreements",)]
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +35,15 @@ def _over(text: str, width: int) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [120, 80])
-@pytest.mark.parametrize("args", COMMANDS, ids=["op", "ops", "compare", "gallery", "targets"])
+@pytest.mark.parametrize("args", COMMANDS, ids=["op", "ops", "compare", "gallery", "targets", "eol", "eol-python",
+                                             "ops-status", "diff", "disagreements"])
 def test_table_commands_fit_columns(capsys, shipped, monkeypatch, args, width):
     monkeypatch.setenv("COLUMNS", str(width))
     code, out, err = run_kb(capsys, *args, "--db", shipped)
     assert code == 0 and not _over(out, width), _over(out, width)[:3]
     notices = err.splitlines()  # one line at most (`kb ops`: its one coverage line)
     assert len(notices) <= 1, notices
-    if args[0] in ("compare", "targets", "gallery"):  # counts, coverage, legends: under the table
+    if args[0] in ("compare", "targets", "gallery", "eol", "ops", "diff", "disagreements"):  # counts: under the table
         assert all(line.startswith("kb: basis: ") for line in notices), notices
     assert "legend" not in err
 
@@ -114,3 +117,81 @@ def test_too_small_columns_still_fits_the_op_page(capsys, shipped, monkeypatch):
     # clamped to 40: an 8-column table cannot quite fit it, but the 250-char note is a
     # footnote and no row is the old 397-column one
     assert "[1] " in out and not _over(out, 70)
+
+
+# ---------------------------------------------------------------- whole words (issue 26: kb gallery at 80)
+
+
+def _words(cells: list[str]) -> set[str]:
+    return {word for cell in cells for word in cell.split() if len(word) > 1}
+
+
+def test_a_table_too_wide_for_whole_words_becomes_records(capsys, monkeypatch):
+    """Ten short columns at 80: wrapping would break words ("neuro/n", "presum/ed"), so
+    each row is a record instead: its name on a line, `column: value` pairs under it."""
+    from cli.render import fit_layout, table
+
+    columns = ["model", "target", "mode", "calls on device", "FLOPs on device", "fallback", "unsupported/unknown",
+               "torch.compile", "basis", "fully on device"]
+    rows = [["ConvNeXt-T", "neuron 2.14.3.1", "eager", "99.6%", ">99.9%", "adaptive_avg_pool2d", "-", "fails",
+             "presumed ᵖ", "✘"],
+            ["all-MiniLM-L6-v2", "tpu 0.2.0", "compile", "100.0%", "100.0%", "-", "-", "clean", "evidence", "✔"]]
+    layout, _, notes = fit_layout(columns, rows, 80)
+    assert layout == "records" and notes == []
+    monkeypatch.setenv("COLUMNS", "80")
+    table(columns, rows, title="gallery · inference graph", status_column=None)
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[:2] == ["gallery · inference graph", "ConvNeXt-T"] and all(len(line) <= 80 for line in lines)
+    assert lines[2].startswith("  target: neuron 2.14.3.1 · mode: eager · calls on device: 99.6%")
+    flat = " ".join(line.strip() for line in lines)
+    for column, cell in zip(columns[1:], rows[0][1:]):
+        assert f"{column}: {cell}" in flat  # every pair whole, on its line
+    assert _words(sum(rows, [])) <= set(out.split())
+
+
+def test_a_table_that_fits_whole_words_stays_a_table_and_breaks_none(capsys, monkeypatch, shipped):
+    """`kb op` at 80 stays a table and wraps only between words ("◐" over "decomposed",
+    never "decompos" / "ed"); versions wrap after their dots."""
+    monkeypatch.setenv("COLUMNS", "80")
+    _, out, _ = run_kb(capsys, "op", "aten::add.Tensor", "--db", shipped)
+    assert "target      version" in out and "decompos\n" not in out and "decomposed" in out
+    assert not re.search(r"\b(decompos|presum|unkno|evide)\s*$", out, re.M)
+
+
+def test_targets_at_80_shows_whole_words(capsys, monkeypatch, shipped):
+    monkeypatch.setenv("COLUMNS", "80")
+    _, out, _ = run_kb(capsys, "targets", "--db", shipped)
+    _, js, _ = run_kb(capsys, "targets", "--json", "--db", shipped)
+    import json
+
+    labels = [t["label"] for t in json.loads(js)["targets"] if t.get("label")]
+    flat = " ".join(line.strip() for line in out.splitlines())
+    for label in labels:
+        assert label in flat or any(f"[{n}]" in flat for n in range(1, 40)), label
+    assert "PrivateU\n" not in out and "PrivateUse1" in out and not _over(out, 80)
+
+
+@pytest.mark.heavy
+def test_gallery_at_80_breaks_no_word(capsys, shipped, monkeypatch):
+    """The gallery at COLUMNS=80: every line fits and every cell's words are whole (the
+    fallback ops, the targets and versions, the basis), as records under each model."""
+    import json
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_kb(capsys, "gallery", "--db", shipped)
+    assert code == 0 and not _over(out, 80)
+    _, js, _ = run_kb(capsys, "gallery", "--json", "--db", shipped)
+    words = set(out.split())
+    for row in json.loads(js)["rows"][:40]:
+        expected = [row["target"], row["backend_version"] or "", row["basis"], row["mode"],
+                    *(op.removeprefix("aten::") for op in row["fallback_ops"][:3])]
+        missing = [w for w in expected if w and w not in words and f"{w}," not in words]
+        assert not missing, (row["name"], missing)
+
+
+def test_a_wrapped_cell_breaks_at_its_spaces_first():
+    from cli.render import _wrap_head
+
+    assert _wrap_head("neuron 2.14.3.1", 12) == "neuron\n2.14.3.1"  # not "neuron 2.14." over "3.1"
+    assert _wrap_head("0.1.0.dev0+g98154b8", 9) == "0.1.0.\ndev0+\ng98154b8"  # no space: after its dots

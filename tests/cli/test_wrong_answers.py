@@ -76,7 +76,7 @@ def test_targets_says_which_count_it_counts_and_ops_and_ask_agree(capsys):
     code, out, err = run_kb(capsys, "targets")
     assert "by own status" in out and "by where the op runs" in out
     code, out, err = run_kb(capsys, "ops", "-t", "neuron", "--status", "fallback")
-    assert f"{own:,} by own status + {runs - own:,} decomposed ops" in err
+    assert f"{own:,} by own status + {runs - own:,} decomposed ops" in out  # under the table, on stdout
     answer = _json(capsys, "ask", "what falls back to CPU on neuron?")
     assert f"{runs:,} ops that run as **fallback**: {own:,} by their own status" in answer["text"]
 

@@ -20,7 +20,10 @@ def kb(small_data, isolated_kb, monkeypatch):
 def test_table_soonest_first(kb, capsys):
     code, out, _ = run_kb(capsys, "eol")
     assert code == 0
-    lines = [line.split()[0:2] for line in out.splitlines()[2:]]
+    body = out.splitlines()[2:]
+    body = body[:next((i for i, line in enumerate(body) if line.startswith(("dates of ", "whose support", "state:"))),
+                      len(body))]  # the legend lines under the table
+    lines = [line.split()[0:2] for line in body]
     assert lines == [["python", "3.9"], ["pytorch", "2.8"], ["torch-neuronx-xla", "inference"], ["python", "3.10"],
                      ["ubuntu", "20.04"]]
     assert "pending: ends with Neuron 2.34" in out

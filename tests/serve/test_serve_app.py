@@ -143,7 +143,7 @@ def test_facets_and_labels(kb_file):
     (response,) = fetch(ds, "/kb/support.json?_labels=on")
     data = response.json()
     facets = data["facet_results"]
-    assert {"target", "status", "source_kind", "mode", "release_id"} <= set(facets)
+    assert {"target", "status", "effective_status", "basis", "mode", "release_id"} <= set(facets)
     assert {f["value"]: f["count"] for f in facets["target"]["results"]} == {"neuron": 8, "tpu": 5}
     assert {f["label"] for f in facets["release_id"]["results"]} == {kbfixture.NEURON, kbfixture.NEURON_OLD,
                                                                       kbfixture.TPU}
@@ -290,3 +290,176 @@ def test_product_page_percent_decodes_its_path(kb_file):
     assert "torch%5Ftpu" not in page.text
     (missing,) = fetch(ds, "/-/eol/no%20such")
     assert missing.status_code == 404 and "no such" in missing.text and "no%20such" not in missing.text
+
+
+# ---------------------------------------------------------------- the coverage matrix, a page a person reads
+
+
+def _matrix_page(text: str) -> tuple[list[str], str, dict[str, str]]:
+    """(ops shown, the pager line's text, its links by rel) of one coverage page."""
+    import html
+    import re
+
+    ops = re.findall(r'<td class="col-op"><a[^>]*>([^<]*)</a>', text)
+    nav = re.search(r'<nav class="kb-pages"[^>]*>(.*?)</nav>', text, re.S)
+    line = html.unescape(re.sub(r"<[^>]+>", "", nav.group(1))).strip() if nav else ""
+    links = {rel: html.unescape(href) for href, rel in re.findall(r'href="([^"]*)" rel="(next|prev)"', text)}
+    return [html.unescape(op) for op in ops], line, links
+
+
+def test_coverage_page_has_no_sql_controls(kb_file):
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/kb/coverage")
+    assert page.status_code == 200
+    for sql_control in ("Custom SQL query", "Run SQL", "sql-editor", "Edit SQL", "_show_sql", "_hide_sql",
+                        "Query parameters", "CodeMirror"):
+        assert sql_control not in page.text, sql_control
+    assert 'name="grep"' in page.text and '<select name="mode">' in page.text and 'value="Show"' in page.text
+    ops, line, links = _matrix_page(page.text)
+    assert ops == sorted(kbfixture.COVERAGE) and line == f"ops 1–{len(ops)} of {len(ops)}" and links == {}
+
+
+def test_coverage_pages_reach_every_op_known_ones_first(kb_file):
+    """Pages of N ops with next/previous links (keyset on `after`): walking the next links
+    reaches every op, the ops no device target knows (here aten::Int, cpu only) last."""
+    from kb.store.ingest import ingest_records
+    from tests.conftest import op_status
+
+    ingest_records(kb_file, [op_status("aten::Int", "native", target="cpu", version="2.13.0", name="cpu-doc",
+                                       url="https://example.test/cpu")], source_name="cpu-doc")
+    ds = serve.make_datasette(kb_file, settings={"max_returned_rows": 2})
+    url, seen, lines, prevs = "/kb/coverage", [], [], []
+    while url:
+        (page,) = fetch(ds, url)
+        assert page.status_code == 200, page.text[:300]
+        ops, line, links = _matrix_page(page.text)
+        seen += ops
+        lines.append(line)
+        prevs.append(links.get("prev"))
+        url = links.get("next")
+    assert seen == [*sorted(kbfixture.COVERAGE), "aten::Int"]
+    assert lines == ["ops 1–2 of 6 · next 2 →", "ops 3–4 of 6 · ← previous 2 · next 2 →",
+                     "ops 5–6 of 6 · ← previous 2 · first page"]
+    assert prevs == [None, "/kb/coverage", "/kb/coverage?after=aten%3A%3Aadd.Tensor"]
+    (page,) = fetch(ds, "/kb/coverage?grep=zero&mode=eager")  # a filter counts its own ops
+    ops, line, links = _matrix_page(page.text)
+    assert ops == ["aten::nonzero"] and line == "ops 1–1 of 1" and links == {}
+    (page,) = fetch(ds, "/kb/coverage?grep=a&after=aten::nonzero")
+    ops, line, links = _matrix_page(page.text)
+    assert ops == ["aten::relu", "aten::silu"] and line.startswith("ops 4–5 of 6")
+    assert links["next"] == "/kb/coverage?grep=a&after=aten%3A%3Asilu"
+    (page,) = fetch(ds, "/kb/coverage?grep=zzz")
+    assert "No op matches “zzz”" in page.text
+
+
+def test_coverage_pages_count_an_after_that_names_no_op():
+    from kb.serve.matrix import coverage_pages
+
+    order = [(0, "aten::a"), (0, "aten::c"), (1, "aten::Int"), (1, "aten::b")]
+    pages = coverage_pages(order, {"after": "aten::b0"}, "/kb/coverage", 2)  # between a and c, by name
+    assert pages([{"op": "aten::c"}], False)["first"] == 2
+    pages = coverage_pages(order, {"after": "aten::Int"}, "/kb/coverage", 2)  # in the unknown group
+    got = pages([{"op": "aten::b"}], False)
+    assert (got["first"], got["last"], got["total"], got["prev"]) == (4, 4, 4, "/kb/coverage?after=aten%3A%3Aa")  # [c, Int]
+
+
+# ---------------------------------------------------------------- the support page's facets and count
+
+
+SUPPORT_FILTERS = ["", "target=tpu", "status__in=native,fallback&target=neuron", "op__contains=add",
+                   "effective_status__isnull=1", "source_kind=doc", "release_id__gt=1", "basis__not=presumed",
+                   "_where=note like '%doc%'", "_where=target = 'tpu'", "mode=compile&_facet_size=1"]
+FACETS = ("target", "status", "effective_status", "basis", "mode", "release_id")
+
+
+def _view_facets(kb_path: str, query: str) -> tuple[int, dict[str, dict]]:
+    """(count, facets) of the support page as Datasette itself counts them on the whole view."""
+    from kb.serve.launch import build_metadata
+    metadata = build_metadata(kb_path)
+    metadata["databases"]["kb"]["tables"]["support"]["facets"] = list(FACETS)
+    from datasette.app import Datasette
+
+    plain = Datasette([kb_path], metadata=metadata, settings={"suggest_facets": False})
+    name = next(n for n, db in plain.databases.items() if db.path)
+    (response,) = fetch(plain, f"/{name}/support.json?{query}")
+    data = response.json()
+    return data["filtered_table_rows_count"], data["facet_results"]
+
+
+@pytest.mark.parametrize("query", SUPPORT_FILTERS)
+def test_support_facets_and_count_on_the_narrow_view_match_the_whole_view(kb_file, query):
+    """The six default facets (counted together on support_status) and the row count give
+    what Datasette's own facets and count over the support view give, for any filter: a
+    filter on a column support_status lacks (source_kind, note) counts on the view."""
+    ds = serve.make_datasette(kb_file)
+    (response,) = fetch(ds, f"/kb/support.json?{query}")
+    data = response.json()
+    count, expected = _view_facets(kb_file, query)
+    assert data["filtered_table_rows_count"] == count
+    for name in FACETS:
+        got, want = data["facet_results"][name], expected[name]
+        assert got["type"] == "column" and got["truncated"] == want["truncated"], name
+        assert [(r["value"], r["count"], r["selected"]) for r in got["results"]] == \
+               [(r["value"], r["count"], r["selected"]) for r in want["results"]], name
+        assert [r["toggle_url"] for r in got["results"]] == [r["toggle_url"] for r in want["results"]], name
+
+
+def test_support_page_facets_and_count_follow_an_ingest(kb_file):
+    """The counted facets and row count are kept per KB file state: a write shows at once."""
+    from kb.store.ingest import ingest_records
+    from tests.conftest import op_status
+
+    ds = serve.make_datasette(kb_file)
+    (before,) = fetch(ds, "/kb/support.json?target=tpu")
+    ingest_records(kb_file, [op_status("aten::mul.Tensor", "native", target="tpu", version=kbfixture.TPU,
+                                       name="tpu-doc2", url="https://example.test/tpu2")], source_name="tpu-doc2")
+    (after,) = fetch(ds, "/kb/support.json?target=tpu")
+    assert after.json()["filtered_table_rows_count"] == before.json()["filtered_table_rows_count"] + 1
+    counts = {r["value"]: r["count"] for r in after.json()["facet_results"]["target"]["results"]}
+    assert counts == {"tpu": after.json()["filtered_table_rows_count"]}
+
+
+@pytest.mark.parametrize(("where", "narrow"), [
+    ('"target" = :p0 and mode in (:p1, :p2)', True), ("op like :p0", True), ("(effective_status is null)", True),
+    ("release_id > :p0", True), ("source_kind = :p0", False), ('"source_kind" = :p0', False),
+    (":p0 in (select value from json_each([support].[target]))", False), ("date(mode) = :p0", False),
+    ("target = 'tpu'; drop", False), ("", True)])
+def test_where_clauses_counted_on_the_narrow_view(where, narrow):
+    from kb.serve.facets import _where_is_narrow
+
+    assert _where_is_narrow(where, frozenset(("op", "target", "mode", "effective_status", "release_id"))) is narrow
+
+
+def test_op_page_legend_explains_every_basis_mark(kb_file):
+    """The op page (and the gallery's, which share it) explains ʳ as the home page does."""
+    from kb.serve.plugin import LEGEND_HTML
+    from kb.vocab import BASIS_MARKS
+
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/op?q=aten::add.Tensor")
+    assert page.status_code == 200 and LEGEND_HTML in page.text
+    for basis, mark in BASIS_MARKS.items():
+        if mark:
+            assert f"{mark} " in LEGEND_HTML, basis
+    assert "ʳ doc rule" in LEGEND_HTML
+
+
+def test_warm_counts_the_support_page_before_serving(kb_file):
+    """kb serve loads /kb/support once at start (kb.serve.launch.warm): its facets and row
+    count are then kept, so a person's first load is the cheap one."""
+    from kb.serve import facets as counted
+
+    counted.clear_caches()
+    ds = serve.make_datasette(kb_file)
+    serve.warm(ds)
+    assert counted._facet_cache and counted._count_cache
+    facets, counts = dict(counted._facet_cache), dict(counted._count_cache)
+    (page,) = fetch(ds, "/kb/support.json")
+    assert page.status_code == 200 and counted._facet_cache == facets and counted._count_cache == counts
+
+
+def test_coverage_page_escapes_its_filter_values(kb_file):
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/kb/coverage?" + urlencode({"grep": '"><script>x</script>', "after": "<b>"}))
+    assert page.status_code == 200 and "<script>x" not in page.text and "<b>." not in page.text
+    assert "&lt;script&gt;x&lt;/script&gt;" in page.text and "after &lt;b&gt;" in page.text
