@@ -45,7 +45,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
     pick_versions,
     same_line,
 )
-from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.chat.reply import MAX_LIST, Answer, Sources, finish_quotes, quoted
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, releases, torchnames, verdict
@@ -96,7 +96,10 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         result = with_other_reading(result, other, ents.language)
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
     result.question = (question or "").strip()
-    return spanish.in_spanish(result) if ents.language == "es" else result
+    if ents.language == "es":
+        return spanish.in_spanish(result)
+    result.text = finish_quotes(result.text, result.language)
+    return result
 
 
 # ---------------------------------------------------------------- routing
@@ -701,7 +704,7 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
     lines = [f"Known limitations ({len(wanted)}):"]
     for r in wanted[:MAX_LIST]:
-        note = f" — {md(r['note'])}" if r.get("note") else ""
+        note = f" — {quoted(md(r['note']))}" if r.get("note") else ""
         lines.append(f"- **{md(r['feature'])}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
     if len(wanted) > MAX_LIST:
         lines.append(f"_…{len(wanted) - MAX_LIST} more._")

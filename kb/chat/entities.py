@@ -31,6 +31,7 @@ compatibles operadores operador mientras ya deja dejan servir cae caen sale sale
 en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
+salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -102,6 +103,13 @@ _ES_PHRASES = [
     (r"(?:fin|final) del? soporte", "end of support"),
     (r"(?:termina|acaba|finaliza) el soporte", "end of support"),
     (r"(?:deja|dejan|dejara|dejaran) de (?:tener soporte|estar soportad[oa]s?|ser compatibles?)", "end of support"),
+    # ---- 29f: end-of-support and release phrasings as people write them
+    (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
+    (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
+    (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",
+     r"until which neuron release is \1 supported"),
+    (r"cuando (?:salio|se publico|lanzaron|sacaron)", "when was released"),
+    (r"(?:dan|da) soporte (?:a|de|para)", "support"),
     (r"hasta cuando", "until when"),
     (r"(?:sigue|siguen|continua|continuan) (?:estando )?(?:soportad[oa]s?|siendo compatibles?|con soporte)",
      "still supported"),

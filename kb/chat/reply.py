@@ -110,3 +110,24 @@ def plain_text(text: str) -> str:
             return m.group(0)
         return _ENTITIES[m.group(2)] if m.group(2) else m.group(3)
     return _ENTITY_OR_ESCAPE.sub(one, text)
+
+
+# Record text (a vendor's note, a census note) inside kb's own sentence: marked while the answer is
+# written, so the Spanish pass leaves it as recorded, and shown at the end as a quote in a Spanish
+# answer (“…”), unmarked in an English one (issue #29: quoted record text may stay in its language).
+_OPEN, _CLOSE = "\ue000", "\ue001"
+QUOTED = re.compile(f"{_OPEN}[^{_CLOSE}]*{_CLOSE}")
+
+
+def quoted(text: str) -> str:
+    """`text` (already escaped for markdown) marked as quoted from a record."""
+    return f"{_OPEN}{text}{_CLOSE}" if text else text
+
+
+def finish_quotes(text: str, language: str) -> str:
+    """The marks of `quoted` turned into quotation marks (Spanish) or dropped (English)."""
+    if _OPEN not in text:
+        return text
+    if language == "es":
+        return text.replace(_OPEN, "“").replace(_CLOSE, "”")
+    return text.replace(_OPEN, "").replace(_CLOSE, "")
