@@ -103,7 +103,17 @@ _ES_PHRASES = [
     (r"(?:fin|final) del? soporte", "end of support"),
     (r"(?:termina|acaba|finaliza) el soporte", "end of support"),
     (r"(?:deja|dejan|dejara|dejaran) de (?:tener soporte|estar soportad[oa]s?|ser compatibles?)", "end of support"),
-    # ---- 29f: end-of-support and release phrasings as people write them
+    # ---- 29f: end-of-support and release phrasings as people write them; policy as people ask it
+    (r"(?:no tiene|no hay|le falta(?: el)?|falta el) kernel(?: (?:para|de) (?:un|el) (?:op|operador|operacion))?",
+     "an op without a kernel"),
+    (r"si un (?:op|operador|operacion) no (?:esta|es) (?:soportad[oa]|implementad[oa])", "what happens if an op is missing"),
+    (r"(?:cae|caen|se cae|se caen) a (?:la )?cpu o (?:da|tira|lanza|falla con) (?:un )?error", "cpu fallback or error"),
+    (r"(?:hace|hacen) fallback o (?:falla|fallan|da error)", "cpu fallback or error"),
+    (r"modo de fallback", "fallback mode"), (r"por defecto", "by default"),
+    (r"(?:hace|hacen) fallback a (?:la )?cpu by default", "does cpu fallback by default"),
+    (r"avisa(?:n)? (?:cuando|si) (?:un|una) (?:op|operador|operacion) (?:cae|hace fallback) a (?:la )?cpu",
+     "warns on cpu fallback"),
+    (r"(?:ops|operadores|operaciones) sin soporte", "unsupported ops"), (r"sin soporte", "unsupported"),
     (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",

@@ -225,13 +225,15 @@ PHRASES += [
     ("says:", "dice:"), ("the others", "los demás"),
     ("no evidence for this op on this target", "sin evidencia para este op en este destino"),
     ("PyTorch decomposes it", "PyTorch lo descompone"), (", and part of it runs as", ", y parte de él se ejecuta como"),
-    ("decomposes (", "se descompone ("),
+    ("decomposes (", "se descompone ("), (" below ", " menor que "),
 ]
 PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"\ball (\d[\d,]*) of its ops run\b"), r"sus \1 ops se ejecutan"),
              (re.compile(r"\bFLOPs of (\d+) ops? not counted"), r"FLOPs de \1 op(s) sin contar"),
              (re.compile(r"\((\w+) in torch ([\d.]+)'s op catalog\)"), r"(\1 en el catálogo de ops de torch \2)"),
              (re.compile(r"\+(\d+) more\b"), r"+\1 más"),
+             (re.compile(r" on (neuron|tpu|xla)\b"), r" en \1"),  # after the phrases: "runs on" had its turn
+             (re.compile(r"\b(\d{1,3}),(\d{3})(\*\*)? ops\b"), r"\1.\2\3 ops"),  # Spanish digit groups: 1.128 ops
              (re.compile(r"(\S) is (native|decomposed|fallback|unsupported|unknown)\b"), r"\1 es \2"),
              (re.compile(r"\bNeuron (\d[\d.]*)'s, "), r"la de Neuron \1, "),
              (re.compile(r" in Neuron (\d[\d.]*); "), r" en Neuron \1; "),
@@ -245,7 +247,8 @@ _PROTECTED = re.compile(r"\ue000[^\ue001]*\ue001|`[^`\n]*`|https?://\S+|\[\d+\]"
 
 # Fact and source keys whose strings are quoted from records (kb's own messages are translated).
 # kb's own lines that travel in facts under those keys: a module's tally, an upstream window's title.
-_GENERATED = re.compile(r"^[\w-]+ [\d.]+: \d+ of \d+ ops|: own end of life \d{4}")
+_GENERATED = re.compile(r"^[\w-]+ [\d.]+: \d+ of \d+ ops?\b|: own end of life \d{4}|^presumed from \S+ \([^)]*\)$")
+_CARRIED = re.compile(r"^presumed from \S+ \(no word on this op for [^)]*\); ")
 _RECORD_KEYS = frozenset("title note notes summary quote statement name source_name".split())
 
 
@@ -260,6 +263,7 @@ def _recorded(result: Answer) -> list[str]:
     def walk(value: object, key: str = "") -> None:
         if isinstance(value, str):
             if key in _RECORD_KEYS and value.count(" ") >= 2 and len(value) <= 2000 and not _GENERATED.search(value):
+                value = _CARRIED.sub("", value)  # "presumed from X (no word on this op for Y); ": kb's own words
                 found.update((value, neutral.markdown(value)))
         elif isinstance(value, dict):
             for name, item in value.items():

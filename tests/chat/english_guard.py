@@ -17,7 +17,7 @@ ENGLISH = [
     "the", "of", "and", "with", "does not", "doesn't", "runs", "run", "counted", "latest", "own", "all", "which",
     "is", "are", "has", "have", "not", "for", "from", "or", "it", "its", "that", "this", "there", "would", "will",
     "can", "could", "should", "no longer", "ended", "ends", "starting", "until", "when", "where", "what", "why",
-    "how", "only", "but", "also", "one", "ops run", "falls", "fall back", "on the", "in the", "by", "at", "to",
+    "how", "on", "only", "but", "also", "one", "ops run", "falls", "fall back", "on the", "in the", "by", "at", "to",
     "an", "leaves", "traced", "presumed", "inferred", "evidence", "unknown", "supported", "support", "yes",
     "probably", "presumably", "depends", "partly", "list", "shows", "none", "more", "than", "then", "each",
     "every", "step", "ask", "read", "says", "said", "says:", "row", "date", "since", "instead", "without",
@@ -32,6 +32,8 @@ _WORDS = re.compile(r"(?<![\w'-])(" + "|".join(re.escape(w) for w in sorted(ENGL
 _LABELS = re.compile(r"\b(native|decomposed|fallback|unsupported|crash|timeout|eager|compile|evidence|presumed|"
                      r"inferred|unknown|forward|backward|train|eval|host|kernel|kernels|op|ops|snapshot|gallery|"
                      r"doc|probe|static_probe|replay|dispatcher)\b", re.I)
+# Product names kb labels windows with (kb.eol): names, not sentences.
+_PRODUCTS = re.compile(r"torch-neuronx on XLA|JAX on Neuron|PyTorch/XLA on Neuron|NxD Inference and NxD Core inference APIs")
 _CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:html?|md|json|jsonl|py|pt2)\b")
 _CITE = re.compile(r"\[\d+\]")
@@ -73,7 +75,7 @@ def generated(answer: dict) -> str:
     for quote in _quoted(answer):
         if len(quote) >= 8:
             text = text.replace(quote, " ").replace(_md(quote), " ")
-    for pattern in (_CODE, _URL, _CITE, _OPNAME):
+    for pattern in (_PRODUCTS, _CODE, _URL, _CITE, _OPNAME):
         text = pattern.sub(" ", text)
     return _LABELS.sub(" ", text)
 
