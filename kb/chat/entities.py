@@ -90,6 +90,13 @@ _ES_OPENINGS = [
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funciona|funcionan|corre|corren)\s+(?:en|sobre)\s+", r"does \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funcionara|correra)\s+(?:en|sobre)\s+", r"will \1 run on "),
 ]
+# ---- 29f: slang and typos of the openings ("pásame las ops que no andan en…", "nonzero funsiona en tpu??"), first
+_ES_OPENINGS[:0] = [
+    (r"^\s*(?:pasame|pasa|tirame|mandame|dame)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
+     r"\s+que\s+no\s+(?:andan|corren|funcionan|van|jalan)\s+(?:en|sobre)\s+", r"list the ops that can't run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funsiona|funsionan|funcina|sirve|sirven)\s+(?:en|sobre)\s+",
+     r"does \1 run on "),
+]
 _ES_PHRASES = [
     (r"(?:le |les )?(?:faltan|falta) (?:a|en)", "are unsupported on"),  # "qué ops le faltan a torchtpu 0.1.1"
     (r"cuanto (?:cuesta|cuestan|sale|salen|costaria)", "how much does it cost"),
@@ -114,6 +121,7 @@ _ES_PHRASES = [
     (r"avisa(?:n)? (?:cuando|si) (?:un|una) (?:op|operador|operacion) (?:cae|hace fallback) a (?:la )?cpu",
      "warns on cpu fallback"),
     (r"(?:ops|operadores|operaciones) sin soporte", "unsupported ops"), (r"sin soporte", "unsupported"),
+    (r"no (?:tiene|tienen) soporte", "are unsupported"), (r"(?:se )?(?:cae|caen) al cpu", "falls back to cpu"),
     (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",

@@ -226,12 +226,25 @@ PHRASES += [
     ("no evidence for this op on this target", "sin evidencia para este op en este destino"),
     ("PyTorch decomposes it", "PyTorch lo descompone"), (", and part of it runs as", ", y parte de él se ejecuta como"),
     ("decomposes (", "se descompone ("), (" below ", " menor que "),
+    ("no op of that family is", "ningún op de esa familia es"), ("where the KB has verdicts", "donde el KB tiene veredictos"),
+    ("**Yes, some** — see the", "**Sí, algunos** — mira los"), (" ops listed below", " ops listados abajo"),
+    ("have their own kernel", "tienen kernel propio"), ("are unsupported (raise)", "no están soportados (error)"),
+    ("decompose into ops that run on the device", "se descomponen en ops que se ejecutan en el dispositivo"),
+    (" in the KB.", " en el KB."), ("no evidence of its own for those ops", "sin evidencia propia para esos ops"),
+    ("sin evidencia propia para those ops", "sin evidencia propia para esos ops"), (" as of ", " a fecha de "),
 ]
+# A family's "No X op <verb>" line, its verb (kb.chat.answer_family._said, already in Spanish) in the singular.
+_SINGULAR = {"tienen kernel propio": "tiene kernel propio", "hacen fallback a la CPU": "hace fallback a la CPU",
+             "no están soportados (error)": "está sin soporte (error)",
+             "se descomponen en ops que se ejecutan en el dispositivo": "se descompone en ops que se ejecutan en el dispositivo"}
 PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"\ball (\d[\d,]*) of its ops run\b"), r"sus \1 ops se ejecutan"),
              (re.compile(r"\bFLOPs of (\d+) ops? not counted"), r"FLOPs de \1 op(s) sin contar"),
              (re.compile(r"\((\w+) in torch ([\d.]+)'s op catalog\)"), r"(\1 en el catálogo de ops de torch \2)"),
              (re.compile(r"\+(\d+) more\b"), r"+\1 más"),
+             (re.compile(r"(?<!\d)(\d[\d,]*) of (\d[\d,]*)\b"), r"\1 de \2"),  # "_6128 of 6254" (no \b after _)
+             (re.compile(r"^No ([\w-]+) op (" + "|".join(re.escape(k) for k in _SINGULAR) + ")", re.M),
+              lambda m: f"Ningún op {m.group(1)} {_SINGULAR[m.group(2)]}"),  # "No upsampling op have…" (family)
              (re.compile(r" on (neuron|tpu|xla)\b"), r" en \1"),  # after the phrases: "runs on" had its turn
              (re.compile(r"\b(\d{1,3}),(\d{3})(\*\*)? ops\b"), r"\1.\2\3 ops"),  # Spanish digit groups: 1.128 ops
              (re.compile(r"(\S) is (native|decomposed|fallback|unsupported|unknown)\b"), r"\1 es \2"),
