@@ -31,7 +31,7 @@ compatibles operadores operador mientras ya deja dejan servir cae caen sale sale
 en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
-salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto
+salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -115,7 +115,7 @@ _ES_PHRASES = [
      "an op without a kernel"),
     (r"si un (?:op|operador|operacion) no (?:esta|es) (?:soportad[oa]|implementad[oa])", "what happens if an op is missing"),
     (r"(?:cae|caen|se cae|se caen) a (?:la )?cpu o (?:da|tira|lanza|falla con) (?:un )?error", "cpu fallback or error"),
-    (r"(?:hace|hacen) fallback o (?:falla|fallan|da error)", "cpu fallback or error"),
+    (r"(?:hace|hacen) fallback(?: a (?:la )?cpu)? o (?:falla|fallan|da error)", "cpu fallback or error"),
     (r"modo de fallback", "fallback mode"), (r"por defecto", "by default"),
     (r"(?:hace|hacen) fallback a (?:la )?cpu by default", "does cpu fallback by default"),
     (r"avisa(?:n)? (?:cuando|si) (?:un|una) (?:op|operador|operacion) (?:cae|hace fallback) a (?:la )?cpu",

@@ -226,6 +226,7 @@ PHRASES += [
     ("no evidence for this op on this target", "sin evidencia para este op en este destino"),
     ("PyTorch decomposes it", "PyTorch lo descompone"), (", and part of it runs as", ", y parte de él se ejecuta como"),
     ("decomposes (", "se descompone ("), (" below ", " menor que "),
+    ("native backend, device neuron", "backend nativo, dispositivo neuron"),
     ("no op of that family is", "ningún op de esa familia es"), ("where the KB has verdicts", "donde el KB tiene veredictos"),
     ("**Yes, some** — see the", "**Sí, algunos** — mira los"), (" ops listed below", " ops listados abajo"),
     ("have their own kernel", "tienen kernel propio"), ("are unsupported (raise)", "no están soportados (error)"),
@@ -239,7 +240,8 @@ _SINGULAR = {"tienen kernel propio": "tiene kernel propio", "hacen fallback a la
              "se descomponen en ops que se ejecutan en el dispositivo": "se descompone en ops que se ejecutan en el dispositivo"}
 PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"\ball (\d[\d,]*) of its ops run\b"), r"sus \1 ops se ejecutan"),
-             (re.compile(r"\bFLOPs of (\d+) ops? not counted"), r"FLOPs de \1 op(s) sin contar"),
+             (re.compile(r"\bFLOPs of (\d+) (ops?) not counted"), r"FLOPs de \1 \2 sin contar"),
+             (re.compile(r"\bLa última (\S+) versión en el KB es"), r"La última versión de \1 en el KB es"),
              (re.compile(r"\((\w+) in torch ([\d.]+)'s op catalog\)"), r"(\1 en el catálogo de ops de torch \2)"),
              (re.compile(r"\+(\d+) more\b"), r"+\1 más"),
              (re.compile(r"(?<!\d)(\d[\d,]*) of (\d[\d,]*)\b"), r"\1 de \2"),  # "_6128 of 6254" (no \b after _)

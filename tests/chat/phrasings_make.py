@@ -517,7 +517,9 @@ add("policy", "es", "policy", ["“cpu fallback with warning” (fallback a la C
      "y si no hay kernel en neuron?", "si un op no esta soportado en trn2 cae a cpu o da error?",
      "neuron avisa cuando un op cae a cpu?"])
 add("policy", "es", "policy", ["“compile error” (error de compilación)", "torch.compile"], NEURON_POLICY,
-    ["que modo de fallback tiene neuron en compile?", "en modo compile, neuron hace fallback o falla?"])
+    ["que modo de fallback tiene neuron en compile?", "en modo compile, neuron hace fallback o falla?",
+     "en torch.compile, ¿neuron hace fallback a cpu o falla?"])
+add("op", "es", "op", ["aten::sort", "fallback en aten::sort.values_stable"], SNAPSHOT, ["funcoina aten::sort en neuorn?"])
 add("policy", "es", "policy", ["“cpu fallback if enabled else error”", "si está activado"], TPU_POLICY,
     ["y si tpu no tiene kernel para un op?", "que hace torch_tpu si le falta un op", "tpu hace fallback a cpu por defecto?",
      "la politica de fallback de tpu cual es?"])
