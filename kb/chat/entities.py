@@ -31,7 +31,7 @@ compatibles operadores operador mientras ya deja dejan servir cae caen sale sale
 en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
-salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona
+salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -121,6 +121,13 @@ _ES_PHRASES = [
     (r"avisa(?:n)? (?:cuando|si) (?:un|una) (?:op|operador|operacion) (?:cae|hace fallback) a (?:la )?cpu",
      "warns on cpu fallback"),
     (r"(?:ops|operadores|operaciones) sin soporte", "unsupported ops"), (r"sin soporte", "unsupported"),
+    (r"(?:que|cuales|q) (?:ops|operadores|operaciones) no (?:tiene|soporta|corre|implementa)", "which ops are unsupported on"),
+    (r"(?:se )?(?:van|va|pasan|pasa|mandan|manda) a (?:la )?cpu", "fall back to cpu"),
+    (r"(?:tira|tiran|da|dan|lanza|lanzan) (?:un )?error o (?:hace|hacen) fallback", "cpu fallback or error"),
+    (r"(?:hace|hacen) fallback o (?:tira|tiran|da|dan|lanza|lanzan) (?:un )?error", "cpu fallback or error"),
+    (r"(?:tira|tiran|lanza|lanzan) (?:un )?error si (?:le )?falta (?:un|una) (?:op|operador|kernel)",
+     "what happens if an op is missing"),
+    (r"que (?:salio|trajo|trae|hay) (?:en|con)(?: la)?", "what's new in"),
     (r"no (?:tiene|tienen) soporte", "are unsupported"), (r"(?:se )?(?:cae|caen) al cpu", "falls back to cpu"),
     (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),

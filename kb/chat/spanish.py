@@ -239,7 +239,8 @@ _SINGULAR = {"tienen kernel propio": "tiene kernel propio", "hacen fallback a la
              "no están soportados (error)": "está sin soporte (error)",
              "se descomponen en ops que se ejecutan en el dispositivo": "se descompone en ops que se ejecutan en el dispositivo"}
 PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
-             (re.compile(r"\ball (\d[\d,]*) of its ops run\b"), r"sus \1 ops se ejecutan"),
+             (re.compile(r"\ball (\d[\d,]*) of its ops\b"), r"sus \1 ops"),
+             (re.compile(r"\bentre (\S+) and (\S+)"), r"entre \1 y \2"),
              (re.compile(r"\bFLOPs of (\d+) (ops?) not counted"), r"FLOPs de \1 \2 sin contar"),
              (re.compile(r"\bLa última (\S+) versión en el KB es"), r"La última versión de \1 en el KB es"),
              (re.compile(r"\((\w+) in torch ([\d.]+)'s op catalog\)"), r"(\1 en el catálogo de ops de torch \2)"),

@@ -520,6 +520,30 @@ add("policy", "es", "policy", ["“compile error” (error de compilación)", "t
     ["que modo de fallback tiene neuron en compile?", "en modo compile, neuron hace fallback o falla?",
      "en torch.compile, ¿neuron hace fallback a cpu o falla?"])
 add("op", "es", "op", ["aten::sort", "fallback en aten::sort.values_stable"], SNAPSHOT, ["funcoina aten::sort en neuorn?"])
+add("op", "es", "op", ["**Sí**", "sus 3 ops se ejecutan en el dispositivo"], SNAPSHOT, ["nn.Linear anda en neuron?"])
+add("op", "es", "op", ["**No cae a la CPU**", "ninguno de sus 14 ops hace fallback"], SNAPSHOT,
+    ["nn.MultiheadAttention se cae a cpu en neuron?"])
+add("list", "es", "ops_by_status", ["1.127 ops que se ejecutan como", "fallback", "2.14.3.1"], SNAPSHOT,
+    ["que operadores se van a cpu en trainium?", "lista las ops que hacen fallback en neuron"])
+add("list", "es", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["¿que ops no tiene tpu 0.2.0?"])
+add("list", "es", "ops_by_status", ["**68** ops se ejecutan como unsupported en neuron 2.14.3.1"], "supported-operators",
+    ["cuantas ops no soporta neuron 2.14.3.1"])
+add("policy", "es", "policy", ["“cpu fallback with warning”"], NEURON_POLICY, ["neuron tira error o hace fallback?"])
+add("policy", "es", "policy", ["“cpu fallback if enabled else error”"], TPU_POLICY, ["tpu tira error si falta un op?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30"], SDK234,
+    ["que salio en neuron 2.34", "que novedades hay en la 2.34?"])
+add("cost", "es", "cost", [_cost_es("40", "9000")], COST,
+    ["cuanto sale el millon de tokens en una trn2 a 40 dolares la hora con 9000 tokens/s"])
+add("cost", "es", "cost", [_cost_es("2.5", "600", "EUR")], COST, ["a cuanto sale el millon de tokens con 2,5 € por hora y 600 tok/s"])
+add("cost", "es", "cost", [_cost_es("3", "1200")], COST,
+    ["cuánto cuesta 1 millón de tokens a 1.200 tokens por segundo y 3 usd la hora"])
+add("platform_eol", "es", "eol", ["2029-10-01", "3.12, 3.13, 3.14"], "devguide.python.org",
+    ["¿hasta cuando hay soporte para python 3.13 en neuron?"])
+add("platform_eol", "es", "eol", ["**Sí**", "3.12, 3.13, 3.14", "2030-10"], "devguide.python.org",
+    ["python 3.14 está soportado en neuron 2.34?"])
+add("model", "es", "model", ["**Sí**", "BERT base uncased"], "", ["el bert anda en tpu?"])
+add("model", "es", "model", ["**En parte**", "ResNet-50", "aten::max\\_pool2d"], "", ["que le falta a resnet-50 en trainium?"])
+add("feature_eol", "es", "eol", ["**No**", "2.34", "2.33.0"], NXDI, ["sigue habiendo soporte de nxd inference en trn2?"])
 add("policy", "es", "policy", ["“cpu fallback if enabled else error”", "si está activado"], TPU_POLICY,
     ["y si tpu no tiene kernel para un op?", "que hace torch_tpu si le falta un op", "tpu hace fallback a cpu por defecto?",
      "la politica de fallback de tpu cual es?"])
