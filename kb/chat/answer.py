@@ -74,6 +74,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     ents = entities.extract(question or "")
     ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
+    q.language = ents.language
     top, other = scoring.best(q, ents)
     try:
         result = scored_answer(conn, q, ents, top, allow_files) if top else None
