@@ -92,6 +92,9 @@ _ES_OPENINGS = [
 ]
 # ---- 29f: slang and typos of the openings ("pásame las ops que no andan en…", "nonzero funsiona en tpu??"), first
 _ES_OPENINGS[:0] = [
+    (r"^\s*(?:dame|pasame|muestrame|lista|ensename)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
+     r"\s+(?:que|q)\s+(?:caen|se caen|se van|van|hacen fallback)\s+(?:a|al)\s+(?:la\s+)?cpu\s+(?:en|sobre)\s+",
+     r"list the ops that fall back to cpu on "),
     (r"^\s*(?:pasame|pasa|tirame|mandame|dame)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
      r"\s+que\s+no\s+(?:andan|corren|funcionan|van|jalan)\s+(?:en|sobre)\s+", r"list the ops that can't run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funsiona|funsionan|funcina|sirve|sirven)\s+(?:en|sobre)\s+",
@@ -120,6 +123,11 @@ _ES_PHRASES = [
     (r"(?:hace|hacen) fallback a (?:la )?cpu by default", "does cpu fallback by default"),
     (r"avisa(?:n)? (?:cuando|si) (?:un|una) (?:op|operador|operacion) (?:cae|hace fallback) a (?:la )?cpu",
      "warns on cpu fallback"),
+    (r"(?:sigue|siguen) (?:vivo|viva|vivos|vivas|activo|activa|en pie)", "still supported"),
+    (r"(?:si )?no (?:encuentra|halla) (?:un |el )?kernel(?: (?:para|de) (?:un|el) (?:op|operador|operacion))?",
+     "with an op without a kernel"),
+    (r"no se (?:puede|pueden) bajar", "can't be lowered"),
+    (r"que (?:cambio|cambiaron|ha cambiado) en", "what changed in"),
     (r"(?:ops|operadores|operaciones) sin soporte", "unsupported ops"), (r"sin soporte", "unsupported"),
     (r"(?:que|cuales|q) (?:ops|operadores|operaciones) no (?:tiene|soporta|corre|implementa)", "which ops are unsupported on"),
     (r"(?:se )?(?:van|va|pasan|pasa|mandan|manda) a (?:la )?cpu", "fall back to cpu"),
@@ -199,11 +207,16 @@ _PIECE = re.compile(r"\S+")
 _EDGE = re.compile(r"^([^\w$€£¥`]*)(.*?)([?!.,;:)]*)$", re.S)
 
 
+_INTERJECTION = re.compile(r"^(?:(?:oye|oiga|oigan|che|vale|tio|tia|mira|mire|porfa|por favor|hola|bueno|a ver|"
+                           r"una pregunta|pregunta|neta|ey|eh)\b\s*[,:;!]?\s*)+", re.I)
+
+
 def to_english(text: str) -> str:
     """A Spanish question in the English words the reader knows; names (ops, products,
     versions, numbers) keep their spelling. English questions come back unchanged."""
     out = fold(text).replace("¿", " ").replace("¡", " ")
     out = re.sub(r"\s+", " ", out).strip()
+    out = _INTERJECTION.sub("", out)  # "tio, funciona…", "oye: …": the opening is what follows (29f)
     for pattern, english in _ES_OPENINGS:
         out, n = re.subn(pattern, english, out, count=1, flags=re.I)
         if n:

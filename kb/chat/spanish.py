@@ -227,6 +227,7 @@ PHRASES += [
     ("PyTorch decomposes it", "PyTorch lo descompone"), (", and part of it runs as", ", y parte de él se ejecuta como"),
     ("decomposes (", "se descompone ("), (" below ", " menor que "),
     ("native backend, device neuron", "backend nativo, dispositivo neuron"),
+    ("no end stated by its maintainers", "sus mantenedores no declaran fin"), ("no end stated", "sin fin declarado"),
     ("no op of that family is", "ningún op de esa familia es"), ("where the KB has verdicts", "donde el KB tiene veredictos"),
     ("**Yes, some** — see the", "**Sí, algunos** — mira los"), (" ops listed below", " ops listados abajo"),
     ("have their own kernel", "tienen kernel propio"), ("are unsupported (raise)", "no están soportados (error)"),
@@ -263,7 +264,7 @@ _PROTECTED = re.compile(r"\ue000[^\ue001]*\ue001|`[^`\n]*`|https?://\S+|\[\d+\]"
 
 # Fact and source keys whose strings are quoted from records (kb's own messages are translated).
 # kb's own lines that travel in facts under those keys: a module's tally, an upstream window's title.
-_GENERATED = re.compile(r"^[\w-]+ [\d.]+: \d+ of \d+ ops?\b|: own end of life \d{4}|^presumed from \S+ \([^)]*\)$")
+_GENERATED = re.compile(r"^[\w-]+ [\d.]+: \d+ of \d+ ops?\b|: own end of life \d{4}|: no end stated$|^presumed from \S+ \([^)]*\)$")
 _CARRIED = re.compile(r"^presumed from \S+ \(no word on this op for [^)]*\); ")
 _RECORD_KEYS = frozenset("title note notes summary quote statement name source_name".split())
 

@@ -544,6 +544,27 @@ add("platform_eol", "es", "eol", ["**Sí**", "3.12, 3.13, 3.14", "2030-10"], "de
 add("model", "es", "model", ["**Sí**", "BERT base uncased"], "", ["el bert anda en tpu?"])
 add("model", "es", "model", ["**En parte**", "ResNet-50", "aten::max\\_pool2d"], "", ["que le falta a resnet-50 en trainium?"])
 add("feature_eol", "es", "eol", ["**No**", "2.34", "2.33.0"], NXDI, ["sigue habiendo soporte de nxd inference en trn2?"])
+add("op", "es", "op", ["**Sí**", "aten::convolution", "su único op"], TPU_PROBE, ["tio, funciona el nn.Conv1d en tpu?"])
+add("op", "es", "op", ["**Sí**", "no op `nonzro`; leído como `nonzero`"], TPU_PROBE, ["el nonzro anda en tpu?"])
+add("list", "es", "ops_by_status", ["0 ops que se ejecutan como", "apagado salvo que se active"], TPU_POLICY,
+    ["dame las ops q caen a cpu en tpu 0.2.0"])
+add("list", "es", "diff", ["2.14.3.0 → 2.14.3.1", "**1** kernels ganados"], SNAPSHOT, ["que cambio en torchneuron 2.14.3.1?"])
+add("cost", "es", "cost", [_cost_es("10", "2500", "EUR")], COST,
+    ["si pago 10 euros/hora y genero 2500 tokens por segundo, cuanto me cuesta el millon?"])
+add("cost", "es", "cost", [_cost_es("3", "800")], COST, ["cuanto saldria procesar un millon de tokens a 3 usd/h con 800 tok/s"])
+add("feature_eol", "es", "eol", ["**No**", "2.29", "2.28.1"], "announce-eos-nxdt", ["el nxd training sigue vivo?"])
+add("feature_eol", "es", "eol", ["mantenimiento", "2.31"], "announce-maintenance-pytorch-xla-inference",
+    ["pytorch/xla para inferencia en inf2 sigue teniendo soporte?"])
+add("platform_eol", "es", "eol", ["**No**", "no 3.11", "2027-10"], "devguide.python.org",
+    ["se sigue soportando python 3.11 en neuron?"])
+add("policy", "es", "policy", ["“cpu fallback with warning”"], NEURON_POLICY,
+    ["que hace neuron si no encuentra kernel para un op?"])
+add("policy", "es", "policy", ["“compile error” (error de compilación)"], NEURON_POLICY,
+    ["que hace torch.compile en neuron si un op no se puede bajar?"])
+add("support", "es", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "release-notes/2.33.0.html",
+    ["que novedades trajo neuron 2.33?"])
+add("model", "es", "model", ["**En parte**", "CLIP ViT-B/32", "aten::argmax"], "", ["el clip vit-b/32 va en trainium?"])
+add("model", "es", "model", ["**Sí**", "GPT-2 (124M)"], "", ["gpt2 funciona en tpu?"])
 add("policy", "es", "policy", ["“cpu fallback if enabled else error”", "si está activado"], TPU_POLICY,
     ["y si tpu no tiene kernel para un op?", "que hace torch_tpu si le falta un op", "tpu hace fallback a cpu por defecto?",
      "la politica de fallback de tpu cual es?"])
