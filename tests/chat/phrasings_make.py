@@ -565,6 +565,9 @@ add("support", "es", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "releas
     ["que novedades trajo neuron 2.33?"])
 add("model", "es", "model", ["**En parte**", "CLIP ViT-B/32", "aten::argmax"], "", ["el clip vit-b/32 va en trainium?"])
 add("model", "es", "model", ["**Sí**", "GPT-2 (124M)"], "", ["gpt2 funciona en tpu?"])
+add("platform_eol", "es", "eol", ["**Terminó con Neuron 2.30**", "Python 3.10"], PY310,
+    ["python 3.10 no tiene soporte en neuron?"])
+add("op", "es", "op", ["aten::nonzero", "native"], TPU_PROBE, ["que hay con nonzero en tpu?"])
 add("policy", "es", "policy", ["“cpu fallback if enabled else error”", "si está activado"], TPU_POLICY,
     ["y si tpu no tiene kernel para un op?", "que hace torch_tpu si le falta un op", "tpu hace fallback a cpu por defecto?",
      "la politica de fallback de tpu cual es?"])
