@@ -228,6 +228,8 @@ PHRASES += [
     ("decomposes (", "se descompone ("), (" below ", " menor que "),
     ("native backend, device neuron", "backend nativo, dispositivo neuron"),
     ("no end stated by its maintainers", "sus mantenedores no declaran fin"), ("no end stated", "sin fin declarado"),
+    # s29g's stack note (merged beside this slice): the SDK release added to a stack the question left open
+    (": the newest release, as the question names none)", ": la versión más reciente, ya que la pregunta no nombra ninguna)"),
     ("no op of that family is", "ningún op de esa familia es"), ("where the KB has verdicts", "donde el KB tiene veredictos"),
     ("**Yes, some** — see the", "**Sí, algunos** — mira los"), (" ops listed below", " ops listados abajo"),
     ("have their own kernel", "tienen kernel propio"), ("are unsupported (raise)", "no están soportados (error)"),

@@ -33,7 +33,8 @@ _LABELS = re.compile(r"\b(native|decomposed|fallback|unsupported|crash|timeout|e
                      r"inferred|unknown|forward|backward|train|eval|host|kernel|kernels|op|ops|snapshot|gallery|"
                      r"doc|probe|static_probe|replay|dispatcher)\b", re.I)
 # Product names kb labels windows with (kb.eol): names, not sentences.
-_PRODUCTS = re.compile(r"torch-neuronx on XLA|JAX on Neuron|PyTorch/XLA on Neuron|NxD Inference and NxD Core inference APIs")
+_PRODUCTS = re.compile(r"torch-neuronx on XLA|JAX on Neuron|PyTorch/XLA on Neuron|NxD Inference and NxD Core inference APIs"
+                       r"|Neuron DLAMIs and DLCs")
 _CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:html?|md|json|jsonl|py|pt2)\b")
 _CITE = re.compile(r"\[\d+\]")
