@@ -4,14 +4,17 @@ fixed table; every fact — op names, statuses' symbols, versions, dates, counts
 backticks — and every source stays exactly as it is. Text that comes from records (a vendor
 page's title or note) is quoted as recorded, in its own language.
 
-New answer kinds (cost, policy, feature support) write both languages themselves.
+New answer kinds (cost, policy, feature support, a module's headline) write both languages
+themselves; what they borrow from shared English code (kb.eol, kb.check, kb.gallery lines) still
+passes the table. Record text an answer marks with kb.chat.reply.quoted is never translated and
+shows as a quote (“…”). tests/chat/test_spanish_guard.py fails on any English clause left.
 """
 
 from __future__ import annotations
 
 import re
 
-from kb.chat.reply import Answer, finish_quotes
+from kb.chat.reply import QUOTED, Answer, finish_quotes
 
 # (English phrase kb writes, Spanish), longest first where one contains another. Applied
 # outside `code spans` and URLs only.
@@ -256,12 +259,11 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"(\S) is (native|decomposed|fallback|unsupported|unknown)\b"), r"\1 es \2"),
              (re.compile(r"\bNeuron (\d[\d.]*)'s, "), r"la de Neuron \1, "),
              (re.compile(r" in Neuron (\d[\d.]*); "), r" en Neuron \1; "),
-             (re.compile(r"\b(\d[\d,]*) decomposed con hojas"), r"\1 decomposed con hojas"),
              (re.compile(r"\b(\d[\d.]*) on (\d{4}-\d{2}-\d{2})\b"), r"\1 el \2")]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
 PHRASES.sort(key=lambda pair: -len(pair[0]))
-_PROTECTED = re.compile(r"\ue000[^\ue001]*\ue001|`[^`\n]*`|https?://\S+|\[\d+\]")
+_PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 
 
 # Fact and source keys whose strings are quoted from records (kb's own messages are translated).
