@@ -36,8 +36,10 @@ def ask_command(
         from rich.markdown import Markdown
 
         Console().print(Markdown(text))
-    else:
-        sys.stdout.write(text + "\n")
+    else:  # a pipe: plain text, no markdown escapes left to read back (`&lt;` shown as `<`)
+        from kb.chat.reply import plain_text
+
+        sys.stdout.write(plain_text(text) + "\n")
 
 
 def mcp_command(

@@ -45,7 +45,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
     pick_versions,
     same_line,
 )
-from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.chat.reply import MAX_LIST, Answer, Sources, finish_quotes, quoted
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, releases, torchnames, verdict
@@ -86,6 +86,7 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
     ents = entities.extract(question or "", lang)
     ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
+    q.language = ents.language
     top, other = scoring.best(q, ents)
     try:
         result = scored_answer(conn, q, ents, top, allow_files) if top else None
@@ -102,6 +103,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             result = handler(conn, q)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
+    if result.intent == "help" and ents.language == "es":
+        result = _help(conn, q, es=True)
     if result.intent == "eol":  # "when does ... end?": a date headline, not yes/no (r2-29 #14)
         result.text = when_headline(q.text, result.text, result.language == "es")
     if other is not None:
@@ -111,7 +114,9 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
         result = named  # "foobarnet 9b on trn2?": a model the KB does not know, and how to check it
     result.question = (question or "").strip()
     result = spanish.in_spanish(result) if ents.language == "es" else result
-    return understand.with_readings(conn, result, q, ents)
+    result = understand.with_readings(conn, result, q, ents)
+    result.text = finish_quotes(result.text, result.language)
+    return result
 
 
 # ---------------------------------------------------------------- routing
@@ -187,8 +192,24 @@ def _family_answer(conn: sqlite3.Connection, q: Question) -> Answer:
 # ---------------------------------------------------------------- intents
 
 
-def _help(conn: sqlite3.Connection, q: Question) -> Answer:
+def _help(conn: sqlite3.Connection, q: Question, es: bool = False) -> Answer:
     targets = ", ".join(f"`{t}`" for t in queries.target_names(conn))
+    if es:  # a Spanish "ayuda": written in Spanish here, the examples as they are asked in Spanish (29f)
+        return Answer(q.text, "help", "\n".join([
+            "Respondo desde la base de conocimiento de kb (cada respuesta cita sus fuentes). Pregúntame:",
+            "- **estado de un op**: `¿aten::nonzero es nativo en neuron 2.33?`, `¿anda torch.nn.functional.silu en tpu?`",
+            "- **comparar destinos**: `compara nonzero entre neuron y tpu`",
+            "- **qué cae a la CPU**: `¿qué ops caen a la CPU en tpu 0.2.0?`; para un modelo, "
+            "`kb check modelo.pt2 --target tpu`",
+            "- **fin de soporte**: `¿hasta cuándo hay soporte de Python 3.12 en Neuron?`",
+            "- **limitaciones conocidas**: `¿neuron soporta float64?`",
+            "- **coste**: `¿cuánto sale el millón de tokens a 7,5 USD la hora y 1800 tokens/s?` (la fórmula de `kb cost`)",
+            "- **política de fallback**: `¿qué pasa si a neuron le falta un op en modo compile?`",
+            "- **soporte de una función**: `¿sigue soportado el entrenamiento con PyTorch/XLA en Trn1?`",
+            "- **modelos**: `¿corre Mixtral en trn2?`, `¿qué trae la 2.34?`",
+            f"Destinos: {targets}. Versiones: `neuron 2.33` es una versión del Neuron SDK, `tpu 0.2.0` una versión "
+            "de torch_tpu.",
+        ]), facts=[{"targets": queries.target_names(conn)}], language="es")
     text = "\n".join([
         "I answer from the kb knowledge base (every answer cites its sources). Ask me:",
         "- **op status**: `is aten::_scaled_dot_product_flash_attention native on neuron 2.33?`, "
@@ -720,7 +741,7 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
     lines = [f"Known limitations ({len(wanted)}):"]
     for r in wanted[:MAX_LIST]:
-        note = f" — {md(r['note'])}" if r.get("note") else ""
+        note = f" — {quoted(md(r['note']))}" if r.get("note") else ""
         lines.append(f"- **{md(r['feature'])}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
     if len(wanted) > MAX_LIST:
         lines.append(f"_…{len(wanted) - MAX_LIST} more._")

@@ -14,7 +14,7 @@ from typing import Any
 from kb.chat import intents
 from kb.chat.intents import Question
 from kb.chat.oplookup import same_line
-from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import queries, releases
 from kb.vocab import UNKNOWN
 
@@ -57,6 +57,15 @@ def _eol_fact(w: dict[str, Any]) -> dict[str, Any]:
     return fact
 
 
+def quote_notes(message: str, facts: list[dict[str, Any]]) -> str:
+    """kb.eol's message with the platform matrix rows' notes it carries marked as quotes of the
+    record (kb.chat.reply.quoted): a Spanish answer keeps them as recorded, in quotation marks."""
+    for f in facts:
+        if f.get("note") and f"({f['note']})" in message:
+            message = message.replace(f"({f['note']})", f"({quoted(f['note'])})")
+    return message
+
+
 def _window_lines(windows: list[dict[str, Any]], src: Sources, *, bold: bool = True, notes: bool = False) -> list[str]:
     """One line per statement: windows sharing a title (one page naming cycles 2.7 and 2.8) are merged."""
     grouped: dict[str, list[dict[str, Any]]] = {}
@@ -67,7 +76,7 @@ def _window_lines(windows: list[dict[str, Any]], src: Sources, *, bold: bool = T
     for title, group in list(grouped.items())[:MAX_LIST]:
         w = group[0]
         cycles = f" (cycles {', '.join(str(g['cycle']) for g in group)})" if len(group) > 1 else ""
-        note = f" — {w['note']}" if notes and w.get("note") else ""
+        note = f" — {quoted(w['note'])}" if notes and w.get("note") else ""
         name = f"**{title}**" if bold else title
         lines.append(f"- {name}{cycles}: {_window_text(w)}{note} {src.cite(w)}")
     return lines
@@ -162,7 +171,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             row = by_url.get(issue.get("source_url")) or {"source_kind": "doc", "source_name": "support matrix",
                                                            "source_url": issue.get("source_url")}
             cite = " " + src.cite(row) if issue.get("source_url") else ""
-            lines.append(f"- ⚠ {issue['kind']}: {issue['message']}{cite}")
+            lines.append(f"- ⚠ {issue['kind']}: {quote_notes(issue['message'], eol.load_platform_facts(conn))}{cite}")
         if not result["windows"] and not result["issues"]:
             named = ", ".join(f"{p} {v}" for p, v in pairs)
             lines = [f"**Unknown** — the KB has no end-of-support statement for {named}."]
@@ -292,7 +301,8 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
         own = [f for f in rows if same_line(sdk, f["version"])]
         gate = [i for i in result["issues"] if i.get("gate") and i.get("component") == f"{product}={version}"]
         if gate:  # a finding against a presumed matrix (the release states none of its own) says so
-            heads.append(f"**{'Presumably no' if gate[0].get('presumed') else 'No'}** — {gate[0]['message']}")
+            heads.append(f"**{'Presumably no' if gate[0].get('presumed') else 'No'}** — "
+                         f"{quote_notes(gate[0]['message'], rows)}")
         if own:
             f = own[0]
             lines.append(f"- Neuron {f['version']} platform matrix: {name} — {f['status']} {src.cite(_fact_source(f))}")
@@ -305,12 +315,12 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
         if older:
             f = older[-1]
             lines.append(f"- the KB has no platform matrix row for {name} in Neuron {sdk}; the newest one that names it, "
-                         f"Neuron {f['version']}'s, says: {f['status']}"
-                         f"{' (' + f['note'] + ')' if f.get('note') else ''} {src.cite(_fact_source(f))}")
+                         f"Neuron {f['version']}'s, says: {quoted(f['status'])}"
+                         f"{' (' + quoted(f['note']) + ')' if f.get('note') else ''} {src.cite(_fact_source(f))}")
             if not gate:  # a yes/no all the same, said to be presumed from the older matrix (tester t29 #8)
                 word = "Presumably yes" if f["status"].lower().startswith("supported") else "Presumably no"
                 heads.append(f"**{word}** — not stated for Neuron {sdk}: the newest Neuron platform matrix in the KB "
-                             f"that names {name} is Neuron {f['version']}'s, and it says {f['status']}")
+                             f"that names {name} is Neuron {f['version']}'s, and it says {quoted(f['status'])}")
         elif not gate and product == "python" and _sdk_pythons(conn, sdk):
             listed = _sdk_pythons(conn, sdk)
             ok = any(same_line(version, v) for v in listed)

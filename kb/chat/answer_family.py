@@ -12,7 +12,7 @@ from typing import Any
 
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions
-from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, verdict
 from kb.vocab import SEVERITY, UNKNOWN
 
@@ -41,7 +41,8 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
     mode = "compile" if "compile" in q.text.lower() else "eager"
     src = Sources()
     lines = [f"_{note}._"] if note else []
-    lines.append(f"The **{fam.name}** family: {fam.label} — {len(ops)} overloads in the op catalog.")
+    # the family's label is kb's data, in English: quoted as such in a Spanish answer (29f)
+    lines.append(f"The **{fam.name}** family: {quoted(fam.label)} — {len(ops)} overloads in the op catalog.")
     facts: list[dict[str, Any]] = [{"family": fam.name, "ops": len(ops)}]
     mentions = q.targets or [TargetMention("neuron"), TargetMention("tpu")]
     yes_no: list[str] = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
-from kb.chat.reply import Answer, Sources
+from kb.chat.reply import Answer, Sources, quoted
 from kb.store import queries
 
 # Feature lines (kb.chat.entities.FEATURE_RE) → the support-window products that state them.
@@ -150,7 +150,7 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
                          + f" {src.cite(newest)}")
         for f in mine:
             lines.append(f"- Neuron {f['version']} " + ("matriz de plataformas" if es else "platform matrix")
-                         + f": {f['platform']} — {f['status']}" + (f" ({f['note']})" if f.get("note") else "")
+                         + f": {f['platform']} — {f['status']}" + (f" ({quoted(f['note'])})" if f.get("note") else "")
                          + " " + src.cite({"source_kind": "manual", "source_name": "platform matrix",
                                            "source_url": f.get("source_url"), "retrieved_at": f.get("retrieved_at")}))
         status = (mine[0]["status"].lower() if mine else "")

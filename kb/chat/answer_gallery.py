@@ -14,7 +14,7 @@ import re
 import sqlite3
 from functools import lru_cache
 
-from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.gallery import views
 from kb.neutral import markdown
 
@@ -281,7 +281,7 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
                 + sources.cite(_gallery_source(entry))]
     gallery_mark = sources.cite(_gallery_source(entry))
-    note = ["  " + markdown(entry["note"])] if entry.get("note") else []  # under the first headline, not above it
+    note = ["  " + quoted(markdown(entry["note"]))] if entry.get("note") else []  # under the first headline, not above it
     for target in targets:
         rep = views.report(conn, entry["model"], target, (versions or {}).get(target), mode, "inference", lookups)
         row = views.summary_row(entry, rep)

@@ -74,14 +74,68 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
         lines.append(f"- **{md(tally['line'])}** ({mode})")
         lines += _groups(forward, at, src, facts)
         _training_line(lines, mine, mention.target, training, forward)
-        heads.append(_verdict(tally, _asked(q)))
+        heads.append(_verdict(tally, _asked(q), q.language))
     if heads and asks_yes_no(q.text):  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?" too
         lines.insert(0, "; ".join(heads) + "\n")
     return lines
 
 
 YES_NO_CUES = ("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ")
-_WEAK = {"presumed": "presumed: carried from an older version", "inferred": "inferred: a dispatcher replay"}
+# The headline's words per language (#29: a Spanish question's headline is written in Spanish here,
+# not rewritten from English afterwards). Facts — op names, counts, versions — fill the same slots.
+SAY = {
+    "en": {
+        "presumed": "presumed: carried from an older version", "inferred": "inferred: a dispatcher replay",
+        "ops": lambda n: "1 op" if n == 1 else f"{n} ops", "more": lambda n: f" and {n} more",
+        "fallback": ("falls back", "fall back"), "unsupported": ("is unsupported", "are unsupported"),
+        "yes_hit": "**Yes** on {where} — {few} ({hit} of its {count}) {verb}{suffix}",
+        "not_known": "**Not known** on {where} — none of those with evidence {verb}; {unknown} of its {count} have none{suffix}",
+        "no_fallback_native": "**No fallback: native**", "no_fallback": "**No fallback**", "no": "**No**",
+        "one_negated": {"fallback": "does not fall back", "unsupported": "is not unsupported"},
+        "no_one": "{no} on {where} — its one op, `{op}`, {negated}{suffix}",
+        "no_none": "{no} on {where} — none of its {count} {verb}{suffix}",
+        "native_all_one": "its one op has", "native_all": "every one of its {count} has",
+        "yes_native": "**Yes** on {where} — {mine} its own kernel{suffix}",
+        "no_bad": ("**No** on {where} — {few} is unsupported{suffix}", "**No** on {where} — {few} are unsupported{suffix}"),
+        "no_host": ("**No** on {where} — {few} falls back to the CPU{suffix}",
+                    "**No** on {where} — {few} fall back to the CPU{suffix}"),
+        "not_own": "**It runs on {target}, though not all as own kernels** on {where} — {native} of {count} native, "
+                   "the others decomposed into ops on the device{suffix}",
+        "partly_cpu": ("**Yes, but partly on the CPU** on {where} — {few} falls back{suffix}",
+                       "**Yes, but partly on the CPU** on {where} — {few} fall back{suffix}"),
+        "unknown": "**Unknown** on {where} for {unknown} of {total} ops ({few}){suffix}",
+        "probably": "**Probably** on {where} — {traced} of {total} ops run on the device; where the leaves of {few} "
+                    "run is not traced{suffix}",
+        "yes_all": ("**Yes** on {where} — its one op, `{op}`, runs on the device{suffix}",
+                    "**Yes** on {where} — all {total} of its ops run on the device{suffix}"),
+    },
+    "es": {
+        "presumed": "presunto: heredado de una versión anterior", "inferred": "inferido: una reproducción del dispatcher",
+        "ops": lambda n: "1 op" if n == 1 else f"{n} ops", "more": lambda n: f" y {n} más",
+        "fallback": ("hace fallback", "hacen fallback"), "unsupported": ("no está soportado", "no están soportados"),
+        "yes_hit": "**Sí** en {where} — {few} ({hit} de sus {count}) {verb}{suffix}",
+        "not_known": "**No se sabe** en {where} — ninguno de los que tienen evidencia {verb}; {unknown} de sus {count} "
+                     "no tienen evidencia{suffix}",
+        "no_fallback_native": "**No cae a la CPU: nativo**", "no_fallback": "**No cae a la CPU**", "no": "**No**",
+        "one_negated": {"fallback": "no cae a la CPU", "unsupported": "sí está soportado"},
+        "no_one": "{no} en {where} — su único op, `{op}`, {negated}{suffix}",
+        "no_none": "{no} en {where} — ninguno de sus {count} {verb}{suffix}",
+        "native_all_one": "su único op tiene", "native_all": "cada uno de sus {count} tiene",
+        "yes_native": "**Sí** en {where} — {mine} kernel propio{suffix}",
+        "no_bad": ("**No** en {where} — {few} no está soportado{suffix}", "**No** en {where} — {few} no están soportados{suffix}"),
+        "no_host": ("**No** en {where} — {few} hace fallback a la CPU{suffix}",
+                    "**No** en {where} — {few} hacen fallback a la CPU{suffix}"),
+        "not_own": "**Se ejecuta en {target}, aunque no todos como kernels propios** en {where} — {native} de {count} "
+                   "native, los demás descompuestos en ops del dispositivo{suffix}",
+        "partly_cpu": ("**Sí, pero en parte en la CPU** en {where} — {few} hace fallback{suffix}",
+                       "**Sí, pero en parte en la CPU** en {where} — {few} hacen fallback{suffix}"),
+        "unknown": "**Desconocido** en {where} para {unknown} de {total} ops ({few}){suffix}",
+        "probably": "**Probablemente** en {where} — {traced} de {total} ops se ejecutan en el dispositivo; dónde se "
+                    "ejecutan las hojas de {few} no está trazado{suffix}",
+        "yes_all": ("**Sí** en {where} — su único op, `{op}`, se ejecuta en el dispositivo{suffix}",
+                    "**Sí** en {where} — sus {total} ops se ejecutan en el dispositivo{suffix}"),
+    },
+}
 
 
 def _asked(q: Question) -> str:
@@ -90,9 +144,11 @@ def _asked(q: Question) -> str:
     return asked[0] if asked else "supported"
 
 
-def _verdict(tally: dict[str, Any], want: str = "supported") -> str:
+def _verdict(tally: dict[str, Any], want: str = "supported", language: str = "en") -> str:
     """One clause for a target: does the whole layer run there (its worst op decides), or,
-    for "does it fall back / is it native / unsupported", do any / all of its ops?"""
+    for "does it fall back / is it native / unsupported", do any / all of its ops? In the
+    question's language (SAY)."""
+    say = SAY.get(language, SAY["en"])
     ops = tally["ops"]
     where = f"{tally['target']} {tally['version']}"
     bad = [o["op"] for o in ops if o["status"] in ("unsupported", "crash", "timeout")]
@@ -100,53 +156,52 @@ def _verdict(tally: dict[str, Any], want: str = "supported") -> str:
     unknown = [o["op"] for o in ops if o["status"] == UNKNOWN]
     untraced = [o["op"] for o in ops if o["status"] == "decomposed" and not o["on_device"]]
     bases = {o["basis"] for o in ops if o["basis"]}
-    weak = next((_WEAK[b] for b in ("presumed", "inferred") if b in bases), "")
+    weak = next((say[b] for b in ("presumed", "inferred") if b in bases), "")
     suffix = f" ({weak})" if weak else ""
-    count = f"{len(ops)} ops" if len(ops) != 1 else "1 op"
+    count = say["ops"](len(ops))
+    few = lambda names: _few(names, say["more"])  # noqa: E731
+    one = lambda pair, names: pair[0] if len(names) == 1 else pair[1]  # noqa: E731
     if want in ("fallback", "unsupported"):
         hit = host if want == "fallback" else bad
-        verb = "falls back" if want == "fallback" else "is unsupported"
         if hit:
-            plural = {"falls back": "fall back", "is unsupported": "are unsupported"}[verb] if len(hit) > 1 else verb
-            return f"**Yes** on {where} — {_few(hit)} ({len(hit)} of its {count}) {plural}{suffix}"
+            return say["yes_hit"].format(where=where, few=few(hit), hit=len(hit), count=count, verb=one(say[want], hit),
+                                         suffix=suffix)
         if unknown:
-            return (f"**Not known** on {where} — none of those with evidence {verb}; {len(unknown)} of its {count} "
-                    f"have none{suffix}")
+            return say["not_known"].format(where=where, verb=say[want][0], unknown=len(unknown), count=count,
+                                           suffix=suffix)
         # "does it run or fall back?": a bare No reads as "it doesn't run"; say which No (r3-29 #3)
         native = all(o["status"] == "native" for o in ops)
-        no = ("**No fallback: native**" if native else "**No fallback**") if want == "fallback" else "**No**"
+        no = (say["no_fallback_native"] if native else say["no_fallback"]) if want == "fallback" else say["no"]
         if len(ops) == 1:
-            negated = "does not fall back" if want == "fallback" else "is not unsupported"
-            return f"{no} on {where} — its one op, `{md(ops[0]['op'])}`, {negated}{suffix}"
-        return f"{no} on {where} — none of its {count} {verb}{suffix}"
+            return say["no_one"].format(no=no, where=where, op=md(ops[0]["op"]), negated=say["one_negated"][want],
+                                        suffix=suffix)
+        return say["no_none"].format(no=no, where=where, count=count, verb=say[want][0], suffix=suffix)
     if want == "native":
         native = sum(1 for o in ops if o["status"] == "native")
         if native == len(ops):
-            mine = "its one op has" if len(ops) == 1 else f"every one of its {count} has"
-            return f"**Yes** on {where} — {mine} its own kernel{suffix}"
+            mine = say["native_all_one"] if len(ops) == 1 else say["native_all"].format(count=count)
+            return say["yes_native"].format(where=where, mine=mine, suffix=suffix)
         if bad:
-            return f"**No** on {where} — {_few(bad)} {'is' if len(bad) == 1 else 'are'} unsupported{suffix}"
+            return one(say["no_bad"], bad).format(where=where, few=few(bad), suffix=suffix)
         if host:
-            return f"**No** on {where} — {_few(host)} {'falls' if len(host) == 1 else 'fall'} back to the CPU{suffix}"
+            return one(say["no_host"], host).format(where=where, few=few(host), suffix=suffix)
         if not (unknown or untraced):
-            return (f"**It runs on {tally['target']}, though not all as own kernels** on {where} — {native} of "
-                    f"{count} native, the others decomposed into ops on the device{suffix}")
+            return say["not_own"].format(target=tally["target"], where=where, native=native, count=count, suffix=suffix)
     if bad:
-        return f"**No** on {where} — {_few(bad)} {'is' if len(bad) == 1 else 'are'} unsupported{suffix}"
+        return one(say["no_bad"], bad).format(where=where, few=few(bad), suffix=suffix)
     if host:
-        return f"**Yes, but partly on the CPU** on {where} — {_few(host)} {'falls' if len(host) == 1 else 'fall'} back{suffix}"
+        return one(say["partly_cpu"], host).format(where=where, few=few(host), suffix=suffix)
     if unknown:
-        return f"**Unknown** on {where} for {len(unknown)} of {len(ops)} ops ({_few(unknown)}){suffix}"
+        return say["unknown"].format(where=where, unknown=len(unknown), total=len(ops), few=few(unknown), suffix=suffix)
     if untraced:
-        return (f"**Probably** on {where} — {len(ops) - len(untraced)} of {len(ops)} ops run on the device; where the "
-                f"leaves of {_few(untraced)} run is not traced{suffix}")
-    every = f"all {len(ops)} of its ops run" if len(ops) > 1 else f"its one op, `{md(ops[0]['op'])}`, runs"
-    return f"**Yes** on {where} — {every} on the device{suffix}"
+        return say["probably"].format(where=where, traced=len(ops) - len(untraced), total=len(ops), few=few(untraced),
+                                      suffix=suffix)
+    return one(say["yes_all"], ops).format(where=where, op=md(ops[0]["op"]), total=len(ops), suffix=suffix)
 
 
-def _few(names: list[str]) -> str:
+def _few(names: list[str], more=SAY["en"]["more"]) -> str:
     shown = ", ".join(f"`{md(n)}`" for n in names[:3])
-    return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return shown + (more(len(names) - 3) if len(names) > 3 else "")
 
 
 def _groups(ops: list[str], at: dict[str, dict[str, Any]], src: Sources, facts: list[dict[str, Any]]) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
-from kb.chat.reply import Answer, Sources
+from kb.chat.reply import Answer, Sources, quoted
 from kb.neutral import markdown as md
 from kb.store import queries, releases
 
@@ -43,7 +43,7 @@ def policy_rows(conn: sqlite3.Connection, target: str) -> list[dict[str, Any]]:
 
 def _status(status: str, es: bool) -> str:
     gloss = STATUS_ES.get((status or "").strip().lower()) if es else None
-    return f"{md(status)} ({gloss})" if gloss else md(status)
+    return f"{quoted(md(status))} ({gloss})" if gloss else md(status)  # the record's value, then its gloss
 
 
 def version_label(conn: sqlite3.Connection, label: str, row: dict[str, Any]) -> str:
@@ -90,12 +90,14 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
             named = version_label(conn, label, first)
             heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}")
             for r in mine:
-                note = f" — {md(r['note'])}" if r.get("note") else ""
+                # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
+                note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
                 lines.append(f"- **{version_label(conn, label, r)}, {mode_word}** ({md(r['feature'])}): {_status(r['status'], es)}{note} "
                              f"{src.cite(r)}")
                 facts.append({"target": target, "mode": mode, "backend_version": r["version"],
                               "release_product": r["product"], "feature": r["feature"],
-                              "status": r["status"], "source_kind": r["source_kind"], "source_url": r["source_url"]})
+                              "status": r["status"], "note": r.get("note"), "source_kind": r["source_kind"],
+                              "source_url": r["source_url"]})
     intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
              else "What each backend does with an ATen op it has no kernel for")
     head = f"**{intro}** — " + ("; ".join(heads) if heads else ("desconocido" if es else "unknown")) + "."

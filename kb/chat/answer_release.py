@@ -13,7 +13,7 @@ from typing import Any
 from kb.chat import names
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions
-from kb.chat.reply import MAX_LIST, Answer, Sources
+from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict
 from kb.vocab import SYMBOLS, UNKNOWN
 
@@ -127,7 +127,7 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
     ships = _ships_line(r)
     lines = [f"{_release_head(r)}{': ' + ships if ships else ''} {cite}"]
     if r.get("note") and not ships:
-        lines.append(f"  - {r['note']}")
+        lines.append(f"  - {quoted(r['note'])}")
     if not r.get("date") and r["product"] == "neuron-sdk":
         parts = releases.in_sdk(conn, r["version"])
         dated = sorted({c["date"] for c in parts if c.get("date")})
@@ -206,7 +206,7 @@ def _platform_limits(conn: sqlite3.Connection, rows: list[dict[str, Any]], src: 
                             "WHERE l.feature LIKE 'platform:%' AND r.product = 'neuron-sdk'"):
         row = dict(row)
         if row["version"] in sdks:
-            out.append(f"- {row['feature']}: {row['status']}" + (f" — {row['note']}" if row["note"] else "")
+            out.append(f"- {row['feature']}: {row['status']}" + (f" — {quoted(row['note'])}" if row["note"] else "")
                        + f" {src.cite(row)}")
             facts.append({"feature": row["feature"], "status": row["status"], "source_url": row["source_url"]})
     return out

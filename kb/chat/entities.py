@@ -31,6 +31,7 @@ compatibles operadores operador mientras ya deja dejan servir cae caen sale sale
 en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
+salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -89,6 +90,16 @@ _ES_OPENINGS = [
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funciona|funcionan|corre|corren)\s+(?:en|sobre)\s+", r"does \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funcionara|correra)\s+(?:en|sobre)\s+", r"will \1 run on "),
 ]
+# ---- 29f: slang and typos of the openings ("pásame las ops que no andan en…", "nonzero funsiona en tpu??"), first
+_ES_OPENINGS[:0] = [
+    (r"^\s*(?:dame|pasame|muestrame|lista|ensename)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
+     r"\s+(?:que|q)\s+(?:caen|se caen|se van|van|hacen fallback)\s+(?:a|al)\s+(?:la\s+)?cpu\s+(?:en|sobre)\s+",
+     r"list the ops that fall back to cpu on "),
+    (r"^\s*(?:pasame|pasa|tirame|mandame|dame)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
+     r"\s+que\s+no\s+(?:andan|corren|funcionan|van|jalan)\s+(?:en|sobre)\s+", r"list the ops that can't run on "),
+    (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funsiona|funsionan|funcina|sirve|sirven)\s+(?:en|sobre)\s+",
+     r"does \1 run on "),
+]
 _ES_PHRASES = [
     (r"(?:le |les )?(?:faltan|falta) (?:a|en)", "are unsupported on"),  # "qué ops le faltan a torchtpu 0.1.1"
     (r"cuanto (?:cuesta|cuestan|sale|salen|costaria)", "how much does it cost"),
@@ -102,6 +113,38 @@ _ES_PHRASES = [
     (r"(?:fin|final) del? soporte", "end of support"),
     (r"(?:termina|acaba|finaliza) el soporte", "end of support"),
     (r"(?:deja|dejan|dejara|dejaran) de (?:tener soporte|estar soportad[oa]s?|ser compatibles?)", "end of support"),
+    # ---- 29f: end-of-support and release phrasings as people write them; policy as people ask it
+    (r"(?:no tiene|no hay|le falta(?: el)?|falta el) kernel(?: (?:para|de) (?:un|el) (?:op|operador|operacion))?",
+     "an op without a kernel"),
+    (r"si un (?:op|operador|operacion) no (?:esta|es) (?:soportad[oa]|implementad[oa])", "what happens if an op is missing"),
+    (r"(?:cae|caen|se cae|se caen) a (?:la )?cpu o (?:da|tira|lanza|falla con) (?:un )?error", "cpu fallback or error"),
+    (r"(?:hace|hacen) fallback(?: a (?:la )?cpu)? o (?:falla|fallan|da error)", "cpu fallback or error"),
+    (r"modo de fallback", "fallback mode"), (r"por defecto", "by default"),
+    (r"(?:hace|hacen) fallback a (?:la )?cpu by default", "does cpu fallback by default"),
+    (r"avisa(?:n)? (?:cuando|si) (?:un|una) (?:op|operador|operacion) (?:cae|hace fallback) a (?:la )?cpu",
+     "warns on cpu fallback"),
+    (r"(?:sigue|siguen) (?:vivo|viva|vivos|vivas|activo|activa|en pie)", "still supported"),
+    (r"(?:si )?no (?:encuentra|halla) (?:un |el )?kernel(?: (?:para|de) (?:un|el) (?:op|operador|operacion))?",
+     "with an op without a kernel"),
+    (r"no se (?:puede|pueden) bajar", "can't be lowered"),
+    (r"que (?:cambio|cambiaron|ha cambiado) en", "what changed in"),
+    (r"(?:ops|operadores|operaciones) sin soporte", "unsupported ops"), (r"sin soporte", "unsupported"),
+    (r"(?:que|cuales|q) (?:ops|operadores|operaciones) no (?:tiene|soporta|corre|implementa)", "which ops are unsupported on"),
+    (r"(?:se )?(?:van|va|pasan|pasa|mandan|manda) a (?:la )?cpu", "fall back to cpu"),
+    (r"(?:tira|tiran|da|dan|lanza|lanzan) (?:un )?error o (?:hace|hacen) fallback", "cpu fallback or error"),
+    (r"(?:hace|hacen) fallback o (?:tira|tiran|da|dan|lanza|lanzan) (?:un )?error", "cpu fallback or error"),
+    (r"(?:tira|tiran|lanza|lanzan) (?:un )?error si (?:le )?falta (?:un|una) (?:op|operador|kernel)",
+     "what happens if an op is missing"),
+    (r"que (?:salio|trajo) (?:en|con)(?: la)?", "what's new in"),
+    (r"que hay en(?: la)?(?= (?:neuron |torchneuron |la )?\d)", "what's new in"),
+    (r"(?:ops|operadores|operaciones) (?:que )?no (?:tiene|tienen) soporte", "ops are unsupported"),
+    (r"no (?:tiene|tienen) soporte", "end of support"), (r"(?:se )?(?:cae|caen) al cpu", "falls back to cpu"),
+    (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
+    (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
+    (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",
+     r"until which neuron release is \1 supported"),
+    (r"cuando (?:salio|se publico|lanzaron|sacaron)", "when was released"),
+    (r"(?:dan|da) soporte (?:a|de|para)", "support"),
     (r"hasta cuando", "until when"),
     (r"(?:sigue|siguen|continua|continuan) (?:estando )?(?:soportad[oa]s?|siendo compatibles?|con soporte)",
      "still supported"),
@@ -166,11 +209,16 @@ _PIECE = re.compile(r"\S+")
 _EDGE = re.compile(r"^([^\w$€£¥`]*)(.*?)([?!.,;:)]*)$", re.S)
 
 
+_INTERJECTION = re.compile(r"^(?:(?:oye|oiga|oigan|che|vale|tio|tia|mira|mire|porfa|por favor|hola|bueno|a ver|"
+                           r"una pregunta|pregunta|neta|ey|eh)\b\s*[,:;!]?\s*)+", re.I)
+
+
 def to_english(text: str) -> str:
     """A Spanish question in the English words the reader knows; names (ops, products,
     versions, numbers) keep their spelling. English questions come back unchanged."""
     out = fold(text).replace("¿", " ").replace("¡", " ")
     out = re.sub(r"\s+", " ", out).strip()
+    out = _INTERJECTION.sub("", out)  # "tio, funciona…", "oye: …": the opening is what follows (29f)
     for pattern, english in _ES_OPENINGS:
         out, n = re.subn(pattern, english, out, count=1, flags=re.I)
         if n:

@@ -116,6 +116,7 @@ class Question:
     products: list[tuple[str, str | None]] = field(default_factory=list)  # (product word, version) for eol
     statuses: list[str] = field(default_factory=list)  # status words asked about
     model_path: str | None = None
+    language: str = "en"  # the question's language (kb.chat.entities): answers that write it themselves use it
 
     def target_names(self) -> list[str]:
         out: list[str] = []

@@ -306,6 +306,9 @@ def gallery_data(conn, model: str | None = None, target: str | None = None, mode
                                versions=versions)
         if found is None:
             raise KBError("the question names no gallery model and asks for no list of models (kb gallery lists them)")
+        from kb.chat.reply import finish_quotes
+
+        found.text = finish_quotes(found.text, found.language)  # record-text marks, as answer() leaves them
         return found.to_dict()
     result = views.table(conn, targets, versions or None, (mode,))
     return {"rows": result["rows"], "baseline": result["baseline"], "not_built": result["not_built"],

@@ -6,6 +6,7 @@ same shape without importing the others.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -93,3 +94,40 @@ class Sources:
             when = f", retrieved {markdown(item['retrieved_at'][:10])}" if item.get("retrieved_at") else ""
             lines.append(f"[{number}] {markdown(item['kind'])} · {markdown(item['name'])} · {where}{when}")
         return "\n".join(lines)
+
+
+_ENTITY_OR_ESCAPE = re.compile(r"(`+)(?:.*?)\1|&(lt|gt|amp);|\\([\\`*_\[\]#~|])")
+_ENTITIES = {"lt": "<", "gt": ">", "amp": "&"}
+
+
+def plain_text(text: str) -> str:
+    """An answer's markdown for a plain-text pipe (`kb ask` when stdout is not a terminal): the
+    escapes kb.neutral.markdown adds to record text (`&lt;`, `&amp;`, `\\_`) read back as the
+    characters they stand for, since no markdown or HTML renderer will; code spans as written.
+    One pass, so a record's own literal `&lt;` (escaped `&amp;lt;`) comes back as `&lt;`."""
+    def one(m):
+        if m.group(1):
+            return m.group(0)
+        return _ENTITIES[m.group(2)] if m.group(2) else m.group(3)
+    return _ENTITY_OR_ESCAPE.sub(one, text)
+
+
+# Record text (a vendor's note, a census note) inside kb's own sentence: marked while the answer is
+# written, so the Spanish pass leaves it as recorded, and shown at the end as a quote in a Spanish
+# answer (“…”), unmarked in an English one (issue #29: quoted record text may stay in its language).
+_OPEN, _CLOSE = "\ue000", "\ue001"
+QUOTED = re.compile(f"{_OPEN}[^{_CLOSE}]*{_CLOSE}")
+
+
+def quoted(text: str) -> str:
+    """`text` (already escaped for markdown) marked as quoted from a record."""
+    return f"{_OPEN}{text}{_CLOSE}" if text else text
+
+
+def finish_quotes(text: str, language: str) -> str:
+    """The marks of `quoted` turned into quotation marks (Spanish) or dropped (English)."""
+    if _OPEN not in text:
+        return text
+    if language == "es":
+        return text.replace(_OPEN, "“").replace(_CLOSE, "”")
+    return text.replace(_OPEN, "").replace(_CLOSE, "")

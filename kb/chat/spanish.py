@@ -4,14 +4,17 @@ fixed table; every fact — op names, statuses' symbols, versions, dates, counts
 backticks — and every source stays exactly as it is. Text that comes from records (a vendor
 page's title or note) is quoted as recorded, in its own language.
 
-New answer kinds (cost, policy, feature support) write both languages themselves.
+New answer kinds (cost, policy, feature support, a module's headline) write both languages
+themselves; what they borrow from shared English code (kb.eol, kb.check, kb.gallery lines) still
+passes the table. Record text an answer marks with kb.chat.reply.quoted is never translated and
+shows as a quote (“…”). tests/chat/test_spanish_guard.py fails on any English clause left.
 """
 
 from __future__ import annotations
 
 import re
 
-from kb.chat.reply import Answer
+from kb.chat.reply import QUOTED, Answer, finish_quotes
 
 # (English phrase kb writes, Spanish), longest first where one contains another. Applied
 # outside `code spans` and URLs only.
@@ -190,13 +193,83 @@ PHRASES[:0] = [
     ("**No fallback: native**", "**No cae a la CPU: nativo**"), ("**No fallback**", "**No cae a la CPU**"),
     ("does not fall back", "no cae a la CPU"),
 ]
+# ---- 29f (#29): kb's own clauses that still reached Spanish answers (module tallies, gallery verdicts,
+# FLOPs shares, platform rows, eol states), found by tests/chat/test_spanish_guard.py.
+PHRASES += [
+    ("⚠ ended", "⚠ terminado"), ("✘ ended", "✘ terminado"), ("fallback at aten::", "fallback en aten::"),
+    ("kernel of its own", "kernel propio"), ("registers no kernel propio", "no registra kernel propio"),
+    ("it then runs wherever the ops it decomposes into run.",
+     "se ejecuta entonces allí donde se ejecuten los ops en que se descompone."),
+    ("so there it runs as one kernel; a backend without one runs the ops it decomposes into.",
+     "así que ahí se ejecuta como un solo kernel; un backend sin él ejecuta los ops en que se descompone."),
+    ("PyTorch has a decomposition for", "PyTorch tiene una descomposición para"), ("registers a", "registra un"),
+    ("of FLOPs counted", "de los FLOPs contados"),
+    ("a compile-mode probe on the device, or one compile run, would settle it",
+     "una prueba en modo compile en el dispositivo, o una sola compilación, lo resolvería"),
+    ("no known blocker", "ningún bloqueo conocido"), ("suggested rewrites", "reescrituras sugeridas"),
+    ("its implementation is not in the archive; check the factory route",
+     "su implementación no está en el archivo; prueba la ruta de la factoría"),
+    (") to trace through it", ") para trazar a través de él"), ("custom op (", "op propio ("),
+    ("but argument shapes are unknown: pass an ExportedProgram or a factory",
+     "pero no se conocen las formas de los argumentos: pasa un ExportedProgram o una factoría"),
+    ("the KB has no platform matrix row for", "el KB no tiene fila de la matriz de plataformas para"),
+    ("not stated for Neuron", "no declarado para Neuron"), ("the newest one that names it,", "la más reciente que lo nombra,"),
+    ("the registry lists no", "el registro no lista versiones de"), (" versions for this release: unknown whether ",
+                                                                     " para esta versión: no se sabe si "),
+    (" is supported (", " está soportado ("), ("reads the support matrices", "lee las matrices de soporte"),
+    ("and filter by name", "y filtra por nombre"), ("maintenance mode stated, no date", "modo de mantenimiento declarado, sin fecha"),
+    ("maintenance mode stated", "modo de mantenimiento declarado"), ("in maintenance mode", "en modo de mantenimiento"),
+    ("gallery models run fully on the device", "modelos de la galería se ejecutan enteros en el dispositivo"),
+    ("with leaves not traced", "con hojas no trazadas"), ("ops run on the device", "ops se ejecutan en el dispositivo"),
+    ("op runs on the device", "op se ejecuta en el dispositivo"), ("ops of the training step", "ops del paso de entrenamiento"),
+    ("not supported now", "no soportado hoy"), ("latest ", "última versión de "), ("(a list of ", "(una lista de "),
+    (" unsupported ops)", " ops unsupported)"), (" fallback ops)", " ops fallback)"),
+    ("ends with Neuron", "termina con Neuron"), ("(shipped ", "(publicada la "), ("ends in Neuron", "termina en Neuron"),
+    ("says:", "dice:"), ("the others", "los demás"),
+    ("no evidence for this op on this target", "sin evidencia para este op en este destino"),
+    ("PyTorch decomposes it", "PyTorch lo descompone"), (", and part of it runs as", ", y parte de él se ejecuta como"),
+    ("decomposes (", "se descompone ("), (" below ", " menor que "),
+    ("native backend, device neuron", "backend nativo, dispositivo neuron"),
+    ("no end stated by its maintainers", "sus mantenedores no declaran fin"), ("no end stated", "sin fin declarado"),
+    # s29g's stack note (merged beside this slice): the SDK release added to a stack the question left open
+    (": the newest release, as the question names none)", ": la versión más reciente, ya que la pregunta no nombra ninguna)"),
+    ("no op of that family is", "ningún op de esa familia es"), ("where the KB has verdicts", "donde el KB tiene veredictos"),
+    ("**Yes, some** — see the", "**Sí, algunos** — mira los"), (" ops listed below", " ops listados abajo"),
+    ("have their own kernel", "tienen kernel propio"), ("are unsupported (raise)", "no están soportados (error)"),
+    ("decompose into ops that run on the device", "se descomponen en ops que se ejecutan en el dispositivo"),
+    (" in the KB.", " en el KB."), ("no evidence of its own for those ops", "sin evidencia propia para esos ops"),
+    ("sin evidencia propia para those ops", "sin evidencia propia para esos ops"), (" as of ", " a fecha de "),
+]
+# A family's "No X op <verb>" line, its verb (kb.chat.answer_family._said, already in Spanish) in the singular.
+_SINGULAR = {"tienen kernel propio": "tiene kernel propio", "hacen fallback a la CPU": "hace fallback a la CPU",
+             "no están soportados (error)": "está sin soporte (error)",
+             "se descomponen en ops que se ejecutan en el dispositivo": "se descompone en ops que se ejecutan en el dispositivo"}
+PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
+             (re.compile(r"\ball (\d[\d,]*) of its ops\b"), r"sus \1 ops"),
+             (re.compile(r"\bentre (\S+) and (\S+)"), r"entre \1 y \2"),
+             (re.compile(r"\bFLOPs of (\d+) (ops?) not counted"), r"FLOPs de \1 \2 sin contar"),
+             (re.compile(r"\bLa última (\S+) versión en el KB es"), r"La última versión de \1 en el KB es"),
+             (re.compile(r"\((\w+) in torch ([\d.]+)'s op catalog\)"), r"(\1 en el catálogo de ops de torch \2)"),
+             (re.compile(r"\+(\d+) more\b"), r"+\1 más"),
+             (re.compile(r"(?<!\d)(\d[\d,]*) of (\d[\d,]*)\b"), r"\1 de \2"),  # "_6128 of 6254" (no \b after _)
+             (re.compile(r"^No ([\w-]+) op (" + "|".join(re.escape(k) for k in _SINGULAR) + ")", re.M),
+              lambda m: f"Ningún op {m.group(1)} {_SINGULAR[m.group(2)]}"),  # "No upsampling op have…" (family)
+             (re.compile(r" on (neuron|tpu|xla)\b"), r" en \1"),  # after the phrases: "runs on" had its turn
+             (re.compile(r"\b(\d{1,3}),(\d{3})(\*\*)? ops\b"), r"\1.\2\3 ops"),  # Spanish digit groups: 1.128 ops
+             (re.compile(r"(\S) is (native|decomposed|fallback|unsupported|unknown)\b"), r"\1 es \2"),
+             (re.compile(r"\bNeuron (\d[\d.]*)'s, "), r"la de Neuron \1, "),
+             (re.compile(r" in Neuron (\d[\d.]*); "), r" en Neuron \1; "),
+             (re.compile(r"\b(\d[\d.]*) on (\d{4}-\d{2}-\d{2})\b"), r"\1 el \2")]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
 PHRASES.sort(key=lambda pair: -len(pair[0]))
-_PROTECTED = re.compile(r"`[^`\n]*`|https?://\S+|\[\d+\]")
+_PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 
 
 # Fact and source keys whose strings are quoted from records (kb's own messages are translated).
+# kb's own lines that travel in facts under those keys: a module's tally, an upstream window's title.
+_GENERATED = re.compile(r"^[\w-]+ [\d.]+: \d+ of \d+ ops?\b|: own end of life \d{4}|: no end stated$|^presumed from \S+ \([^)]*\)$")
+_CARRIED = re.compile(r"^presumed from \S+ \(no word on this op for [^)]*\); ")
 _RECORD_KEYS = frozenset("title note notes summary quote statement name source_name".split())
 
 
@@ -210,7 +283,8 @@ def _recorded(result: Answer) -> list[str]:
 
     def walk(value: object, key: str = "") -> None:
         if isinstance(value, str):
-            if key in _RECORD_KEYS and value.count(" ") >= 2 and len(value) <= 2000:
+            if key in _RECORD_KEYS and value.count(" ") >= 2 and len(value) <= 2000 and not _GENERATED.search(value):
+                value = _CARRIED.sub("", value)  # "presumed from X (no word on this op for Y); ": kb's own words
                 found.update((value, neutral.markdown(value)))
         elif isinstance(value, dict):
             for name, item in value.items():
@@ -232,9 +306,13 @@ def to_spanish(text: str, recorded: list[str] | None = None) -> str:
     protected = _PROTECTED
     if recorded:
         protected = re.compile("|".join([*(re.escape(t) for t in recorded[:200]), _PROTECTED.pattern]))
+    quoted = set(recorded or [])
     for m in protected.finditer(text):
         parts.append((False, text[last:m.start()]))
-        parts.append((True, m.group()))
+        chunk = m.group()
+        if chunk in quoted and not text[:m.start()].endswith(("“", '"')):
+            chunk = f"“{chunk}”"  # record text stays as recorded, marked as a quote (#29)
+        parts.append((True, chunk))
         last = m.end()
     parts.append((False, text[last:]))
     out = []
@@ -256,8 +334,9 @@ def in_spanish(result: Answer) -> Answer:
     if result.language != "es":
         result.text = to_spanish(result.text, _recorded(result))
         result.language = "es"
-    else:  # written in Spanish by its answer module: only the shared source list is kb's English
-        body, sep, sources = result.text.partition("\n\n**Sources**")
-        if sep:
-            result.text = body + "\n\n**Fuentes**" + sources.replace(", retrieved ", ", consultado ")
+    else:  # written in Spanish by its answer module; clauses it borrows from shared English code still pass
+        body, sep, sources = result.text.partition("\n\n**Sources**")  # the glossary (29f), the sources' words too
+        body = to_spanish(body, _recorded(result))
+        result.text = body + ("\n\n**Fuentes**" + sources.replace(", retrieved ", ", consultado ") if sep else "")
+    result.text = finish_quotes(result.text, "es")
     return result

@@ -643,6 +643,181 @@ add("cost", "en", "cost", ["Two questions in one", "0.56 USD per million tokens"
 add("op", "en", "op", ["Two questions in one", "10 of 13 ops run on the device", "compile error"], NEURON_POLICY,
     ["does nn.LSTM run on trn2 and the policy for missing ops in compile on neuron?"])
 
+
+# ---- 29f: Spanish as people write it (informal, regional, no accents, typos, vos/usted), every kind;
+# facts checked against kb op / ops / eol / cost / gallery on the shipped KB (2026-12-01).
+def _cost_es(price: str, rate: str, cur: str = "USD") -> str:
+    money = f"{format_money(cost_per_million_tokens(Decimal(price), Decimal(rate)))} {cur}"
+    return money.translate(str.maketrans(",.", ".,"))
+
+
+PY39 = "announcement-python-3-9-eol"
+JAX07 = "announce-no-support-jax-0-7"
+add("op", "es", "op", ["**Sí**", "aten::nonzero", "native"], TPU_PROBE,
+    ["anda nonzero en tpu?", "anda nonzero en la tpu 0.2.0?", "che, el nonzero anda en la tpu?",
+     "oye y nonzero jala en tpu o q", "nonzero funsiona en tpu??", "usted sabe si nonzero corre en la tpu?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::nonzero", "heredado"], SNAPSHOT,
+    ["vos sabés si el nonzero corre en trainium?", "el nonzero jala en neuron?", "funciona aten::nonzero en trn2?",
+     "nonzero anda en trainium 2?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::gelu"], SNAPSHOT,
+    ["gelu funciona en neuron 2.14.3.1?", "el gelu corre en trainium?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::topk"], SNAPSHOT, ["torch.topk anda en neuron?"])
+add("op", "es", "op", ["**Sí**", "aten::sort", "hojas en el dispositivo"], TPU_PROBE,
+    ["aten::sort corre en la tpu 0.2.0?", "el sort va en tpu?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::sort", "fallback"], SNAPSHOT,
+    ["sort cae a cpu en neuron?", "el sort se cae a la cpu en trainium?"])
+add("op", "es", "op", ["**Presumiblemente sí**", "aten::argmax", "fallback en aten::argmax.out"], SNAPSHOT,
+    ["el argmax cae al cpu en trainium?", "argmax hace fallback en neuron?"])
+add("op", "es", "op", ["**Probablemente**", "1 de 2 ops se ejecutan en el dispositivo", "con hojas no trazadas"], TPU_PROBE,
+    ["nn.GroupNorm funciona en tpu?", "el nn.GroupNorm anda en la tpu?", "se puede usar nn.GroupNorm en tpu v5e?"])
+add("op", "es", "op", ["**No cae a la CPU: nativo**", "su único op", "1 de 1 op native"], TPU_PROBE,
+    ["nn.Embedding va en tpu 0.2.0 o cae al cpu?", "el nn.Embedding se cae a cpu en tpu?"])
+add("op", "es", "op", ["**Sí**", "aten::native_layer_norm", "su único op"], SNAPSHOT,
+    ["nn.LayerNorm funciona en neuron?", "la nn.LayerNorm anda en trainium?"])
+add("op", "es", "op", ["**Sí**", "aten::convolution", "su único op"], SNAPSHOT, ["se puede usar nn.Conv2d en trainium?"])
+add("op", "es", "op", ["**Presumiblemente no**", "parte de él se ejecuta como fallback",
+                       "fallback en aten::upsample_nearest2d.out"], SNAPSHOT,
+    ["F.interpolate corre nativo en trainium?", "el F.interpolate es nativo en neuron?"])
+add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "aten::silu"], TPU_PROBE,
+    ["el F.silu es nativo en tpu?"])
+add("op", "es", "op", ["**Depende**", "aten::silu.out"], TPU_PROBE, ["silu corre nativo en la tpu?"])
+add("op", "es", "family", ["ningún op de esa familia es native", "41 decomposed, 44 fallback"], "",
+    ["el interpolate es nativo en neuron?"])
+add("op", "es", "op", ["kernel propio (CompositeImplicitAutograd en el catálogo de ops de torch 2.13.0)",
+                       "se ejecuta entonces allí donde se ejecuten los ops"], TPU_PROBE,
+    ["el scaled dot product attention anda en la tpu?"])
+add("op", "es", "compare", ["**El mismo estado en todos.**", "aten::nonzero"], TPU_PROBE,
+    ["compara nonzero entre neuron y tpu", "nonzero en neuron vs tpu"])
+add("list", "es", "ops_by_status", ["1.128 ops que se ejecutan como", "fallback", "2.14.3.0"], SNAPSHOT,
+    ["que ops caen a cpu en neuron 2.14.3.0?", "q operadores hacen fallback en neuron 2.14.3.0"])
+add("list", "es", "ops_by_status", ["**1.128** ops se ejecutan como fallback en neuron 2.14.3.0"], SNAPSHOT,
+    ["cuantos ops hacen fallback en neuron 2.14.3.0?"])
+add("list", "es", "ops_by_status", ["800", "0.1.1", "unsupported"], TPU_011,
+    ["cuales ops no corren en tpu 0.1.1?", "qué ops le faltan a torchtpu 0.1.1", "que le falta a tpu 0.1.1?"])
+add("list", "es", "ops_by_status", ["68", "unsupported", "2.14.3.1"], "supported-operators",
+    ["pasame la lista de ops sin soporte en neuron 2.14.3.1", "pásame las ops que no andan en neuron 2.14.3.1"])
+add("list", "es", "ops_by_status", ["595", "0.2.0", "unsupported"], TPU_PROBE,
+    ["que operadores no estan soportados en tpu 0.2.0", "cuales operadores no tienen soporte en tpu 0.2.0"])
+add("list", "es", "diff", ["0.1.1 → 0.2.0", "**166** kernels ganados", "**2** perdidos"], TPU_PROBE,
+    ["que cambio entre tpu 0.1.1 y tpu 0.2.0?", "que cambió de tpu 0.1.1 a 0.2.0"])
+add("cost", "es", "cost", [_cost_es("6", "2000"), "deja fuera"], COST,
+    ["cuánto sale el millón de tokens a 6 dolares la hora y 2000 tokens/s",
+     "cuanto me sale el millon de tokens si pago 6 usd la hora y saco 2000 tokens/s",
+     "che, cuanto sale 1M de tokens a 6 dólares por hora con 2000 tok/s?",
+     "oiga, ¿cuánto le costaría el millón de tokens a 6 USD la hora y 2000 tokens por segundo?"])
+add("cost", "es", "cost", [_cost_es("4", "1500", "EUR")], COST, ["cuanto cuesta el millon de tokens a 4 euros la hora y 1500 tokens/seg"])
+add("cost", "es", "cost", [_cost_es("12", "3000")], COST, ["precio x millon de tokens, 12 usd/h, 3000 tok/s"])
+add("cost", "es", "cost", [_cost_es("2", "900", "GBP")], COST, ["a 2 libras la hora y 900 tokens por segundo cuanto sale el millon?"])
+add("cost", "es", "cost", [_cost_es("1.25", "500"), "30 USD por día = 1,25 USD la hora"], COST,
+    ["costo del millon de tokens con 30 dolares al dia y 500 tokens/s"])
+add("cost", "es", "cost", [_cost_es("48", "12000")], COST, ["sale caro el millon de tokens a 48 usd la hora con 12000 tokens/s?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "Lo que termina con Neuron 2.34 (4)"], SDK234,
+    ["qué trae la 2.34", "que trae neuron 2.34?", "que hay de nuevo en neuron 2.34", "contame que trae la 2.34 de neuron"])
+add("support", "es", "release", ["**neuron-sdk 2.34.0** (publicada el 2026-11-30)"], SDK234, ["cuando salio neuron 2.34?"])
+add("support", "es", "release", ["**2.14.3.1**", "torchneuron"], "torchao-neuron.html",
+    ["cual es la ultima version de torchneuron?"])
+add("support", "es", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234, ["que version de python soporta neuron 2.34?"])
+add("support", "es", "support", ["**No**", "Trn1", "“the 2.33 support matrix covers Trn2 and Trn3 only”"], TORCHNEURON,
+    ["torchneuron anda en trn1?", "se puede usar torchneuron en una trn1?"])
+add("policy", "es", "policy", ["“cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
+    ["qué pasa si a neuron le falta un op", "que pasa si a neuron le falta un operador en modo eager",
+     "y si no hay kernel en neuron?", "si un op no esta soportado en trn2 cae a cpu o da error?",
+     "neuron avisa cuando un op cae a cpu?"])
+add("policy", "es", "policy", ["“compile error” (error de compilación)", "torch.compile"], NEURON_POLICY,
+    ["que modo de fallback tiene neuron en compile?", "en modo compile, neuron hace fallback o falla?",
+     "en torch.compile, ¿neuron hace fallback a cpu o falla?"])
+add("op", "es", "op", ["aten::sort", "fallback en aten::sort.values_stable"], SNAPSHOT, ["funcoina aten::sort en neuorn?"])
+add("op", "es", "op", ["**Sí**", "sus 3 ops se ejecutan en el dispositivo"], SNAPSHOT, ["nn.Linear anda en neuron?"])
+add("op", "es", "op", ["**No cae a la CPU**", "ninguno de sus 14 ops hace fallback"], SNAPSHOT,
+    ["nn.MultiheadAttention se cae a cpu en neuron?"])
+add("list", "es", "ops_by_status", ["1.127 ops que se ejecutan como", "fallback", "2.14.3.1"], SNAPSHOT,
+    ["que operadores se van a cpu en trainium?", "lista las ops que hacen fallback en neuron"])
+add("list", "es", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["¿que ops no tiene tpu 0.2.0?"])
+add("list", "es", "ops_by_status", ["**68** ops se ejecutan como unsupported en neuron 2.14.3.1"], "supported-operators",
+    ["cuantas ops no soporta neuron 2.14.3.1"])
+add("policy", "es", "policy", ["“cpu fallback with warning”"], NEURON_POLICY, ["neuron tira error o hace fallback?"])
+add("policy", "es", "policy", ["“cpu fallback if enabled else error”"], TPU_POLICY, ["tpu tira error si falta un op?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30"], SDK234,
+    ["que salio en neuron 2.34", "que novedades hay en la 2.34?"])
+add("cost", "es", "cost", [_cost_es("40", "9000")], COST,
+    ["cuanto sale el millon de tokens en una trn2 a 40 dolares la hora con 9000 tokens/s"])
+add("cost", "es", "cost", [_cost_es("2.5", "600", "EUR")], COST, ["a cuanto sale el millon de tokens con 2,5 € por hora y 600 tok/s"])
+add("cost", "es", "cost", [_cost_es("3", "1200")], COST,
+    ["cuánto cuesta 1 millón de tokens a 1.200 tokens por segundo y 3 usd la hora"])
+add("platform_eol", "es", "eol", ["2029-10-01", "3.12, 3.13, 3.14"], "devguide.python.org",
+    ["¿hasta cuando hay soporte para python 3.13 en neuron?"])
+add("platform_eol", "es", "eol", ["**Sí**", "3.12, 3.13, 3.14", "2030-10"], "devguide.python.org",
+    ["python 3.14 está soportado en neuron 2.34?"])
+add("model", "es", "model", ["**Sí**", "BERT base uncased"], "", ["el bert anda en tpu?"])
+add("model", "es", "model", ["**En parte**", "ResNet-50", "aten::max\\_pool2d"], "", ["que le falta a resnet-50 en trainium?"])
+add("feature_eol", "es", "eol", ["**No**", "2.34", "2.33.0"], NXDI, ["sigue habiendo soporte de nxd inference en trn2?"])
+add("op", "es", "op", ["**Sí**", "aten::convolution", "su único op"], TPU_PROBE, ["tio, funciona el nn.Conv1d en tpu?"])
+add("op", "es", "op", ["**Sí**", "no op `nonzro`; leído como `nonzero`"], TPU_PROBE, ["el nonzro anda en tpu?"])
+add("list", "es", "ops_by_status", ["0 ops que se ejecutan como", "apagado salvo que se active"], TPU_POLICY,
+    ["dame las ops q caen a cpu en tpu 0.2.0"])
+add("list", "es", "diff", ["2.14.3.0 → 2.14.3.1", "**1** kernels ganados"], SNAPSHOT, ["que cambio en torchneuron 2.14.3.1?"])
+add("cost", "es", "cost", [_cost_es("10", "2500", "EUR")], COST,
+    ["si pago 10 euros/hora y genero 2500 tokens por segundo, cuanto me cuesta el millon?"])
+add("cost", "es", "cost", [_cost_es("3", "800")], COST, ["cuanto saldria procesar un millon de tokens a 3 usd/h con 800 tok/s"])
+add("feature_eol", "es", "eol", ["**No**", "2.29", "2.28.1"], "announce-eos-nxdt", ["el nxd training sigue vivo?"])
+add("feature_eol", "es", "eol", ["mantenimiento", "2.31"], "announce-maintenance-pytorch-xla-inference",
+    ["pytorch/xla para inferencia en inf2 sigue teniendo soporte?"])
+add("platform_eol", "es", "eol", ["**No**", "no 3.11", "2027-10"], "devguide.python.org",
+    ["se sigue soportando python 3.11 en neuron?"])
+add("policy", "es", "policy", ["“cpu fallback with warning”"], NEURON_POLICY,
+    ["que hace neuron si no encuentra kernel para un op?"])
+add("policy", "es", "policy", ["“compile error” (error de compilación)"], NEURON_POLICY,
+    ["que hace torch.compile en neuron si un op no se puede bajar?"])
+add("support", "es", "release", ["**Neuron SDK 2.33.0**", "2026-10-19"], "release-notes/2.33.0.html",
+    ["que novedades trajo neuron 2.33?"])
+add("model", "es", "model", ["**En parte**", "CLIP ViT-B/32", "aten::argmax"], "", ["el clip vit-b/32 va en trainium?"])
+add("model", "es", "model", ["**Sí**", "GPT-2 (124M)"], "", ["gpt2 funciona en tpu?"])
+add("platform_eol", "es", "eol", ["**Terminó con Neuron 2.30**", "Python 3.10"], PY310,
+    ["python 3.10 no tiene soporte en neuron?"])
+add("op", "es", "op", ["aten::nonzero", "native"], TPU_PROBE, ["que hay con nonzero en tpu?"])
+add("policy", "es", "policy", ["“cpu fallback if enabled else error”", "si está activado"], TPU_POLICY,
+    ["y si tpu no tiene kernel para un op?", "que hace torch_tpu si le falta un op", "tpu hace fallback a cpu por defecto?",
+     "la politica de fallback de tpu cual es?"])
+add("platform_eol", "es", "eol", ["**Ya terminó**", "no 3.11", "2027-10"], "devguide.python.org",
+    ["hasta cuándo dan soporte a python 3.11 en neuron?"])
+add("platform_eol", "es", "eol", ["Sin fecha de fin declarada", "2028-10-01", "3.12, 3.13, 3.14"], "devguide.python.org",
+    ["hasta cuando dan soporte a python 3.12 en neuron"])
+add("platform_eol", "es", "eol", ["**Terminó con Neuron 2.30**", "Python 3.10"], PY310,
+    ["cuando deja de soportarse python 3.10 en neuron", "usted sabe si python 3.10 sigue soportado en neuron?"])
+add("platform_eol", "es", "eol", ["**Terminó con Neuron 2.27**", "2025-12-19", "Python 3.9"], PY39,
+    ["cuando termina python 3.9 en neuron"])
+add("platform_eol", "es", "eol", ["Presumiblemente", "Ubuntu 22.04", "2027-05-01"], TORCHNEURON,
+    ["cuando deja de soportarse ubuntu 22.04 en trn2", "ubuntu 22.04 sigue teniendo soporte en neuron?"])
+add("platform_eol", "es", "eol", ["Sin fecha de fin declarada", "2029-04-01", "“supported”"], TORCHNEURON,
+    ["hasta cuando soportan ubuntu 24.04 en trainium"])
+add("feature_eol", "es", "eol", ["**Hasta Neuron 2.29.1**", "2.30"], XLA_TRAIN,
+    ["hasta cuando hay soporte de pytorch/xla para entrenamiento en trn1?"])
+add("feature_eol", "es", "eol", ["**No**", "2.30", "2.29.1"], XLA_TRAIN,
+    ["el entrenamiento con pytorch/xla en trn2 sigue soportado?"])
+add("feature_eol", "es", "eol", ["mantenimiento", "Inf2"], NXDI,
+    ["se acaba el soporte de nxd inference en inf2?"])
+add("feature_eol", "es", "eol", ["**Hasta Neuron 2.33.0**", "2.34"], NXDI, ["hasta cuándo dura nxd inference en trn2?"])
+add("feature_eol", "es", "eol", ["**Ya terminó**", "2.34", "2.33.0"], XLA_INF_TRN,
+    ["cuando termina pytorch/xla inference en trn2", "cuando se deja de soportar pytorch/xla en trn3?"])
+add("feature_eol", "es", "eol", ["**Terminó con Neuron 2.29**", "PyTorch 2.7"], "components/pytorch.html",
+    ["fin de soporte de pytorch 2.7 en neuron"])
+add("feature_eol", "es", "eol", ["2026-05-21", "JAX 0.7"], JAX07, ["jax 0.7 hasta cuando tiene soporte?"])
+add("model", "es", "model", ["**Sin datos**", "Mixtral 8x7B", "transformers::grouped\\_mm\\_fallback"], "",
+    ["mixtral anda en trainium?", "che, mixtral corre en trn2?"])
+add("model", "es", "model", ["**Sí**", "Llama 3.1 8B", "los 35 ops"], "", ["llama 3.1 8b funciona en tpu?"])
+add("model", "es", "model", ["**Sí**", "Qwen3 8B"], "", ["se puede correr qwen3 8b en tpu?"])
+add("model", "es", "model", ["**Presumiblemente no cae a la CPU**", "Whisper large-v3"], "",
+    ["whisper large v3 cae a cpu en neuron?"])
+add("model", "es", "model", ["**En parte**", "ResNet-50", "3 ops en la CPU del host", "0.68% de los FLOPs"], "",
+    ["resnet-50 va bien en trainium?", "resnet 50 anda en trn2?"])
+add("model", "es", "model", ["**En parte**", "T5 base", "aten::min.other"], "", ["el t5 corre en neuron?"])
+add("model", "es", "model", ["**En parte**", "Stable Diffusion 1.5 UNet", "aten::group\\_norm"], "",
+    ["stable diffusion 1.5 funciona en trn2?"])
+add("model", "es", "model", ["**No cae a la CPU**", "EfficientNet-B0"], "", ["efficientnet b0 en tpu, hay fallback?"])
+add("model", "es", "model", ["32 de 47 modelos de la galería se ejecutan enteros en el dispositivo"], "",
+    ["que modelos corren en neuron?", "q modelos andan en trainium"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
