@@ -17,7 +17,7 @@ import urllib.parse
 from typing import Any
 
 from kb import __version__, paths
-from kb.store import dbfile
+from kb.store import dbfile, incremental
 from kb.store.catalog import read_catalog, shipped_catalogs
 from kb.store.dbfile import (
     data_fingerprint,
@@ -75,22 +75,34 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
         load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
+    digest, digests = incremental.file_digests()
+    files = incremental.new_map(stamp)  # what each file wrote, for the next refresh (kb.store.incremental)
     indexes = support.without_indexes(raw, "observation")  # made again once, after the bulk insert
+    incremental.watch_shared(raw)
     for path in record_files():
+        rel = incremental.relpath(path)
+        before = incremental.max_ids(raw)
         try:
-            added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
+            records = read_report(path)
+            added += write_records(raw, records, ingested_at=stamp, origin="shipped").added
         except IngestError:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
+        files["files"][rel] = incremental.entry(raw, records, before, digests.get(rel, ""))
+        incremental.mark_shared(files["files"], rel, incremental.updated(raw))
+    incremental.unwatch(raw)
+    for rel, sha in digests.items():
+        files["files"].setdefault(rel, {"sha256": sha})
     for sql in indexes:
         raw.execute(sql)
     verdicts = support.rebuild(raw)
     dropped = gallery.load(raw).get("gallery_dropped_sources")  # data/gallery: tables of its own
     if dropped:  # s30b (#30): one notice for config sources that are not http(s) URLs
         _notice(f"data/gallery: {dropped} config source{'s' if dropped != 1 else ''} not an http(s) URL, dropped")
-    _set_meta(raw, data_fingerprint=data_fingerprint(), data_digest=dbfile.data_digest(), built_at=stamp,
-              kb_version=__version__, data_fingerprints_seen="[]")  # seen: other installs of this data
+    _set_meta(raw, data_fingerprint=data_fingerprint(), data_digest=digest, built_at=stamp,
+              kb_version=__version__, data_fingerprints_seen="[]",  # seen: other installs of this data
+              **{incremental.MAP_KEY: json.dumps(files, sort_keys=True)})
     return {"records": added, "verdicts": verdicts}
 
 
@@ -290,6 +302,11 @@ def ensure_built(path: str) -> dict[str, Any]:
             _notice(f"building the KB from shipped data at {path} (first use)...")
         return build(path)
     _notice(f"refreshing the shipped data in {path}...")
-    if not holds_local_rows(path):  # nothing to keep: a fresh file is made faster than rows replaced in place
-        return install_prebuilt(path) or build(path)
-    return refresh(path)
+    if not holds_local_rows(path):  # nothing to keep: the wheel's KB, if it is of this data, is a copy
+        done = install_prebuilt(path)
+        if done is not None:
+            return done
+        # a few record files changed: redone in place; else a fresh file is made faster than
+        # every row replaced in place
+        return incremental.refresh(path) or build(path)
+    return incremental.refresh(path) or refresh(path)

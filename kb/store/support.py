@@ -250,14 +250,37 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
   ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
  AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
 """
+# In a stable order that insertion does not decide (tie-breaks in reduce_source and choose
+# take the first row): source group, then the fact's fingerprint. An incremental refresh
+# inserts a changed file's rows after the others, and must still pick what a build picks.
+CURRENT_ORDER = ("\nORDER BY o.source_name, o.target, o.release_id, o.mode, COALESCE(o.probe_run_id, ''), "
+                 "o.fingerprint")
+# The same, on the (op, target) pairs of temp table `_kb_load` only (kb.store.support.set_scope).
+SCOPED_CURRENT_SQL = """
+SELECT o.*, r.version AS backend_version FROM temp._kb_load x
+JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
+JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') AS run, MAX(ingested_at) AS at
+      FROM observation WHERE (source_name, target, release_id, mode, COALESCE(probe_run_id, '')) IN
+        (SELECT o2.source_name, o2.target, o2.release_id, o2.mode, COALESCE(o2.probe_run_id, '')
+           FROM temp._kb_load x2 JOIN observation o2 ON o2.op = x2.op AND o2.target = x2.target)
+      GROUP BY source_name, target, release_id, mode, run) latest
+  ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
+ AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
+"""
 _SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
                     "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
                     "disagreement", "basis", "effective_status", "effective_via", "report")
 _JSON = ("dtypes", "conditions", "sources", "effective_via", "report")
 
 
-def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
-    cursor = raw.execute(CURRENT_OBSERVATIONS_SQL)
+def current_observations(raw: sqlite3.Connection, scoped: bool = False) -> list[dict[str, Any]]:
+    """Each source's current rows; `scoped`: only those on the (op, target) pairs of temp
+    table `_kb_load` (set_scope), while which batch of a source is current still counts all
+    of the source's rows."""
+    sql = CURRENT_OBSERVATIONS_SQL
+    if scoped:
+        sql = SCOPED_CURRENT_SQL
+    cursor = raw.execute(sql + CURRENT_ORDER)
     names = [d[0] for d in cursor.description]
     rows = []
     for values in cursor:
@@ -305,16 +328,86 @@ def clear(raw: sqlite3.Connection) -> None:
     raw.execute("DELETE FROM support_stored")
 
 
-def rebuild(raw: sqlite3.Connection) -> int:
-    """Replace every Support row with verdicts derived from the current evidence; returns
-    how many verdicts the `support` view shows.
+def scope_ops(pairs: Iterable[tuple[str, str]], catalog: Iterable[str]) -> set[tuple[str, str]]:
+    """The verdicts (op, target) that evidence on `pairs` decides: each op's own, and for a
+    family row (an op named without overload, `aten::add`) every overload it stands for."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for name in catalog:
+        members[name.partition(".")[0]].append(name)
+    out = set()
+    for op, target in pairs:
+        out.add((op, target))
+        if "." not in op:
+            out.update((member, target) for member in members.get(op, ()))
+    return out
+
+
+def set_scope(raw: sqlite3.Connection, scope: set[tuple[str, str]]) -> None:
+    """Temp tables for a scoped rebuild: `_kb_scope`, the verdicts to redo (scope_ops), and
+    `_kb_load`, the evidence they rest on (their own op and their family's)."""
+    for table in ("_kb_scope", "_kb_load"):
+        raw.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (op TEXT NOT NULL, target TEXT NOT NULL, "
+                    "PRIMARY KEY (op, target)) WITHOUT ROWID")
+        raw.execute(f"DELETE FROM temp.{table}")
+    raw.executemany("INSERT INTO temp._kb_scope VALUES (?, ?)", sorted(scope))
+    load = scope | {(op.partition(".")[0], target) for op, target in scope}
+    raw.executemany("INSERT INTO temp._kb_load VALUES (?, ?)", sorted(load))
+
+
+def clear_scope(raw: sqlite3.Connection) -> None:
+    """Delete the verdicts in `_kb_scope` (set_scope), presumed ones first. Every presumed
+    verdict points at a stored one of the same op and target, so none is left dangling."""
+    ids = ("SELECT s.id FROM temp._kb_scope x JOIN support_stored s ON s.op = x.op AND s.target = x.target")
+    raw.execute(f"DELETE FROM support_presumed WHERE from_id IN ({ids})")
+    raw.execute(f"DELETE FROM support_stored WHERE id IN ({ids})")
+
+
+def basis_stats_of(raw: sqlite3.Connection) -> dict[str, list]:
+    """basis_stats counted from the stored tables (a presumed verdict is a support_presumed row;
+    its `presumed_from` the version of the verdict it carries): the same whether every verdict
+    or only some were just derived. Ties for the commonest source version go to the newest."""
+    stats: dict[str, list] = {}
+    for target, release_id, count in raw.execute(
+            "SELECT target, release_id, count(*) FROM support_stored GROUP BY target, release_id"):
+        stats[f"{target}\t{release_id}"] = [count, 0, None]
+    best_from: dict[str, tuple] = {}
+    for target, release_id, version, count in raw.execute(
+            "SELECT s.target, p.release_id, r.version, count(*) FROM support_presumed p "
+            "JOIN support_stored s ON s.id = p.from_id JOIN release r ON r.id = s.release_id "
+            "GROUP BY s.target, p.release_id, r.version"):
+        key = f"{target}\t{release_id}"
+        entry = stats.setdefault(key, [0, 0, None])
+        entry[0] += count
+        entry[1] += count
+        rank = (count, version_key(version), version)
+        if key not in best_from or rank > best_from[key]:
+            best_from[key] = rank
+            entry[2] = version
+    return stats
+
+
+def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = None) -> int:
+    """Replace Support rows with verdicts derived from the current evidence; returns how many
+    verdicts the `support` view shows (all of them, or those `pairs` rederived).
+
+    `pairs` ((op, target)): rederive only the verdicts evidence on those pairs decides (an
+    incremental refresh, kb.store.incremental, passes the pairs of the rows it deleted and
+    wrote). A verdict rests only on evidence of its own op and target and of its op's family
+    row (scope_ops), and presumed verdicts carry one op along one target's versions, so the
+    rest stays as derived. The new stored rows take ids after the others'.
 
     Runs on the DB-API connection inside the caller's transaction: at tens of thousands
     of rows the ORM's per-row work costs seconds that a KB build cannot afford. A presumed
     verdict is stored as a reference to the verdict it carries (schema 7, `support_presumed`);
     the `support` view writes it out as a whole row when read."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
-    rows = derive(expand_families(current_observations(raw), catalog))
+    if pairs is None:
+        rows = derive(expand_families(current_observations(raw), catalog))
+    else:
+        scope = scope_ops(pairs, catalog)
+        set_scope(raw, scope)
+        evidence = expand_families(current_observations(raw, scoped=True), catalog)
+        rows = derive(obs for obs in evidence if (obs["op"], obs["target"]) in scope)
     # a release only an unpreferred local report names gets no verdicts presumed for it
     releases = {rid: (product, version) for rid, product, version, report
                 in raw.execute("SELECT id, product, version, report FROM release")
@@ -322,24 +415,29 @@ def rebuild(raw: sqlite3.Connection) -> int:
     products = dict(raw.execute("SELECT name, product FROM target"))
     presumed = carry_forward(rows, releases, products)
     rows = [row for row in rows if not row.get("_displaced")]
-    raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
-                (json.dumps(basis_stats(rows + presumed), sort_keys=True),))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
                 (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
-    clear(raw)
+    first = 1
+    if pairs is None:
+        clear(raw)
+    else:
+        clear_scope(raw)
+        first = raw.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM support_stored").fetchone()[0]
     # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
     # a few neighbouring pages instead of one page per verdict across the whole table.
     order = itemgetter("op", "target", "release_id", "mode")
     rows.sort(key=order)
     presumed.sort(key=order)
-    ids = {id(row): number for number, row in enumerate(rows, 1)}
-    indexes = without_indexes(raw, "support_stored") + without_indexes(raw, "support_presumed")
+    ids = {id(row): number for number, row in enumerate(rows, first)}
+    # a few rows rederived: keeping the indexes beats making them again over every row
+    indexes = (without_indexes(raw, "support_stored") + without_indexes(raw, "support_presumed")
+               if pairs is None else [])
     marks = ", ".join("?" * (len(_SUPPORT_COLUMNS) + 1))
     raw.executemany(
         f"INSERT INTO support_stored (id, {', '.join(_SUPPORT_COLUMNS)}) VALUES ({marks})",
         ([number] + [_json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c]
                      for c in _SUPPORT_COLUMNS]
-         for texts in [{}] for number, row in enumerate(rows, 1)),
+         for texts in [{}] for number, row in enumerate(rows, first)),
     )
     raw.executemany(
         "INSERT INTO support_presumed (release_id, from_id, sources, disagreement) VALUES (?, ?, ?, ?)",
@@ -349,4 +447,6 @@ def rebuild(raw: sqlite3.Connection) -> int:
     )
     for sql in indexes:
         raw.execute(sql)
+    raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
+                (json.dumps(basis_stats_of(raw), sort_keys=True),))
     return len(rows) + len(presumed)

@@ -1,0 +1,447 @@
+"""Refreshing the shipped part of a KB after a `git pull` that changed a few record files,
+in a fraction of a full rebuild's time, to exactly what a full rebuild makes.
+
+Every build remembers, per file of data/, its sha256 and which rows it wrote (kbmeta
+`data_files`, JSON: id ranges per table, its probe runs, the releases it created and a
+digest of what it says about releases). A refresh then compares digests and, when only
+record files changed (edited, added or removed), in one transaction: deletes the old
+version's rows, writes the new version's (stamped with the build's `ingested_at`, so a
+source spread over several files stays one batch) and rederives the verdicts of the
+(op family, target) pairs whose evidence changed, old rows and new
+(kb.store.support.rebuild(raw, pairs)). A change to a file the build does not read
+(data/datasette, replay, fixits, functions, modules) only records the new digests.
+
+Anything else is a full rebuild (`plan` returns None, or the transaction falls back and
+rolls back before anything is kept): targets.csv, the op catalog (data/ops), the doc rules
+(data/rules, which expand over every release), data/gallery, an unknown file; a file
+whose release statements or mentions changed, an added file that names a release made
+by a later file (or none yet), a removed file that made a release (the release registry is
+filled in file order and never loses a row); rows one file shares with another (the same
+fact twice, stored once); another kb version or a KB without the map; and a KB whose local
+rows could interact with shipped ones: local scrapes (`kb ingest --all`, which rewrites
+shipped releases and batches), or a local observation in the same source batch as shipped
+ones. Local probes and ingested report files are kept as the full refresh keeps them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from typing import Any
+
+from kb import __version__, paths
+from kb.store import records as rec
+
+MAP_KEY = "data_files"
+MAP_VERSION = 1
+ROW_TABLES = ("observation", "limitation", "caveat", "supportwindow")  # rows a record file writes, by id
+# Folders of data/ that the build never reads (read at run time by other rooms).
+UNREAD_FOLDERS = ("datasette", "replay", "fixits", "functions", "modules")
+FULL_FOLDERS = ("ops", "gallery", "rules")  # read as a whole by the build: a change rebuilds
+
+
+class Fallback(Exception):
+    """The incremental refresh cannot promise a full rebuild's result: roll back, rebuild."""
+
+
+def file_digests(data_dir: str | None = None) -> tuple[str, dict[str, str]]:
+    """kb.store.dbfile.data_digest (the same walk, the same bytes) and each file's own
+    sha256, keyed by its path under data/ with `/`, reading every file once."""
+    root = data_dir or paths.data_dir()
+    digest = hashlib.sha256()
+    files: dict[str, str] = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            full = os.path.join(folder, name)
+            rel = os.path.relpath(full, root).replace(os.sep, "/")
+            one = hashlib.sha256()
+            digest.update(rel.encode() + b"\0")
+            with open(full, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+                    one.update(block)
+            digest.update(b"\0")
+            files[rel] = one.hexdigest()
+    return digest.hexdigest(), files
+
+
+def relpath(path: str) -> str:
+    return os.path.relpath(path, paths.data_dir()).replace(os.sep, "/")
+
+
+def kind_of(rel: str, record_rels: set[str]) -> str:
+    """records (refreshed file by file), unread (no row of the KB comes from it), full."""
+    top = rel.split("/", 1)[0]
+    if rel in record_rels and top not in FULL_FOLDERS:
+        return "records"
+    if "/" in rel and top in UNREAD_FOLDERS:
+        return "unread"
+    return "full"
+
+
+def _prov(prov: rec.Provenance | None) -> list | None:
+    return None if prov is None else [prov.source_kind, prov.source_name, prov.source_url, prov.retrieved_at]
+
+
+def release_statement(records: list[rec.Record]) -> tuple[str, bool]:
+    """A digest of everything a file's records do to the release registry, in the writer's
+    order (probe runs, release records, the rest): each release's first mention with its
+    provenance (which a release row made by a mention takes) and every release record whole;
+    and whether it holds release records. Equal digests: the file leaves the registry as it was."""
+    order = {rec.ProbeRun: 0, rec.Release: 1, rec.DocRule: 3}
+    events: list[Any] = []
+    seen: set[tuple[str, str]] = set()
+    has_release = False
+    for record in sorted(records, key=lambda r: order.get(type(r), 2)):
+        if isinstance(record, rec.Release):
+            has_release = True
+            events.append(["release", rec.to_dict(record)])
+            key = ("product:" + record.product, record.version)
+            prov: list | None = _prov(record.provenance)
+        elif isinstance(record, rec.ProbeRun):
+            key, prov = (record.target, record.backend_version), [record.kind, record.run_id]
+        elif isinstance(record, rec.OpStatus):
+            key, prov = (record.target, record.backend_version), _prov(record.provenance)
+        elif isinstance(record, rec.Limitation):
+            key, prov = ("product:" + record.product, record.version), _prov(record.provenance)
+        else:
+            continue
+        if key not in seen:
+            seen.add(key)
+            events.append(["mention", *key, prov])
+    text = json.dumps(events, sort_keys=True, default=str).encode()
+    return hashlib.sha256(text).hexdigest(), has_release
+
+
+def _ranges(ids: list[int]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for i in sorted(ids):
+        if out and out[-1][1] == i - 1:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return out
+
+
+def max_ids(raw: sqlite3.Connection) -> dict[str, int]:
+    return {table: raw.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
+            for table in (*ROW_TABLES, "release")}
+
+
+def watch_shared(raw: sqlite3.Connection) -> None:
+    """Temp triggers noting every shipped row a write updates instead of inserting: the same
+    fact in two files is one row, which neither file may then delete alone."""
+    raw.execute("CREATE TEMP TABLE IF NOT EXISTS _kb_updated (tbl TEXT NOT NULL, id TEXT NOT NULL)")
+    raw.execute("DELETE FROM temp._kb_updated")
+    for table in (*ROW_TABLES, "proberun"):
+        key = "run_id" if table == "proberun" else "id"
+        raw.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS _kb_updated_{table} AFTER UPDATE ON main.{table} "
+                    f"BEGIN INSERT INTO _kb_updated VALUES ('{table}', NEW.{key}); END")
+
+
+def unwatch(raw: sqlite3.Connection) -> None:
+    for table in (*ROW_TABLES, "proberun"):
+        raw.execute(f"DROP TRIGGER IF EXISTS temp._kb_updated_{table}")
+
+
+def updated(raw: sqlite3.Connection) -> list[tuple[str, str]]:
+    found = raw.execute("SELECT tbl, id FROM temp._kb_updated").fetchall()
+    raw.execute("DELETE FROM temp._kb_updated")
+    return found
+
+
+def entry(raw: sqlite3.Connection, records: list[rec.Record], before: dict[str, int], sha: str) -> dict[str, Any]:
+    """What one record file wrote: the ids past `before` (max_ids), its runs, its releases."""
+    after = max_ids(raw)
+    statement, has_release = release_statement(records)
+    return {
+        "sha256": sha,
+        "rows": {table: [[before[table] + 1, after[table]]] for table in ROW_TABLES if after[table] > before[table]},
+        "runs": sorted({r.run_id for r in records if isinstance(r, rec.ProbeRun)}),
+        "creates": list(range(before["release"] + 1, after["release"] + 1)),
+        "releases": statement,
+        "has_release": has_release,
+    }
+
+
+def mark_shared(files: dict[str, dict[str, Any]], current: str, found: list[tuple[str, str]]) -> None:
+    """Rows `current` updated rather than inserted: both it and the file that wrote them are
+    `shared` (a change to either is a full rebuild)."""
+    if not found:
+        return
+    files[current]["shared"] = True
+    for table, key in found:
+        for other in files.values():
+            if table == "proberun":
+                hit = key in other.get("runs", ())
+            else:
+                hit = any(lo <= int(key) <= hi for lo, hi in other.get("rows", {}).get(table, ()))
+            if hit:
+                other["shared"] = True
+
+
+def new_map(stamp: str) -> dict[str, Any]:
+    return {"version": MAP_VERSION, "kb_version": __version__, "stamp": stamp, "files": {}}
+
+
+def _local_rows_interfere(raw: sqlite3.Connection, stamp: str) -> bool:
+    """True when rows made on this machine could come out otherwise than under a full
+    refresh, which restamps every shipped row: local scrapes, a shipped row a later ingest
+    stated again (its stamp or report moved), or a local observation in a shipped source's
+    batch (source, target, release, mode, run)."""
+    if raw.execute("SELECT 1 FROM ingestrun WHERE origin = 'local' LIMIT 1").fetchone():
+        return True
+    for table in ROW_TABLES:
+        if raw.execute(f"SELECT 1 FROM {table} WHERE origin = 'shipped' AND (ingested_at <> ? OR report IS NOT NULL) "
+                       "LIMIT 1", (stamp,)).fetchone():
+            return True
+    for table in ROW_TABLES[1:]:
+        if raw.execute(f"SELECT 1 FROM {table} l WHERE l.origin <> 'shipped' AND l.source_name IN "
+                       f"(SELECT source_name FROM {table} WHERE origin = 'shipped') LIMIT 1").fetchone():
+            return True
+    if not raw.execute("SELECT 1 FROM observation WHERE origin <> 'shipped' LIMIT 1").fetchone():
+        return False
+    return raw.execute(
+        "SELECT 1 FROM observation GROUP BY source_name, target, release_id, mode, COALESCE(probe_run_id, '') "
+        "HAVING MAX(origin = 'shipped') = 1 AND MAX(origin <> 'shipped') = 1 LIMIT 1").fetchone() is not None
+
+
+def plan(stored: dict[str, Any] | None, digests: dict[str, str], record_rels: list[str]) -> dict[str, Any] | None:
+    """The files to redo (changed, added, removed record files) or None: a full rebuild."""
+    if not stored or stored.get("version") != MAP_VERSION or stored.get("kb_version") != __version__:
+        return None
+    old = stored.get("files") or {}
+    rels = set(record_rels)
+    changed = sorted(rel for rel in digests.keys() & old.keys() if digests[rel] != old[rel].get("sha256"))
+    added = sorted(digests.keys() - old.keys())
+    removed = sorted(old.keys() - digests.keys())
+    for rel in changed + added + removed:
+        if kind_of(rel, rels) == "full" or (rel in old and "rows" not in old[rel] and kind_of(rel, rels) != "unread"):
+            return None
+    redo = [rel for rel in changed + added + removed if kind_of(rel, rels) == "records"]
+    if any(old.get(rel, {}).get("shared") for rel in redo):
+        return None
+    return {"changed": changed, "added": added, "removed": removed, "redo": redo}
+
+
+def _check_releases(stored_files: dict[str, Any], rel: str, new: dict[str, Any] | None,
+                    order: list[str], known: set[int]) -> None:
+    """Raise Fallback unless the file's new version leaves the release registry as it was."""
+    old = stored_files.get(rel)
+    if old is not None and new is not None:
+        if old["releases"] != new["releases"]:
+            raise Fallback(f"{rel}: what it says about releases changed")
+        return
+    if old is not None:  # removed
+        if old["creates"] or old["has_release"]:
+            raise Fallback(f"{rel}: it made or stated releases")
+        return
+    assert new is not None  # added: every release it names exists, made by a file before it
+    if new["has_release"]:
+        raise Fallback(f"{rel}: it states releases")
+    position = order.index(rel)
+    makers = {rid: other for other, item in stored_files.items() for rid in item.get("creates", ())}
+    for rid in new["mentions"]:
+        maker = makers.get(rid)
+        if rid not in known or maker is None or maker not in order or order.index(maker) > position:
+            raise Fallback(f"{rel}: it names a release no earlier file made")
+
+
+def _rows_of(item: dict[str, Any], table: str) -> list[list[int]]:
+    return item.get("rows", {}).get(table, [])
+
+
+def _columns(raw: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in raw.execute(f"PRAGMA table_info({table})") if row[1] not in ("id", "fingerprint")]
+
+
+def _ids(ranges: list[list[int]]) -> list[int]:
+    return [i for lo, hi in ranges for i in range(lo, hi + 1)]
+
+
+def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any], digests: dict[str, str],
+          record_paths: list[str]) -> dict[str, int]:
+    """Redo the planned record files inside the caller's transaction; Fallback when a full
+    rebuild is needed after all (the caller rolls back).
+
+    A file's old rows are set aside (their fingerprints marked), its new version written
+    beside them, and each new row identical to an old one dropped for the old one, which
+    keeps its id: the verdicts pointing at it stay valid, and only the pairs of the rows
+    that really went or came are rederived (a file rewritten with one fact changed costs
+    one op's verdicts)."""
+    from kb.store import queries, support
+    from kb.store.writer import IngestError, read_report, write_records
+
+    stamp = stored["stamp"]
+    if _local_rows_interfere(raw, stamp):
+        raise Fallback("local rows share shipped sources")
+    old_files = stored.get("files") or {}
+    files = {rel: dict(item) for rel, item in old_files.items()}
+    by_rel = {relpath(p): p for p in record_paths}
+    order = [relpath(p) for p in record_paths]
+    redo = set(work["redo"])
+    parsed: dict[str, list[rec.Record]] = {}
+    for rel in order:
+        if rel in redo:
+            try:
+                parsed[rel] = read_report(by_rel[rel])
+            except IngestError:
+                raise
+            except ValueError as exc:
+                raise IngestError(f"{by_rel[rel]}: {exc}") from None
+    old_ids = {table: {rel: _ids(_rows_of(files[rel], table)) for rel in redo if rel in files} for table in ROW_TABLES}
+    raw.execute("CREATE TEMP TABLE IF NOT EXISTS _kb_old (tbl TEXT NOT NULL, id INTEGER NOT NULL, "
+                "PRIMARY KEY (tbl, id)) WITHOUT ROWID")
+    raw.execute("DELETE FROM temp._kb_old")
+    for table in ROW_TABLES:
+        raw.executemany("INSERT OR IGNORE INTO temp._kb_old VALUES (?, ?)",
+                        [(table, i) for ids in old_ids[table].values() for i in ids])
+        raw.execute(f"UPDATE {table} SET fingerprint = '~' || fingerprint WHERE origin = 'shipped' "
+                    f"AND id IN (SELECT id FROM temp._kb_old WHERE tbl = '{table}')")
+    runs = [run for rel in redo if rel in files for run in files[rel].get("runs", ())]
+    raw.executemany("DELETE FROM proberun WHERE origin = 'shipped' AND run_id = ?", [(run,) for run in runs])
+    known = {rid for (rid,) in raw.execute("SELECT id FROM release")}
+    for rel in redo - parsed.keys():  # removed
+        _check_releases(old_files, rel, None, order, known)
+        files.pop(rel, None)
+    first_new = max_ids(raw)
+    watch_shared(raw)
+    try:
+        added = 0
+        for rel in order:
+            if rel not in parsed:
+                continue
+            records = parsed[rel]
+            before = max_ids(raw)
+            writer = write_records(raw, records, ingested_at=stamp, origin="shipped")
+            if writer.new_releases:
+                raise Fallback(f"{rel}: names a release the KB does not have ({writer.new_releases[0]})")
+            if updated(raw):
+                raise Fallback(f"{rel}: shares rows with another file")
+            item = entry(raw, records, before, digests[rel])
+            item["mentions"] = sorted(writer.release_ids.values())
+            _check_releases(old_files, rel, item, order, known)
+            del item["mentions"]
+            if rel in files:  # changed: the releases it made are still its own (same statement)
+                item["creates"] = files[rel].get("creates", [])
+            files[rel] = item
+            added += writer.added
+    finally:
+        unwatch(raw)
+    # each new row the same as an old one gives way to it; the other old rows go
+    pairs: set[tuple[str, str]] = set()
+    changed_rows = 0
+    for table in ROW_TABLES:
+        same = " AND ".join(f"n.{c} IS o.{c}" for c in _columns(raw, table))
+        kept = raw.execute(f"SELECT n.id, o.id FROM {table} n JOIN {table} o ON o.fingerprint = '~' || n.fingerprint "
+                           f"WHERE n.id > ? AND {same}", (first_new[table],)).fetchall()
+        new_to_old = dict(kept)
+        if table == "observation":
+            pairs.update((op, target) for i, op, target in raw.execute(
+                "SELECT id, op, target FROM observation WHERE id > ?", (first_new[table],)) if i not in new_to_old)
+            kept_old = set(new_to_old.values())
+            pairs.update((op, target) for i, op, target in raw.execute(
+                "SELECT o.id, o.op, o.target FROM temp._kb_old x JOIN observation o ON o.id = x.id "
+                "WHERE x.tbl = 'observation'") if i not in kept_old)
+        raw.executemany(f"DELETE FROM {table} WHERE id = ?", [(n,) for n in new_to_old])
+        raw.executemany(f"UPDATE {table} SET fingerprint = substr(fingerprint, 2) WHERE id = ?",
+                        [(o,) for o in new_to_old.values()])
+        gone = raw.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM temp._kb_old WHERE tbl = '{table}') "
+                           "AND fingerprint LIKE '~%'").rowcount
+        fresh = raw.execute(f"SELECT count(*) FROM {table} WHERE id > ?", (first_new[table],)).fetchone()[0]
+        changed_rows += gone + fresh
+        # each redone file's rows: the old ones kept, the new ones left
+        for rel in parsed:
+            item = files[rel]
+            written = _ids(item["rows"].get(table, []))
+            mine = [i for i in written if i not in new_to_old] + [new_to_old[i] for i in written if i in new_to_old]
+            if mine:
+                item["rows"][table] = _ranges(mine)
+            else:
+                item["rows"].pop(table, None)
+    verdicts = 0
+    if pairs:
+        verdicts = support.rebuild(raw, pairs)
+    elif changed_rows:
+        raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
+                    (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
+    stored = {**stored, "files": files}
+    raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)", (MAP_KEY, json.dumps(stored, sort_keys=True)))
+    return {"records": added, "rows_changed": changed_rows, "verdicts": verdicts, "files": len(redo),
+            "pairs": len(pairs)}
+
+
+# The references a refresh could break (rows it deletes are pointed at from these).
+DANGLING_SQL = (
+    "SELECT 'support_stored', s.id FROM support_stored s LEFT JOIN observation o ON o.id = s.observation_id "
+    "WHERE o.id IS NULL",
+    "SELECT 'support_presumed', p.id FROM support_presumed p LEFT JOIN support_stored s ON s.id = p.from_id "
+    "WHERE s.id IS NULL",
+    "SELECT 'observation', o.id FROM observation o LEFT JOIN proberun r ON r.run_id = o.probe_run_id "
+    "WHERE o.probe_run_id IS NOT NULL AND r.run_id IS NULL",
+)
+
+
+def check_references(raw: sqlite3.Connection) -> None:
+    """What foreign keys would have refused, checked once over the whole KB: a row pointing
+    at one this refresh deleted means a full rebuild (the transaction is rolled back)."""
+    for sql in DANGLING_SQL:
+        found = raw.execute(sql + " LIMIT 1").fetchone()
+        if found:
+            raise Fallback(f"{found[0]} row {found[1]} would point at a deleted row")
+
+
+def refresh(path: str) -> dict[str, Any] | None:
+    """Refresh the KB at `path` from data/ incrementally, or None (nothing changed) when a
+    full rebuild is needed: the caller then rebuilds. One transaction: a failure leaves the
+    KB as it was."""
+    from kb.store import build, dbfile
+
+    started = time.perf_counter()
+    digest, digests = file_digests()
+    raw = dbfile.open_for_write(path)
+    try:
+        raw.isolation_level = None
+        row = raw.execute("SELECT value FROM kbmeta WHERE key = ?", (MAP_KEY,)).fetchone()
+        try:
+            stored = json.loads(row[0]) if row else None
+        except ValueError:
+            stored = None
+        record_paths = build.record_files()
+        work = plan(stored, digests, [relpath(p) for p in record_paths])
+        if work is None:
+            return None
+        # Foreign keys off for this transaction (set before it begins): with them on, each
+        # deleted observation costs a scan of the verdicts for rows pointing at it (no index
+        # there), seconds for a few hundred rows. The references are checked once, at the end.
+        raw.execute("PRAGMA foreign_keys = OFF")
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            counts = apply(raw, stored, work, digests, record_paths) if work["redo"] else {
+                "records": 0, "verdicts": 0, "files": 0, "pairs": 0}
+            if not work["redo"]:
+                files = {rel: item for rel, item in stored["files"].items() if rel in digests}
+                for rel in digests:
+                    files.setdefault(rel, {})["sha256"] = digests[rel]
+                raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)",
+                            (MAP_KEY, json.dumps({**stored, "files": files}, sort_keys=True)))
+            check_references(raw)
+            build._set_meta(raw, data_fingerprint=dbfile.data_fingerprint(), data_digest=digest,
+                            data_fingerprints_seen="[]")
+            raw.execute("COMMIT")
+        except Fallback:
+            raw.execute("ROLLBACK")
+            return None
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+    finally:
+        raw.close()
+    return {"path": path, **counts, "incremental": True, "seconds": round(time.perf_counter() - started, 3)}
+
