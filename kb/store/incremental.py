@@ -99,22 +99,29 @@ def release_statement(records: list[rec.Record]) -> tuple[str, bool]:
     seen: set[tuple[str, str]] = set()
     has_release = False
     for record in sorted(records, key=lambda r: order.get(type(r), 2)):
-        if isinstance(record, rec.Release):
+        kind = type(record)
+        if kind is rec.OpStatus:  # most records: the release they name is seen already
+            key = (record.target, record.backend_version)
+            if key not in seen:
+                seen.add(key)
+                events.append(["mention", *key, _prov(record.provenance)])
+        elif kind is rec.Release:
             has_release = True
             events.append(["release", rec.to_dict(record)])
             key = ("product:" + record.product, record.version)
-            prov: list | None = _prov(record.provenance)
-        elif isinstance(record, rec.ProbeRun):
-            key, prov = (record.target, record.backend_version), [record.kind, record.run_id]
-        elif isinstance(record, rec.OpStatus):
-            key, prov = (record.target, record.backend_version), _prov(record.provenance)
-        elif isinstance(record, rec.Limitation):
-            key, prov = ("product:" + record.product, record.version), _prov(record.provenance)
-        else:
-            continue
-        if key not in seen:
-            seen.add(key)
-            events.append(["mention", *key, prov])
+            if key not in seen:
+                seen.add(key)
+                events.append(["mention", *key, _prov(record.provenance)])
+        elif kind is rec.ProbeRun:
+            key = (record.target, record.backend_version)
+            if key not in seen:
+                seen.add(key)
+                events.append(["mention", *key, [record.kind, record.run_id]])
+        elif kind is rec.Limitation:
+            key = ("product:" + record.product, record.version)
+            if key not in seen:
+                seen.add(key)
+                events.append(["mention", *key, _prov(record.provenance)])
     text = json.dumps(events, sort_keys=True, default=str).encode()
     return hashlib.sha256(text).hexdigest(), has_release
 
