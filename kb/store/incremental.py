@@ -75,10 +75,11 @@ def relpath(path: str) -> str:
     return os.path.relpath(path, paths.data_dir()).replace(os.sep, "/")
 
 
-def kind_of(rel: str, record_rels: set[str]) -> str:
-    """records (refreshed file by file), unread (no row of the KB comes from it), full."""
+def kind_of(rel: str, record_rels: set[str], old: dict[str, Any] | None = None) -> str:
+    """records (refreshed file by file), unread (no row of the KB comes from it), full.
+    A removed file is what it was (`old`, its entry in the map)."""
     top = rel.split("/", 1)[0]
-    if rel in record_rels and top not in FULL_FOLDERS:
+    if (rel in record_rels or (old is not None and "rows" in old)) and top not in FULL_FOLDERS:
         return "records"
     if "/" in rel and top in UNREAD_FOLDERS:
         return "unread"
@@ -199,11 +200,15 @@ def new_map(stamp: str) -> dict[str, Any]:
 
 def _local_rows_interfere(raw: sqlite3.Connection, stamp: str) -> bool:
     """True when rows made on this machine could come out otherwise than under a full
-    refresh, which restamps every shipped row: local scrapes, a shipped row a later ingest
+    refresh, which restamps every shipped row and states shipped releases again: local
+    scrapes of a shipped source (kb ingest --all), a shipped row a later ingest
     stated again (its stamp or report moved), or a local observation in a shipped source's
     batch (source, target, release, mode, run)."""
-    if raw.execute("SELECT 1 FROM ingestrun WHERE origin = 'local' LIMIT 1").fetchone():
-        return True
+    shipped_sources = " UNION ".join([f"SELECT source_name FROM {table} WHERE origin = 'shipped'" for table in ROW_TABLES]
+                                     + ["SELECT source_name FROM release WHERE report IS NULL"])
+    if raw.execute("SELECT 1 FROM ingestrun WHERE origin = 'local' LIMIT 1").fetchone() and raw.execute(
+            f"SELECT 1 FROM ingestrun WHERE origin = 'local' AND source_name IN ({shipped_sources}) LIMIT 1").fetchone():
+        return True  # a scraper's own ingest (kb ingest --all) of a source the shipped data holds
     for table in ROW_TABLES:
         if raw.execute(f"SELECT 1 FROM {table} WHERE origin = 'shipped' AND (ingested_at <> ? OR report IS NOT NULL) "
                        "LIMIT 1", (stamp,)).fetchone():
@@ -228,10 +233,11 @@ def plan(stored: dict[str, Any] | None, digests: dict[str, str], record_rels: li
     changed = sorted(rel for rel in digests.keys() & old.keys() if digests[rel] != old[rel].get("sha256"))
     added = sorted(digests.keys() - old.keys())
     removed = sorted(old.keys() - digests.keys())
-    for rel in changed + added + removed:
-        if kind_of(rel, rels) == "full" or (rel in old and "rows" not in old[rel] and kind_of(rel, rels) != "unread"):
+    kinds = {rel: kind_of(rel, rels, old.get(rel)) for rel in changed + added + removed}
+    for rel, kind in kinds.items():
+        if kind == "full" or (kind == "records" and rel in old and "rows" not in old[rel]):
             return None
-    redo = [rel for rel in changed + added + removed if kind_of(rel, rels) == "records"]
+    redo = [rel for rel, kind in kinds.items() if kind == "records"]
     if any(old.get(rel, {}).get("shared") for rel in redo):
         return None
     return {"changed": changed, "added": added, "removed": removed, "redo": redo}
