@@ -171,24 +171,6 @@ def effective_of(status: str, winner: dict[str, Any], per_source: dict[str, list
     return None, None
 
 
-def basis_stats(rows: list[dict[str, Any]]) -> dict[str, list]:
-    """Per target × release: [verdicts, presumed verdicts, the version most were presumed
-    from]. Kept in kbmeta so that every view's header can say what its verdicts rest on
-    without counting tens of thousands of rows on each start."""
-    stats: dict[str, list] = {}
-    sources: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for row in rows:
-        key = f"{row['target']}\t{row['release_id']}"
-        entry = stats.setdefault(key, [0, 0, None])
-        entry[0] += 1
-        if row.get("basis") == "presumed":
-            entry[1] += 1
-            sources[key][(row.get("effective_via") or {}).get("presumed_from")] += 1
-    for key, counts in sources.items():
-        stats[key][2] = max(counts, key=counts.get)
-    return stats
-
-
 def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str]],
                   products: dict[str, str]) -> list[dict[str, Any]]:
     """Presumed verdicts: a newer version of a target's product line inherits, op by op,
