@@ -410,41 +410,48 @@ def check_references(raw: sqlite3.Connection) -> None:
             raise Fallback(f"{found[0]} row {found[1]} would point at a deleted row")
 
 
+def _stored_map(raw: sqlite3.Connection) -> dict[str, Any] | None:
+    row = raw.execute("SELECT value FROM kbmeta WHERE key = ?", (MAP_KEY,)).fetchone()
+    try:
+        found = json.loads(row[0]) if row else None
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
 def refresh(path: str) -> dict[str, Any] | None:
     """Refresh the KB at `path` from data/ incrementally, or None (nothing changed) when a
-    full rebuild is needed: the caller then rebuilds. One transaction: a failure leaves the
-    KB as it was."""
+    full rebuild is needed: the caller then rebuilds. One transaction, which reads the map
+    under the write lock (a second kb refreshing at once waits, then finds the work done):
+    a failure leaves the KB as it was."""
     from kb.store import build, dbfile
 
     started = time.perf_counter()
     digest, digests = file_digests()
+    record_paths = build.record_files()
     raw = dbfile.open_for_write(path)
     try:
         raw.isolation_level = None
-        row = raw.execute("SELECT value FROM kbmeta WHERE key = ?", (MAP_KEY,)).fetchone()
-        try:
-            stored = json.loads(row[0]) if row else None
-        except ValueError:
-            stored = None
-        record_paths = build.record_files()
-        work = plan(stored, digests, [relpath(p) for p in record_paths])
-        if work is None:
-            return None
         # Foreign keys off for this transaction (set before it begins): with them on, each
         # deleted observation costs a scan of the verdicts for rows pointing at it (no index
         # there), seconds for a few hundred rows. The references are checked once, at the end.
         raw.execute("PRAGMA foreign_keys = OFF")
         raw.execute("BEGIN IMMEDIATE")
         try:
-            counts = apply(raw, stored, work, digests, record_paths) if work["redo"] else {
-                "records": 0, "verdicts": 0, "files": 0, "pairs": 0}
-            if not work["redo"]:
+            stored = _stored_map(raw)
+            work = plan(stored, digests, [relpath(p) for p in record_paths])
+            if work is None:
+                raise Fallback("a change the incremental refresh does not redo")
+            counts = {"records": 0, "rows_changed": 0, "verdicts": 0, "files": 0, "pairs": 0}
+            if work["redo"]:
+                counts = apply(raw, stored, work, digests, record_paths)
+                check_references(raw)
+            else:  # only files the build does not read (or none, when another kb was first)
                 files = {rel: item for rel, item in stored["files"].items() if rel in digests}
                 for rel in digests:
                     files.setdefault(rel, {})["sha256"] = digests[rel]
                 raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)",
                             (MAP_KEY, json.dumps({**stored, "files": files}, sort_keys=True)))
-            check_references(raw)
             build._set_meta(raw, data_fingerprint=dbfile.data_fingerprint(), data_digest=digest,
                             data_fingerprints_seen="[]")
             raw.execute("COMMIT")
@@ -457,4 +464,3 @@ def refresh(path: str) -> dict[str, Any] | None:
     finally:
         raw.close()
     return {"path": path, **counts, "incremental": True, "seconds": round(time.perf_counter() - started, 3)}
-
