@@ -109,12 +109,28 @@ def expand_families(observations: list[dict[str, Any]], catalog: Iterable[str]) 
     return out
 
 
+def _stable(obs: dict[str, Any]) -> tuple[str, str, str]:
+    return obs["source_name"], obs["probe_run_id"] or "", obs["fingerprint"]
+
+
 def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Support rows from current observations (dicts with Observation's columns)."""
-    by_key: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    """Support rows from current observations (dicts with Observation's columns).
+
+    Each key's rows are taken in an order their content decides (source, run, fingerprint),
+    never the order they were read in: ties in reduce_source and choose go to the first row,
+    and an incremental refresh (kb.store.incremental) stores a changed file's rows after the
+    others, yet must pick what a full build picks."""
+    by_obs: dict[tuple, list] = defaultdict(list)
     for obs in observations:
-        key = (obs["op"], obs["target"], obs["release_id"], obs["mode"])
-        by_key[key][source_id(obs)].append(obs)
+        by_obs[(obs["op"], obs["target"], obs["release_id"], obs["mode"])].append(obs)
+    by_key: dict[tuple, dict[str, list]] = {}
+    for key, found in by_obs.items():
+        if len(found) > 1:
+            found.sort(key=_stable)
+        per: dict[str, list] = defaultdict(list)
+        for obs in found:
+            per[source_id(obs)].append(obs)
+        by_key[key] = per
     rows = []
     for (op, target, release_id, mode), per_source in by_key.items():
         verdicts = [reduce_source(source_rows) for source_rows in per_source.values()]
@@ -232,11 +248,6 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
   ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
  AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
 """
-# In a stable order that insertion does not decide (tie-breaks in reduce_source and choose
-# take the first row): source group, then the fact's fingerprint. An incremental refresh
-# inserts a changed file's rows after the others, and must still pick what a build picks.
-CURRENT_ORDER = ("\nORDER BY o.source_name, o.target, o.release_id, o.mode, COALESCE(o.probe_run_id, ''), "
-                 "o.fingerprint")
 # The same, on the (op, target) pairs of temp table `_kb_load` only (kb.store.support.set_scope).
 SCOPED_CURRENT_SQL = """
 SELECT o.*, r.version AS backend_version FROM temp._kb_load x
@@ -262,7 +273,7 @@ def current_observations(raw: sqlite3.Connection, scoped: bool = False) -> list[
     sql = CURRENT_OBSERVATIONS_SQL
     if scoped:
         sql = SCOPED_CURRENT_SQL
-    cursor = raw.execute(sql + CURRENT_ORDER)
+    cursor = raw.execute(sql)
     names = [d[0] for d in cursor.description]
     rows = []
     for values in cursor:

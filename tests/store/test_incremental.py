@@ -321,3 +321,29 @@ def test_the_shipped_data_refreshed_after_an_edit_equals_its_full_rebuild(tmp_pa
     result = _refresh(kb_path)
     assert result.get("incremental") and 0 < result["pairs"] < 10, result
     assert_same(kb_path, _full(tmp_path))
+
+
+def test_verdicts_do_not_depend_on_the_order_rows_are_read_in(data, isolated_kb):
+    """Ties (same source, same retrieval) go to a row chosen by content, not by insertion
+    order, which the incremental refresh changes."""
+    write_records(data / "scraped" / "ties.jsonl", [
+        op_status("aten::relu", "native", target="tpu", version="0.2.0", name="tie", dtypes=["float32"]),
+        op_status("aten::relu", "fallback", target="tpu", version="0.2.0", name="tie", dtypes=["int64"]),
+        op_status("aten::relu", "native", target="tpu", version="0.2.0", name="tie2"),
+    ])
+    build.build(str(isolated_kb))
+    raw = sqlite3.connect(isolated_kb)
+    observations = support.current_observations(raw)
+    forward = support.derive(observations)
+    backward = support.derive(list(reversed(observations)))
+    key = lambda row: (row["op"], row["target"], row["release_id"], row["mode"])  # noqa: E731
+    assert sorted(forward, key=key) == sorted(backward, key=key)
+
+
+def test_a_second_refresh_of_the_same_change_finds_nothing_to_do(data, isolated_kb, tmp_path):
+    build.build(str(isolated_kb))
+    CHANGES["edit a row"](data)
+    assert incremental.refresh(str(isolated_kb))["pairs"] == 1
+    again = incremental.refresh(str(isolated_kb))  # as a second kb that waited for the lock would
+    assert again["incremental"] and again["pairs"] == 0 and again["files"] == 0
+    assert_same(isolated_kb, _full(tmp_path))
