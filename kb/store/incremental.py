@@ -318,6 +318,9 @@ def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any],
         raw.execute(f"UPDATE {table} SET fingerprint = '~' || fingerprint WHERE origin = 'shipped' "
                     f"AND id IN (SELECT id FROM temp._kb_old WHERE tbl = '{table}')")
     runs = [run for rel in redo if rel in files for run in files[rel].get("runs", ())]
+    raw.execute("CREATE TEMP TABLE IF NOT EXISTS _kb_runs (run_id TEXT PRIMARY KEY) WITHOUT ROWID")
+    raw.execute("DELETE FROM temp._kb_runs")
+    raw.executemany("INSERT OR IGNORE INTO temp._kb_runs VALUES (?)", [(run,) for run in runs])
     raw.executemany("DELETE FROM proberun WHERE origin = 'shipped' AND run_id = ?", [(run,) for run in runs])
     known = {rid for (rid,) in raw.execute("SELECT id FROM release")}
     for rel in redo - parsed.keys():  # removed
@@ -380,7 +383,10 @@ def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any],
                 item["rows"].pop(table, None)
     verdicts = 0
     if pairs:
-        verdicts = support.rebuild(raw, pairs)
+        # a KB of shipped rows only, all of one build's stamp (_local_rows_interfere checked
+        # the stamps): every row is its source's current word, no batch needs finding
+        only_shipped = raw.execute("SELECT 1 FROM observation WHERE origin <> 'shipped' LIMIT 1").fetchone() is None
+        verdicts = support.rebuild(raw, pairs, every_row_current=only_shipped)
     elif changed_rows:
         raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
                     (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
@@ -390,24 +396,20 @@ def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any],
             "pairs": len(pairs)}
 
 
-# The references a refresh could break (rows it deletes are pointed at from these).
-DANGLING_SQL = (
-    "SELECT 'support_stored', s.id FROM support_stored s LEFT JOIN observation o ON o.id = s.observation_id "
-    "WHERE o.id IS NULL",
-    "SELECT 'support_presumed', p.id FROM support_presumed p LEFT JOIN support_stored s ON s.id = p.from_id "
-    "WHERE s.id IS NULL",
-    "SELECT 'observation', o.id FROM observation o LEFT JOIN proberun r ON r.run_id = o.probe_run_id "
-    "WHERE o.probe_run_id IS NOT NULL AND r.run_id IS NULL",
-)
-
-
 def check_references(raw: sqlite3.Connection) -> None:
-    """What foreign keys would have refused, checked once over the whole KB: a row pointing
-    at one this refresh deleted means a full rebuild (the transaction is rolled back)."""
-    for sql in DANGLING_SQL:
-        found = raw.execute(sql + " LIMIT 1").fetchone()
-        if found:
-            raise Fallback(f"{found[0]} row {found[1]} would point at a deleted row")
+    """What foreign keys would have refused, checked once for the rows this refresh deleted
+    (temp table `_kb_old`: observations; `_kb_runs`: probe runs): a verdict or an observation
+    pointing at one means a full rebuild (the transaction is rolled back). Presumed verdicts
+    cannot dangle: kb.store.support.clear_scope deletes them with the verdicts they carry."""
+    gone = ("SELECT x.id FROM temp._kb_old x LEFT JOIN observation o ON o.id = x.id "
+            "WHERE x.tbl = 'observation' AND o.id IS NULL")
+    found = raw.execute(f"SELECT id FROM support_stored WHERE observation_id IN ({gone}) LIMIT 1").fetchone()
+    if found:
+        raise Fallback(f"verdict {found[0]} would point at a deleted observation")
+    found = raw.execute("SELECT o.id FROM temp._kb_runs x JOIN observation o ON o.probe_run_id = x.run_id "
+                        "LEFT JOIN proberun r ON r.run_id = x.run_id WHERE r.run_id IS NULL LIMIT 1").fetchone()
+    if found:
+        raise Fallback(f"observation {found[0]} would point at a deleted probe run")
 
 
 def _stored_map(raw: sqlite3.Connection) -> dict[str, Any] | None:

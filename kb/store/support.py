@@ -248,6 +248,10 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
   ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
  AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
 """
+SCOPED_ALL_SQL = """
+SELECT o.*, r.version AS backend_version FROM temp._kb_load x
+JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
+"""
 # The same, on the (op, target) pairs of temp table `_kb_load` only (kb.store.support.set_scope).
 SCOPED_CURRENT_SQL = """
 SELECT o.*, r.version AS backend_version FROM temp._kb_load x
@@ -266,13 +270,15 @@ _SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "c
 _JSON = ("dtypes", "conditions", "sources", "effective_via", "report")
 
 
-def current_observations(raw: sqlite3.Connection, scoped: bool = False) -> list[dict[str, Any]]:
+def current_observations(raw: sqlite3.Connection, scoped: bool = False, every_row_current: bool = False
+                         ) -> list[dict[str, Any]]:
     """Each source's current rows; `scoped`: only those on the (op, target) pairs of temp
     table `_kb_load` (set_scope), while which batch of a source is current still counts all
-    of the source's rows."""
+    of the source's rows; `every_row_current`: the caller knows each source has one batch
+    (a KB of one build's rows), so none is looked for."""
     sql = CURRENT_OBSERVATIONS_SQL
     if scoped:
-        sql = SCOPED_CURRENT_SQL
+        sql = SCOPED_ALL_SQL if every_row_current else SCOPED_CURRENT_SQL
     cursor = raw.execute(sql)
     names = [d[0] for d in cursor.description]
     rows = []
@@ -355,31 +361,60 @@ def clear_scope(raw: sqlite3.Connection) -> None:
     raw.execute(f"DELETE FROM support_stored WHERE id IN ({ids})")
 
 
-def basis_stats_of(raw: sqlite3.Connection) -> dict[str, list]:
-    """basis_stats counted from the stored tables (a presumed verdict is a support_presumed row;
-    its `presumed_from` the version of the verdict it carries): the same whether every verdict
-    or only some were just derived. Ties for the commonest source version go to the newest."""
-    stats: dict[str, list] = {}
-    for target, release_id, count in raw.execute(
-            "SELECT target, release_id, count(*) FROM support_stored GROUP BY target, release_id"):
-        stats[f"{target}\t{release_id}"] = [count, 0, None]
-    best_from: dict[str, tuple] = {}
-    for target, release_id, version, count in raw.execute(
-            "SELECT s.target, p.release_id, r.version, count(*) FROM support_presumed p "
-            "JOIN support_stored s ON s.id = p.from_id JOIN release r ON r.id = s.release_id "
-            "GROUP BY s.target, p.release_id, r.version"):
-        key = f"{target}\t{release_id}"
+BASIS_COUNTS_KEY = "basis_counts"  # kbmeta: what basis_stats is made of, so a scoped rebuild adjusts it
+
+
+def basis_counts(raw: sqlite3.Connection, scoped: bool = False) -> dict[str, dict]:
+    """The verdicts per target × release: stored ones, and presumed ones by the release they
+    carry a verdict from; `scoped`: only those of the pairs in `_kb_scope` (set_scope)."""
+    join = ("temp._kb_scope x JOIN support_stored s ON s.op = x.op AND s.target = x.target" if scoped
+            else "support_stored s")
+    stored = {f"{t}\t{r}": n for t, r, n in raw.execute(
+        f"SELECT s.target, s.release_id, count(*) FROM {join} GROUP BY s.target, s.release_id")}
+    presumed: dict[str, dict[str, int]] = defaultdict(dict)
+    for t, r, f, n in raw.execute(f"SELECT s.target, p.release_id, s.release_id, count(*) FROM {join} "
+                                  "JOIN support_presumed p ON p.from_id = s.id GROUP BY s.target, p.release_id, "
+                                  "s.release_id"):
+        presumed[f"{t}\t{r}"][str(f)] = n
+    return {"stored": stored, "presumed": dict(presumed)}
+
+
+def _add_counts(total: dict[str, dict], part: dict[str, dict], sign: int) -> None:
+    for key, n in part["stored"].items():
+        left = total["stored"].get(key, 0) + sign * n
+        if left:
+            total["stored"][key] = left
+        else:
+            total["stored"].pop(key, None)
+    for key, by_from in part["presumed"].items():
+        mine = total["presumed"].setdefault(key, {})
+        for source, n in by_from.items():
+            left = mine.get(source, 0) + sign * n
+            if left:
+                mine[source] = left
+            else:
+                mine.pop(source, None)
+        if not mine:
+            del total["presumed"][key]
+
+
+def basis_stats_of(counts: dict[str, dict], versions: dict[int, str]) -> dict[str, list]:
+    """Per target × release (kbmeta `basis_stats`): [verdicts, presumed verdicts, the version
+    most were presumed from], so every view's header can say what its verdicts rest on
+    without counting tens of thousands of rows on each start. Ties for that version go to
+    the newest."""
+    stats: dict[str, list] = {key: [n, 0, None] for key, n in counts["stored"].items()}
+    for key, by_from in counts["presumed"].items():
         entry = stats.setdefault(key, [0, 0, None])
-        entry[0] += count
-        entry[1] += count
-        rank = (count, version_key(version), version)
-        if key not in best_from or rank > best_from[key]:
-            best_from[key] = rank
-            entry[2] = version
+        entry[0] += sum(by_from.values())
+        entry[1] += sum(by_from.values())
+        ranked = [(n, version_key(versions[int(f)]), versions[int(f)]) for f, n in by_from.items()]
+        entry[2] = max(ranked)[2] if ranked else None
     return stats
 
 
-def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = None) -> int:
+def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = None,
+            every_row_current: bool = False) -> int:
     """Replace Support rows with verdicts derived from the current evidence; returns how many
     verdicts the `support` view shows (all of them, or those `pairs` rederived).
 
@@ -387,7 +422,8 @@ def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = N
     incremental refresh, kb.store.incremental, passes the pairs of the rows it deleted and
     wrote). A verdict rests only on evidence of its own op and target and of its op's family
     row (scope_ops), and presumed verdicts carry one op along one target's versions, so the
-    rest stays as derived. The new stored rows take ids after the others'.
+    rest stays as derived. The new stored rows take ids after the others'. `every_row_current`
+    (with `pairs`): see current_observations.
 
     Runs on the DB-API connection inside the caller's transaction: at tens of thousands
     of rows the ORM's per-row work costs seconds that a KB build cannot afford. A presumed
@@ -399,7 +435,8 @@ def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = N
     else:
         scope = scope_ops(pairs, catalog)
         set_scope(raw, scope)
-        evidence = expand_families(current_observations(raw, scoped=True), catalog)
+        evidence = expand_families(current_observations(raw, scoped=True, every_row_current=every_row_current),
+                                   catalog)
         rows = derive(obs for obs in evidence if (obs["op"], obs["target"]) in scope)
     # a release only an unpreferred local report names gets no verdicts presumed for it
     releases = {rid: (product, version) for rid, product, version, report
@@ -411,9 +448,14 @@ def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = N
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
                 (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
     first = 1
+    counts = None
     if pairs is None:
         clear(raw)
     else:
+        found = raw.execute("SELECT value FROM kbmeta WHERE key = ?", (BASIS_COUNTS_KEY,)).fetchone()
+        counts = json.loads(found[0]) if found else None
+        if counts is not None:
+            _add_counts(counts, basis_counts(raw, scoped=True), -1)
         clear_scope(raw)
         first = raw.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM support_stored").fetchone()[0]
     # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
@@ -440,6 +482,12 @@ def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = N
     )
     for sql in indexes:
         raw.execute(sql)
-    raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
-                (json.dumps(basis_stats_of(raw), sort_keys=True),))
+    if counts is None:
+        counts = basis_counts(raw)
+    else:
+        _add_counts(counts, basis_counts(raw, scoped=True), 1)
+    versions = dict(raw.execute("SELECT id, version FROM release"))
+    raw.executemany("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)",
+                    [("basis_stats", json.dumps(basis_stats_of(counts, versions), sort_keys=True)),
+                     (BASIS_COUNTS_KEY, json.dumps(counts, sort_keys=True))])
     return len(rows) + len(presumed)

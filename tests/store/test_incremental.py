@@ -347,3 +347,17 @@ def test_a_second_refresh_of_the_same_change_finds_nothing_to_do(data, isolated_
     again = incremental.refresh(str(isolated_kb))  # as a second kb that waited for the lock would
     assert again["incremental"] and again["pairs"] == 0 and again["files"] == 0
     assert_same(isolated_kb, _full(tmp_path))
+
+
+def test_a_local_row_on_a_removed_probe_run_hands_over_to_the_full_refresh(data, isolated_kb):
+    build.build(str(isolated_kb))
+    conn = sqlite3.connect(isolated_kb)
+    conn.execute("INSERT INTO observation (op, target, release_id, mode, status, source_kind, source_name, "
+                 "probe_run_id, retrieved_at, ingested_at, origin, fingerprint) SELECT 'aten::relu', 'neuron', "
+                 "release_id, 'eager', 'native', 'live_probe', 'mine', run_id, started_at, started_at, 'local', "
+                 "'local-1' FROM proberun WHERE run_id = 'run-1'")
+    conn.commit()
+    conn.close()
+    os.remove(data / "probes" / "static.jsonl")
+    assert incremental.refresh(str(isolated_kb)) is None  # rolled back: that row would dangle
+    assert not db.is_current(str(isolated_kb))
