@@ -215,28 +215,29 @@ def write_prebuilt(out: str) -> dict[str, Any]:
     return result
 
 
-def _prebuilt_matches(prebuilt: str) -> bool:
-    """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now."""
+def _prebuilt_matches(prebuilt: str, digest: str | None = None) -> bool:
+    """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now
+    (`digest`: its data_digest, when the caller has it)."""
     try:
         conn = sqlite3.connect(f"file:{urllib.parse.quote(prebuilt)}?mode=ro", uri=True)
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             app = conn.execute("PRAGMA application_id").fetchone()[0]
-            digest = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_digest'").fetchone()
+            found = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_digest'").fetchone()
         finally:
             conn.close()
     except sqlite3.Error:
         return False
-    return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and digest is not None
-            and digest[0] == dbfile.data_digest())
+    return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and found is not None
+            and found[0] == (digest or dbfile.data_digest()))
 
 
-def install_prebuilt(path: str) -> dict[str, Any] | None:
+def install_prebuilt(path: str, digest: str | None = None) -> dict[str, Any] | None:
     """Copy the wheel's prebuilt KB to `path` when it was built from the data kb reads now
     (then a first use costs a file copy, not a build); None when there is none to use."""
     started = time.perf_counter()
     prebuilt = paths.PREBUILT_KB
-    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt):
+    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt, digest):
         return None
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.building-{os.getpid()}"
@@ -306,11 +307,12 @@ def ensure_built(path: str) -> dict[str, Any]:
             _notice(f"building the KB from shipped data at {path} (first use)...")
         return build(path)
     _notice(f"refreshing the shipped data in {path}...")
+    digests = incremental.file_digests()  # read data/ once for the checks below
     if not holds_local_rows(path):  # nothing to keep: the wheel's KB, if it is of this data, is a copy
-        done = install_prebuilt(path)
+        done = install_prebuilt(path, digests[0])
         if done is not None:
             return done
         # a few record files changed: redone in place; else a fresh file is made faster than
         # every row replaced in place
-        return incremental.refresh(path) or build(path)
-    return incremental.refresh(path) or refresh(path)
+        return incremental.refresh(path, digests) or build(path)
+    return incremental.refresh(path, digests) or refresh(path)

@@ -363,7 +363,7 @@ def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any],
                 "SELECT id, op, target FROM observation WHERE id > ?", (first_new[table],)) if i not in new_to_old)
             kept_old = set(new_to_old.values())
             pairs.update((op, target) for i, op, target in raw.execute(
-                "SELECT o.id, o.op, o.target FROM temp._kb_old x JOIN observation o ON o.id = x.id "
+                "SELECT o.id, o.op, o.target FROM temp._kb_old x CROSS JOIN observation o ON o.id = x.id "
                 "WHERE x.tbl = 'observation'") if i not in kept_old)
         raw.executemany(f"DELETE FROM {table} WHERE id = ?", [(n,) for n in new_to_old])
         raw.executemany(f"UPDATE {table} SET fingerprint = substr(fingerprint, 2) WHERE id = ?",
@@ -421,15 +421,16 @@ def _stored_map(raw: sqlite3.Connection) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def refresh(path: str) -> dict[str, Any] | None:
+def refresh(path: str, digests: tuple[str, dict[str, str]] | None = None) -> dict[str, Any] | None:
     """Refresh the KB at `path` from data/ incrementally, or None (nothing changed) when a
     full rebuild is needed: the caller then rebuilds. One transaction, which reads the map
     under the write lock (a second kb refreshing at once waits, then finds the work done):
-    a failure leaves the KB as it was."""
+    a failure leaves the KB as it was. `digests`: file_digests() of data/ as it is, when the
+    caller has read it already."""
     from kb.store import build, dbfile
 
     started = time.perf_counter()
-    digest, digests = file_digests()
+    digest, digests = digests or file_digests()
     record_paths = build.record_files()
     raw = dbfile.open_for_write(path)
     try:

@@ -250,16 +250,16 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
 """
 SCOPED_ALL_SQL = """
 SELECT o.*, r.version AS backend_version FROM temp._kb_load x
-JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
+CROSS JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
 """
 # The same, on the (op, target) pairs of temp table `_kb_load` only (kb.store.support.set_scope).
 SCOPED_CURRENT_SQL = """
 SELECT o.*, r.version AS backend_version FROM temp._kb_load x
-JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
+CROSS JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
 JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') AS run, MAX(ingested_at) AS at
       FROM observation WHERE (source_name, target, release_id, mode, COALESCE(probe_run_id, '')) IN
         (SELECT o2.source_name, o2.target, o2.release_id, o2.mode, COALESCE(o2.probe_run_id, '')
-           FROM temp._kb_load x2 JOIN observation o2 ON o2.op = x2.op AND o2.target = x2.target)
+           FROM temp._kb_load x2 CROSS JOIN observation o2 ON o2.op = x2.op AND o2.target = x2.target)
       GROUP BY source_name, target, release_id, mode, run) latest
   ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
  AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
@@ -343,7 +343,9 @@ def scope_ops(pairs: Iterable[tuple[str, str]], catalog: Iterable[str]) -> set[t
 
 def set_scope(raw: sqlite3.Connection, scope: set[tuple[str, str]]) -> None:
     """Temp tables for a scoped rebuild: `_kb_scope`, the verdicts to redo (scope_ops), and
-    `_kb_load`, the evidence they rest on (their own op and their family's)."""
+    `_kb_load`, the evidence they rest on (their own op and their family's). Queries join
+    them first (CROSS JOIN keeps that order): SQLite has no statistics on a temp table and
+    would otherwise scan a whole table of verdicts for a few of them."""
     for table in ("_kb_scope", "_kb_load"):
         raw.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (op TEXT NOT NULL, target TEXT NOT NULL, "
                     "PRIMARY KEY (op, target)) WITHOUT ROWID")
@@ -356,7 +358,7 @@ def set_scope(raw: sqlite3.Connection, scope: set[tuple[str, str]]) -> None:
 def clear_scope(raw: sqlite3.Connection) -> None:
     """Delete the verdicts in `_kb_scope` (set_scope), presumed ones first. Every presumed
     verdict points at a stored one of the same op and target, so none is left dangling."""
-    ids = ("SELECT s.id FROM temp._kb_scope x JOIN support_stored s ON s.op = x.op AND s.target = x.target")
+    ids = ("SELECT s.id FROM temp._kb_scope x CROSS JOIN support_stored s ON s.op = x.op AND s.target = x.target")
     raw.execute(f"DELETE FROM support_presumed WHERE from_id IN ({ids})")
     raw.execute(f"DELETE FROM support_stored WHERE id IN ({ids})")
 
@@ -367,13 +369,13 @@ BASIS_COUNTS_KEY = "basis_counts"  # kbmeta: what basis_stats is made of, so a s
 def basis_counts(raw: sqlite3.Connection, scoped: bool = False) -> dict[str, dict]:
     """The verdicts per target × release: stored ones, and presumed ones by the release they
     carry a verdict from; `scoped`: only those of the pairs in `_kb_scope` (set_scope)."""
-    join = ("temp._kb_scope x JOIN support_stored s ON s.op = x.op AND s.target = x.target" if scoped
+    join = ("temp._kb_scope x CROSS JOIN support_stored s ON s.op = x.op AND s.target = x.target" if scoped
             else "support_stored s")
     stored = {f"{t}\t{r}": n for t, r, n in raw.execute(
         f"SELECT s.target, s.release_id, count(*) FROM {join} GROUP BY s.target, s.release_id")}
     presumed: dict[str, dict[str, int]] = defaultdict(dict)
     for t, r, f, n in raw.execute(f"SELECT s.target, p.release_id, s.release_id, count(*) FROM {join} "
-                                  "JOIN support_presumed p ON p.from_id = s.id GROUP BY s.target, p.release_id, "
+                                  "CROSS JOIN support_presumed p ON p.from_id = s.id GROUP BY s.target, p.release_id, "
                                   "s.release_id"):
         presumed[f"{t}\t{r}"][str(f)] = n
     return {"stored": stored, "presumed": dict(presumed)}
