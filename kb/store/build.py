@@ -314,5 +314,5 @@ def ensure_built(path: str) -> dict[str, Any]:
             return done
         # a few record files changed: redone in place; else a fresh file is made faster than
         # every row replaced in place
-        return incremental.refresh(path, digests) or build(path)
-    return incremental.refresh(path, digests) or refresh(path)
+        return incremental.refresh(path, record_files(), digests) or build(path)
+    return incremental.refresh(path, record_files(), digests) or refresh(path)

@@ -421,17 +421,18 @@ def _stored_map(raw: sqlite3.Connection) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def refresh(path: str, digests: tuple[str, dict[str, str]] | None = None) -> dict[str, Any] | None:
+def refresh(path: str, record_paths: list[str], digests: tuple[str, dict[str, str]] | None = None
+            ) -> dict[str, Any] | None:
     """Refresh the KB at `path` from data/ incrementally, or None (nothing changed) when a
     full rebuild is needed: the caller then rebuilds. One transaction, which reads the map
     under the write lock (a second kb refreshing at once waits, then finds the work done):
-    a failure leaves the KB as it was. `digests`: file_digests() of data/ as it is, when the
-    caller has read it already."""
-    from kb.store import build, dbfile
+    a failure leaves the KB as it was. `record_paths`: kb.store.build.record_files(), the
+    files in the order a build writes them; `digests`: file_digests() of data/ as it is,
+    when the caller has read it already."""
+    from kb.store import dbfile
 
     started = time.perf_counter()
     digest, digests = digests or file_digests()
-    record_paths = build.record_files()
     raw = dbfile.open_for_write(path)
     try:
         raw.isolation_level = None
@@ -455,8 +456,9 @@ def refresh(path: str, digests: tuple[str, dict[str, str]] | None = None) -> dic
                     files.setdefault(rel, {})["sha256"] = digests[rel]
                 raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)",
                             (MAP_KEY, json.dumps({**stored, "files": files}, sort_keys=True)))
-            build._set_meta(raw, data_fingerprint=dbfile.data_fingerprint(), data_digest=digest,
-                            data_fingerprints_seen="[]")
+            raw.executemany("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)",
+                            [("data_fingerprint", dbfile.data_fingerprint()), ("data_digest", digest),
+                             ("data_fingerprints_seen", "[]")])  # as kb.store.build's _set_meta
             raw.execute("COMMIT")
         except Fallback:
             raw.execute("ROLLBACK")

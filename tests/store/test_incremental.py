@@ -275,7 +275,7 @@ def test_a_refresh_that_fails_its_reference_check_rolls_back_and_rebuilds(data, 
         raise incremental.Fallback("as if a verdict pointed at a deleted row")
 
     monkeypatch.setattr(incremental, "check_references", dangling)
-    assert incremental.refresh(str(isolated_kb)) is None  # rolled back: a full rebuild follows
+    assert incremental.refresh(str(isolated_kb), build.record_files()) is None  # rolled back: a full rebuild follows
     assert not db.is_current(str(isolated_kb))
     assert not _refresh(isolated_kb).get("incremental")
     assert_same(isolated_kb, _full(tmp_path))
@@ -343,8 +343,8 @@ def test_verdicts_do_not_depend_on_the_order_rows_are_read_in(data, isolated_kb)
 def test_a_second_refresh_of_the_same_change_finds_nothing_to_do(data, isolated_kb, tmp_path):
     build.build(str(isolated_kb))
     CHANGES["edit a row"](data)
-    assert incremental.refresh(str(isolated_kb))["pairs"] == 1
-    again = incremental.refresh(str(isolated_kb))  # as a second kb that waited for the lock would
+    assert incremental.refresh(str(isolated_kb), build.record_files())["pairs"] == 1
+    again = incremental.refresh(str(isolated_kb), build.record_files())  # as a second kb that waited for the lock would
     assert again["incremental"] and again["pairs"] == 0 and again["files"] == 0
     assert_same(isolated_kb, _full(tmp_path))
 
@@ -359,5 +359,5 @@ def test_a_local_row_on_a_removed_probe_run_hands_over_to_the_full_refresh(data,
     conn.commit()
     conn.close()
     os.remove(data / "probes" / "static.jsonl")
-    assert incremental.refresh(str(isolated_kb)) is None  # rolled back: that row would dangle
+    assert incremental.refresh(str(isolated_kb), build.record_files()) is None  # rolled back: that row would dangle
     assert not db.is_current(str(isolated_kb))
