@@ -4,11 +4,11 @@ in a fraction of a full rebuild's time, to exactly what a full rebuild makes.
 Every build remembers, per file of data/, its sha256 and which rows it wrote (kbmeta
 `data_files`, JSON: id ranges per table, its probe runs, the releases it created and a
 digest of what it says about releases). A refresh then compares digests and, when only
-record files changed (edited, added or removed), in one transaction: deletes the old
-version's rows, writes the new version's (stamped with the build's `ingested_at`, so a
-source spread over several files stays one batch) and rederives the verdicts of the
-(op family, target) pairs whose evidence changed, old rows and new
-(kb.store.support.rebuild(raw, pairs)). A change to a file the build does not read
+record files changed (edited, added or removed), in one transaction: writes each file's
+new version beside its old rows (stamped with the build's `ingested_at`, so a source spread
+over several files stays one batch), keeps the old row wherever the new one is the same,
+deletes the rest of the old, and rederives only the verdicts the rows that went or came
+decide (kb.store.support.rebuild(raw, pairs)). A change to a file the build does not read
 (data/datasette, replay, fixits, functions, modules) only records the new digests.
 
 Anything else is a full rebuild (`plan` returns None, or the transaction falls back and
