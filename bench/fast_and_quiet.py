@@ -5,7 +5,7 @@ command a fresh process (bytecode caches allowed, as an installed package has th
 
 1. first use: `kb op aten::add.Tensor` on a fresh cache folder right after the setup (the
    prebuilt KB copied), after a data/ change that edits one record file (refreshed in place,
-   goal <= 0.5 too) and after one to a doc rule (a full rebuild), vs `python -c "import torch"`
+   goal <= 0.5 too) and after one to the op catalog (a full rebuild), vs `python -c "import torch"`
    (goal <= 0.5), with the KB file's size (goal <= 20 MB): bench/first_use.py's round;
 2. `kb op aten::add.Tensor` on a built KB vs `python -c pass` (goal <= 2.5), several pairs
    a round (bench/cold_start.py's case, paired);
@@ -133,7 +133,7 @@ def main() -> None:
         rows = [
             ("first use: kb op after the setup (prebuilt copied)", _median_ratio(first), "x import torch", "<= 0.5"),
             ("first kb op after a data/ change (1 record file)", _median_ratio(refresh), "x import torch", "<= 0.5"),
-            ("  after a data/rules change (full rebuild)", _median_ratio(rebuild), "x import torch", "-"),
+            ("  after a data/ops change (full rebuild)", _median_ratio(rebuild), "x import torch", "-"),
             ("kb op aten::add.Tensor, built KB", _median_ratio(op_pairs), "x python -c pass", "<= 2.5"),
             ("kb check GPT-2-size .pt2", _median_ratio(gpt2_pairs), "x import torch", "<= 0.25"),
             ("kb check 8B-shaped .pt2", _median_ratio(llama_pairs), "x import torch", "<= 0.25"),

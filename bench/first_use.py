@@ -8,7 +8,7 @@ Paired runs, each a fresh process with a fresh cache folder: `kb op aten::add.Te
 reported, with the KB file's size. Two more figures are the first `kb op` after a `git pull`
 that changes data/ (a copy of data/ with one file changed, so the prebuilt KB no longer
 matches): one fact of a record file edited, which kb refreshes in place
-(kb.store.incremental), and a doc rule file touched, which rebuilds the KB from data/.
+(kb.store.incremental), and the op catalog touched, which rebuilds the KB from data/.
 Run: python bench/first_use.py [--rounds 5] [--kb PATH]
 """
 
@@ -58,16 +58,16 @@ def refresh_prebuilt(base_env: dict[str, str]) -> None:
 def _changed_data(root: str, change: str = "record") -> str:
     """A copy of data/ as a `git pull` that changes data/ leaves it (its digest differs, so the
     prebuilt KB no longer matches): `record`, one fact of one record file edited (its note),
-    which kb refreshes in place (kb.store.incremental); `rule`, a doc rule file touched, which
-    expands over every release and so rebuilds the KB whole."""
+    which kb refreshes in place (kb.store.incremental); `catalog`, the op catalog touched
+    (data/ops), which every verdict rests on and so rebuilds the KB whole."""
     import json
 
     copy = os.path.join(root, f"data-{change}")
     shutil.copytree(os.path.join(REPO, "data"), copy)
-    if change == "rule":
-        path = os.path.join(copy, "rules", "torchneuron-supported-operators.jsonl")
+    if change == "catalog":
+        path = os.path.join(copy, "ops", "aten-torch-2.13.0.jsonl")
         with open(path, "a", encoding="utf-8") as f:
-            f.write("\n")  # other bytes, the same rules: still a full rebuild
+            f.write("\n")  # other bytes, the same ops: still a full rebuild
         return copy
     path = os.path.join(copy, "manual", "torchneuron-dev-snapshot.jsonl")
     with open(path, encoding="utf-8") as f:
@@ -87,7 +87,7 @@ def first_use_round(kb: str, base_env: dict[str, str]) -> dict[str, float]:
     """One paired round: `kb op` on a fresh cache folder right after the setup (the prebuilt
     KB copied), `import torch`, `kb op` after a data change that edits one record file (a
     `git pull`: the prebuilt no longer matches and kb refreshes the KB in place), and after
-    one that touches a doc rule (the KB rebuilt from data/); seconds each, and the KB's size."""
+    one that touches the op catalog (the KB rebuilt from data/); seconds each, and the KB's size."""
     workdir = tempfile.mkdtemp(prefix="kb-first-use-")
     env = {**base_env, "KB_CACHE_DIR": workdir}
     op_cmd = [kb, "op", "aten::add.Tensor"]
@@ -97,7 +97,7 @@ def first_use_round(kb: str, base_env: dict[str, str]) -> dict[str, float]:
         kb_file = os.path.join(workdir, "kb.sqlite")
         size = os.path.getsize(kb_file)
         refresh = _seconds(op_cmd, {**env, "KB_DATA_DIR": _changed_data(workdir, "record")})
-        rebuild = _seconds(op_cmd, {**env, "KB_DATA_DIR": _changed_data(workdir, "rule")})
+        rebuild = _seconds(op_cmd, {**env, "KB_DATA_DIR": _changed_data(workdir, "catalog")})
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return {"first": first, "torch": torch_s, "refresh": refresh, "rebuild": rebuild, "size": size}
@@ -124,7 +124,7 @@ def main() -> None:
           f"{statistics.median(ratios):5.2f}x import torch (goal <= 0.5)")
     print(f"  kb op (a record file edited)     {statistics.median(refresh) * 1000:7.0f} ms  "
           f"{statistics.median(refresh_ratios):5.2f}x import torch (goal <= 0.5: refreshed in place)")
-    print(f"  kb op (a doc rule file touched)  {statistics.median(rebuild) * 1000:7.0f} ms  "
+    print(f"  kb op (the op catalog touched)   {statistics.median(rebuild) * 1000:7.0f} ms  "
           f"{statistics.median(rebuild_ratios):5.2f}x import torch (a full rebuild)")
     print(f"  KB file {size / 1e6:.1f} MB (goal <= 20 MB)")
 

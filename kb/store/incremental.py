@@ -11,9 +11,12 @@ deletes the rest of the old, and rederives only the verdicts the rows that went 
 decide (kb.store.support.rebuild(raw, pairs)). A change to a file the build does not read
 (data/datasette, replay, fixits, functions, modules) only records the new digests.
 
+The doc rules (data/rules) are record files too: a rule expands over the op catalog and
+the releases of its product, neither of which an incremental refresh changes.
+
 Anything else is a full rebuild (`plan` returns None, or the transaction falls back and
-rolls back before anything is kept): targets.csv, the op catalog (data/ops), the doc rules
-(data/rules, which expand over every release), data/gallery, an unknown file; a file
+rolls back before anything is kept): targets.csv, the op catalog (data/ops), data/gallery,
+an unknown file; a file
 whose release statements or mentions changed, an added file that names a release made
 by a later file (or none yet), a removed file that made a release (the release registry is
 filled in file order and never loses a row); rows one file shares with another (the same
@@ -40,7 +43,9 @@ MAP_VERSION = 1
 ROW_TABLES = ("observation", "limitation", "caveat", "supportwindow")  # rows a record file writes, by id
 # Folders of data/ that the build never reads (read at run time by other rooms).
 UNREAD_FOLDERS = ("datasette", "replay", "fixits", "functions", "modules")
-FULL_FOLDERS = ("ops", "gallery", "rules")  # read as a whole by the build: a change rebuilds
+# Read as a whole by the build: a change rebuilds. (data/rules is record files: a doc rule
+# expands over the catalog and the releases, which an incremental refresh never changes.)
+FULL_FOLDERS = ("ops", "gallery")
 
 
 class Fallback(Exception):

@@ -159,10 +159,16 @@ CHANGES = {
     "same records, other bytes": lambda d: (d / "scraped" / "tpu.jsonl").write_text(
         (d / "scraped" / "tpu.jsonl").read_text() + "\n"),
     "a file the build does not read": lambda d: (d / "replay" / "kernels.csv").write_text("op\naten::relu\n"),
+    "change a rule file": lambda d: _edit(d / "rules" / "r.jsonl", lambda r: {**r, "status": "fallback"}),
+    "add a rule file": lambda d: write_records(d / "rules" / "s.jsonl", [
+        rec.DocRule(rule_id="silu-no", target="neuron", status="unsupported", summary="silu fails",
+                    vendor_class="N", select={"ops": ["aten::silu"]}, apis=("torch.sparse",),
+                    provenance=prov(kind="doc_rule", name="rules-2", url=RULE_URL))]),
 }
 # changes that must rebuild whole (incremental.refresh hands over: returns None)
 FULL_CHANGES = {
-    "change a rule file": lambda d: _edit(d / "rules" / "r.jsonl", lambda r: {**r, "status": "fallback"}),
+    "change the op catalog": lambda d: (d / "ops" / "aten-torch-2.13.0.jsonl").write_text(
+        (d / "ops" / "aten-torch-2.13.0.jsonl").read_text() + "\n"),
     "change targets.csv": lambda d: (d / "targets.csv").write_text((d / "targets.csv").read_text() + "\n"),
     "a new release": lambda d: write_records(d / "scraped" / "new.jsonl", [
         op_status("aten::relu", "native", version="0.3.0", name="newer")]),
@@ -196,7 +202,8 @@ def test_what_an_incremental_refresh_cannot_promise_is_rebuilt_whole(data, isola
 
 def test_several_refreshes_in_a_row_stay_equal_to_a_full_rebuild(data, isolated_kb, tmp_path):
     build.build(str(isolated_kb))
-    for change in ("edit a row", "add a file", "edit a probe", "drop a row", "delete a file", "edit a family row"):
+    for change in ("edit a row", "add a file", "edit a probe", "drop a row", "delete a file", "edit a family row",
+                   "change a rule file"):
         CHANGES[change](data)
         assert _refresh(isolated_kb).get("incremental"), change
     assert_same(isolated_kb, _full(tmp_path))
@@ -301,7 +308,8 @@ def test_a_kb_without_the_map_is_rebuilt_whole(data, isolated_kb):
 
 @pytest.mark.heavy
 def test_the_shipped_data_refreshed_after_an_edit_equals_its_full_rebuild(tmp_path, monkeypatch):
-    """The real data/: one fact of the TorchNeuron snapshot edited, one probe file's row dropped."""
+    """The real data/: one fact of the TorchNeuron snapshot edited, a row of the XLA op list
+    dropped, one doc rule's summary edited."""
     copy = tmp_path / "data"
     shutil.copytree(REPO / "data", copy)
     monkeypatch.setenv("KB_DATA_DIR", str(copy))
@@ -317,9 +325,18 @@ def test_the_shipped_data_refreshed_after_an_edit_equals_its_full_rebuild(tmp_pa
 
     _edit(copy / "manual" / "torchneuron-dev-snapshot.jsonl", one_note)
     _edit(copy / "scraped" / "neuron-xla-op-list.jsonl", lambda r: None if r.get("op") == "aten::add.Tensor" else r)
+    rules = []
+
+    def one_rule(row):
+        if not rules:
+            rules.append(row["rule_id"])
+            return {**row, "summary": row["summary"] + " (edited)"}
+        return row
+
+    _edit(copy / "rules" / "torchneuron-supported-operators.jsonl", one_rule)
     assert paths.data_dir() == str(copy)
     result = _refresh(kb_path)
-    assert result.get("incremental") and 0 < result["pairs"] < 10, result
+    assert result.get("incremental") and 0 < result["pairs"] < 200, result
     assert_same(kb_path, _full(tmp_path))
 
 
