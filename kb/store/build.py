@@ -93,7 +93,7 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
-        files["files"][rel] = incremental.entry(raw, records, before, digests.get(rel, ""))
+        files["files"][rel] = incremental.entry(raw, records, before, digests.get(rel, ""), os.path.getsize(path))
         incremental.mark_shared(files["files"], rel, incremental.updated(raw))
     incremental.unwatch(raw)
     for rel, sha in digests.items():

@@ -378,3 +378,15 @@ def test_a_local_row_on_a_removed_probe_run_hands_over_to_the_full_refresh(data,
     os.remove(data / "probes" / "static.jsonl")
     assert incremental.refresh(str(isolated_kb), build.record_files()) is None  # rolled back: that row would dangle
     assert not db.is_current(str(isolated_kb))
+
+
+def test_a_refresh_that_would_redo_most_of_the_data_rebuilds_whole(data, isolated_kb, tmp_path, monkeypatch):
+    monkeypatch.setattr(incremental, "MIN_WORK", 0)  # the small data counts as large
+    build.build(str(isolated_kb))
+    CHANGES["edit a probe"](data)  # probes/static.jsonl: well under 40 % of the record bytes
+    assert _refresh(isolated_kb).get("incremental")
+    for path in data.rglob("*.jsonl"):
+        if "ops" not in path.parts:
+            path.write_text(path.read_text() + "\n")  # every record file: a full rebuild is faster
+    assert not _refresh(isolated_kb).get("incremental")
+    assert_same(isolated_kb, _full(tmp_path))
