@@ -100,7 +100,9 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
         files["files"].setdefault(rel, {"sha256": sha})
     for sql in indexes:
         raw.execute(sql)
-    verdicts = support.rebuild(raw)
+    # a KB of this build's rows only (no local ones kept): every row is its source's current word
+    fresh = raw.execute("SELECT 1 FROM observation WHERE origin <> 'shipped' LIMIT 1").fetchone() is None
+    verdicts = support.rebuild(raw, every_row_current=fresh)
     dropped = gallery.load(raw).get("gallery_dropped_sources")  # data/gallery: tables of its own
     if dropped:  # s30b (#30): one notice for config sources that are not http(s) URLs
         _notice(f"data/gallery: {dropped} config source{'s' if dropped != 1 else ''} not an http(s) URL, dropped")

@@ -248,6 +248,7 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
   ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
  AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
 """
+ALL_SQL = "SELECT o.*, r.version AS backend_version FROM observation o JOIN release r ON r.id = o.release_id"
 SCOPED_ALL_SQL = """
 SELECT o.*, r.version AS backend_version FROM temp._kb_load x
 CROSS JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
@@ -276,7 +277,7 @@ def current_observations(raw: sqlite3.Connection, scoped: bool = False, every_ro
     table `_kb_load` (set_scope), while which batch of a source is current still counts all
     of the source's rows; `every_row_current`: the caller knows each source has one batch
     (a KB of one build's rows), so none is looked for."""
-    sql = CURRENT_OBSERVATIONS_SQL
+    sql = ALL_SQL if every_row_current else CURRENT_OBSERVATIONS_SQL
     if scoped:
         sql = SCOPED_ALL_SQL if every_row_current else SCOPED_CURRENT_SQL
     cursor = raw.execute(sql)
@@ -424,8 +425,8 @@ def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = N
     incremental refresh, kb.store.incremental, passes the pairs of the rows it deleted and
     wrote). A verdict rests only on evidence of its own op and target and of its op's family
     row (scope_ops), and presumed verdicts carry one op along one target's versions, so the
-    rest stays as derived. The new stored rows take ids after the others'. `every_row_current`
-    (with `pairs`): see current_observations.
+    rest stays as derived. The new stored rows take ids after the others'. `every_row_current`:
+    see current_observations (a fresh build of the shipped data passes it).
 
     Runs on the DB-API connection inside the caller's transaction: at tens of thousands
     of rows the ORM's per-row work costs seconds that a KB build cannot afford. A presumed
@@ -433,7 +434,7 @@ def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = N
     the `support` view writes it out as a whole row when read."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
     if pairs is None:
-        rows = derive(expand_families(current_observations(raw), catalog))
+        rows = derive(expand_families(current_observations(raw, every_row_current=every_row_current), catalog))
     else:
         scope = scope_ops(pairs, catalog)
         set_scope(raw, scope)
