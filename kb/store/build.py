@@ -5,9 +5,9 @@ build leaves nothing half-made. A KB whose shipped part is out of date (data/ ch
 since) is refreshed in one transaction: shipped rows are replaced, local evidence
 (probes and ingests made on this machine) is kept. Every build records what each file of
 data/ wrote (kbmeta `data_files`), so that a refresh after a change to a few record files
-redoes only those files and the verdicts they decide (kb.store.incremental, to the same
-result); a change to targets.csv, data/ops, data/rules or data/gallery, among others
-listed there, rebuilds the whole.
+(the doc rules included) redoes only those files and the verdicts they decide
+(kb.store.incremental, to the same result); a change to targets.csv, data/ops or
+data/gallery, among others listed there, rebuilds the whole.
 """
 
 from __future__ import annotations

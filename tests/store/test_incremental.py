@@ -390,3 +390,15 @@ def test_a_refresh_that_would_redo_most_of_the_data_rebuilds_whole(data, isolate
             path.write_text(path.read_text() + "\n")  # every record file: a full rebuild is faster
     assert not _refresh(isolated_kb).get("incremental")
     assert_same(isolated_kb, _full(tmp_path))
+
+
+def test_a_malformed_changed_file_is_one_error_and_the_kb_stays_as_it_was(data, isolated_kb):
+    from kb.store.writer import IngestError
+
+    build.build(str(isolated_kb))
+    before = snapshot(isolated_kb)
+    with open(data / "scraped" / "tpu.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"record": "op_status", "op": 1}\n')
+    with pytest.raises(IngestError, match="tpu.jsonl"):
+        db.open_kb(str(isolated_kb))
+    assert snapshot(isolated_kb) == before
