@@ -16,10 +16,11 @@ the releases of its product, neither of which an incremental refresh changes.
 
 Anything else is a full rebuild (`plan` returns None, or the transaction falls back and
 rolls back before anything is kept): targets.csv, the op catalog (data/ops), data/gallery,
-an unknown file; a file
-whose release statements or mentions changed, an added file that names a release made
-by a later file (or none yet), a removed file that made a release (the release registry is
-filled in file order and never loses a row); rows one file shares with another (the same
+an unknown file; a file whose release records changed, or that mentions a release it made
+otherwise now, or names a release made by a later file (or none yet); a removed file that
+made or stated a release (the release registry is
+filled in file order, a row made by a mention takes that mention's provenance, and the
+registry never loses a row); rows one file shares with another (the same
 fact twice, stored once); another kb version or a KB without the map; and a KB whose local
 rows could interact with shipped ones: local scrapes (`kb ingest --all`, which rewrites
 shipped releases and batches), or a local observation in the same source batch as shipped
@@ -39,7 +40,7 @@ from kb import __version__, paths
 from kb.store import records as rec
 
 MAP_KEY = "data_files"
-MAP_VERSION = 1
+MAP_VERSION = 2
 ROW_TABLES = ("observation", "limitation", "caveat", "supportwindow")  # rows a record file writes, by id
 # Folders of data/ that the build never reads (read at run time by other rooms).
 UNREAD_FOLDERS = ("datasette", "replay", "fixits", "functions", "modules")
@@ -95,41 +96,39 @@ def _prov(prov: rec.Provenance | None) -> list | None:
     return None if prov is None else [prov.source_kind, prov.source_name, prov.source_url, prov.retrieved_at]
 
 
-def release_statement(records: list[rec.Record]) -> tuple[str, bool]:
-    """A digest of everything a file's records do to the release registry, in the writer's
-    order (probe runs, release records, the rest): each release's first mention with its
-    provenance (which a release row made by a mention takes) and every release record whole;
-    and whether it holds release records. Equal digests: the file leaves the registry as it was."""
+def release_statement(records: list[rec.Record], products: dict[str, str]
+                      ) -> tuple[str, bool, dict[tuple[str, str], str]]:
+    """What a file's records do to the release registry, in the writer's order (probe runs,
+    release records, the rest): a digest of its release records, whether it has any, and per
+    release it names (product, version) a digest of its first mention there, whose provenance
+    a release row made by that mention takes (`products`: target -> product)."""
     order = {rec.ProbeRun: 0, rec.Release: 1, rec.DocRule: 3}
-    events: list[Any] = []
-    seen: set[tuple[str, str]] = set()
-    has_release = False
+    releases: list[Any] = []
+    firsts: dict[tuple[str, str], str] = {}
     for record in sorted(records, key=lambda r: order.get(type(r), 2)):
         kind = type(record)
         if kind is rec.OpStatus:  # most records: the release they name is seen already
-            key = (record.target, record.backend_version)
-            if key not in seen:
-                seen.add(key)
-                events.append(["mention", *key, _prov(record.provenance)])
+            key = (products.get(record.target, "?" + record.target), record.backend_version)
+            if key not in firsts:
+                firsts[key] = _short(["status", _prov(record.provenance)])
         elif kind is rec.Release:
-            has_release = True
-            events.append(["release", rec.to_dict(record)])
-            key = ("product:" + record.product, record.version)
-            if key not in seen:
-                seen.add(key)
-                events.append(["mention", *key, _prov(record.provenance)])
+            releases.append(rec.to_dict(record))
+            key = (record.product, record.version)
+            if key not in firsts:
+                firsts[key] = _short(["release", _prov(record.provenance)])
         elif kind is rec.ProbeRun:
-            key = (record.target, record.backend_version)
-            if key not in seen:
-                seen.add(key)
-                events.append(["mention", *key, [record.kind, record.run_id]])
+            key = (products.get(record.target, "?" + record.target), record.backend_version)
+            if key not in firsts:
+                firsts[key] = _short(["run", record.kind, record.run_id])
         elif kind is rec.Limitation:
-            key = ("product:" + record.product, record.version)
-            if key not in seen:
-                seen.add(key)
-                events.append(["mention", *key, _prov(record.provenance)])
-    text = json.dumps(events, sort_keys=True, default=str).encode()
-    return hashlib.sha256(text).hexdigest(), has_release
+            key = (record.product, record.version)
+            if key not in firsts:
+                firsts[key] = _short(["limitation", _prov(record.provenance)])
+    return _short(releases), bool(releases), firsts
+
+
+def _short(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def _ranges(ids: list[int]) -> list[list[int]]:
@@ -173,13 +172,19 @@ def entry(raw: sqlite3.Connection, records: list[rec.Record], before: dict[str, 
           size: int = 0) -> dict[str, Any]:
     """What one record file wrote: the ids past `before` (max_ids), its runs, its releases."""
     after = max_ids(raw)
-    statement, has_release = release_statement(records)
+    products = dict(raw.execute("SELECT name, product FROM target"))
+    statement, has_release, firsts = release_statement(records, products)
+    creates = list(range(before["release"] + 1, after["release"] + 1))
+    made = {rid: (product, version) for rid, product, version in
+            raw.execute("SELECT id, product, version FROM release WHERE id > ?", (before["release"],))}
     return {
         "sha256": sha,
         "size": size,
         "rows": {table: [[before[table] + 1, after[table]]] for table in ROW_TABLES if after[table] > before[table]},
         "runs": sorted({r.run_id for r in records if isinstance(r, rec.ProbeRun)}),
-        "creates": list(range(before["release"] + 1, after["release"] + 1)),
+        "creates": creates,
+        # how each release it made was first mentioned: a new version must mention it alike
+        "first": {str(rid): firsts.get(made[rid], "") for rid in creates if rid in made},
         "releases": statement,
         "has_release": has_release,
     }
@@ -271,22 +276,29 @@ def _work(redo: list[str], old: dict[str, Any], record_rels: list[str]) -> tuple
 
 def _check_releases(stored_files: dict[str, Any], rel: str, new: dict[str, Any] | None,
                     order: list[str], known: set[int]) -> None:
-    """Raise Fallback unless the file's new version leaves the release registry as it was."""
+    """Raise Fallback unless the file's new version leaves the release registry as a full
+    build would make it: the same release records; each release it made first mentioned
+    alike; and every other release it names made by a file before it (the registry is filled
+    in file order, and a release row takes its first mention's provenance)."""
     old = stored_files.get(rel)
-    if old is not None and new is not None:
-        if old["releases"] != new["releases"]:
-            raise Fallback(f"{rel}: what it says about releases changed")
-        return
-    if old is not None:  # removed
+    if new is None:  # removed
         if old["creates"] or old["has_release"]:
             raise Fallback(f"{rel}: it made or stated releases")
         return
-    assert new is not None  # added: every release it names exists, made by a file before it
-    if new["has_release"]:
+    if old is not None:
+        if old["releases"] != new["releases"]:
+            raise Fallback(f"{rel}: its release records changed")
+        if any(new["first"].get(rid) != first for rid, first in old.get("first", {}).items()) or \
+                len(old.get("first", {})) != len(old["creates"]):
+            raise Fallback(f"{rel}: a release it made is mentioned otherwise now")
+    elif new["has_release"]:
         raise Fallback(f"{rel}: it states releases")
+    mine = set(old["creates"]) if old is not None else set()
     position = order.index(rel)
     makers = {rid: other for other, item in stored_files.items() for rid in item.get("creates", ())}
     for rid in new["mentions"]:
+        if rid in mine:
+            continue
         maker = makers.get(rid)
         if rid not in known or maker is None or maker not in order or order.index(maker) > position:
             raise Fallback(f"{rel}: it names a release no earlier file made")
@@ -368,10 +380,14 @@ def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any],
                 raise Fallback(f"{rel}: shares rows with another file")
             item = entry(raw, records, before, digests[rel], os.path.getsize(by_rel[rel]))
             item["mentions"] = sorted(writer.release_ids.values())
+            if rel in files:  # changed: the releases it made stay its own, if mentioned alike
+                item["creates"] = files[rel].get("creates", [])
+                firsts = release_statement(records, dict(raw.execute("SELECT name, product FROM target")))[2]
+                names = {rid: (product, version) for rid, product, version in raw.execute(
+                    "SELECT id, product, version FROM release")}
+                item["first"] = {str(rid): firsts.get(names.get(rid), "") for rid in item["creates"]}
             _check_releases(old_files, rel, item, order, known)
             del item["mentions"]
-            if rel in files:  # changed: the releases it made are still its own (same statement)
-                item["creates"] = files[rel].get("creates", [])
             files[rel] = item
             added += writer.added
     finally:

@@ -160,6 +160,8 @@ CHANGES = {
         (d / "scraped" / "tpu.jsonl").read_text() + "\n"),
     "a file the build does not read": lambda d: (d / "replay" / "kernels.csv").write_text("op\naten::relu\n"),
     "change a rule file": lambda d: _edit(d / "rules" / "r.jsonl", lambda r: {**r, "status": "fallback"}),
+    "every row retrieved anew": lambda d: _edit(d / "scraped" / "tpu2.jsonl", lambda r: {
+        **r, "provenance": {**r["provenance"], "retrieved_at": "2026-11-20T00:00:00+00:00"}}),
     "add a rule file": lambda d: write_records(d / "rules" / "s.jsonl", [
         rec.DocRule(rule_id="silu-no", target="neuron", status="unsupported", summary="silu fails",
                     vendor_class="N", select={"ops": ["aten::silu"]}, apis=("torch.sparse",),
@@ -174,6 +176,12 @@ FULL_CHANGES = {
         op_status("aten::relu", "native", version="0.3.0", name="newer")]),
     "a file that states releases is removed": lambda d: os.remove(d / "manual" / "facts.jsonl"),
     "a file that made a release is removed": lambda d: os.remove(d / "scraped" / "tpu.jsonl"),
+    "a release a file made is first mentioned otherwise": lambda d: _edit(d / "scraped" / "tpu.jsonl", lambda r: {
+        **r, "provenance": {**r["provenance"], "retrieved_at": "2026-11-20T00:00:00+00:00"}}),
+    "a changed file names a release a later file made": lambda d: write_records(d / "caveats" / "c.jsonl", [
+        *rec.read_jsonl((d / "caveats" / "c.jsonl").read_text().splitlines()),
+        rec.Limitation(target="neuron", product="torchneuron", version="0.1.0", feature="torch.fx",
+                       status="unsupported", provenance=prov(kind="manual", name="caveat-notes"))]),
     "an added file names a release a later file made": lambda d: write_records(d / "scraped" / "a-first.jsonl", [
         op_status("aten::relu", "fallback", target="tpu", version="0.2.0", name="first")]),
     "a release statement changes": lambda d: _edit(d / "manual" / "facts.jsonl",
