@@ -438,3 +438,42 @@ def test_a_malformed_changed_file_is_one_error_and_the_kb_stays_as_it_was(data, 
     with pytest.raises(IngestError, match="tpu.jsonl"):
         db.open_kb(str(isolated_kb))
     assert snapshot(isolated_kb) == before
+
+
+def test_the_refresh_writes_the_packed_tables_themselves(data, isolated_kb, tmp_path):
+    """Schema 8: the refresh never writes through the views (their triggers go row by row):
+    with the triggers dropped it still refreshes, and every kept or new fingerprint is its
+    32 bytes again, none left set aside."""
+    build.build(str(isolated_kb))
+    conn = sqlite3.connect(isolated_kb)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.commit()
+    conn.close()
+    for change in ("edit a row", "add a file", "delete a file", "edit a family row", "edit a caveat"):
+        CHANGES[change](data)
+    assert _refresh(isolated_kb).get("incremental")
+    conn = sqlite3.connect(isolated_kb)
+    assert conn.execute("SELECT count(*) FROM observation_packed WHERE typeof(fingerprint) <> 'blob' "
+                        "OR length(fingerprint) <> 32").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM caveat WHERE fingerprint LIKE '~%'").fetchone()[0] == 0
+    conn.close()
+    assert_same(isolated_kb, _full(tmp_path))  # triggers are not compared: the rows are
+
+
+def test_a_shipped_observation_restated_by_a_local_ingest_is_refreshed_whole(data, isolated_kb, tmp_path):
+    """A local ingest of a fact the shipped data holds moves that row to the ingest's batch
+    (schema 8: its origin is the batch's): a full refresh makes it shipped again, so the
+    incremental one hands over even when another file changed."""
+    build.build(str(isolated_kb))
+    same = rec.read_jsonl((data / "scraped" / "tpu2.jsonl").read_text().splitlines())
+    ingest_records(str(isolated_kb), same, source_name="a-copy")
+    conn = sqlite3.connect(isolated_kb)
+    assert conn.execute("SELECT origin FROM observation WHERE source_name = 'tpu-doc-2'").fetchall() == [("local",)]
+    conn.close()
+    other = tmp_path / "other.sqlite"
+    shutil.copy(isolated_kb, other)
+    CHANGES["edit a row"](data)
+    assert not _refresh(isolated_kb).get("incremental")
+    build.refresh(str(other))
+    assert_same(isolated_kb, other)
