@@ -73,6 +73,10 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
     load_targets(raw, targets_csv())
     support.clear(raw)  # derived, rebuilt below; it points at observations
     for table in SHIPPED_TABLES:
+        if table == "observation":  # schema 8: the packed rows of shipped batches, not row by row through the view
+            raw.execute("DELETE FROM observation_packed WHERE batch_id IN "
+                        "(SELECT id FROM provenance_batch WHERE origin = 'shipped')")
+            continue
         raw.execute(f"DELETE FROM {table} WHERE origin = 'shipped'")  # observations before probe runs
     catalogs = shipped_catalogs()
     if catalogs:
