@@ -23,8 +23,14 @@ filled in file order, a row made by a mention takes that mention's provenance, a
 registry never loses a row); rows one file shares with another (the same
 fact twice, stored once); another kb version or a KB without the map; and a KB whose local
 rows could interact with shipped ones: local scrapes (`kb ingest --all`, which rewrites
-shipped releases and batches), or a local observation in the same source batch as shipped
-ones. Local probes and ingested report files are kept as the full refresh keeps them.
+shipped releases and batches), a shipped observation a local ingest restated, or a local
+observation in the same source batch as shipped ones. Local probes and ingested report files
+are kept as the full refresh keeps them.
+
+Schema 8 (kb.store.packed): observations are read, written, set aside and deleted in
+`observation_packed` itself (the `observation` view's triggers cost a statement per row),
+their fingerprints are bytes, and the texts and provenance that only deleted rows used are
+pruned once, at the end of a refresh that rederived verdicts.
 """
 
 from __future__ import annotations
@@ -361,7 +367,7 @@ def apply(raw: sqlite3.Connection, stored: dict[str, Any], work: dict[str, Any],
     """Redo the planned record files inside the caller's transaction; Fallback when a full
     rebuild is needed after all (the caller rolls back).
 
-    A file's old rows are set aside (their fingerprints marked), its new version written
+    A file's old rows are set aside (set_aside: their fingerprints swapped out), its new version written
     beside them, and each new row identical to an old one dropped for the old one, which
     keeps its id: the verdicts pointing at it stay valid, and only the pairs of the rows
     that really went or came are rederived (a file rewritten with one fact changed costs
