@@ -4,8 +4,9 @@ Every figure is a ratio to a baseline measured in the same round of the same run
 command a fresh process (bytecode caches allowed, as an installed package has them):
 
 1. first use: `kb op aten::add.Tensor` on a fresh cache folder right after the setup (the
-   prebuilt KB copied), and after a data/ change (the KB built), vs `python -c "import torch"` (goal <= 0.5), with the KB
-   file's size (goal <= 20 MB): bench/first_use.py's round;
+   prebuilt KB copied), after a data/ change that edits one record file (refreshed in place,
+   goal <= 0.5 too) and after one to the op catalog (a full rebuild), vs `python -c "import torch"`
+   (goal <= 0.5), with the KB file's size (goal <= 20 MB): bench/first_use.py's round;
 2. `kb op aten::add.Tensor` on a built KB vs `python -c pass` (goal <= 2.5), several pairs
    a round (bench/cold_start.py's case, paired);
 3. `kb check` of the GPT-2-size and the 8B Llama-shaped `.pt2` (work accounting included:
@@ -107,11 +108,12 @@ def main() -> None:
         check_pt2.run_check(gpt2, db)
         check_pt2.run_check(llama, db)
 
-        first, refresh, op_pairs, gpt2_pairs, llama_pairs, size, peaks = [], [], [], [], [], 0, []
+        first, refresh, rebuild, op_pairs, gpt2_pairs, llama_pairs, size, peaks = [], [], [], [], [], [], 0, []
         for _ in range(args.rounds):
             one = first_use.first_use_round(kb, env)
             first.append((one["first"], one["torch"]))
             refresh.append((one["refresh"], one["torch"]))
+            rebuild.append((one["rebuild"], one["torch"]))
             size = one["size"]
             for _ in range(args.pairs):
                 op_pairs.append((_seconds(op_cmd, op_env), _seconds(pass_cmd, op_env)))
@@ -130,7 +132,8 @@ def main() -> None:
               f"(import torch {torch_ms:.0f} ms, python -c pass {statistics.median(b for _, b in op_pairs) * 1000:.1f} ms)")
         rows = [
             ("first use: kb op after the setup (prebuilt copied)", _median_ratio(first), "x import torch", "<= 0.5"),
-            ("after a data/ change (KB built from data/)", _median_ratio(refresh), "x import torch", "no slower than first use"),
+            ("first kb op after a data/ change (1 record file)", _median_ratio(refresh), "x import torch", "<= 0.5"),
+            ("  after a data/ops change (full rebuild)", _median_ratio(rebuild), "x import torch", "-"),
             ("kb op aten::add.Tensor, built KB", _median_ratio(op_pairs), "x python -c pass", "<= 2.5"),
             ("kb check GPT-2-size .pt2", _median_ratio(gpt2_pairs), "x import torch", "<= 0.25"),
             ("kb check 8B-shaped .pt2", _median_ratio(llama_pairs), "x import torch", "<= 0.25"),

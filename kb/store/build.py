@@ -3,7 +3,11 @@
 A fresh build is written to a temporary file and renamed into place, so an interrupted
 build leaves nothing half-made. A KB whose shipped part is out of date (data/ changed
 since) is refreshed in one transaction: shipped rows are replaced, local evidence
-(probes and ingests made on this machine) is kept.
+(probes and ingests made on this machine) is kept. Every build records what each file of
+data/ wrote (kbmeta `data_files`), so that a refresh after a change to a few record files
+(the doc rules included) redoes only those files and the verdicts they decide
+(kb.store.incremental, to the same result); a change to targets.csv, data/ops or
+data/gallery, among others listed there, rebuilds the whole.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import urllib.parse
 from typing import Any
 
 from kb import __version__, paths
-from kb.store import dbfile
+from kb.store import dbfile, incremental
 from kb.store.catalog import read_catalog, shipped_catalogs
 from kb.store.dbfile import (
     data_fingerprint,
@@ -69,28 +73,46 @@ def _load_shipped(raw: sqlite3.Connection) -> dict[str, int]:
     load_targets(raw, targets_csv())
     support.clear(raw)  # derived, rebuilt below; it points at observations
     for table in SHIPPED_TABLES:
+        if table == "observation":  # schema 8: the packed rows of shipped batches, not row by row through the view
+            raw.execute("DELETE FROM observation_packed WHERE batch_id IN "
+                        "(SELECT id FROM provenance_batch WHERE origin = 'shipped')")
+            continue
         raw.execute(f"DELETE FROM {table} WHERE origin = 'shipped'")  # observations before probe runs
     catalogs = shipped_catalogs()
     if catalogs:
         load_ops(raw, read_catalog(catalogs[-1]))
     stamp = utc_now()
     added = 0
+    digest, digests = incremental.file_digests()
+    files = incremental.new_map(stamp)  # what each file wrote, for the next refresh (kb.store.incremental)
     indexes = support.without_indexes(raw, "observation_packed")  # made again once, after the bulk insert
+    incremental.watch_shared(raw)
     for path in record_files():
+        rel = incremental.relpath(path)
+        before = incremental.max_ids(raw)
         try:
-            added += write_records(raw, read_report(path), ingested_at=stamp, origin="shipped").added
+            records = read_report(path)
+            added += write_records(raw, records, ingested_at=stamp, origin="shipped").added
         except IngestError:
             raise
         except ValueError as exc:
             raise IngestError(f"{path}: {exc}") from None
+        files["files"][rel] = incremental.entry(raw, records, before, digests.get(rel, ""), os.path.getsize(path))
+        incremental.mark_shared(files["files"], rel, incremental.updated(raw))
+    incremental.unwatch(raw)
+    for rel, sha in digests.items():
+        files["files"].setdefault(rel, {"sha256": sha})
     for sql in indexes:
         raw.execute(sql)
-    verdicts = support.rebuild(raw)
+    # a KB of this build's rows only (no local ones kept): every row is its source's current word
+    fresh = raw.execute("SELECT 1 FROM observation WHERE origin <> 'shipped' LIMIT 1").fetchone() is None
+    verdicts = support.rebuild(raw, every_row_current=fresh)
     dropped = gallery.load(raw).get("gallery_dropped_sources")  # data/gallery: tables of its own
     if dropped:  # s30b (#30): one notice for config sources that are not http(s) URLs
         _notice(f"data/gallery: {dropped} config source{'s' if dropped != 1 else ''} not an http(s) URL, dropped")
-    _set_meta(raw, data_fingerprint=data_fingerprint(), data_digest=dbfile.data_digest(), built_at=stamp,
-              kb_version=__version__, data_fingerprints_seen="[]")  # seen: other installs of this data
+    _set_meta(raw, data_fingerprint=data_fingerprint(), data_digest=digest, built_at=stamp,
+              kb_version=__version__, data_fingerprints_seen="[]",  # seen: other installs of this data
+              **{incremental.MAP_KEY: json.dumps(files, sort_keys=True)})
     return {"records": added, "verdicts": verdicts}
 
 
@@ -199,28 +221,29 @@ def write_prebuilt(out: str) -> dict[str, Any]:
     return result
 
 
-def _prebuilt_matches(prebuilt: str) -> bool:
-    """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now."""
+def _prebuilt_matches(prebuilt: str, digest: str | None = None) -> bool:
+    """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now
+    (`digest`: its data_digest, when the caller has it)."""
     try:
         conn = sqlite3.connect(f"file:{urllib.parse.quote(prebuilt)}?mode=ro", uri=True)
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             app = conn.execute("PRAGMA application_id").fetchone()[0]
-            digest = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_digest'").fetchone()
+            found = conn.execute("SELECT value FROM kbmeta WHERE key = 'data_digest'").fetchone()
         finally:
             conn.close()
     except sqlite3.Error:
         return False
-    return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and digest is not None
-            and digest[0] == dbfile.data_digest())
+    return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and found is not None
+            and found[0] == (digest or dbfile.data_digest()))
 
 
-def install_prebuilt(path: str) -> dict[str, Any] | None:
+def install_prebuilt(path: str, digest: str | None = None) -> dict[str, Any] | None:
     """Copy the wheel's prebuilt KB to `path` when it was built from the data kb reads now
     (then a first use costs a file copy, not a build); None when there is none to use."""
     started = time.perf_counter()
     prebuilt = paths.PREBUILT_KB
-    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt):
+    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt, digest):
         return None
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.building-{os.getpid()}"
@@ -291,6 +314,12 @@ def ensure_built(path: str) -> dict[str, Any]:
             _notice(f"building the KB from shipped data at {path} (first use)...")
         return build(path)
     _notice(f"refreshing the shipped data in {path}...")
-    if not holds_local_rows(path):  # nothing to keep: a fresh file is made faster than rows replaced in place
-        return install_prebuilt(path) or build(path)
-    return refresh(path)
+    digests = incremental.file_digests()  # read data/ once for the checks below
+    if not holds_local_rows(path):  # nothing to keep: the wheel's KB, if it is of this data, is a copy
+        done = install_prebuilt(path, digests[0])
+        if done is not None:
+            return done
+        # a few record files changed: redone in place; else a fresh file is made faster than
+        # every row replaced in place
+        return incremental.refresh(path, record_files(), digests) or build(path)
+    return incremental.refresh(path, record_files(), digests) or refresh(path)

@@ -109,12 +109,28 @@ def expand_families(observations: list[dict[str, Any]], catalog: Iterable[str]) 
     return out
 
 
+def _stable(obs: dict[str, Any]) -> tuple[str, str, str]:
+    return obs["source_name"], obs["probe_run_id"] or "", obs["fingerprint"]
+
+
 def derive(observations: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Support rows from current observations (dicts with Observation's columns)."""
-    by_key: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    """Support rows from current observations (dicts with Observation's columns).
+
+    Each key's rows are taken in an order their content decides (source, run, fingerprint),
+    never the order they were read in: ties in reduce_source and choose go to the first row,
+    and an incremental refresh (kb.store.incremental) stores a changed file's rows after the
+    others, yet must pick what a full build picks."""
+    by_obs: dict[tuple, list] = defaultdict(list)
     for obs in observations:
-        key = (obs["op"], obs["target"], obs["release_id"], obs["mode"])
-        by_key[key][source_id(obs)].append(obs)
+        by_obs[(obs["op"], obs["target"], obs["release_id"], obs["mode"])].append(obs)
+    by_key: dict[tuple, dict[str, list]] = {}
+    for key, found in by_obs.items():
+        if len(found) > 1:
+            found.sort(key=_stable)
+        per: dict[str, list] = defaultdict(list)
+        for obs in found:
+            per[source_id(obs)].append(obs)
+        by_key[key] = per
     rows = []
     for (op, target, release_id, mode), per_source in by_key.items():
         verdicts = [reduce_source(source_rows) for source_rows in per_source.values()]
@@ -169,24 +185,6 @@ def effective_of(status: str, winner: dict[str, Any], per_source: dict[str, list
     if traced is not None:
         return None, {"leaves": None, "from": source_id(traced), "why": "no OpInfo samples: leaves not traced"}
     return None, None
-
-
-def basis_stats(rows: list[dict[str, Any]]) -> dict[str, list]:
-    """Per target × release: [verdicts, presumed verdicts, the version most were presumed
-    from]. Kept in kbmeta so that every view's header can say what its verdicts rest on
-    without counting tens of thousands of rows on each start."""
-    stats: dict[str, list] = {}
-    sources: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for row in rows:
-        key = f"{row['target']}\t{row['release_id']}"
-        entry = stats.setdefault(key, [0, 0, None])
-        entry[0] += 1
-        if row.get("basis") == "presumed":
-            entry[1] += 1
-            sources[key][(row.get("effective_via") or {}).get("presumed_from")] += 1
-    for key, counts in sources.items():
-        stats[key][2] = max(counts, key=counts.get)
-    return stats
 
 
 def carry_forward(rows: list[dict[str, Any]], releases: dict[int, tuple[str, str]],
@@ -250,14 +248,39 @@ JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') A
   ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
  AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
 """
+ALL_SQL = "SELECT o.*, r.version AS backend_version FROM observation o JOIN release r ON r.id = o.release_id"
+SCOPED_ALL_SQL = """
+SELECT o.*, r.version AS backend_version FROM temp._kb_load x
+CROSS JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
+"""
+# The same, on the (op, target) pairs of temp table `_kb_load` only (kb.store.support.set_scope).
+SCOPED_CURRENT_SQL = """
+SELECT o.*, r.version AS backend_version FROM temp._kb_load x
+CROSS JOIN observation o ON o.op = x.op AND o.target = x.target JOIN release r ON r.id = o.release_id
+JOIN (SELECT source_name, target, release_id, mode, COALESCE(probe_run_id, '') AS run, MAX(ingested_at) AS at
+      FROM observation WHERE (source_name, target, release_id, mode, COALESCE(probe_run_id, '')) IN
+        (SELECT o2.source_name, o2.target, o2.release_id, o2.mode, COALESCE(o2.probe_run_id, '')
+           FROM temp._kb_load x2 CROSS JOIN observation o2 ON o2.op = x2.op AND o2.target = x2.target)
+      GROUP BY source_name, target, release_id, mode, run) latest
+  ON latest.source_name = o.source_name AND latest.target = o.target AND latest.release_id = o.release_id
+ AND latest.mode = o.mode AND latest.run = COALESCE(o.probe_run_id, '') AND latest.at = o.ingested_at
+"""
 _SUPPORT_COLUMNS = ("op", "target", "release_id", "mode", "status", "dtypes", "conditions", "note", "source_kind",
                     "source_name", "source_url", "probe_run_id", "retrieved_at", "observation_id", "sources",
                     "disagreement", "basis", "effective_status", "effective_via", "report")
 _JSON = ("dtypes", "conditions", "sources", "effective_via", "report")
 
 
-def current_observations(raw: sqlite3.Connection) -> list[dict[str, Any]]:
-    cursor = raw.execute(CURRENT_OBSERVATIONS_SQL)
+def current_observations(raw: sqlite3.Connection, scoped: bool = False, every_row_current: bool = False
+                         ) -> list[dict[str, Any]]:
+    """Each source's current rows; `scoped`: only those on the (op, target) pairs of temp
+    table `_kb_load` (set_scope), while which batch of a source is current still counts all
+    of the source's rows; `every_row_current`: the caller knows each source has one batch
+    (a KB of one build's rows), so none is looked for."""
+    sql = ALL_SQL if every_row_current else CURRENT_OBSERVATIONS_SQL
+    if scoped:
+        sql = SCOPED_ALL_SQL if every_row_current else SCOPED_CURRENT_SQL
+    cursor = raw.execute(sql)
     names = [d[0] for d in cursor.description]
     rows = []
     for values in cursor:
@@ -305,16 +328,119 @@ def clear(raw: sqlite3.Connection) -> None:
     raw.execute("DELETE FROM support_packed")
 
 
-def rebuild(raw: sqlite3.Connection) -> int:
-    """Replace every Support row with verdicts derived from the current evidence; returns
-    how many verdicts the `support` view shows.
+def scope_ops(pairs: Iterable[tuple[str, str]], catalog: Iterable[str]) -> set[tuple[str, str]]:
+    """The verdicts (op, target) that evidence on `pairs` decides: each op's own, and for a
+    family row (an op named without overload, `aten::add`) every overload it stands for."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for name in catalog:
+        members[name.partition(".")[0]].append(name)
+    out = set()
+    for op, target in pairs:
+        out.add((op, target))
+        if "." not in op:
+            out.update((member, target) for member in members.get(op, ()))
+    return out
+
+
+def set_scope(raw: sqlite3.Connection, scope: set[tuple[str, str]]) -> None:
+    """Temp tables for a scoped rebuild: `_kb_scope`, the verdicts to redo (scope_ops), and
+    `_kb_load`, the evidence they rest on (their own op and their family's). Queries join
+    them first (CROSS JOIN keeps that order): SQLite has no statistics on a temp table and
+    would otherwise scan a whole table of verdicts for a few of them."""
+    for table in ("_kb_scope", "_kb_load"):
+        raw.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (op TEXT NOT NULL, target TEXT NOT NULL, "
+                    "PRIMARY KEY (op, target)) WITHOUT ROWID")
+        raw.execute(f"DELETE FROM temp.{table}")
+    raw.executemany("INSERT INTO temp._kb_scope VALUES (?, ?)", sorted(scope))
+    load = scope | {(op.partition(".")[0], target) for op, target in scope}
+    raw.executemany("INSERT INTO temp._kb_load VALUES (?, ?)", sorted(load))
+
+
+def clear_scope(raw: sqlite3.Connection) -> None:
+    """Delete the verdicts in `_kb_scope` (set_scope), presumed ones first. Every presumed
+    verdict points at a stored one of the same op and target, so none is left dangling."""
+    ids = ("SELECT s.id FROM temp._kb_scope x CROSS JOIN support_packed s ON s.op = x.op AND s.target = x.target")
+    raw.execute(f"DELETE FROM support_presumed WHERE from_id IN ({ids})")
+    raw.execute(f"DELETE FROM support_packed WHERE id IN ({ids})")  # the table itself: no view trigger per row
+
+
+BASIS_COUNTS_KEY = "basis_counts"  # kbmeta: what basis_stats is made of, so a scoped rebuild adjusts it
+
+
+def basis_counts(raw: sqlite3.Connection, scoped: bool = False) -> dict[str, dict]:
+    """The verdicts per target × release: stored ones, and presumed ones by the release they
+    carry a verdict from; `scoped`: only those of the pairs in `_kb_scope` (set_scope)."""
+    join = ("temp._kb_scope x CROSS JOIN support_packed s ON s.op = x.op AND s.target = x.target" if scoped
+            else "support_packed s")
+    stored = {f"{t}\t{r}": n for t, r, n in raw.execute(
+        f"SELECT s.target, s.release_id, count(*) FROM {join} GROUP BY s.target, s.release_id")}
+    presumed: dict[str, dict[str, int]] = defaultdict(dict)
+    for t, r, f, n in raw.execute(f"SELECT s.target, p.release_id, s.release_id, count(*) FROM {join} "
+                                  "CROSS JOIN support_presumed p ON p.from_id = s.id GROUP BY s.target, p.release_id, "
+                                  "s.release_id"):
+        presumed[f"{t}\t{r}"][str(f)] = n
+    return {"stored": stored, "presumed": dict(presumed)}
+
+
+def _add_counts(total: dict[str, dict], part: dict[str, dict], sign: int) -> None:
+    for key, n in part["stored"].items():
+        left = total["stored"].get(key, 0) + sign * n
+        if left:
+            total["stored"][key] = left
+        else:
+            total["stored"].pop(key, None)
+    for key, by_from in part["presumed"].items():
+        mine = total["presumed"].setdefault(key, {})
+        for source, n in by_from.items():
+            left = mine.get(source, 0) + sign * n
+            if left:
+                mine[source] = left
+            else:
+                mine.pop(source, None)
+        if not mine:
+            del total["presumed"][key]
+
+
+def basis_stats_of(counts: dict[str, dict], versions: dict[int, str]) -> dict[str, list]:
+    """Per target × release (kbmeta `basis_stats`): [verdicts, presumed verdicts, the version
+    most were presumed from], so every view's header can say what its verdicts rest on
+    without counting tens of thousands of rows on each start. Ties for that version go to
+    the newest."""
+    stats: dict[str, list] = {key: [n, 0, None] for key, n in counts["stored"].items()}
+    for key, by_from in counts["presumed"].items():
+        entry = stats.setdefault(key, [0, 0, None])
+        entry[0] += sum(by_from.values())
+        entry[1] += sum(by_from.values())
+        ranked = [(n, version_key(versions[int(f)]), versions[int(f)]) for f, n in by_from.items()]
+        entry[2] = max(ranked)[2] if ranked else None
+    return stats
+
+
+def rebuild(raw: sqlite3.Connection, pairs: Iterable[tuple[str, str]] | None = None,
+            every_row_current: bool = False) -> int:
+    """Replace Support rows with verdicts derived from the current evidence; returns how many
+    verdicts the `support` view shows (all of them, or those `pairs` rederived).
+
+    `pairs` ((op, target)): rederive only the verdicts evidence on those pairs decides (an
+    incremental refresh, kb.store.incremental, passes the pairs of the rows it deleted and
+    wrote). A verdict rests only on evidence of its own op and target and of its op's family
+    row (scope_ops), and presumed verdicts carry one op along one target's versions, so the
+    rest stays as derived. The new stored rows take ids after the others'. `every_row_current`:
+    see current_observations (a fresh build of the shipped data passes it).
 
     Runs on the DB-API connection inside the caller's transaction: at tens of thousands
     of rows the ORM's per-row work costs seconds that a KB build cannot afford. A presumed
     verdict is stored as a reference to the verdict it carries (schema 7, `support_presumed`);
     the `support` view writes it out as a whole row when read."""
     catalog = [name for (name,) in raw.execute("SELECT name FROM op")]
-    rows = derive(expand_families(current_observations(raw), catalog))
+    if pairs is None:
+        rows = derive(expand_families(current_observations(raw, every_row_current=every_row_current), catalog))
+    else:
+        scope = scope_ops(pairs, catalog)
+        set_scope(raw, scope)
+        evidence = expand_families(current_observations(raw, scoped=True, every_row_current=every_row_current),
+                                   catalog)
+        rows = derive(obs for obs in evidence if (obs["op"], obs["target"]) in scope)
     # a release only an unpreferred local report names gets no verdicts presumed for it
     releases = {rid: (product, version) for rid, product, version, report
                 in raw.execute("SELECT id, product, version, report FROM release")
@@ -322,25 +448,35 @@ def rebuild(raw: sqlite3.Connection) -> int:
     products = dict(raw.execute("SELECT name, product FROM target"))
     presumed = carry_forward(rows, releases, products)
     rows = [row for row in rows if not row.get("_displaced")]
-    raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('basis_stats', ?)",
-                (json.dumps(basis_stats(rows + presumed), sort_keys=True),))
     raw.execute("INSERT OR REPLACE INTO kbmeta (key, value) VALUES ('data_as_of', ?)",
                 (json.dumps(queries.compute_data_as_of(raw), sort_keys=True),))
-    clear(raw)
+    first = 1
+    counts = None
+    if pairs is None:
+        clear(raw)
+    else:
+        found = raw.execute("SELECT value FROM kbmeta WHERE key = ?", (BASIS_COUNTS_KEY,)).fetchone()
+        counts = json.loads(found[0]) if found else None
+        if counts is not None:
+            _add_counts(counts, basis_counts(raw, scoped=True), -1)
+        clear_scope(raw)
+        first = raw.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM support_packed").fetchone()[0]
     # Stored op by op: a page reads one op's verdicts (every target, version and mode) from
     # a few neighbouring pages instead of one page per verdict across the whole table.
     order = itemgetter("op", "target", "release_id", "mode")
     rows.sort(key=order)
     presumed.sort(key=order)
-    ids = {id(row): number for number, row in enumerate(rows, 1)}
-    indexes = without_indexes(raw, "support_packed") + without_indexes(raw, "support_presumed")
+    ids = {id(row): number for number, row in enumerate(rows, first)}
+    # a few rows rederived: keeping the indexes beats making them again over every row
+    indexes = (without_indexes(raw, "support_packed") + without_indexes(raw, "support_presumed")
+               if pairs is None else [])
     packer = packed.Packer(raw)  # schema 8: texts and provenance by id; the views write them out
     raw.executemany(
         f"INSERT INTO support_packed (id, {', '.join(packed.SUPPORT_PACKED)}) "
         f"VALUES ({', '.join('?' * (len(packed.SUPPORT_PACKED) + 1))})",
         ([number] + packed.pack(packer, "support_stored", {
             c: _json_text(row[c], texts) if c in _JSON and row[c] is not None else row[c] for c in _SUPPORT_COLUMNS})
-         for texts in [{}] for number, row in enumerate(rows, 1)),
+         for texts in [{}] for number, row in enumerate(rows, first)),
     )
     raw.executemany(
         "INSERT INTO support_presumed (release_id, from_id, sources, disagreement) VALUES (?, ?, ?, ?)",
@@ -350,5 +486,14 @@ def rebuild(raw: sqlite3.Connection) -> int:
     )
     for sql in indexes:
         raw.execute(sql)
-    packed.prune(raw)
+    if counts is None:
+        counts = basis_counts(raw)
+    else:
+        _add_counts(counts, basis_counts(raw, scoped=True), 1)
+    versions = dict(raw.execute("SELECT id, version FROM release"))
+    raw.executemany("INSERT OR REPLACE INTO kbmeta (key, value) VALUES (?, ?)",
+                    [("basis_stats", json.dumps(basis_stats_of(counts, versions), sort_keys=True)),
+                     (BASIS_COUNTS_KEY, json.dumps(counts, sort_keys=True))])
+    if pairs is None:
+        packed.prune(raw)  # a scoped rebuild leaves that to its caller (once, at the end of a refresh)
     return len(rows) + len(presumed)
