@@ -8,7 +8,7 @@ so it is kept once computed: in this process, and as JSON under the cache folder
 fresh process (one `kb ask`, a restarted bot) reads it instead of recomputing.
 
 The key names the KB file's identity and state (path, inode, size, mtime, SQLite's change
-counter, a non-empty WAL file's size and mtime), its kbmeta build stamp (data digest, kb version,
+counter, a non-empty WAL file's size, mtime and header), its kbmeta build stamp (data digest, kb version,
 build time), kb's own version and source files' stamps, and the fix-it file kb.check reads
 beside the KB. Any write to the KB changes one of these, so a change shows at once. A
 connection with uncommitted writes, or one to an in-memory database, is never cached.
@@ -85,10 +85,24 @@ def kb_state(conn: sqlite3.Connection) -> dict | None:
     stat = _stat(path)
     if stat is None or len(header) < 100:
         return None
-    wal = _stat(path + "-wal")  # an empty WAL is made anew by each connection: it holds nothing
     return {"path": os.path.abspath(path), "file": stat, "change_counter": header[24:28].hex(),
-            "wal": wal[1:] if wal and wal[1] else None, "meta": meta, "kb": kb.__version__, "code": _code_stamp(),
+            "wal": _wal_state(path + "-wal"), "meta": meta, "kb": kb.__version__, "code": _code_stamp(),
             "fixits": [fixits.fixits_path(), _stat(fixits.fixits_path())]}
+
+
+def _wal_state(path: str) -> list | None:
+    """A WAL file's size, mtime and header (its salts change each time it restarts): in WAL mode
+    SQLite need not bump the main file's change counter, and commits land here first. An empty
+    WAL is made anew by each connection and holds nothing: None."""
+    stat = _stat(path)
+    if not stat or not stat[1]:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(32)
+    except OSError:
+        return stat
+    return [*stat[1:], head.hex()]
 
 
 def _folder() -> str:
