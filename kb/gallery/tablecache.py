@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
 
 from kb import paths
@@ -32,6 +33,7 @@ MAX_FILES = 64  # older tables are removed beyond this many
 _MEMO: dict[str, str] = {}  # key digest → the table's JSON text (a fresh copy is parsed per ask)
 _MEMO_MAX = 32
 _CODE_STAMP: str | None = None
+_LOCK = threading.RLock()
 
 
 def _stat(path: str) -> list | None:
@@ -153,16 +155,17 @@ def cached(conn: sqlite3.Connection, args: dict, compute: Callable[[], dict]) ->
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
     text = _MEMO.get(digest)
     if text is None:
-        text = _read(digest, key)
-        if text is None:
-            table = compute()
-            text = json.dumps(table)
-            if json.loads(text) != table:  # not plain JSON (a tuple, say): never served from a cache
-                return table
-            _write(digest, key, text)
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        _MEMO[digest] = text
+        with _LOCK:  # threads asking at once (the bot's pool) wait for one computation, not make their own
+            text = _MEMO.get(digest) or _read(digest, key)
+            if text is None:
+                table = compute()
+                text = json.dumps(table)
+                if json.loads(text) != table:  # not plain JSON (a tuple, say): never served from a cache
+                    return table
+                _write(digest, key, text)
+            if len(_MEMO) >= _MEMO_MAX:
+                _MEMO.clear()
+            _MEMO[digest] = text
     return json.loads(text)
 
 

@@ -135,3 +135,20 @@ def test_an_unwritable_cache_folder_is_skipped(gallery_kb, fresh, tmp_path, monk
     monkeypatch.setenv("KB_CACHE_DIR", str(blocker))  # the folder cannot be made under a file
     conn = db.open_kb(gallery_kb[0])
     assert views.table(conn) == views.table(conn, cache=False)
+
+
+def test_the_bot_warms_the_list_tables_before_serving(gallery_kb, fresh, tmp_path, caplog):
+    pytest.importorskip("uvicorn")
+    from kb.chat import bot
+
+    settings = bot.BotSettings(signing_secret="s" * 32, db=gallery_kb[0])
+    bot.make_server(settings, "127.0.0.1", 0)
+    warmed = len(fresh)
+    assert {tuple(call[0]) for call in fresh} == {("neuron",), ("tpu",), ("neuron", "tpu")}
+    conn = db.open_kb(gallery_kb[0])
+    kept = [views.table(conn, targets, None, ("eager",), "inference") for targets in (["neuron"], ["tpu"], None)]
+    assert len(fresh) == warmed  # all three from the warm-up
+    assert kept == [views.table(conn, targets, None, ("eager",), "inference", cache=False)
+                    for targets in (["neuron"], ["tpu"], None)]
+    bot.make_server(bot.BotSettings(signing_secret="s" * 32, db=str(tmp_path)), "127.0.0.1", 0)  # not a KB
+    assert "warm-up skipped" in caplog.text
