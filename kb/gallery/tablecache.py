@@ -152,7 +152,10 @@ def cached(conn: sqlite3.Connection, args: dict, compute: Callable[[], dict]) ->
     if state is None:
         return compute()
     key = {"state": state, "args": args}
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    try:
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    except (TypeError, ValueError):  # an argument JSON cannot name: computed, not kept
+        return compute()
     text = _MEMO.get(digest)
     if text is None:
         with _LOCK:  # threads asking at once (the bot's pool) wait for one computation, not make their own
