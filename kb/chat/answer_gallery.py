@@ -494,3 +494,24 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
         return None
     return Answer(question=text, intent=intent, text="\n".join(lines) + sources.markdown(), facts=facts,
                   sources=sources.items)
+
+
+WARM_TARGETS = (("neuron",), ("tpu",), views.DEFAULT_TARGETS)  # what list questions name: one target or both
+
+
+def warm(db: str | None = None) -> None:
+    """Make the first gallery answers of a long-running front end (the Slack bot) as quick as
+    the next: the list tables kept (kb.gallery.tablecache) and, where installed, torch loaded
+    (a model's report asks it how ops without a verdict decompose). Called before serving."""
+    from kb.store.db import open_kb
+
+    conn = open_kb(db)
+    try:
+        for targets in WARM_TARGETS:
+            views.table(conn, list(targets), None, ("eager",), "inference")
+    finally:
+        conn.close()
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        pass

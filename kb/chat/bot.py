@@ -50,6 +50,7 @@ class BotSettings:
     rate_window_s: float = 60.0
     max_question_chars: int = MAX_QUESTION_CHARS
     max_body_bytes: int = MAX_BODY_BYTES
+    warm: bool = True  # compute the gallery tables before serving, not in a request (Slack's 3-second ack)
 
 
 class RateLimiter:
@@ -342,4 +343,17 @@ def make_server(settings: BotSettings, host: str = "127.0.0.1", port: int = 3000
 
     config = uvicorn.Config(build_asgi_app(settings), host=host, port=port, log_level="warning",
                             access_log=False, lifespan="off")
+    if settings.warm:  # before serving: a question arriving mid-warm-up would compute the same tables again
+        _warm(settings.db)
     return uvicorn.Server(config)
+
+
+def _warm(db: str | None) -> None:
+    """The gallery's list tables computed once at start (kb.chat.answer_gallery.warm); a
+    failure is one log line, and the first question computes them instead."""
+    try:
+        from kb.chat.answer_gallery import warm
+
+        warm(db)
+    except Exception as exc:  # the bot answers without it
+        logger.warning("kb bot: warm-up skipped (%s)", type(exc).__name__)

@@ -81,7 +81,14 @@ class CallSite:
         self.module_type = bound_name(self.module_type)
 
     def tensor_args(self) -> list[TensorSpec]:
-        return [t for t in _flatten((self.args, self.kwargs)) if isinstance(t, TensorSpec)]
+        """The tensor arguments in order (positional, then keyword, nested lists walked). Called for
+        every call site several times per check (a gallery table walks 100k of them), so it loops
+        instead of chaining generators; the order is `_flatten`'s."""
+        out: list[TensorSpec] = []
+        _collect_specs(self.args, out)
+        if self.kwargs:
+            _collect_specs(self.kwargs.values(), out)
+        return out
 
     def primary_dtype(self) -> str | None:
         """The dtype an op's support is usually stated for: its first tensor argument's,
@@ -116,6 +123,17 @@ class TracedModel:
     # Size symbols an export recorded (kb.check.pt2_graph): {"dynamic": {name: {min, max, where}},
     # "unbacked": [names]} — what kb.check.hazards reads; empty for other formats.
     symbols: dict = field(default_factory=dict)
+
+
+def _collect_specs(values: Iterable[Any], out: list) -> None:
+    """Append every TensorSpec in `values` (lists, tuples and dicts walked) to `out`."""
+    for value in values:
+        if isinstance(value, TensorSpec):
+            out.append(value)
+        elif isinstance(value, (list, tuple)):
+            _collect_specs(value, out)
+        elif isinstance(value, dict):
+            _collect_specs(value.values(), out)
 
 
 def _flatten(value: Any) -> Iterable[Any]:

@@ -219,10 +219,21 @@ def summary_row(entry: dict, rep: kc.CheckReport) -> dict:
 
 
 def table(conn: sqlite3.Connection, targets: list[str] | None = None, versions: dict | None = None,
-          modes: tuple[str, ...] = ("eager",), graph: str = "inference") -> dict:
+          modes: tuple[str, ...] = ("eager",), graph: str = "inference", cache: bool = True) -> dict:
     """Models × targets (× modes): where each model runs; models that did not export are listed
-    with the exporter's reason."""
+    with the exporter's reason. Kept per KB state (kb.gallery.tablecache): a list question
+    answers from it within Slack's ack instead of re-checking every model."""
     targets = list(targets or DEFAULT_TARGETS)
+    if not cache:
+        return _table(conn, targets, versions, modes, graph)
+    from kb.gallery import tablecache
+
+    args = {"targets": targets, "versions": versions or {}, "modes": list(modes), "graph": graph}
+    return tablecache.cached(conn, args, lambda: _table(conn, targets, versions, modes, graph))
+
+
+def _table(conn: sqlite3.Connection, targets: list[str], versions: dict | None, modes: tuple[str, ...],
+           graph: str) -> dict:
     lookups = Lookups(conn)
     rows, not_built = [], []
     for entry in models(conn):
