@@ -120,3 +120,17 @@ def test_repr_html_of_a_real_check_has_the_cli_s_columns(saved):
     assert text.count("<code>") == 0 and "⇄ fallback" in text and "✔ native" in text and "legend:" in text
     assert result.to_html().count("<code>aten::gelu</code>") == 2  # a row per target
     assert result.to_html(fail_on="fallback").count("FAILED") == 1
+
+
+def test_two_targets_in_html_mark_each_verdicts_basis():
+    """t26b #1: a presumed or inferred verdict carries its mark in its status cell, and the
+    legend explains the marks; an evidence verdict has none."""
+    neuron = CheckReport(model="m.pt2", model_kind="exported_program", target="neuron", backend_version="2.14.3.1",
+                         mode="eager", ops=[_op("aten::gelu", "fallback", basis="presumed"),
+                                            _op("aten::t", "native", basis="inferred")], call_sites=2)
+    tpu = CheckReport(model="m.pt2", model_kind="exported_program", target="tpu", backend_version="0.2.0",
+                      mode="eager", ops=[_op("aten::gelu", "native"), _op("aten::t", "native")], call_sites=2)
+    html = CheckResult(model="m.pt2", model_kind="exported_program", train=False, reports=[neuron, tpu]).to_html()
+    text = "".join(parse(html).text)
+    assert "⇄ fallbackᵖ" in text and "✔ nativeⁱ" in text and "nativeᵖ" not in text
+    assert "ᵖ presumed (carried from an older version)" in text and "ⁱ inferred" in text

@@ -229,17 +229,3 @@ def test_markdown_and_html_of_two_targets_mark_the_basis(run_cli, saved, presume
     assert "| `aten::gelu` | 1 | fallbackᵖ |" in out and "| `aten::gelu` | 1 | native |" in out
     assert "ᵖ presumed (carried from an older version)" in out
 
-    from kb.check import html
-    from kb.check.resolve import Verdict
-    from kb.check.text import basis_mark, basis_legend
-
-    class Op:
-        basis, local_report = "presumed", None
-
-    class Report:
-        ops = [Op()]
-
-    assert basis_mark(Op()) == "ᵖ" and "ᵖ presumed" in basis_legend([Report()])
-    Op.basis = "evidence"
-    assert basis_mark(Op()) == "" and basis_legend([Report()]) is None
-    assert Verdict and "basis_mark" in html.report_html.__code__.co_names + html.report_html.__code__.co_varnames
