@@ -498,3 +498,12 @@ def test_support_facet_counts_never_break_inside_a_number():
 
     css = (REPO / "data" / "datasette" / "static" / "kb.css").read_text(encoding="utf-8")
     assert re.search(r"\.facet-info ul\.tight-bullets li \{[^}]*word-break: normal", css)
+
+
+def test_coverage_page_says_a_mode_is_unknown(kb_file):
+    """t26b #10: `?mode=<b>` is not quietly the eager matrix: the page says the mode is
+    unknown and which ones there are (escaped); a known mode says nothing of the kind."""
+    ds = serve.make_datasette(kb_file)
+    bad, good = fetch(ds, "/kb/coverage?mode=%3Cb%3E", "/kb/coverage?mode=compile")
+    assert "unknown mode “&lt;b&gt;”: the matrix has eager and compile" in bad.text and "<b>”" not in bad.text
+    assert "unknown mode" not in good.text
