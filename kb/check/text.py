@@ -97,7 +97,7 @@ def summary_lines(report: Any, suggest: bool = False) -> list[str]:
     by_status = ", ".join(f"{k} {v}" for k, v in s["ops_by_status"].items())
     lines = [
         f"{report.model} ({report.model_kind}) on {report.target}{version}, {report.mode} mode: "
-        f"{s['distinct_ops']} distinct ops, {s['call_sites']} call sites, "
+        f"{s['distinct_ops']:,} distinct ops, {s['call_sites']:,} call sites, "  # 1,157 as stderr writes counts
         f"{s['native_call_sites_pct']}% of call sites native ({s['on_device_call_sites_pct']}% native or decomposed)",
         f"  ops by status: {by_status or 'none'}",
     ]

@@ -134,3 +134,12 @@ def test_two_targets_in_html_mark_each_verdicts_basis():
     text = "".join(parse(html).text)
     assert "⇄ fallbackᵖ" in text and "✔ nativeⁱ" in text and "nativeᵖ" not in text
     assert "ᵖ presumed (carried from an older version)" in text and "ⁱ inferred" in text
+
+
+def test_counts_in_the_summary_have_thousands_separators_as_stderr_has():
+    """t26b #10: `1,157 call sites`, as the basis line on stderr writes `6,128 of 6,254`."""
+    from kb.check.text import summary_lines
+
+    report = CheckReport(model="m.pt2", model_kind="exported_program", target="neuron", backend_version="2.33.0",
+                         mode="eager", ops=[_op("aten::addmm", "native", count=1157)], call_sites=1157)
+    assert "1 distinct ops, 1,157 call sites" in summary_lines(report)[0]
