@@ -136,7 +136,7 @@ def settle_command(reports: list[Any]) -> str | None:
 def closing_lines(reports: list[Any]) -> list[str]:
     """The legend, then (where ops are unknown) how to settle them."""
     marks = basis_legend(reports)
-    lines = [f"{LEGEND}; {marks}" if marks else LEGEND]  # one legend: statuses, then the basis marks used
+    lines = [f"{LEGEND}; {marks}" if marks else LEGEND]  # one legend: statuses, then the basis marks (when a cell carries one)
     command = settle_command(reports)
     if command:
         lines.append(f"unknown ops: settle them with {command}, then check again")
