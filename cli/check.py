@@ -245,7 +245,7 @@ def render_table(reports, gate: dict, suggest: bool = False) -> None:
 
 def _side_by_side(reports) -> None:
     from cli.render import status_label, table
-    from kb.check.text import paths_text
+    from kb.check.text import basis_mark, paths_text
 
     order: dict[str, object] = {}
     for report in reports:
@@ -254,7 +254,7 @@ def _side_by_side(reports) -> None:
     by_target = [{op.op: op for op in r.ops} for r in reports]
     rows = []
     for name, first in order.items():
-        cells = [status_label(m[name].status) + (" (waived)" if getattr(m[name], "waiver", None) else "")
+        cells = [status_label(m[name].status) + basis_mark(m[name]) + (" (waived)" if getattr(m[name], "waiver", None) else "")
                  if name in m else "" for m in by_target]
         rows.append([name, first.count, *cells, ", ".join(first.dtypes), paths_text(first.module_paths)])
     table(["op", "count", *[r.target for r in reports], "dtypes", "modules"], rows, status_column=None)

@@ -165,8 +165,9 @@ def width_limit() -> int | None:
 
 MIN_WIDTH = 40
 DEFAULT_WIDTH = 120
-# A cell shorter than this (a status, basis, version, mode) stays in its row: only longer
-# cells (notes, URLs, long names) become footnotes (t26 r2 #1, #2).
+# A cell shorter than this (a basis, version, mode) stays in its row: only longer cells
+# (notes, URLs, long names) become footnotes (t26 r2 #1, #2). A status stays at any length
+# (_is_status): it wraps in its row instead (t26b #7).
 SHORT_CELL = 20
 # The first column (the row's name) is cut with "…" to no less than this; in the first pass
 # to no less than FIRST_SHARE of the width, before any other cell moves to a footnote.
@@ -188,6 +189,35 @@ class _Ref:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def _cut_name(text: str, width: int) -> str:
+    """A row's name cut to `width`. An op name (`ns::name.overload`) is cut in its middle so
+    the rows of one table stay apart: the namespace goes first (`aten…add_.Scalar`, not
+    `aten::add_.Scal…` under `aten::add.Scalar`), then the name's middle, the overload kept
+    whole (`add…Scalar_out`); any other name is cut at its end."""
+    if len(text) <= width:
+        return text
+    _ns, sep, rest = text.rpartition("::")
+    if not sep:
+        return _cut(text, width)
+    if len(rest) + 1 <= width:
+        head = width - 1 - len(rest)
+        return (text[:head] if head >= 4 else "") + "…" + rest
+    base, dot, overload = rest.rpartition(".")
+    tail = dot + overload if dot else ""
+    if tail and len(tail) + 4 <= width:
+        return base[: width - 1 - len(tail)] + "…" + tail
+    return _cut(rest, width)
+
+
+def _is_status(cell: Any) -> bool:
+    """Whether a cell is a status (`✔ native`, `◐ decomposed (leaves on the device)ᵖ`): it
+    stays in its row, wrapped there when long, never a footnote (README: a status stays)."""
+    return isinstance(cell, str) and len(cell) > 2 and cell[1] == " " and cell[0] in _STATUS_SYMBOLS
+
+
+_STATUS_SYMBOLS = frozenset(SYMBOLS.values())
 
 
 def _head_words(column: str) -> list[tuple[str, bool]]:
@@ -257,7 +287,7 @@ def fit_layout(columns: Sequence[str], rows: list[list[str]], limit: int,
     if _width(columns, cells) <= limit:
         return "table", cells, []
     names = [row[0] if row else "" for row in cells]
-    distinct = {c for row in cells for c in row[1:] if len(c) >= SHORT_CELL}
+    distinct = {c for row in cells for c in row[1:] if len(c) >= SHORT_CELL and not _is_status(c)}
     _Ref.width = len(str(first_number + len(distinct))) + 2
     heads = [_head_width(c) for c in columns]
 
@@ -281,8 +311,8 @@ def fit_layout(columns: Sequence[str], rows: list[list[str]], limit: int,
         over = excess()
         if over > 0:
             goal = max(floor, heads[0], widths()[0] - over)
-            for row in cells:
-                row[0] = _cut(row[0], goal)
+            for row, name in zip(cells, names):
+                row[0] = _cut_name(name, goal)  # from the whole name: a second cut keeps the overload too
             changed(0)
 
     cut_first(max(FIRST_MIN, int(limit * FIRST_SHARE)))
@@ -296,7 +326,7 @@ def fit_layout(columns: Sequence[str], rows: list[list[str]], limit: int,
         goal = max(heads[widest], SHORT_CELL - 1, now[widest] - excess())
         moved = False
         for row in cells:
-            if not isinstance(row[widest], _Ref) and len(row[widest]) > goal:
+            if not isinstance(row[widest], _Ref) and len(row[widest]) > goal and not _is_status(row[widest]):
                 row[widest] = _Ref(row[widest])
                 moved = True
         changed(widest)

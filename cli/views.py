@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from cli import render
 from cli.render import emit_json, note, table
+from kb.neutral import terminal
 from kb.store import queries, verdict
 from kb.vocab import BASIS_LEGEND, BASIS_MARKS
 
@@ -43,7 +44,9 @@ def op_report(report: dict[str, Any], as_json: bool) -> None:
     if report.get("module"):
         module_header(report["module"])
     elif report.get("how") and report["how"] != "name":
-        note(report["how"])
+        # what the asked name was read as opens the page, on stdout: stderr keeps to the one
+        # folded basis line (t26b #10)
+        print(render.wrapped(terminal(report["how"])))
     for entry in report["ops"]:
         cat = entry["catalog"] or {}
         kinds = cat.get("composite_kinds") or []
@@ -97,7 +100,6 @@ def module_header(module: dict[str, Any]) -> None:
     """A torch.nn module's page opens with what it is, how its ops were traced, one line per
     target for its forward and its training step, and its ops × targets at a glance; each op's
     verdict table follows."""
-    from kb.neutral import terminal
 
     n = len(module["forward"])
     count = f"{n} ATen op{'s' if n != 1 else ''}" if n else "no ATen ops"

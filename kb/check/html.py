@@ -52,7 +52,7 @@ def _source_cell(op: Any) -> str:
 
 def report_html(report: Any) -> str:
     """One target: heading, verdict, summary lines, the op table."""
-    from kb.check.text import COLUMNS, row, summary_lines
+    from kb.check.text import COLUMNS, basis_mark, row, summary_lines
 
     head = f"{report.target} {report.backend_version or ''} ({report.mode})".replace("  ", " ")
     lines = summary_lines(report)
@@ -66,7 +66,7 @@ def report_html(report: Any) -> str:
                + "</tr></thead><tbody>")
     for op in report.ops:
         cells = row(op)
-        shown = [f"<code>{neutral.html(cells[0])}</code>", neutral.html(cells[1]), status_span(op.status or UNKNOWN),
+        shown = [f"<code>{neutral.html(cells[0])}</code>", neutral.html(cells[1]), status_span(op.status or UNKNOWN) + neutral.html(basis_mark(op)),
                  *(neutral.html(c) for c in cells[3:6]), _source_cell(op)]
         out.append("<tr>" + "".join(f'<td style="{_CELL}">{cell}</td>' for cell in shown) + "</tr>")
     out.append("</tbody></table>")

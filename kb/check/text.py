@@ -50,6 +50,29 @@ def source_text(op: Any) -> str:
     return mark + (op.source_kind or (op.reason or ""))
 
 
+MARKED_BASES = ("doc rule", "inferred", "presumed")
+
+
+def basis_mark(op: Any) -> str:
+    """The mark of what `op`'s verdict rests on (ᵖ presumed, ⁱ inferred, ʳ doc rule, ˡ a local
+    report; "" for evidence): a table with no source column (several targets side by side)
+    carries it on the status cell, so no verdict shows without its basis."""
+    from kb.vocab import BASIS_MARKS, LOCAL_MARK
+
+    basis = getattr(op, "basis", None)
+    mark = BASIS_MARKS[basis] if basis in MARKED_BASES else ""
+    return mark + (LOCAL_MARK if getattr(op, "local_report", None) else "")
+
+
+def basis_legend(reports: list[Any]) -> str | None:
+    """The legend's part that explains the basis marks, when any op of `reports` carries one."""
+    from kb.vocab import BASIS_LEGEND
+
+    if any(basis_mark(op) for report in reports for op in report.ops):
+        return f"basis: {BASIS_LEGEND}; unmarked = evidence for that version"
+    return None
+
+
 def row(op: Any, *, allowed_mark: bool = True) -> list[Any]:
     """One op's cells, in COLUMNS order (raw: the renderer makes them safe for its format)."""
     return [op.op, op.count, op.status, via_text(op), ", ".join(op.dtypes), paths_text(op.module_paths),
@@ -74,7 +97,7 @@ def summary_lines(report: Any, suggest: bool = False) -> list[str]:
     by_status = ", ".join(f"{k} {v}" for k, v in s["ops_by_status"].items())
     lines = [
         f"{report.model} ({report.model_kind}) on {report.target}{version}, {report.mode} mode: "
-        f"{s['distinct_ops']} distinct ops, {s['call_sites']} call sites, "
+        f"{s['distinct_ops']:,} distinct ops, {s['call_sites']:,} call sites, "  # 1,157 as stderr writes counts
         f"{s['native_call_sites_pct']}% of call sites native ({s['on_device_call_sites_pct']}% native or decomposed)",
         f"  ops by status: {by_status or 'none'}",
     ]
@@ -112,7 +135,8 @@ def settle_command(reports: list[Any]) -> str | None:
 
 def closing_lines(reports: list[Any]) -> list[str]:
     """The legend, then (where ops are unknown) how to settle them."""
-    lines = [LEGEND]
+    marks = basis_legend(reports)
+    lines = [f"{LEGEND}; {marks}" if marks else LEGEND]  # one legend: statuses, then the basis marks (when a cell carries one)
     command = settle_command(reports)
     if command:
         lines.append(f"unknown ops: settle them with {command}, then check again")
@@ -148,7 +172,8 @@ def markdown(reports: list[Any], gate: dict, suggest: bool = False) -> str:
         out.append("|---|---:|---|---|---|---|---|")
         for op in report.ops:
             cells = row(op, allowed_mark=False)
-            cells = [neutral.markdown_code(cells[0]), str(cells[1]), *(md(c) for c in cells[2:])]
+            cells = [neutral.markdown_code(cells[0]), str(cells[1]), md(f"{cells[2]}{basis_mark(op)}"),
+                     *(md(c) for c in cells[3:])]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     from kb.check.project_config import waiver_lines

@@ -38,6 +38,8 @@ def coverage_pages(order: list[tuple[int, str]], args: dict[str, str], path: str
     is right even when the KB changed since `order` was read."""
     import bisect
 
+    from kb.vocab import MODES
+
     mode, grep, after = (args.get(k) or "" for k in ("mode", "grep", "after"))
     ranks = dict((op, rank) for rank, op in order)
     shown = [item for item in order if not grep or grep in item[1]]
@@ -55,7 +57,7 @@ def coverage_pages(order: list[tuple[int, str]], args: dict[str, str], path: str
             back = start - size
             prev = url(None) if back <= 0 else url(shown[back - 1][1])
         next_url = url(rows[-1]["op"]) if truncated and n else None
-        return {"mode": mode or "eager", "grep": grep, "after": after, "size": size,
+        return {"mode": mode or "eager", "unknown_mode": mode if mode and mode not in MODES else None, "grep": grep, "after": after, "size": size,
                 "first": start + 1 if n else 0, "last": start + n, "total": max(len(shown), start + n),
                 "prev": prev, "next": next_url, "next_count": min(size, max(len(shown) - start - n, 1)),
                 "start_url": url(None) if after and start - size > 0 else None}

@@ -188,7 +188,8 @@ def op_page(conn: sqlite3.Connection, name: str, targets: list[str] | None = Non
             cells = {}
             for target in listed:
                 found = _newest(by_op[other], target)
-                cells[target] = {"status": verdict.effective_status(found), "label": verdict.label(found)}
+                cells[target] = {"status": verdict.effective_status(found), "label": verdict.label(found),
+                                  "mark": verdict.mark(found)}
             related.append({"op": other, "targets": cells})
         pages.append({"op": op, "catalog": queries.op_catalog_entry(conn, op), "targets": per_target,
                       "verdicts": rows, "gallery": gallery.used_by(conn, op),

@@ -50,7 +50,7 @@ def local_name(report: dict[str, Any]) -> str:
 
 def claimed(prov: rec.Provenance) -> dict[str, Any]:
     """What a line said about its own source, kept for the reader (never as identity)."""
-    out = {"source_kind": prov.source_kind, "source_name": prov.source_name, "source_url": prov.source_url}
+    out = {"source_kind": prov.claimed_kind or prov.source_kind, "source_name": prov.source_name, "source_url": prov.source_url}
     if prov.probe_run_id:
         out["probe_run_id"] = prov.probe_run_id
     return {k: v for k, v in out.items() if v is not None}

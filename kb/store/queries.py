@@ -293,7 +293,7 @@ def basis_notes(conn: sqlite3.Connection, shown: list[tuple[str, str | None]]) -
             continue
         for version, presumed, total, source in found:
             what = " (a pre-release snapshot)" if source in channels else ""
-            notes.append(f"{presumed} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
+            notes.append(f"{presumed:,} of {total:,} verdicts for {target} {version} are presumed from {source}{what}: "
                          f"no evidence of its own for those ops {since}")
     return notes
 
@@ -312,7 +312,7 @@ def basis_notes_each(conn: sqlite3.Connection, shown: list[tuple[str, str | None
             notes.append(f"{target} {version} is a pre-release development snapshot, not a vendor release")
         if presumed and presumed >= PRESUMED_SHARE_NOTED * total:
             what = " (a pre-release snapshot)" if source in channels else ""
-            notes.append(f"{presumed} of {total} verdicts for {target} {version} are presumed from {source}{what}: "
+            notes.append(f"{presumed:,} of {total:,} verdicts for {target} {version} are presumed from {source}{what}: "
                          f"no evidence of its own for those ops {since}")
     return ["; ".join(n) for t, v in shown if v and (n := by_version.get((t, v)))]
 

@@ -75,6 +75,9 @@ class Provenance:
     content_sha256: str | None = None  # of the document / report the fact was read from
     tool_version: str | None = None  # scraper or probe version
     probe_run_id: str | None = None
+    # what a report's line said its kind was, when reading it had to store it as a local
+    # report (its only link was no http(s) one): kept as the line's claim (t26b #10)
+    claimed_kind: str | None = None
 
     def __post_init__(self) -> None:
         if self.source_kind not in SOURCE_KINDS:
@@ -368,7 +371,7 @@ def from_dict(data: dict[str, Any], warn: Callable[[str], None] | None = None) -
             warn(f"{kind}: dropped source URL {str(prov['source_url'])[:40]!r} (only http(s) links are kept)")
             prov["source_url"] = None
             if not prov.get("probe_run_id"):
-                prov["source_kind"] = LOCAL_REPORT_KIND
+                prov["claimed_kind"], prov["source_kind"] = prov.get("source_kind"), LOCAL_REPORT_KIND
         try:
             data["provenance"] = Provenance(**prov)
         except TypeError as exc:

@@ -71,7 +71,15 @@ def label(row: dict[str, Any] | None) -> str:
             text += f" → {SYMBOLS.get(effective, '?')} {where}"
         else:
             text += f" ({where})"
-    text += BASIS_MARKS.get(row.get("basis") or "evidence", "")
+    return text + mark(row)
+
+
+def mark(row: dict[str, Any] | None) -> str:
+    """The basis mark of a verdict row (ᵖ, ⁱ, ʳ, ˡ; "" for evidence or no row): every table
+    that shows a verdict shows it, so a presumed verdict never reads as a stated fact."""
+    if row is None:
+        return ""
+    text = BASIS_MARKS.get(row.get("basis") or "evidence", "")
     if row.get("report") and row.get("basis") != "local":
         text += LOCAL_MARK  # presumed from a local report: still a local report's word
     return text

@@ -120,3 +120,26 @@ def test_repr_html_of_a_real_check_has_the_cli_s_columns(saved):
     assert text.count("<code>") == 0 and "⇄ fallback" in text and "✔ native" in text and "legend:" in text
     assert result.to_html().count("<code>aten::gelu</code>") == 2  # a row per target
     assert result.to_html(fail_on="fallback").count("FAILED") == 1
+
+
+def test_two_targets_in_html_mark_each_verdicts_basis():
+    """t26b #1: a presumed or inferred verdict carries its mark in its status cell, and the
+    legend explains the marks; an evidence verdict has none."""
+    neuron = CheckReport(model="m.pt2", model_kind="exported_program", target="neuron", backend_version="2.14.3.1",
+                         mode="eager", ops=[_op("aten::gelu", "fallback", basis="presumed"),
+                                            _op("aten::t", "native", basis="inferred")], call_sites=2)
+    tpu = CheckReport(model="m.pt2", model_kind="exported_program", target="tpu", backend_version="0.2.0",
+                      mode="eager", ops=[_op("aten::gelu", "native"), _op("aten::t", "native")], call_sites=2)
+    html = CheckResult(model="m.pt2", model_kind="exported_program", train=False, reports=[neuron, tpu]).to_html()
+    text = "".join(parse(html).text)
+    assert "⇄ fallbackᵖ" in text and "✔ nativeⁱ" in text and "nativeᵖ" not in text
+    assert "ᵖ presumed (carried from an older version)" in text and "ⁱ inferred" in text
+
+
+def test_counts_in_the_summary_have_thousands_separators_as_stderr_has():
+    """t26b #10: `1,157 call sites`, as the basis line on stderr writes `6,128 of 6,254`."""
+    from kb.check.text import summary_lines
+
+    report = CheckReport(model="m.pt2", model_kind="exported_program", target="neuron", backend_version="2.33.0",
+                         mode="eager", ops=[_op("aten::addmm", "native", count=1157)], call_sites=1157)
+    assert "1 distinct ops, 1,157 call sites" in summary_lines(report)[0]

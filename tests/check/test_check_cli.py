@@ -196,3 +196,36 @@ def test_table_ends_with_legend_and_how_to_settle_unknowns(run_cli, saved):
     assert lines[-1].startswith("unknown ops: settle them with kb probe --static --backend torch_neuronx")
     _, out, _ = run_cli("check", saved["mlp"]["exported_program"], "-t", "tpu")
     assert out.rstrip("\n").splitlines()[-1].startswith("legend: ")  # nothing unknown: no probe line
+
+
+@pytest.fixture
+def presumed_neuron(monkeypatch):
+    """The stand-in KB with neuron's gelu and fft presumed (carried from an older version)."""
+    from cli import check as cli_check
+    from kb.check.resolve import Verdict
+    from tests.check.check_fixtures import TABLE, TPU_TABLE
+
+    neuron = {**TABLE, "aten::gelu": Verdict("fallback", source_kind="manual", basis="presumed"),
+              "aten::t": Verdict("native", source_kind="replay", basis="inferred")}
+    monkeypatch.setattr(cli_check, "make_lookup", lambda db, target, version, mode: (
+        (TPU_TABLE if target == "tpu" else neuron).get, version or "2.33.0"))
+
+
+def test_targets_side_by_side_mark_each_verdicts_basis(run_cli, saved, presumed_neuron, monkeypatch):
+    """t26b #1: with two targets (no source column) each presumed/inferred cell carries its
+    mark, and the legend under the table says what the marks mean."""
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = run_cli("check", saved["mlp"]["exported_program"], "-t", "neuron", "-t", "tpu")
+    assert code == 0
+    gelu = next(line for line in out.splitlines() if line.startswith("aten::gelu"))
+    assert "⇄ fallbackᵖ" in gelu and "✔ native" in gelu and "native ᵖ" not in gelu  # tpu's is evidence
+    legend = " ".join(out[out.index("\nlegend: "):].split())  # wrapped to the width
+    assert "ᵖ presumed" in legend and "ⁱ inferred" in legend
+
+
+def test_markdown_and_html_of_two_targets_mark_the_basis(run_cli, saved, presumed_neuron):
+    code, out, _ = run_cli("check", saved["mlp"]["exported_program"], "-t", "neuron", "-t", "tpu", "--format", "markdown")
+    assert code == 0
+    assert "| `aten::gelu` | 1 | fallbackᵖ |" in out and "| `aten::gelu` | 1 | native |" in out
+    assert "ᵖ presumed (carried from an older version)" in out
+

@@ -59,8 +59,8 @@ def test_short_cells_stay_in_the_rows(capsys, shipped, monkeypatch, width):
     rows = [line for line in out.splitlines() if line.startswith("aten::__and__.")]
     assert rows and "decomposed" in rows[0] and "evidence" in rows[0]
     assert not re.search(r"^\[\d+\] (◐ decomposed|evidence|✔ native)$", out, re.M)
-    widest_op = max((line.split("  ")[0] for line in out.splitlines() if line.startswith("aten::")), key=len)
-    assert len(widest_op) <= width * 0.4 + 1 and widest_op.endswith("…")  # cut, not padding every row
+    names = [line.split("  ")[0] for line in out.splitlines() if line.startswith(("aten", "…"))]
+    assert max(map(len, names)) <= width * 0.4 + 1 and any("…" in n for n in names)  # cut, not padding every row
 
 
 def test_footnotes_number_on_across_a_pages_tables(capsys, shipped, monkeypatch):
@@ -195,3 +195,62 @@ def test_a_wrapped_cell_breaks_at_its_spaces_first():
 
     assert _wrap_head("neuron 2.14.3.1", 12) == "neuron\n2.14.3.1"  # not "neuron 2.14." over "3.1"
     assert _wrap_head("0.1.0.dev0+g98154b8", 9) == "0.1.0.\ndev0+\ng98154b8"  # no space: after its dots
+
+
+# ---------------------------------------------------------------- t26b #7, #8
+
+
+def test_a_status_cell_wraps_in_its_row_never_a_footnote():
+    """t26b #7: `◐ decomposed (leaves on the device)ᵖ` (over SHORT_CELL) stays in its row,
+    wrapped at its spaces, while a long note still becomes a footnote."""
+    from cli.render import fit
+
+    status = "◐ decomposed (leaves on the device)ᵖ"
+    note = "a note that is much longer than twenty characters, " * 2
+    rows = [["aten::add.Scalar", status, status, "✔ native", note], ["aten::add_.Scalar", status, "✔ nativeᵖ", status, "x"]]
+    fitted, notes = fit(["related kernel", "neuron", "tpu", "cpu", "note"], rows, 80)
+    assert notes == [note]
+    for row in fitted:
+        assert not any(re.fullmatch(r"\[\d+\]", c) for c in row[1:4]), row
+        assert "decomposed" in " ".join(row[1:4]) and all(len(line) <= 80 for line in "  ".join(row).split("\n"))
+    assert fitted[0][1].replace("\n", " ") == status  # wrapped between its words, nothing lost
+
+
+@pytest.mark.parametrize(("name", "width", "cut"), [
+    ("aten::add_.Scalar", 16, "aten…add_.Scalar"),
+    ("aten::add.Scalar_out", 16, "…add.Scalar_out"),
+    ("aten::add.Scalar_out", 19, "aten…add.Scalar_out"),
+    ("aten::_scaled_dot_product_flash_attention.default", 24, "_scaled_dot_pro….default"),
+    ("model.layers.0.self_attn.q_proj", 16, "model.layers.0.…"),  # no op name: cut at its end
+])
+def test_an_op_name_is_cut_in_its_middle_keeping_its_overload(name, width, cut):
+    from cli.render import _cut_name
+
+    assert _cut_name(name, width) == cut and len(cut) <= width
+
+
+def test_cut_op_names_stay_apart_from_their_neighbours():
+    """t26b #7: at 80 columns `aten::add_.Scalar` is no longer `aten::add_.Scal…` under a row
+    `aten::add.Scalar`: every cut name differs from every other name of the table."""
+    from cli.render import fit
+
+    names = ["aten::add.Scalar", "aten::add.Scalar_out", "aten::add_.Scalar", "aten::add_.Tensor", "aten::add.out"]
+    rows = [[n, "✔ native", "x" * 30] for n in names]
+    fitted, _ = fit(["op", "status", "note"], rows, 40)
+    shown = [row[0] for row in fitted]
+    assert len(set(shown)) == len(names) and any("…" in s for s in shown)
+    for name, cut in zip(names, shown):
+        assert cut == name or (cut.split("…")[-1] and name.endswith(cut.split("…")[-1].split(".")[-1]))
+
+
+@pytest.mark.parametrize("value", ["0", "-5", " -1 ", "abc"])
+def test_columns_that_is_no_width_is_ignored_as_the_readme_says(monkeypatch, value):
+    """t26b #8: README and code agree: a COLUMNS of 0, negative or no number is no width, so
+    a pipe gets the default width (120), never the unfitted table nor 40."""
+    from cli.render import DEFAULT_WIDTH, width_limit
+    from tests.conftest import REPO
+
+    monkeypatch.setenv("COLUMNS", value)
+    assert width_limit() == DEFAULT_WIDTH == 120
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "a `COLUMNS` that is no width (no number, `0` or negative) is ignored: the terminal's width, or 120 in a pipe" in readme

@@ -61,3 +61,6 @@ def test_table_shows_unknown_rows_and_sections(capsys, shipped):
     code, out, err = run_kb(capsys, "op", "F.scaled_dot_product_attention", "--db", shipped)
     assert code == 0
     assert "how to find out: kb probe --static" in out and "runs via, on neuron" in out and "related kernels" in out
+    # t26b #10: what the name was read as opens the page on stdout; stderr keeps to one line
+    assert out.startswith("F.scaled_dot_product_attention names the ATen op aten::scaled_dot_product_attention\n")
+    assert "names the ATen op" not in err and len(err.splitlines()) <= 1, err

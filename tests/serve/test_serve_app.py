@@ -463,3 +463,47 @@ def test_coverage_page_escapes_its_filter_values(kb_file):
     (page,) = fetch(ds, "/kb/coverage?" + urlencode({"grep": '"><script>x</script>', "after": "<b>"}))
     assert page.status_code == 200 and "<script>x" not in page.text and "<b>." not in page.text
     assert "&lt;script&gt;x&lt;/script&gt;" in page.text and "after &lt;b&gt;" in page.text
+
+
+def test_op_page_related_kernels_show_each_verdicts_basis(kb_file):
+    """t26b #2: a related kernel's verdict carried from an older version shows ᵖ beside its
+    status, as the CLI's table does (the legend above explains it); the version cell never
+    breaks inside its hash."""
+    import re
+
+    from kb.serve.plugin import LEGEND_HTML
+    from kb.store.ingest import ingest_records
+    from tests.conftest import op_status
+
+    ingest_records(kb_file, [op_status("aten::add.out", "fallback", target="neuron", version=kbfixture.NEURON_OLD,
+                                       name="neuron-old-doc", url="https://example.test/neuron/old")],
+                   source_name="neuron-old-doc")
+    ds = serve.make_datasette(kb_file)
+    (page,) = fetch(ds, "/-/op?q=aten::add.Tensor")
+    assert page.status_code == 200 and LEGEND_HTML in page.text
+    related = page.text[page.text.index('class="rows-and-columns kb-related"'):]
+    related = related[:related.index("</table>")]
+    cell = re.search(r'<a href="[^"]*aten%3A%3Aadd\.out">aten::add\.out</a></td>(.*?)</tr>', related, re.S)
+    assert cell, related
+    assert re.search(r"⇄ fallback</span>(</a>)?ᵖ", cell.group(1)), cell.group(1)
+    assert f'<td class="kb-nowrap">{kbfixture.NEURON}</td>' in page.text  # a version is one unbroken cell
+
+
+def test_support_facet_counts_never_break_inside_a_number():
+    """t26b #10: Datasette's facet bullets break anywhere ("23,7" / "86"); kb.css lets only a
+    word too long for the facet column break."""
+    import re
+
+    from tests.conftest import REPO
+
+    css = (REPO / "data" / "datasette" / "static" / "kb.css").read_text(encoding="utf-8")
+    assert re.search(r"\.facet-info ul\.tight-bullets li \{[^}]*word-break: normal", css)
+
+
+def test_coverage_page_says_a_mode_is_unknown(kb_file):
+    """t26b #10: `?mode=<b>` is not quietly the eager matrix: the page says the mode is
+    unknown and which ones there are (escaped); a known mode says nothing of the kind."""
+    ds = serve.make_datasette(kb_file)
+    bad, good = fetch(ds, "/kb/coverage?mode=%3Cb%3E", "/kb/coverage?mode=compile")
+    assert "unknown mode “&lt;b&gt;”: the matrix has eager and compile" in bad.text and "<b>”" not in bad.text
+    assert "unknown mode" not in good.text

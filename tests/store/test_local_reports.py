@@ -270,3 +270,18 @@ def test_a_local_report_never_sets_the_kbs_as_of_date(small_data, isolated_kb, t
     assert code == 0, err
     days = queries.compute_data_as_of(db.open_kb(str(isolated_kb)))
     assert all(day < "2099" for day in days.values()), days
+
+
+def test_a_claimed_live_probe_whose_link_is_dropped_is_shown_as_its_claim(shipped, isolated_kb, tmp_path):
+    """t26b #10: a line claiming `live_probe` with a javascript: link is stored as the local
+    report it is, and shown as "claims live_probe …", not "claims local_report …"."""
+    report = tmp_path / "evil.jsonl"
+    report.write_text(_forged_line(provenance={"source_kind": "live_probe", "source_name": "evil",
+                                               "source_url": "javascript:alert(1)"}) + "\n")
+    ingest_jsonl(str(isolated_kb), str(report), prefer_local=True)
+    conn = db.open_kb(str(isolated_kb))
+    row = dict(conn.execute("SELECT * FROM observation WHERE origin = 'report'").fetchone())
+    assert row["source_kind"] == "local_report" and json.loads(row["report"])["claimed"] == {
+        "source_kind": "live_probe", "source_name": "evil"}
+    text = verdict.source_text(_neuron_eager(conn))
+    assert "claims live_probe evil" in text and "javascript" not in text
