@@ -203,10 +203,10 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         words = ["torch-neuronx-xla"]
     windows = eol.current_windows(conn, eol.today())
     hits = [w for w in windows if any(products.matches(word, w["product"]) for word in words)] if words else []
-    if not hits or set(words) <= GENERIC_PRODUCTS:
-        named = named_windows(q.text, windows)  # "is vLLM V0 still supported?": the statement that names it
-        if named:
-            return _named_answer(q, named, src)
+    named = named_windows(q.text, windows)  # "is vLLM V0 still supported?": the statement that names it
+    if named and (not hits or set(words) <= GENERIC_PRODUCTS
+                  or (len(named) < len(hits) and all(any(n is h for h in hits) for n in named))):
+        return _named_answer(q, named, src)
     if not hits:
         return _eol_unknown(conn, q, [], windows)
     hits = _narrow(hits, q)
@@ -306,7 +306,7 @@ def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answ
 XLA_WORDS = ("xla", "torch-xla", "torch_xla", "neuron-xla", "torch-neuronx-xla")
 USES = ("inference", "training")
 INSTANCES = r"\b(trn[123]n?|inf[12])\b"
-YES_NO = ("is ", "are ", "does ", "do ", "can ", "will ", "could ")
+YES_NO = ("is ", "are ", "does ", "do ", "can ", "will ", "could ", "has ", "have ")
 
 
 KIND_ES = {"unlisted": "no listado"}  # "ended" and the rest: kb.chat.spanish's glossary
