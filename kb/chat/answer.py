@@ -88,6 +88,9 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
     q.language = ents.language
     top, other = scoring.best(q, ents)
+    if top is not None and top.intent == "ops_list" and not re.search(r"\b(ops|operators|kernels)\b", q.text.lower()) \
+            and sdk_version_asked(conn, q):
+        top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
     try:
         result = scored_answer(conn, q, ents, top, allow_files) if top else None
         if isinstance(result, str):  # a classic handler, with the reading the scores gave

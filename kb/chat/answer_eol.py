@@ -171,7 +171,8 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             row = by_url.get(issue.get("source_url")) or {"source_kind": "doc", "source_name": "support matrix",
                                                            "source_url": issue.get("source_url")}
             cite = " " + src.cite(row) if issue.get("source_url") else ""
-            lines.append(f"- ⚠ {issue['kind']}: {quote_notes(issue['message'], eol.load_platform_facts(conn))}{cite}")
+            message = quote_notes(issue["message"], eol.load_platform_facts(conn))
+            lines.append(f"- ⚠ {issue_text(issue['kind'], message, getattr(q, 'language', 'en') == 'es')}{cite}")
         if not result["windows"] and not result["issues"]:
             named = ", ".join(f"{p} {v}" for p, v in pairs)
             lines = [f"**Unknown** — the KB has no end-of-support statement for {named}."]
@@ -202,6 +203,10 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         words = ["torch-neuronx-xla"]
     windows = eol.current_windows(conn, eol.today())
     hits = [w for w in windows if any(products.matches(word, w["product"]) for word in words)] if words else []
+    named = named_windows(q.text, windows)  # "is vLLM V0 still supported?": the statement that names it
+    if named and (not hits or set(words) <= GENERIC_PRODUCTS
+                  or (len(named) < len(hits) and all(any(n is h for h in hits) for n in named))):
+        return _named_answer(q, named, src)
     if not hits:
         return _eol_unknown(conn, q, [], windows)
     hits = _narrow(hits, q)
@@ -213,10 +218,109 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
 
 
+# ---------------------------------------------------------------- a product or feature by name (29i)
+
+# Product words that name a whole vendor, not one thing it ends: "vLLM V0 on Neuron" asks about vLLM V0.
+GENERIC_PRODUCTS = {"neuron", "neuron-sdk", "tpu", "torch_tpu"}
+# Words every statement shares (or a question's own grammar): they select nothing.
+_COMMON = frozenset("""a an the of on in for to and or with by is are was were be been it its this that these those
+still now yet already since when until how long will would does do did can could support supported supports
+supporting end ends ended ending eol life no not longer announcing announcement upcoming starting start next release
+releases version versions neuron sdk aws future coming deprecated deprecation deprecate deprecating removed remove
+reach maintenance mode enters there any what which who i we my our you your me us mean ok okay fine alive""".split())
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9+]|[a-z0-9]")
+
+
+def _tokens(text: str) -> set[str]:
+    """The words of a name or question, with hyphenated and dotted compounds also split
+    ("transformers-neuronx" → itself, transformers, neuronx), so either spelling matches."""
+    out: set[str] = set()
+    for tok in _TOKEN.findall((text or "").lower().replace("_", "-")):
+        out.add(tok)
+        out.update(p for p in re.split(r"[-.]", tok) if p)
+    return {t for t in out if t not in _COMMON}
+
+
+def named_windows(question: str, windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The end-of-support statements whose product, cycle or title name what the question
+    names, scored by how rare each shared word is across all statements (an "-j" or "vllm"
+    counts more than a "pytorch"); the best-scoring statements, or [] when none shares a
+    distinctive word. A whole compound ("vllm-v0", "neuron-ls") shared counts double."""
+    asked = _tokens(question)
+    joined = re.sub(r"\s+", "-", (question or "").lower())  # "vllm v0" → "vllm-v0", matched as a compound
+    if not asked or not windows:
+        return []
+    names = [_tokens(" ".join(str(w.get(k) or "") for k in ("product", "cycle", "title"))) for w in windows]
+    df: dict[str, int] = {}
+    for toks in names:
+        for t in toks:
+            df[t] = df.get(t, 0) + 1
+    scored = []
+    for w, toks in zip(windows, names):
+        shared = asked & toks
+        score = sum(len(windows) / df[t] for t in shared if not t.isdigit() or "." in t)
+        score += sum(len(windows) / df[t] for t in toks if "-" in t and t in joined and t not in shared)
+        rare = [t for t in shared if df[t] <= 3 and (not t.isdigit())]
+        if rare:
+            scored.append((score, w))
+    if not scored:
+        return []
+    best = max(s for s, _ in scored)
+    top = [(w, len(toks - asked)) for (s, w), toks in zip(scored, (_tokens(" ".join(str(w.get(k) or "") for k in (
+        "product", "cycle", "title"))) for _, w in scored)) if s >= best * 0.999]
+    top = [(w, len([t for t in extra_toks if t.isalpha()])) for w, extra_toks in (
+        (w, _tokens(" ".join(str(w.get(k) or "") for k in ("product", "cycle", "title"))) - asked) for w, _ in top)]
+    fewest = min(extra for _, extra in top)  # a tie: the statement with the fewest words the question lacks
+    return [w for w, extra in top if extra == fewest]
+
+
+def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answer:
+    """One statement (or the few that tie) answered as itself: ended or not, when, with which
+    release, and what replaces it where the statement says so (its note). Spanish is written
+    here, not translated after: the statement's title stays quoted as recorded."""
+    es = getattr(q, "language", "en") == "es"
+    w = hits[0]
+    what = quoted(w.get("title") or f"{w['product']} {w['cycle']}")
+    release = f" (Neuron {w['eol_release']})" if w.get("eol_release") else ""
+    yes_no = q.text.lower().lstrip().startswith(YES_NO)
+    asks_ended = re.search(r"deprecat|\bended\b|remov|drop|\beol\b|end of (?:support|life)|no longer|retir|discontinu",
+                           q.text.lower())  # "is X deprecated?": yes means it has ended
+    if w.get("is_eol") is True:
+        word = ("Sí, terminó" if es else "Yes, it ended") if yes_no and asks_ended else \
+            ("No" if yes_no else ("Ya terminó" if es else "Already ended"))
+        head = (f"**{word}** — {what}: terminó el {w.get('eol_from') or '?'}{release}." if es else
+                f"**{word}** — {what}: ended {w.get('eol_from') or '?'}{release}.")
+    elif w.get("eol_from"):
+        head = (f"**Sí, por ahora** — {what}: termina el {w['eol_from']}{release}." if es else
+                f"**Yes, for now** — {what}: ends {w['eol_from']}{release}.")
+    else:
+        head = (f"**Sí, por ahora** — {what}: sin fecha de fin declarada{release}." if es else
+                f"**Yes, for now** — {what}: {_window_text(w)}.")
+    label = ("Declaraciones de fin de soporte que lo nombran:" if len(hits) > 1 else
+             "La declaración de fin de soporte que lo nombra:") if es else \
+        f"End-of-support statement{'s' if len(hits) > 1 else ''} naming it:"
+    lines = [head, "", label] + _window_lines(hits, src, notes=True)
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(x) for x in hits], src.items)
+
+
 XLA_WORDS = ("xla", "torch-xla", "torch_xla", "neuron-xla", "torch-neuronx-xla")
 USES = ("inference", "training")
 INSTANCES = r"\b(trn[123]n?|inf[12])\b"
-YES_NO = ("is ", "are ", "does ", "do ", "can ", "will ", "could ")
+YES_NO = ("is ", "are ", "does ", "do ", "can ", "will ", "could ", "has ", "have ")
+
+
+KIND_ES = {"unlisted": "no listado"}  # "ended" and the rest: kb.chat.spanish's glossary
+_UNLISTED = re.compile(r"\bNeuron (\S+) lists (.+?) as supported; (\S+) is not listed\b")
+
+
+def issue_text(kind: str, message: str, es: bool) -> str:
+    """One stack finding as "kind: message"; in a Spanish answer the clause kb.eol.windows
+    writes for a version its matrix does not list is written in Spanish here, where the line is
+    made (m4 Q43), the rest left to kb.chat.spanish's glossary."""
+    if not es:
+        return f"{kind}: {message}"
+    message = _UNLISTED.sub(r"la matriz de Neuron \1 lista como soportadas \2; \3 no figura en ella", message)
+    return f"{KIND_ES.get(kind, kind)}: {message}"
 
 
 def _narrow(hits: list[dict[str, Any]], q: Question) -> list[dict[str, Any]]:

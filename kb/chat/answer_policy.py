@@ -15,6 +15,7 @@ from typing import Any
 
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
+from kb.chat.oplookup import same_line
 from kb.chat.reply import Answer, Sources, quoted
 from kb.neutral import markdown as md
 from kb.store import queries, releases
@@ -24,12 +25,14 @@ DEFAULT_TARGETS = ("neuron", "tpu")
 # as recorded: it is what `kb eol`/`kb targets` and the tests show).
 STATUS_ES = {"cpu fallback with warning": "fallback a la CPU con aviso", "compile error": "error de compilación",
              "cpu fallback if enabled else error": "fallback a la CPU si está activado, si no error",
-             "compile error by default": "error de compilación por defecto", "error": "error"}
+             "compile error by default": "error de compilación por defecto", "error": "error",
+             "error unless fallback_mode(allow_fallback)": "error, salvo dentro de fallback_mode(ALLOW_FALLBACK)"}
 LABELS = {"neuron": "TorchNeuron", "tpu": "TorchTPU", "neuron-xla": "torch-neuronx (PyTorch/XLA)"}
 
 
-def policy_rows(conn: sqlite3.Connection, target: str) -> list[dict[str, Any]]:
-    """The policy rows of the newest release of `target` that states any."""
+def policy_rows(conn: sqlite3.Connection, target: str, version: str | None = None) -> list[dict[str, Any]]:
+    """The policy rows of the newest release of `target` that states any, or of the release
+    `version` names when it states its own ("torchtpu 0.1.1": 0.1.1's rule, not 0.2.0's)."""
     rows = [dict(r) for r in conn.execute(
         "SELECT l.target, r.product, r.version, l.feature, l.status, l.note, l.source_kind, l.source_name, "
         "l.source_url, l.retrieved_at FROM limitation l JOIN release r ON r.id = l.release_id "
@@ -38,12 +41,28 @@ def policy_rows(conn: sqlite3.Connection, target: str) -> list[dict[str, Any]]:
     if not rows:
         return []
     newest = max((r["version"] for r in rows), key=queries.version_key)
+    if version:
+        mine = [r for r in rows if same_line(version, r["version"])]
+        if mine:
+            newest = max((r["version"] for r in mine), key=queries.version_key)
     return sorted((r for r in rows if r["version"] == newest), key=lambda r: r["feature"])
+
+
+def by_default(status: str, es: bool) -> str:
+    """What a switch-guarded rule does when nobody turns the switch on ("cpu fallback if
+    enabled else error", "error unless fallback_mode(...)"): the error. "" for a rule with no switch."""
+    low = (status or "").lower()
+    if "error" in low and ("if enabled" in low or "unless" in low):
+        return ("; **por defecto, un error**: el fallback a la CPU solo ocurre si se activa" if es else
+                "; **by default, an error**: the CPU fallback happens only when it is switched on")
+    return ""
 
 
 def _status(status: str, es: bool) -> str:
     gloss = STATUS_ES.get((status or "").strip().lower()) if es else None
-    return f"{quoted(md(status))} ({gloss})" if gloss else md(status)  # the record's value, then its gloss
+    if es:  # the record's value, quoted as recorded, then its gloss where there is one
+        return f"{quoted(md(status))} ({gloss})" if gloss else quoted(md(status))
+    return md(status)
 
 
 def version_label(conn: sqlite3.Connection, label: str, row: dict[str, Any]) -> str:
@@ -70,8 +89,13 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
     heads: list[str] = []
     facts: list[dict[str, Any]] = []
     for target in targets:
-        rows = policy_rows(conn, target)
+        asked = next((m.version for m in q.targets if m.target == target and m.version), None)
+        rows = policy_rows(conn, target, asked)
         label = LABELS[target]
+        if asked and rows and not same_line(asked, rows[0]["version"]):
+            lines.append(("- _el KB no registra la regla de " if es else "- _the KB records no rule of its own for ")
+                         + f"{label} {asked}" + ("; la más reciente que sí registra:_" if es else
+                                                  "; the newest one it records:_"))
         for mode in modes:
             mine = [r for r in rows if mode_of(r) == mode]
             mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
@@ -88,7 +112,7 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                 continue
             first = mine[0]
             named = version_label(conn, label, first)
-            heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}")
+            heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
             for r in mine:
                 # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
                 note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
@@ -123,7 +147,8 @@ def compile_limits(conn: sqlite3.Connection, target: str, src: Sources, facts: l
                    "torch.compile on ") + f"{target}:"]
     for r in rows:
         r = dict(r)
-        out.append(f"  - {md(r['feature'])} ({target} {r['version']}): {md(r['status'])} {src.cite(r)}")
+        status = quoted(md(r["status"])) if es else md(r["status"])  # the record's words, quoted in Spanish
+        out.append(f"  - {md(r['feature'])} ({target} {r['version']}): {status} {src.cite(r)}")
         if facts:  # on the unknown fact of that target and mode: what is known beside it
             facts[-1].setdefault("compile_limitations", []).append(
                 {"feature": r["feature"], "status": r["status"], "backend_version": r["version"],

@@ -17,6 +17,7 @@ from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict
 from kb.vocab import SYMBOLS, UNKNOWN
 
+NEWS_ASKED = re.compile(r"\bwhat'?s new\b|\bis it new\b|\bnews\b|\bnew in\b", re.I)
 SHIPS = (("torch_versions", "PyTorch"), ("python_versions", "Python"), ("os", "OS"),
          ("instance_families", "instances"))
 
@@ -92,6 +93,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             pre = [r for r in releases.releases(conn, product)[:3] if r.get("channel") == "pre-release"
                    and queries.version_key(r["version"]) > queries.version_key(latest["version"])]
             lines += [f"- a newer pre-release exists: {r['product']} {r['version']} {src.cite(r)}" for r in pre]
+    if NEWS_ASKED.search(q.text) and product != "neuron-sdk" and not reading.version:
+        lines[:0] = _first_release(conn, q, product, src)
     for r in rows[:4]:
         facts.append(_release_fact(r))
         lines.append(_release_detail(conn, q, r, asked, src))
@@ -122,11 +125,27 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
+def _first_release(conn: sqlite3.Connection, q: Question, product: str, src: Sources) -> list[str]:
+    """"What's new in torchao-neuron? is it new?": whether the product's newest release is also
+    its first one the KB knows (every release of it ships in one Neuron SDK), said first."""
+    known = [r for r in releases.releases(conn, product) if "dev" not in r["version"]]
+    if not known:
+        return []
+    first = min(known, key=lambda r: queries.version_key(r["version"]))
+    if len({r.get("sdk_version") or r["version"] for r in known}) > 1:
+        return []
+    es = getattr(q, "language", "en") == "es"
+    sdk = f" (Neuron SDK {first['sdk_version']}, {first.get('date') or '?'})" if first.get("sdk_version") else ""
+    return [(f"**Sí, es nuevo** — {product} {first['version']}{sdk} es la primera versión que el KB conoce "
+             if es else f"**Yes, it is new** — {product} {first['version']}{sdk} is the first release the KB knows ")
+            + src.cite(first) + ".", ""]
+
+
 def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], asked: list[str], src: Sources) -> str:
     cite = src.cite(r)
     ships = _ships_line(r)
     lines = [f"{_release_head(r)}{': ' + ships if ships else ''} {cite}"]
-    if r.get("note") and not ships:
+    if r.get("note") and (not ships or NEWS_ASKED.search(q.text)):  # "what's new in torchao-neuron?": its note says
         lines.append(f"  - {quoted(r['note'])}")
     if not r.get("date") and r["product"] == "neuron-sdk":
         parts = releases.in_sdk(conn, r["version"])

@@ -13,8 +13,9 @@ from typing import Any
 
 from kb.chat.answer_eol import _window_lines, ends_with
 from kb.chat.intents import Question
-from kb.chat.reply import Answer, Sources
+from kb.chat.reply import Answer, Sources, quoted
 from kb.store import queries, releases
+from kb.vocab import UNKNOWN
 
 NEWS = re.compile(r"\bwhat'?s new\b|\bwhat is new\b|\bnew in\b|\bnews\b|\bwhat changed\b|\bchanges in\b|\bchangelog\b"
                   r"|\brelease notes\b|\bwhat does .{0,40}\bbring\b|\bwhat'?s in\b|\bhighlights\b", re.I)
@@ -32,6 +33,11 @@ def sdk_version_asked(conn: sqlite3.Connection, q: Question) -> str | None:
     for version in asked:
         if releases.find(conn, "neuron-sdk", version) and not releases.find(conn, "torchneuron", version):
             return version
+    newest = releases.latest(conn, "neuron-sdk")
+    for version in asked:  # "what's new in Neuron 2.35?" past the newest SDK the KB knows: said so (sdk_news)
+        if newest and re.fullmatch(r"2\.\d{2}(?:\.\d+)?", version) and not releases.find(conn, "torchneuron", version) \
+                and queries.version_key(version) > queries.version_key(newest["version"]):
+            return version
     if not asked and q.target_names() == ["neuron"] and LATEST.search(q.text):
         newest = releases.latest(conn, "neuron-sdk")  # "what changed in the last torchneuron release" (r3-29 #10)
         return newest["version"] if newest else None
@@ -41,16 +47,21 @@ def sdk_version_asked(conn: sqlite3.Connection, q: Question) -> str | None:
 def sdk_news(conn: sqlite3.Connection, q: Question, version: str) -> Answer:
     from kb.eol import windows as eol
 
-    sdk = releases.find(conn, "neuron-sdk", version)[0]
+    found = releases.find(conn, "neuron-sdk", version)
     src = Sources()
+    if not found:
+        return _unknown_release(conn, q, version, src)
+    sdk = found[0]
+    es = getattr(q, "language", "en") == "es"
     lines = [f"**Neuron SDK {sdk['version']}** — released {sdk['date'] or 'on a date the KB lacks'} {src.cite(sdk)}."]
     facts: list[dict[str, Any]] = [{"product": "neuron-sdk", "version": sdk["version"], "date": sdk["date"]}]
     parts = [c for c in releases.in_sdk(conn, sdk["version"]) if c["product"] in PACKAGES]
     if parts:
         lines.append("PyTorch packages in it:")
         for c in parts:
-            py = f" (Python {', '.join(c['python_versions'])})" if c.get("python_versions") else ""
-            lines.append(f"- {c['product']} {c['version']}{py} {src.cite(c)}")
+            lines.append(f"- {c['product']} {c['version']}{_package_bits(conn, c, es)} {src.cite(c)}")
+            if re.search(r"\bfirst release\b|\bnew\b", c.get("note") or "", re.I):  # what the package brings, as recorded
+                lines.append(f"  - {quoted(c['note'])}")
             facts.append({"product": c["product"], "version": c["version"], "sdk_version": sdk["version"]})
     ended = ends_with(conn, version, eol)
     if ended:
@@ -61,6 +72,22 @@ def sdk_news(conn: sqlite3.Connection, q: Question, version: str) -> Answer:
         lines.append(f"What ends with Neuron {version}: nothing the KB knows of.")
     lines += _torchneuron_changes(conn, parts, facts)
     return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+def _package_bits(conn: sqlite3.Connection, c: dict[str, Any], es: bool) -> str:
+    """What one package of the release ships, from its registry row: channel (beta), PyTorch,
+    Python, instance families and OS, and whether it is the product's first release the KB knows
+    (TorchNeuron's public beta in 2.33, TorchAO Neuron in 2.34: "is it new?")."""
+    bits = [c["channel"]] if c.get("channel") else []
+    for key, label in (("torch_versions", "PyTorch"), ("python_versions", "Python"), ("instance_families", ""), ("os", "")):
+        if c.get(key):
+            bits.append(f"{label} {', '.join(c[key])}".strip())
+    older = [r for r in releases.releases(conn, c["product"]) if "dev" not in r["version"]
+             and queries.version_key(r["version"]) < queries.version_key(c["version"])
+             and (r.get("sdk_version") or "") != (c.get("sdk_version") or "")]
+    if not older:
+        bits.append("la primera versión del SDK con este paquete que el KB conoce" if es else "the first SDK release with it the KB knows")
+    return f" ({'; '.join(bits)})" if bits else ""
 
 
 def _torchneuron_changes(conn: sqlite3.Connection, parts: list[dict[str, Any]], facts: list[dict[str, Any]]) -> list[str]:
@@ -79,3 +106,21 @@ def _torchneuron_changes(conn: sqlite3.Connection, parts: list[dict[str, Any]], 
     facts.append({"target": "neuron", "old": old, "new": new, "gained": g, "lost": lo, "changed": ch})
     return [f"TorchNeuron's op verdicts, {old} → {new} (eager): **{g}** kernels gained, **{lo}** lost, **{ch}** other "
             f"changes of where an op runs (`kb diff neuron {old} {new}` lists them)."]
+
+
+def _unknown_release(conn: sqlite3.Connection, q: Question, version: str, src: Sources) -> Answer:
+    """A Neuron SDK release newer than any the KB knows: no news to give, and the newest one
+    it does know, with its date (an SDK release is not a TorchNeuron version to probe)."""
+    newest = releases.latest(conn, "neuron-sdk")
+    es = getattr(q, "language", "en") == "es"
+    if es:
+        text = (f"**Desconocido** — el KB no conoce ninguna versión Neuron {version}; la más reciente que conoce es "
+                f"**Neuron SDK {newest['version']}**, publicada el {newest['date'] or '?'} {src.cite(newest)}. "
+                f"`kb ask \"novedades de neuron {newest['version']}\"` la resume.")
+    else:
+        text = (f"**Unknown** — the KB knows no Neuron {version} release; the newest it knows is "
+                f"**Neuron SDK {newest['version']}**, released {newest['date'] or 'on a date the KB lacks'} "
+                f"{src.cite(newest)}. `kb ask \"what's new in Neuron {newest['version']}?\"` sums it up.")
+    facts = [{"product": "neuron-sdk", "version": version, "status": UNKNOWN},
+             {"product": "neuron-sdk", "version": newest["version"], "date": newest["date"], "newest": True}]
+    return Answer(q.text, "release", text + src.markdown(), facts, src.items)

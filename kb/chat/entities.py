@@ -32,7 +32,8 @@ en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bi
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
-""".split())
+deprecado deprecada deprecados quitar quitan quitaran eliminar eliminan dejo dejaron trajo salida novedad
+""".split())  # 29i: the last line, end of support said as removal, and release news
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
 
@@ -153,7 +154,8 @@ _ES_PHRASES = [
     (r"no (?:esta|estan) implementad[oa]s?", "not implemented"),
     (r"(?:todavia|aun) (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?|con soporte)", "still supported"),
     (r"(?:todavia|aun) (?:se )?(?:soporta|soportan)", "still supported"),
-    (r"ya no (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?)", "no longer supported"),
+    # 29i: "dropped", not "no longer supported", whose "no" the word pass below would turn into "not"
+    (r"ya no (?:esta |estan |es |son )?(?:soportad[oa]s?|compatibles?)", "dropped"),
     (r"cuanto tiempo", "how long"),
     (r"(?:ultima|ultimo) (?:version|release|lanzamiento) de neuron", "last neuron release"),
     (r"(?:ultima|ultimo) (?:version|release|lanzamiento)", "last release"),
@@ -185,6 +187,18 @@ _ES_PHRASES = [
     (r"(?:va|van|anda|andan) bien", "runs"),
     (r"que puedo preguntar(?:te)?|que (?:sabes|puedes) hacer|que se puede preguntar", "what can you do"),
     (r"cuando sale", "when is the release of"),
+    # ---- 29i: end of support said as removal ("se va a quitar"), past endings ("se dejo de soportar"),
+    # release news ("que trajo neuron 2.33"), a release named before its product ("la 2.34 de neuron")
+    (r"(?:se )?(?:va|van) a (?:quitar|eliminar|retirar|remover|deprecar|desaparecer)", "reach end of support"),
+    (r"(?:se )?(?:quitara|quitaran|eliminara|eliminaran|retirara|retiraran)", "reach end of support"),
+    (r"(?:esta|estan) (?:deprecad[oa]s?|obsolet[oa]s?)", "is deprecated"), (r"deprecad[oa]s?", "deprecated"),
+    (r"(?:se )?(?:dejo|dejaron) de (?:soportarse|soportar|dar soporte(?: a)?|tener soporte|estar soportad[oa]s?)",
+     "ended support"),
+    (r"salida json", "json output"),
+    (r"(?:todavia|aun|sigue|siguen) (?:tiene|tienen|teniendo) soporte", "still supported"),
+    (r"que (?:trajo|trae|traen|salio)(?= )", "what's new in"),
+    (r"(?:la |el )?(\d+\.\d+(?:\.\d+)?) de neuron\b", r"neuron \1"),
+    (r"es (?:nuevo|nueva)", "is it new"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
@@ -434,6 +448,7 @@ CUES = {
               r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
+              r"|\bno (?:neuron|tpu|device|native|own) kernel\b"  # 29i: "an op with no neuron kernel"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"

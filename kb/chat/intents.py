@@ -60,7 +60,7 @@ HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what quest
 EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life",
                 "leave support", "leaves support", "out of support", "supported until", "support until",
                 "deprecat", "sunset", "until when", "how long", "drop support", "dropped", "support end",
-                "support window", "maintenance", "retire")
+                "support window", "maintenance", "retire", "no longer supported")  # 29i: "X ya no esta soportado"
 COMPARE_PATTERNS = ("difference", "differ", "compare", "comparison", " vs ", " vs. ", " versus ", "both")
 MODEL_PATTERNS = ("this model", "my model", "a model", "the model", "for model", "model file", "checkpoint")
 # "is gather slow on neuron?", "is _scaled_mm broken on trn2?": field caveats of an op.
@@ -279,7 +279,7 @@ def still_supported(lowered: str) -> bool:
 def release_ends(lowered: str) -> bool:
     """"what does Neuron 2.34 end or deprecate?", "what did neuron 2.34 drop?": what a release ends."""
     return re.search(r"^\s*(what|which)\b[^?]*\b(ends?|ended|deprecat\w*|drop(s|ped)?|remov\w*|retir\w*|"
-                     r"discontinu\w*)\b", lowered) is not None
+                     r"discontinu\w*|stop(?:s|ped)? supporting)\b", lowered) is not None
 
 
 def _intent(q: Question, lowered: str) -> str:

@@ -818,6 +818,61 @@ add("model", "es", "model", ["32 de 47 modelos de la galería se ejecutan entero
     ["que modelos corren en neuron?", "q modelos andan en trainium"])
 
 
+# ---- 29i: end of support of anything the KB names (one statement, not the vendor's whole list), release news by
+# version and package (an unknown release says so and names the newest), what a release ended, the fallback
+# policy of the version asked and its default; facts checked against kb eol / kb ask on the shipped KB (2026-12-01).
+VLLM_V0 = "announce-no-support-vllm-v0"
+TNX = "announce-intent-eos-tnx"
+NEURON_LS = "announce-intent-eos-neuron-ls-json"
+TPU_011_POLICY = "torch_tpu/eager/tpu_aten_kernels.cc"
+add("feature_eol", "en", "eol", ["vLLM V0", "2026-02-26", "Neuron 2.28"], VLLM_V0,
+    ["does neuron still support vllm v0?", "vllm V0 on trainium: still ok?", "is vllm v0 deprecated on neuron?",
+     "when did vLLM V0 support end on neuron?"])
+add("feature_eol", "en", "eol", ["Transformers NeuronX", "2025-09-18", "Neuron 2.26"], TNX,
+    ["is transformers neuronx still supported?", "when did transformers-neuronx reach end of support?",
+     "transformers-neuronx end of support date?", "is transformers-neuronx eol already?"])
+add("feature_eol", "en", "eol", ["neuron-ls", "2026-11-30", "--output-format json"], NEURON_LS,
+    ["is neuron-ls -j output deprecated?", "when does the neuron-ls json output end?",
+     "neuron-ls --json-output still supported?"])
+add("feature_eol", "es", "eol", ["vLLM V0", "2026-02-26", "Neuron 2.28"], VLLM_V0,
+    ["vllm v0 todavia tiene soporte en neuron?", "cuando se dejo de soportar vllm v0 en trainium?",
+     "vllm v0 sigue vivo en neuron?"])
+add("feature_eol", "es", "eol", ["Transformers NeuronX", "2025-09-18", "Neuron 2.26"], TNX,
+    ["transformers-neuronx esta deprecado?", "transformers neuronx ya no esta soportado?",
+     "fin de soporte de transformers-neuronx?"])
+add("feature_eol", "es", "eol", ["neuron-ls", "2026-11-30", "--output-format json"], NEURON_LS,
+    ["neuron-ls -j se va a eliminar?", "la opcion --json-output de neuron-ls sigue soportada?",
+     "cuando quitaran la salida json de neuron-ls?"])
+add("feature_eol", "en", "eol", ["neuron-ls", "NxD Inference", "PyTorch/XLA", "2026-11-30"], NEURON_LS,
+    ["what was dropped in neuron 2.34?", "what did Neuron 2.34 stop supporting?"])
+add("feature_eol", "es", "eol", ["neuron-ls", "NxD Inference", "PyTorch/XLA", "2026-11-30"], NEURON_LS,
+    ["que se dejo de soportar en neuron 2.34?", "que dejo de tener soporte con la 2.34 de neuron?"])
+add("support", "en", "release", ["**Unknown**", "Neuron SDK 2.34.0", "2026-11-30"], "release-notes/2.34.0",
+    ["anything new in Neuron 2.36?", "what's new in neuron 2.40", "release notes for neuron 2.35?"])
+add("support", "es", "release", ["**Desconocido**", "Neuron SDK 2.34.0", "2026-11-30"], "release-notes/2.34.0",
+    ["novedades de neuron 2.35?", "que trae neuron 2.37?"])
+add("support", "en", "release", ["2026-10-19", "torchneuron 2.13.3.0", "Trn2, Trn3", "beta"], "release-notes/2.33.0",
+    ["what did neuron 2.33 bring for pytorch?", "what's new in Neuron 2.33 for native pytorch?"])
+add("support", "es", "release", ["2026-10-19", "torchneuron 2.13.3.0", "Trn2, Trn3", "beta"], "release-notes/2.33.0",
+    ["que trajo la 2.33 de neuron?", "que trae neuron 2.33 para pytorch nativo?"])
+add("support", "en", "release", ["0.18.0+neuron.1", "2.34.0", "MXFP8", "Trainium3"], "torchao-neuron.html",
+    ["what's new in torchao-neuron?", "torchao-neuron: is it new? what's in it?"])
+add("support", "es", "release", ["**Sí, es nuevo**", "0.18.0+neuron.1", "MXFP8", "Trainium3"], "torchao-neuron.html",
+    ["torchao-neuron es nuevo?", "que novedades trae torchao-neuron?"])
+add("policy", "en", "policy", ["cpu fallback with warning", "get_fallback_ops"], NEURON_POLICY,
+    ["what does trainium do in eager mode when an op has no neuron kernel?",
+     "my model hits an op with no device kernel on trn2 in eager, what happens?"])
+add("policy", "en", "policy", ["TorchTPU 0.2.0", "by default, an error"], TPU_POLICY,
+    ["torchtpu 0.2.0: does a missing kernel error or fall back to cpu by default?",
+     "tpu 0.2.0 missing op: crash or cpu fallback?"])
+add("policy", "es", "policy", ["TorchTPU 0.2.0", "por defecto, un error"], TPU_POLICY,
+    ["torchtpu 0.2.0 hace fallback a cpu o da error si falta un kernel?", "en tpu 0.2.0 un op sin kernel se cae?"])
+add("policy", "en", "policy", ["TorchTPU 0.1.1", "fallback_mode", "by default, an error"], TPU_011_POLICY,
+    ["on torch_tpu 0.1.1 what happens to an op without a kernel?", "torchtpu 0.1.1: what if an op has no kernel?"])
+add("policy", "es", "policy", ["TorchTPU 0.1.1", "fallback_mode", "por defecto, un error"], TPU_011_POLICY,
+    ["que pasa en tpu 0.1.1 si un op no tiene kernel?", "con torchtpu 0.1.1 que hace un op sin kernel?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
