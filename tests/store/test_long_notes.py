@@ -66,3 +66,15 @@ def test_the_op_page_is_bounded(long_notes, capsys):
     code, out, err = run_kb(capsys, "serve", "--get", "/-/op?q=aten::relu")
     assert code == 0, err
     assert "datanote" in out and len(out) < 150_000 and out.count("datanote") < 600, len(out)
+
+
+def test_a_note_carried_into_a_presumed_row_is_printed_once():
+    """`presumed from X (…); NOTE` beside the row NOTE came from: the note once, a `see [N]` for the other."""
+    from cli.render import fit_layout
+
+    note = "a long vendor note " * 10
+    rows = [["neuron", "2.14.3.1", f"presumed from 0.1.0 (no word on this op for 2.14.3.1); {note}"],
+            ["neuron", "0.1.0", note]]
+    _layout, cells, footnotes = fit_layout(["target", "version", "note"], rows, 60)
+    assert sum(f.count(note) for f in footnotes) == 1, footnotes
+    assert any(f.endswith("; see [2]") for f in footnotes) and cells[0][2] == "[1]", (cells, footnotes)
