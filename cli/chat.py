@@ -37,9 +37,12 @@ def ask_command(
 
         Console().print(Markdown(text))
     else:  # a pipe: plain text, no markdown escapes left to read back (`&lt;` shown as `<`)
+        from cli.render import wrapped
         from kb.chat.reply import plain_text
 
-        sys.stdout.write(plain_text(text) + "\n")
+        # wrapped to COLUMNS as other commands' text is (a table row, `| … |`, stays whole)
+        lines = plain_text(text).split("\n")
+        sys.stdout.write("\n".join(line if line.startswith("|") else wrapped(line) for line in lines) + "\n")
 
 
 def mcp_command(

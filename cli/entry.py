@@ -20,6 +20,10 @@ STDOUT_CLOSED = ("stdout is closed (>&-) or not writable: kb has nowhere to writ
                  "to discard the output, send it to /dev/null instead (>/dev/null)")
 
 
+# Texts this long (a --json document, a served page) bypass the text layer: see _GuardedStdout._direct.
+DIRECT_WRITE = 1 << 14
+
+
 class _PipeClosed(BaseException):
     """stdout's reader went away. A BaseException, so no command's `except Exception`
     (nor click's own EPIPE handling) turns it into another exit code or a traceback."""
@@ -38,6 +42,8 @@ class _GuardedStdout:
 
     def write(self, text):
         try:
+            if len(text) >= DIRECT_WRITE and self._direct(text):
+                return len(text)
             return self._stream.write(text)
         except BrokenPipeError:
             raise _PipeClosed from None
@@ -45,6 +51,22 @@ class _GuardedStdout:
             if exc.errno == errno.EBADF:
                 raise _NoStdout from None
             raise
+
+    def _direct(self, text) -> bool:
+        """Write a large text straight to fd 1, every partial write checked: one big
+        TextIOWrapper.write to a pipe whose reader stops early can lose the rest without an
+        error (seen with `--json | (sleep 2; head -1)`), so kb would exit 0 on a cut answer.
+        False when the stream has no fd (a test's StringIO): then it writes as usual."""
+        try:
+            fd = self._stream.fileno()
+            data = text.encode(self._stream.encoding or "utf-8", self._stream.errors or "strict")
+        except (AttributeError, ValueError, OSError, LookupError):  # io.UnsupportedOperation is both
+            return False
+        self._stream.flush()  # what the text layer holds goes first, in order
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        return True
 
     def writelines(self, lines):
         for line in lines:

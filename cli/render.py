@@ -373,7 +373,28 @@ def fit_layout(columns: Sequence[str], rows: list[list[str]], limit: int,
             else:
                 shown.append(c)
         out.append(shown)
-    return layout, out, list(numbers)
+    return layout, out, _refer_repeats(numbers)
+
+
+REPEAT_MIN = 80  # a footnote this long, repeated at the end of another, is shown once
+
+
+def _refer_repeats(numbers: dict[str, int]) -> list[str]:
+    """The footnotes in order, a long one that ends another (`presumed from X (…); NOTE`, the
+    note of the row it was carried from) replaced there by `see [N]`: a note is printed once
+    (report t26b item 4, a 2,000-character note shown twice)."""
+    texts = list(numbers)
+    long_ones = [t for t in texts if len(t) >= REPEAT_MIN]
+    if len(long_ones) < 2:
+        return texts
+    out = []
+    for text in texts:
+        for other in long_ones:
+            if other != text and text.endswith(other) and text[: -len(other)].rstrip().endswith((";", ":", "—")):
+                text = f"{text[: -len(other)]}see [{numbers[other]}]"
+                break
+        out.append(text)
+    return out
 
 
 WRAP_MIN = 5  # the narrowest a column wraps to

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from typing import Annotated, Optional
 
 import typer
@@ -120,7 +121,7 @@ def _print_page(ds, path: str, json_out: bool = False) -> None:
             page = response.text
         emit_json({"path": path, "http_status": response.status_code, "page": page})
     else:
-        typer.echo(response.text)
+        sys.stdout.write(response.text + "\n")  # cli.entry guards it: a reader that stops early gives 141
     if response.status_code != 200:
         from cli.render import error
 

@@ -92,7 +92,9 @@ class Sources:
                 where = markdown(describe(item["local_report"])) + (
                     f" · probe run {markdown_code(item['probe_run_id'])}" if item.get("probe_run_id") else "")
             when = f", retrieved {markdown(item['retrieved_at'][:10])}" if item.get("retrieved_at") else ""
-            lines.append(f"[{number}] {markdown(item['kind'])} · {markdown(item['name'])} · {where}{when}")
+            # a probe's kind and name are often one word (static_probe): said once (report t26b item 9)
+            said = [item["kind"]] + ([item["name"]] if item["name"] and item["name"] != item["kind"] else [])
+            lines.append(f"[{number}] {' · '.join(markdown(part) for part in said)} · {where}{when}")
         return "\n".join(lines)
 
 

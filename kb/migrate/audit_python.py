@@ -124,6 +124,7 @@ class _Auditor(ast.NodeVisitor):
         self.scopes: list[ast.AST] = []
         self.triton_import_reported = False
         self.cuda_imports_reported: set[str] = set()
+        self.amp_import: Finding | None = None  # the first `from torch.cuda.amp import ...`
 
     # -- names ----------------------------------------------------------------------
 
@@ -254,10 +255,22 @@ class _Auditor(ast.NodeVisitor):
         self.report("cuda-only-import", node, f"imports {module}: {package.why}",
                     f"Import it only on CUDA machines (behind a device check) and use {package.instead} elsewhere.")
 
+    def _amp_import(self, node: ast.AST, module: str) -> None:
+        """`from torch.cuda.amp import autocast`: flagged where it is imported, as the call
+        form `torch.cuda.amp.autocast()` is (report t26b item 6); once per file, and only
+        while no use of it is flagged (audit_python_source drops it then: one place is enough)."""
+        if self.amp_import is not None:
+            return
+        self.report("cuda-amp", node, f"imports {module}: CUDA-only mixed precision",
+                    "Import autocast / GradScaler from torch.amp instead and pass device_type=device.type.")
+        self.amp_import = self.findings[-1]
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.name == "triton" or alias.name.startswith("triton."):
                 self._triton_import(node, alias.name)
+            elif alias.name == "torch.cuda.amp" or alias.name.startswith("torch.cuda.amp."):
+                self._amp_import(node, alias.name)
             else:
                 self._cuda_only_import(node, alias.name)
 
@@ -265,6 +278,10 @@ class _Auditor(ast.NodeVisitor):
         module = node.module or ""
         if node.level == 0 and (module == "triton" or module.startswith("triton.")):
             self._triton_import(node, module)
+        elif node.level == 0 and (module == "torch.cuda.amp" or module.startswith("torch.cuda.amp.")):
+            self._amp_import(node, module)
+        elif node.level == 0 and module == "torch.cuda" and any(a.name == "amp" for a in node.names):
+            self._amp_import(node, "torch.cuda.amp")
         elif node.level == 0 and module:
             self._cuda_only_import(node, module)
 
@@ -427,6 +444,8 @@ def audit_python_source(source: str, rel_path: str) -> list[Finding]:
             rule="syntax-error", path=rel_path, line=0, column=0,
             message="nested too deeply for the auditor; the file was only partly audited",
             suggestion="Audit the code that generated this file instead.", severity=severity, context=context))
+    if auditor.amp_import is not None and sum(f.rule == "cuda-amp" for f in auditor.findings) > 1:
+        auditor.findings.remove(auditor.amp_import)  # its uses are flagged: those are the lines to change
     return auditor.findings
 
 

@@ -346,6 +346,31 @@ def check_types(kind: str, cls: type, data: dict[str, Any]) -> None:
                 raise RecordError(f"{kind}: arg_dtypes[{str(arg)[:40]!r}] must be a list of dtype names")
 
 
+# A record's prose (a vendor's note, a caveat's statement) longer than this is cut where it is
+# read (from_dict: `kb ingest` and every data/ build), so no answer, page or --json carries a
+# 300,000-character note (report t26b item 4). The longest shipped one is about 600.
+PROSE_MAX = 2000
+PROSE_FIELDS = ("note", "statement", "workaround", "summary", "title")
+
+
+def cut_prose(text: str, limit: int = PROSE_MAX) -> str:
+    """`text` cut at a word near `limit`, saying how long the whole was (the source file has it)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    space = head.rfind(" ", limit - 200)
+    return f"{head[:space] if space > 0 else head}… (cut at {limit:,} of {len(text):,} characters)"
+
+
+def _bound_prose(kind: str, data: dict[str, Any], warn: Callable[[str], None] | None) -> None:
+    for name in PROSE_FIELDS:
+        value = data.get(name)
+        if isinstance(value, str) and len(value) > PROSE_MAX:
+            data[name] = cut_prose(value)
+            if warn is not None:
+                warn(f"{kind}: {name} cut to {PROSE_MAX:,} of its {len(value):,} characters")
+
+
 def from_dict(data: dict[str, Any], warn: Callable[[str], None] | None = None) -> Record:
     """Rebuild a record from `to_dict` output; raises RecordError on anything malformed.
 
@@ -377,6 +402,7 @@ def from_dict(data: dict[str, Any], warn: Callable[[str], None] | None = None) -
         except TypeError as exc:
             raise RecordError(f"{kind}: provenance: {exc}") from None
     check_types(kind, cls, data)
+    _bound_prose(kind, data, warn)
     for name, value in data.items():
         if isinstance(value, list):
             data[name] = tuple(value)
