@@ -75,10 +75,26 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     parts = understand.split_two((question or "").strip())
     if parts:
         lang = entities.language(question)
-        first, second = (_answer_one(p, conn, allow_files, lang) for p in parts)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in _carry_target(parts, lang))
         if understand.answers_both(first, second):
             return understand.combine(question.strip(), parts, first, second, lang)
     return _answer_one(question, conn, allow_files)
+
+
+def _carry_target(parts: tuple[str, str], lang: str) -> tuple[str, str]:
+    """A second clause that asks about an op named as code and names no target ("… on neuron in eager,
+    and is torch.roll one of those?") is asked about the first clause's one target."""
+    first, second = parts
+    if not understand.names_code_op(second):
+        return parts
+
+    def targets(text: str) -> list[TargetMention]:
+        return intents.read(entities.extract(text, lang).english).targets
+    mentions = targets(first)
+    if targets(second) or len(mentions) != 1:
+        return parts
+    where = mentions[0].target + (f" {mentions[0].version}" if mentions[0].version else "")
+    return first, second.rstrip(" ?¿") + (f" en {where}?" if lang == "es" else f" on {where}?")
 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
@@ -285,6 +301,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
     verdict_for_yes_no: list[dict[str, Any] | None] = []
+    yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
+    named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
     for match in matches:
         if match.how == "module-map":  # a torch.nn layer: kb.chat.answer_module
             from kb.chat.answer_module import module_lines
@@ -298,6 +316,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
             lines.append(f"_`{match.asked}` read as the op; it also names the {fam.name} family: ask "
                          f"`which {fam.name} ops fall back on {(q.target_names() or ['tpu'])[0]}?` for all of them._")
         ops = _focus(conn, match.ops)
+        if match.how == "exact":
+            named |= {o for o in ops if o == match.asked or o == f"aten::{match.asked}"}
         for op in ops:
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
@@ -316,10 +336,12 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
                         verdict_for_yes_no.append(v)
+                        yes_no_ops.append(op)
                     continue
                 facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
                               "status": UNKNOWN})
                 verdict_for_yes_no.append(None)
+                yes_no_ops.append(op)
                 lines.append("- " + _no_verdict_line(mention, pick, mine, src, facts))
             if silent:
                 lines.append(f"- ? **unknown** on {', '.join(silent)}: the KB has no evidence for this op there")
@@ -334,6 +356,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                          f"ask for one by name, e.g. `{match.ops[-1]}`._")
     if missing:
         lines.append(_missing_line(missing, suggestions))
+    if named and any(v is not None and o in named for o, v in zip(yes_no_ops, verdict_for_yes_no)):
+        # the op named has its own verdict: the headline follows it, not its overloads' (m4 Q03)
+        verdict_for_yes_no = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o in named]
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
@@ -594,6 +619,10 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                          f"(eager){' ' + src.cite(ops[0]) if ops else ''}.")
         lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops):,} ops that run as "
                      f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
+        cover = listing.get("coverage") or {}
+        if cover.get("unknown"):  # a partial op list (inf1: 428 ops known) says how partial (m4 Q32)
+            lines[-1] += (f" The KB knows {cover['known']:,} ops for that version; "
+                          f"{cover['unknown']:,} catalog ops have no evidence.")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
                       "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
         if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)

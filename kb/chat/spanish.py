@@ -262,6 +262,10 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"\b(\d[\d.]*) on (\d{4}-\d{2}-\d{2})\b"), r"\1 el \2")]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
+PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero en la CPU**"),  # 29j
+            ("unsupported (raises)", "unsupported (lanza un error)"), ("; carried from ", "; heredado de "),
+            (" The KB knows ", " El KB conoce "), (" ops for that version; ", " ops de esa versión; "),  # 29j
+            (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 
