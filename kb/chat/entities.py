@@ -141,6 +141,8 @@ _ES_PHRASES = [
     (r"no (?:tiene|tienen) soporte", "end of support"), (r"(?:se )?(?:cae|caen) al cpu", "falls back to cpu"),
     (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
+    # ---- 29j: "qué ops no compilan con torch.compile": the ops compile mode cannot run
+    (r"\bno (?:se )?(?:compila|compilan|compilaria|compilarian)\b", "don't compile"),
     # ---- 29j: the past tense, as a second clause asks it ("y cuando termino pytorch/xla para entrenamiento?")
     (r"^\s*cuando (?:termino|acabo|finalizo|se acabo|se termino|murio|caduco)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",

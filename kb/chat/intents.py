@@ -222,9 +222,25 @@ def read(text: str) -> Question:
         q.statuses.append("supported")  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?"
     if not (q.op_words or q.function_words or q.plain_words) and _NEGATED.search(q.text):
         q.statuses.append("unsupported")  # "what won't run on tpu?": the ops it cannot run
+    _neuron_xla(q, lowered)
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
+
+
+_NEURON_XLA = re.compile(r"\b(?:aws[ -])?neuron(?:'s)?[\s/-]+(?:pytorch[/ -]?xla|torch[-_ ]?xla|xla)\b")
+
+
+def _neuron_xla(q: Question, lowered: str) -> None:
+    """"the neuron pytorch/xla op list", "neuron torch-xla 2.9": one target, neuron-xla (Neuron's
+    PyTorch/XLA line), not neuron and neuron-xla side by side; a version said after "xla" is its."""
+    if not _NEURON_XLA.search(lowered) or not any(m.target == "neuron-xla" for m in q.targets):
+        return
+    q.targets = [m for m in q.targets if not (m.target == "neuron" and m.word.lower() == "neuron" and not m.version)]
+    said = next((v for p, v in q.products if p == "xla" and v), None)
+    for m in q.targets:
+        if m.target == "neuron-xla" and m.version is None and said:
+            m.version = said
 
 
 def _dedupe(q: Question) -> None:

@@ -264,7 +264,9 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
 # unknown") is replaced only after the longer one had its turn.
 PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero en la CPU**"),  # 29j
             ("unsupported (raises)", "unsupported (lanza un error)"), ("; carried from ", "; heredado de "),
-            (" The KB knows ", " El KB conoce "), (" ops for that version; ", " ops de esa versión; "),  # 29j
+            (" The KB knows ", " El KB conoce "), ("_Presumed: ", "_Presuntos: "),
+            (" verdicts listed are carried over from ", " veredictos de la lista vienen de "),
+            (", with no evidence of their own for ", ", sin evidencia propia para "), (" ops for that version; ", " ops de esa versión; "),  # 29j
             (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
