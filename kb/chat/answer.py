@@ -197,7 +197,7 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     return intent
 
 
-_OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:does|do|is|are|did)\b.*"
+_OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
                        r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
 
 
@@ -220,11 +220,11 @@ def _ops_overview(conn: sqlite3.Connection, q: Question) -> Answer:
         for row in listing["ops"]:
             by_status.setdefault(row["status"], []).append(row)
         cover = listing["coverage"]
-        counts = ", ".join(f"{SYMBOLS.get(st, '?')} {len(rows):,} **{st}** {src.cite(rows[0])}"
+        counts = ", ".join(f"{SYMBOLS.get(st, '?')} {len(rows):,} ops **{st}** {src.cite(rows[0])}"
                            for st, rows in sorted(by_status.items(), key=lambda kv: -len(kv[1])))
-        lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {counts or 'no verdicts'}; "
-                     f"? {cover['unknown']:,} **unknown** (catalog ops it says nothing about, not counted as unsupported).")
-        lines.append(f"- {queries.coverage_line(cover)}")
+        unknown = (f"; ? {cover['unknown']:,} ops **unknown** (catalog ops it says nothing about, not counted as "
+                   f"unsupported)") if cover["unknown"] else ""
+        lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {counts or 'no verdicts'}{unknown}.")
         for st in by_status:
             lines.append(f"- `kb ops --target {mention.target}={listing['backend_version']} --status {st}"
                          f"{' --mode compile' if mode == 'compile' else ''}`")

@@ -32,6 +32,7 @@ en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bi
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
+cubre cubren abarca incluye incluyen compilan compila entrenar
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -90,6 +91,11 @@ _ES_OPENINGS = [
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funciona|funcionan|corre|corren)\s+(?:en|sobre)\s+", r"does \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funcionara|correra)\s+(?:en|sobre)\s+", r"will \1 run on "),
 ]
+# ---- 29j: "cuales operadores no corren en inferentia 1?" asks for a list, not whether "cuales operadores" runs
+_ES_OPENINGS[:0] = [
+    (r"^\s*(?:que|cuales|cual|q)\s+(?:ops|operadores|operaciones)\s+no\s+(?:corren|funcionan|andan|van|jalan"
+     r"|se ejecutan|se pueden (?:correr|ejecutar))\s+(?:en|sobre|con)\s+", r"which ops can't run on "),
+]
 # ---- 29f: slang and typos of the openings ("pásame las ops que no andan en…", "nonzero funsiona en tpu??"), first
 _ES_OPENINGS[:0] = [
     (r"^\s*(?:dame|pasame|muestrame|lista|ensename)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
@@ -143,6 +149,7 @@ _ES_PHRASES = [
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
     # ---- 29j: "qué ops no compilan con torch.compile": the ops compile mode cannot run
     (r"\bno (?:se )?(?:compila|compilan|compilaria|compilarian)\b", "don't compile"),
+    (r"\b(?:cubre|cubren|abarca|abarcan)\b", "covers"), (r"\b(?:incluye|incluyen)\b", "includes"),
     # ---- 29j: the past tense, as a second clause asks it ("y cuando termino pytorch/xla para entrenamiento?")
     (r"^\s*cuando (?:termino|acabo|finalizo|se acabo|se termino|murio|caduco)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",

@@ -265,7 +265,9 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
 PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero en la CPU**"),  # 29j
             ("unsupported (raises)", "unsupported (lanza un error)"), ("; carried from ", "; heredado de "),
             ("the training graph, kb gallery --graph training", "el grafo de entrenamiento, kb gallery --graph training"),
-            (" The KB knows ", " El KB conoce "), ("_Presumed: ", "_Presuntos: "),
+            (" The KB knows ", " El KB conoce "), ("no verdicts.", "sin veredictos."),
+            ("(catalog ops it says nothing about, not counted as unsupported)",
+             "(ops del catálogo sobre los que no dice nada; no se cuentan como unsupported)"), ("_Presumed: ", "_Presuntos: "),
             (" verdicts listed are carried over from ", " veredictos de la lista vienen de "),
             (", with no evidence of their own for ", ", sin evidencia propia para "), (" ops for that version; ", " ops de esa versión; "),  # 29j
             (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
