@@ -265,6 +265,8 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
 PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero en la CPU**"),  # 29j
             ("unsupported (raises)", "unsupported (lanza un error)"), ("; carried from ", "; heredado de "),
             ("the training graph, kb gallery --graph training", "el grafo de entrenamiento, kb gallery --graph training"),
+            (" supports instance family ", " soporta las familias de instancias "),
+            ("— not supported (", "— no soportado ("),
             (" The KB knows ", " El KB conoce "), ("no verdicts.", "sin veredictos."),
             ("(catalog ops it says nothing about, not counted as unsupported)",
              "(ops del catálogo sobre los que no dice nada; no se cuentan como unsupported)"), ("_Presumed: ", "_Presuntos: "),
