@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 # question Spanish.
 _SPANISH = frozenset("""
 que cuando cuanto cuantos cuantas cual cuales funciona funcionan soporte soportado soportada soportados
+cubre cubren abarca incluye incluyen compilan compila entrenar
 sigue siguen hasta el los las del de para con es esta estan puedo lista enumera ultima ultimo version
 versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon precio entrenamiento
 inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
@@ -32,7 +33,6 @@ en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bi
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
 le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
-cubre cubren abarca incluye incluyen compilan compila entrenar
 """.split())
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
