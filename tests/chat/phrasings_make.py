@@ -680,7 +680,8 @@ add("op", "es", "op", ["**Presumiblemente no**", "parte de él se ejecuta como f
     ["F.interpolate corre nativo en trainium?", "el F.interpolate es nativo en neuron?"])
 add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "aten::silu"], TPU_PROBE,
     ["el F.silu es nativo en tpu?"])
-add("op", "es", "op", ["**Depende**", "aten::silu.out"], TPU_PROBE, ["silu corre nativo en la tpu?"])
+add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "aten::silu.out"], TPU_PROBE,
+    ["silu corre nativo en la tpu?"])  # 29j: the headline follows aten::silu itself, not its .out overload
 add("op", "es", "family", ["ningún op de esa familia es native", "41 decomposed, 44 fallback"], "",
     ["el interpolate es nativo en neuron?"])
 add("op", "es", "op", ["kernel propio (CompositeImplicitAutograd en el catálogo de ops de torch 2.13.0)",
