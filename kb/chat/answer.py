@@ -75,10 +75,26 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     parts = understand.split_two((question or "").strip())
     if parts:
         lang = entities.language(question)
-        first, second = (_answer_one(p, conn, allow_files, lang) for p in parts)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in _carry_target(parts, lang))
         if understand.answers_both(first, second):
             return understand.combine(question.strip(), parts, first, second, lang)
     return _answer_one(question, conn, allow_files)
+
+
+def _carry_target(parts: tuple[str, str], lang: str) -> tuple[str, str]:
+    """A second clause that asks about an op named as code and names no target ("… on neuron in eager,
+    and is torch.roll one of those?") is asked about the first clause's one target."""
+    first, second = parts
+    if not understand.names_code_op(second):
+        return parts
+
+    def targets(text: str) -> list[TargetMention]:
+        return intents.read(entities.extract(text, lang).english).targets
+    mentions = targets(first)
+    if targets(second) or len(mentions) != 1:
+        return parts
+    where = mentions[0].target + (f" {mentions[0].version}" if mentions[0].version else "")
+    return first, second.rstrip(" ?¿") + (f" en {where}?" if lang == "es" else f" on {where}?")
 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
@@ -141,6 +157,11 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     # a torch.nn module named in any capitalisation (nn.MultiHeadAttention) is as explicit as an op
     explicit_op = explicit_op or any(torchnames.looks_like_module(w) and torchnames.resolve_module(w)
                                      for w in q.plain_words)
+    if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 and not q.statuses \
+            and _OVERVIEW.search(text) and scoring.list_status(q.text) is None:
+        return "ops_overview"  # "what ops does the neuron pytorch/xla op list cover for 2.9.0.2.15?": counts by status
+    if intent != "eol" and not explicit_op and _names_stack(q):
+        return "eol"  # "neuron 2.33 with python 3.11, ubuntu 22.04 and trn1 — anything wrong?": a stack check
     targets = q.target_names()
     if len(targets) == 1 and not explicit_op and re.search(DIFF_CUES, text):
         versions = {m.version for m in q.targets if m.version} | {v for v in q.versions if "." in v}
@@ -177,6 +198,51 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent
+
+
+_OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
+                       r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
+
+
+def _ops_overview(conn: sqlite3.Connection, q: Question) -> Answer:
+    """What a target version's op list covers: its verdicts counted by status, and how many
+    catalog ops it says nothing about (unknown, not unsupported)."""
+    mode = "compile" if "compile" in q.text.lower() else "eager"
+    src = Sources()
+    lines: list[str] = []
+    facts: list[dict[str, Any]] = []
+    for mention in q.targets:
+        pick = pick_versions(conn, mention)
+        versions = [v for v in pick.versions if v in pick.with_data]
+        if not versions:
+            lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version "
+                         f"(versions with data: {', '.join(pick.with_data) or 'none'}).")
+            continue
+        listing = queries.list_ops(conn, mention.target, None, versions[-1], mode)
+        by_status: dict[str, list[dict[str, Any]]] = {}
+        for row in listing["ops"]:
+            by_status.setdefault(row["status"], []).append(row)
+        cover = listing["coverage"]
+        counts = ", ".join(f"{SYMBOLS.get(st, '?')} {len(rows):,} ops **{st}** {src.cite(rows[0])}"
+                           for st, rows in sorted(by_status.items(), key=lambda kv: -len(kv[1])))
+        unknown = (f"; ? {cover['unknown']:,} ops **unknown** (catalog ops it says nothing about, not counted as "
+                   f"unsupported)") if cover["unknown"] else ""
+        lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {counts or 'no verdicts'}{unknown}.")
+        for st in by_status:
+            lines.append(f"- `kb ops --target {mention.target}={listing['backend_version']} --status {st}"
+                         f"{' --mode compile' if mode == 'compile' else ''}`")
+        facts.append({"target": mention.target, "backend_version": listing["backend_version"], "mode": mode,
+                      "counts": {st: len(rows) for st, rows in by_status.items()}, "unknown": cover["unknown"],
+                      "known": cover["known"]})
+    return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+def _names_stack(q: Question) -> bool:
+    """A release with a version and a platform with a version (Python, Ubuntu...) besides: the
+    question describes a stack, which `kb eol --stack` checks (m4 Q76)."""
+    platforms = [p for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS and p != "pytorch"]
+    release = any(m.version and m.target in ("neuron", "tpu", "neuron-xla") for m in q.targets)
+    return bool(platforms) and release and len([v for _, v in q.products if v]) >= 2
 
 
 def _op_bases(conn: sqlite3.Connection) -> set[str]:
@@ -288,6 +354,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
     verdict_for_yes_no: list[dict[str, Any] | None] = []
+    yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
+    named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
     for match in matches:
         if match.how == "module-map":  # a torch.nn layer: kb.chat.answer_module
             from kb.chat.answer_module import module_lines
@@ -301,6 +369,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
             lines.append(f"_`{match.asked}` read as the op; it also names the {fam.name} family: ask "
                          f"`which {fam.name} ops fall back on {(q.target_names() or ['tpu'])[0]}?` for all of them._")
         ops = _focus(conn, match.ops)
+        if match.how == "exact":
+            named |= {o for o in ops if o == match.asked or o == f"aten::{match.asked}"}
         for op in ops:
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
@@ -319,10 +389,12 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
                         verdict_for_yes_no.append(v)
+                        yes_no_ops.append(op)
                     continue
                 facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
                               "status": UNKNOWN})
                 verdict_for_yes_no.append(None)
+                yes_no_ops.append(op)
                 lines.append("- " + _no_verdict_line(mention, pick, mine, src, facts))
             if silent:
                 lines.append(f"- ? **unknown** on {', '.join(silent)}: the KB has no evidence for this op there")
@@ -337,6 +409,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                          f"ask for one by name, e.g. `{match.ops[-1]}`._")
     if missing:
         lines.append(_missing_line(missing, suggestions))
+    if named and any(v is not None and o in named for o, v in zip(yes_no_ops, verdict_for_yes_no)):
+        # the op named has its own verdict: the headline follows it, not its overloads' (m4 Q03)
+        verdict_for_yes_no = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o in named]
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
@@ -577,6 +652,7 @@ def _differs(facts: list[dict[str, Any]]) -> bool | None:
 def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     status = next((s for s in q.statuses if s in ("fallback", "native", "unsupported", "decomposed")), "fallback")
     counting = re.search(r"\b(how many|number of|count)\b", q.text.lower()) is not None  # "how many ops are unsupported"
+    mode = "compile" if "compile" in q.text.lower() else "eager"  # "which ops don't compile with torch.compile" (m4 Q30)
     src = Sources()
     lines, facts = [], []
     for mention in q.targets:
@@ -586,7 +662,7 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version "
                          f"(versions with data: {', '.join(pick.with_data) or 'none'}).")
             continue
-        listing = queries.list_ops(conn, mention.target, status, versions[-1])
+        listing = queries.list_ops(conn, mention.target, status, versions[-1], mode)
         ops = listing["ops"]
         by = listing.get("matching_by") or queries.matching_by(ops, status)
         split = (f": {by['own_status']:,} by their own status, {by['runs_as']:,} decomposed ops that run as {status} "
@@ -594,9 +670,18 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                  ) if by["runs_as"] else ""
         if counting:
             lines.append(f"**{len(ops):,}** ops run as {status} on {mention.target} {listing['backend_version']} "
-                         f"(eager){' ' + src.cite(ops[0]) if ops else ''}.")
-        lines.append(f"**{mention.target}** {listing['backend_version']} (eager): {len(ops):,} ops that run as "
+                         f"({mode}){' ' + src.cite(ops[0]) if ops else ''}.")
+        lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {len(ops):,} ops that run as "
                      f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
+        cover = listing.get("coverage") or {}
+        if cover.get("unknown"):  # a partial op list (inf1: 428 ops known) says how partial (m4 Q32)
+            lines[-1] += (f" The KB knows {cover['known']:,} ops for that version; "
+                          f"{cover['unknown']:,} catalog ops have no evidence.")
+        presumed = [r for r in ops if r.get("basis") == "presumed"]
+        if presumed:  # a list carried from an older version says so in its text, not only in its URL (m4 Q25, Q29)
+            froms = sorted({(r.get("effective_via") or {}).get("presumed_from") or "an older version" for r in presumed})
+            lines.append(f"_Presumed: {len(presumed)}/{len(ops)} verdicts listed are carried over from "
+                         f"{', '.join(froms)}, with no evidence of their own for {listing['backend_version']}._")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
                       "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
         if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
@@ -607,7 +692,7 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         if len(ops) > MAX_LIST:
             # the version answered, pinned: the command must list the same ops (tester t29 #5)
             lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target}={listing['backend_version']} "
-                         f"--status {status}`._")
+                         f"--status {status}{' --mode compile' if mode == 'compile' else ''}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 
@@ -813,6 +898,7 @@ _HANDLERS = {
     "op": _op_answer,
     "compare": _compare,
     "ops_by_status": _ops_by_status,
+    "ops_overview": _ops_overview,
     "model": model_answer,
     "limitation": _limitation,
     "eol": eol_answer,

@@ -6,6 +6,7 @@ leaves out, so nobody reads it as a quote. A missing number is asked for, never 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from decimal import Decimal
 from typing import Any
@@ -70,8 +71,81 @@ def _conversions(price, rate, es: bool) -> list[str]:
     return out
 
 
+_MACHINE = re.compile(r"\b(?:trn[123]n?|inf[12]|trainium[123]?|inferentia[12]?|tpu(?:\s?v\d+[a-z]*)?|v[4-7][a-z]+"
+                      r"|[a-z]\d[a-z]?\.\w+|h100|h200|a100|l4|gpu|neuron)\b", re.I)
+
+
+def _pairs(text: str, ents: Entities) -> list[tuple[str, Any, Any]] | None:
+    """(machine, price, rate) for a question that gives two or more hourly prices and as many
+    throughputs ("trn2 at 5.2/h doing 2600 tok/s vs v6e at 2.7/h doing 1100 tok/s"), each
+    price paired with the next throughput and named by the machine said before it; else None."""
+    prices = [p for p in ents.prices if p.per_hour]
+    if len(prices) < 2 or len(prices) != len(ents.rates):
+        return None
+    placed = sorted((text.find(p.text), p) for p in prices)
+    rates = sorted((text.find(r.text), r) for r in ents.rates)
+    out, start = [], 0
+    for (at, price), (r_at, rate) in zip(placed, rates):
+        if at < 0 or r_at < 0:
+            return None
+        names = _MACHINE.findall(text[start:at])
+        out.append((names[-1] if names else f"#{len(out) + 1}", price, rate))
+        start = max(at, r_at)
+    return out
+
+
+def _compare(q: Question, ents: Entities, pairs) -> Answer:
+    """Cost per million tokens of each machine the question prices, and which is cheaper by how much."""
+    es = ents.language == "es"
+    src = Sources()
+    cite = src.cite(SOURCE)
+    rows, facts = [], []
+    for name, price, rate in pairs:
+        try:
+            per = cost_per_million_tokens(price.value, rate.value)
+        except CostInputError as exc:
+            return Answer(q.text, "cost", f"**{'No puedo calcularlo' if es else 'I cannot compute that'}**: {exc}.",
+                          [{"error": str(exc)}], language=ents.language)
+        rows.append((per, name, price, rate))
+        facts.append({"machine": name, "currency": price.unit, "price_per_hour": str(price.value),
+                      "tokens_per_second": str(rate.value), "cost_per_million_tokens": format_money(per)})
+    units = {p.unit for _, _, p, _ in rows}
+    cur = units.pop() if len(units) == 1 else None
+    best = min(rows, key=lambda r: r[0])
+    worst = max(rows, key=lambda r: r[0])
+    ratio = _plain((worst[0] / best[0]).quantize(Decimal("0.01")), es) if best[0] else "?"
+
+    def money(r):
+        return f"{_money(format_money(r[0]), es)}{(' ' + r[2].unit) if r[2].unit else ''}"
+    if cur is None:
+        head = ("**No se pueden comparar**: los precios están en monedas distintas (kb no convierte monedas)." if es
+                else "**These cannot be compared**: the prices are in different currencies (kb converts no currencies).")
+    elif es:
+        head = f"**{best[1]} es más barato**: {money(best)} por millón de tokens frente a {money(worst)} ({worst[1]}, {ratio}×)."
+    else:
+        head = f"**{best[1]} is cheaper**: {money(best)} per million tokens vs {money(worst)} ({worst[1]}, {ratio}×)."
+    lines = [head, ""]
+    for per, name, price, rate in rows:
+        p_txt, r_txt = _plain(price.value, es), _plain(rate.value, es)
+        lines.append(f"- {name}: {p_txt}{(' ' + price.unit) if price.unit else ''} {'la hora' if es else 'an hour'}, "
+                     f"{r_txt} tokens/s → **{money((per, name, price, rate))}** "
+                     f"{'por millón' if es else 'per million'} {cite}")
+    if cur == "":
+        lines.append("- " + ("La pregunta no nombra moneda: las cifras están en la de sus precios." if es
+                             else "The question names no currency: the figures are in its prices' currency."))
+    lines.append(f"- Fórmula de `kb cost`: precio por hora × 1.000.000 / (tokens por segundo × 3.600) {cite}" if es
+                 else f"- The `kb cost` formula: {FORMULA} {cite}")
+    lines.append("- " + ("Lo que la fórmula deja fuera: " if es else "What the formula leaves out: ")
+                 + "; ".join(LEFT_OUT[ents.language]) + ".")
+    lines.append(("- Con un archivo: " if es else "- With a file: ") + "`kb cost --file targets.toml`")
+    return Answer(q.text, "cost", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)
+
+
 def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer:
     es = ents.language == "es"
+    pairs = _pairs(q.text, ents)
+    if pairs:
+        return _compare(q, ents, pairs)
     src = Sources()
     cite = src.cite(SOURCE)
     price = next((p for p in ents.prices if p.per_hour), ents.prices[0] if ents.prices else None)

@@ -91,6 +91,8 @@ def _stack_pairs(q: Question) -> list[tuple[str, str]]:
             key = {"neuron": "neuron", "tpu": "torch_tpu", "neuron-xla": "torch-neuronx-xla"}[mention.target]
             if not any(v == mention.version for _, v in pairs):
                 pairs.append((key, mention.version))
+    if pairs:  # "... and trn1": the instance family is part of the stack (kb eol --stack takes it bare)
+        pairs += [("instance", p) for p, v in q.products if not v and p in ("inf1", "inf2", "trn1", "trn2", "trn3")]
     return list(dict.fromkeys(pairs))
 
 

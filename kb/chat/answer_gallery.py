@@ -263,6 +263,12 @@ def asked_versions(conn, text: str, targets: list[str]) -> tuple[dict[str, str],
     return chosen, notes
 
 
+# "can I fine-tune llama 3.2 1b on trn2?": the census of the training graph (kb gallery --graph training), m4 Q71
+TRAINING_ASKED = re.compile(r"\b(?:fine[- ]?tun\w*|finetun\w*|train|training|trains|entrenar\w*|entrenamiento|backward"
+                            r"|backprop\w*)\b")
+TRAINING = "the training graph, kb gallery --graph training"
+
+
 def _gallery_source(entry: dict) -> dict:
     built = ", ".join(f"{k} {v}" for k, v in sorted(entry["built_with"].items()) if v)
     return {"source_kind": "gallery", "source_name": f"data/gallery census of {entry['model']} (built with {built})",
@@ -274,18 +280,18 @@ def _plural(n: int) -> str:
 
 
 def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sources: Sources, say: dict,
-                 facts: list, versions: dict | None = None) -> list[str]:
+                 facts: list, versions: dict | None = None, graph: str = "inference") -> list[str]:
     lines = []
-    if not views.census_rows_exist(conn, entry["model"], "inference"):
-        reason = (entry["graphs"].get("inference") or {}).get("reason") or "not built"
+    if not views.census_rows_exist(conn, entry["model"], graph):
+        reason = (entry["graphs"].get(graph) or {}).get("reason") or "not built"
         return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
                 + sources.cite(_gallery_source(entry))]
     gallery_mark = sources.cite(_gallery_source(entry))
     note = ["  " + quoted(markdown(entry["note"]))] if entry.get("note") else []  # under the first headline, not above it
     for target in targets:
-        rep = views.report(conn, entry["model"], target, (versions or {}).get(target), mode, "inference", lookups)
+        rep = views.report(conn, entry["model"], target, (versions or {}).get(target), mode, graph, lookups)
         row = views.summary_row(entry, rep)
-        where = f"{target} {rep.backend_version or ''}".strip() + f" ({mode})"
+        where = f"{target} {rep.backend_version or ''}".strip() + f" ({mode}{', ' + TRAINING if graph == 'training' else ''})"
         problems = [op for op in rep.ops if op.status in views.PROBLEMS]
         fallback = [op for op in problems if op.status == "fallback"]
         if not problems and row["runs_fully"]:
@@ -322,9 +328,9 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
 
             verdict = to_spanish(verdict)
         lines.append("  " + say["verdict"].format(verdict=verdict))
-        facts.append({k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
-                                           "device_call_share", "device_flop_share", "flops_partial", "fallback_ops",
-                                           "unsupported_ops", "unknown_ops", "compile", "basis")})
+        facts.append({**{k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
+                                             "device_call_share", "device_flop_share", "flops_partial", "fallback_ops",
+                                             "unsupported_ops", "unknown_ops", "compile", "basis")}, "graph": graph})
     return lines
 
 
@@ -473,7 +479,7 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
         lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]] + version_notes
         for slug in named[:MAX_LIST]:
             lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
-                                      versions))
+                                      versions, "training" if TRAINING_ASKED.search(lowered) else "inference"))
         intent = "gallery_model"
     elif missing:
         lines = _missing_answer(conn, missing, targets, say)

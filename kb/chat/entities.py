@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 # question Spanish.
 _SPANISH = frozenset("""
 que cuando cuanto cuantos cuantas cual cuales funciona funcionan soporte soportado soportada soportados
+cubre cubren abarca incluye incluyen compilan compila entrenar
 sigue siguen hasta el los las del de para con es esta estan puedo lista enumera ultima ultimo version
 versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon precio entrenamiento
 inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
@@ -91,6 +92,11 @@ _ES_OPENINGS = [
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funciona|funcionan|corre|corren)\s+(?:en|sobre)\s+", r"does \1 run on "),
     (r"^\s*(?:(?:el|la|los|las)\s+)?(.+?)\s+(?:funcionara|correra)\s+(?:en|sobre)\s+", r"will \1 run on "),
 ]
+# ---- 29j: "cuales operadores no corren en inferentia 1?" asks for a list, not whether "cuales operadores" runs
+_ES_OPENINGS[:0] = [
+    (r"^\s*(?:que|cuales|cual|q)\s+(?:ops|operadores|operaciones)\s+no\s+(?:corren|funcionan|andan|van|jalan"
+     r"|se ejecutan|se pueden (?:correr|ejecutar))\s+(?:en|sobre|con)\s+", r"which ops can't run on "),
+]
 # ---- 29f: slang and typos of the openings ("pásame las ops que no andan en…", "nonzero funsiona en tpu??"), first
 _ES_OPENINGS[:0] = [
     (r"^\s*(?:dame|pasame|muestrame|lista|ensename)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
@@ -142,6 +148,11 @@ _ES_PHRASES = [
     (r"no (?:tiene|tienen) soporte", "end of support"), (r"(?:se )?(?:cae|caen) al cpu", "falls back to cpu"),
     (r"(?:se )?(?:deja|dejan|dejara|dejaran) de (?:soportarse|soportar|dar soporte(?: a)?)", "end of support"),
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
+    # ---- 29j: "qué ops no compilan con torch.compile": the ops compile mode cannot run
+    (r"\bno (?:se )?(?:compila|compilan|compilaria|compilarian)\b", "don't compile"),
+    (r"\b(?:cubre|cubren|abarca|abarcan)\b", "covers"), (r"\b(?:incluye|incluyen)\b", "includes"),
+    # ---- 29j: the past tense, as a second clause asks it ("y cuando termino pytorch/xla para entrenamiento?")
+    (r"^\s*cuando (?:termino|acabo|finalizo|se acabo|se termino|murio|caduco)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",
      r"until which neuron release is \1 supported"),
     (r"cuando (?:salio|se publico|lanzaron|sacaron)", "when was released"),
@@ -266,6 +277,9 @@ _NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:[eE]\+?\d{1,2}(?!\w))?(?:\s?[kKmM](?![a
 _CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen(?:es)?|pesos|reales)"
 _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
+# An hourly price said without a currency ("trn2 at 5.2/h"): its currency is left unnamed, never assumed.
+_PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥])(?P<n>{_NUM})\s?(?:/\s?(?:h|hr|hour|hora)|(?:an|per|por|la|a la) (?:hour|hora))\b",
+                         re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
 _RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
@@ -398,6 +412,11 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
                 r"(?:per|an?|por|la|/)\s?(?:hour|hr|hora)\s*$", text[max(0, m.start() - 12):m.start()], re.I) is not None
             prices.append(Amount(value, code, m.group(), hourly))
             taken.append((m.start(), m.end()))
+    for m in _PRICE_BARE.finditer(text):  # "5.2/h": an hourly price that names no currency
+        value = number(m.group("n"), lang)
+        if value is not None and not any(a <= m.start() < b for a, b in taken):
+            prices.append(Amount(value, "", m.group(), True))
+            taken.append((m.start(), m.end()))
     rates = []
     for m in _RATE.finditer(text):
         value = number(m.group("n") or m.group("n2") or m.group("n3"), lang)
@@ -485,7 +504,7 @@ FUZZY_NAMES = ("neuron", "trainium", "inferentia", "torchneuron", "torchtpu", "t
                "python", "ubuntu")
 _KNOWN_WORDS = frozenset("""
 neuron neurons trainium inferentia torchneuron torchtpu torch-neuronx torch_neuronx torch-tpu torch_tpu tpu tpus
-pytorch python ubuntu torch neuronx neutron neurona neuronas cpu gpu tpuv input inputs output outputs typo typos
+pytorch python ubuntu torch neuronx torch-neuron torch_neuron neutron neurona neuronas cpu gpu tpuv input inputs output outputs typo typos
 """.split())
 _WORD = re.compile(r"(?<![\w.:/`-])(?P<w>[A-Za-z][A-Za-z_-]{2,19})(?P<d>[123]?)(?![\w.:/`(-])")
 
@@ -539,11 +558,15 @@ def correct_names(text: str) -> tuple[str, list[tuple[str, str]]]:
     return _WORD.sub(one, text), fixed
 
 
+_INFERENTIA_1 = re.compile(r"\binferentia[ -]1\b(?![.\d])", re.I)
+
+
 def extract(text: str, lang: str | None = None) -> Entities:
     """Everything of the above a question names, with its English reading (`lang`: the language
     when known, for one clause of a longer question)."""
     lang = lang or language(text)
     english = to_english(text) if lang == "es" else text
+    english = _INFERENTIA_1.sub("inf1", english)  # "inferentia 1" is Inf1, not Inferentia at version 1
     english, corrections = correct_names(english)
     english = _VERSION_COMMA.sub(r"\1 \2.\3", english)  # "python 3,11" is Python 3.11, not Python 3 (r2-29 #1)
     for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention

@@ -17,7 +17,9 @@ TARGET_ALIASES = {
     "neuron": "neuron", "trainium": "neuron", "trn": "neuron", "trn1": "neuron", "trn2": "neuron",
     "trn3": "neuron", "neuron-sdk": "neuron", "neuron_sdk": "neuron", "torchneuron": "neuron", "torch-neuronx": "neuron", "torch_neuronx": "neuron",
     "neuron-xla": "neuron-xla", "neuronx-xla": "neuron-xla", "torch-xla": "neuron-xla", "xla": "neuron-xla",
-    "inferentia": "neuron-xla", "inf1": "neuron-xla", "inf2": "neuron-xla",
+    "inferentia": "neuron-xla", "inf2": "neuron-xla",
+    # Inf1's own package line (torch-neuron, the torch.jit trace compiler) is target inf1, not TorchNeuron (m4 Q12)
+    "inf1": "inf1", "inferentia1": "inf1", "torch-neuron": "inf1", "torch_neuron": "inf1",
     "tpu": "tpu", "tpus": "tpu", "torch_tpu": "tpu", "torch-tpu": "tpu", "torchtpu": "tpu",
     # nicknames: Trainium / Inferentia generations, TPU generations (TorchTPU is the PyTorch path to all of them)
     "trainium1": "neuron", "trainium2": "neuron", "trainium3": "neuron", "trn1n": "neuron", "inferentia2": "neuron-xla",
@@ -220,9 +222,25 @@ def read(text: str) -> Question:
         q.statuses.append("supported")  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?"
     if not (q.op_words or q.function_words or q.plain_words) and _NEGATED.search(q.text):
         q.statuses.append("unsupported")  # "what won't run on tpu?": the ops it cannot run
+    _neuron_xla(q, lowered)
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
+
+
+_NEURON_XLA = re.compile(r"\b(?:aws[ -])?neuron(?:'s)?[\s/-]+(?:pytorch[/ -]?xla|torch[-_ ]?xla|xla)\b")
+
+
+def _neuron_xla(q: Question, lowered: str) -> None:
+    """"the neuron pytorch/xla op list", "neuron torch-xla 2.9": one target, neuron-xla (Neuron's
+    PyTorch/XLA line), not neuron and neuron-xla side by side; a version said after "xla" is its."""
+    if not _NEURON_XLA.search(lowered) or not any(m.target == "neuron-xla" for m in q.targets):
+        return
+    q.targets = [m for m in q.targets if not (m.target == "neuron" and m.word.lower() == "neuron" and not m.version)]
+    said = next((v for p, v in q.products if p == "xla" and v), None)
+    for m in q.targets:
+        if m.target == "neuron-xla" and m.version is None and said:
+            m.version = said
 
 
 def _dedupe(q: Question) -> None:
@@ -235,7 +253,9 @@ def _dedupe(q: Question) -> None:
         if key not in seen:
             seen.add(key)
             targets.append(mention)
-    q.targets = targets
+    # "on inf1 with torch-neuron 2.9.1.0": one target, at the version said for it
+    versioned = {m.target for m in targets if m.version}
+    q.targets = [m for m in targets if m.version or m.target not in versioned]
     for name in ("op_words", "function_words", "plain_words", "versions", "products", "statuses"):
         setattr(q, name, list(dict.fromkeys(getattr(q, name))))
 PLATFORM_PRODUCTS = ("pytorch", "python", "ubuntu", "amazon-linux")
@@ -264,7 +284,11 @@ def asks_yes_no(text: str) -> bool:
     text = _WHETHER.sub("", text, count=1)
     return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ",
                                                "how does ", "how do ", "how well ", "any fallback", "any cpu fallback")) \
-        or _WHETHER_VERB.match(text) is not None or terse(text)
+        or _WHETHER_VERB.match(text) is not None or terse(text) or _ENDS_ASKING.search(text[-60:]) is not None
+
+
+# "aten::embedding on inf1 (torch-neuron) is supported?": Spanish word order read in English, the verb last
+_ENDS_ASKING = re.compile(r"\b(?:is|are) (?:native|supported|ok|okay|fine|usable)\s*\?+\s*$", re.I)
 
 
 _WHETHER_VERB = re.compile(r"^\s*[`\w.:()-]{2,80}\s+(?:works?|runs?|is (?:native|supported|ok|fine)|falls? back)\b", re.I)

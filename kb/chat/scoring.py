@@ -54,7 +54,7 @@ def _command(r: Reading, q: Question, ents: Entities) -> str:
 
 
 _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to|refuses? to|fails? to)"
-                   r"\s+(?:[\w.-]+\s+){0,6}?(?:run|work|execute)\b"
+                   r"\s+(?:[\w.-]+\s+){0,6}?(?:run|work|execute|compile)\b"
                    r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute|support)\b"
                    r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
 _FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b"

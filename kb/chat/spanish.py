@@ -262,6 +262,17 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"\b(\d[\d.]*) on (\d{4}-\d{2}-\d{2})\b"), r"\1 el \2")]
 # Longest first: a phrase inside a longer one ("no evidence for" in "ops it has no evidence for are
 # unknown") is replaced only after the longer one had its turn.
+PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero en la CPU**"),  # 29j
+            ("unsupported (raises)", "unsupported (lanza un error)"), ("; carried from ", "; heredado de "),
+            ("the training graph, kb gallery --graph training", "el grafo de entrenamiento, kb gallery --graph training"),
+            (" supports instance family ", " soporta las familias de instancias "),
+            ("— not supported (", "— no soportado ("),
+            (" The KB knows ", " El KB conoce "), ("no verdicts.", "sin veredictos."),
+            ("(catalog ops it says nothing about, not counted as unsupported)",
+             "(ops del catálogo sobre los que no dice nada; no se cuentan como unsupported)"), ("_Presumed: ", "_Presuntos: "),
+            (" verdicts listed are carried over from ", " veredictos de la lista vienen de "),
+            (", with no evidence of their own for ", ", sin evidencia propia para "), (" ops for that version; ", " ops de esa versión; "),  # 29j
+            (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 

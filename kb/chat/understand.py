@@ -30,11 +30,14 @@ _EN_ASK = (r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|
 _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|"
            r"qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]l|cu[aá]les|cu[aá]ndo|c[oó]mo|es|est[aá]|"
            r"corre|funciona|hay|hasta|sigue|cae|caen)\b")
+# An op named as code opens a clause of its own ("... in eager and torch.roll is one of those?").
+_CODE_OP = r"(?:(?:torch|F|nn|aten|Tensor)(?:\.|::)[\w.:]+|\w+\(\))"
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
 _JOIN = re.compile(rf" ?[,;]? (?:and|also|plus) (?:also )?(?={_EN_ASK})"
                    rf"| ?[,;]? (?:y|e|adem[aá]s) (?:adem[aá]s )?(?={_ES_ASK})"
-                   rf"|\? (?:and |also |y )?(?=¿|{_EN_ASK}|{_ES_ASK})", re.I)
+                   rf"|\? (?:and |also |y )?(?=¿|{_EN_ASK}|{_ES_ASK})"
+                   rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
 # about compile mode?") is the same question continued: the whole question's reading answers it.
@@ -57,6 +60,11 @@ def split_two(text: str) -> tuple[str, str] | None:
         if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
             return (first if first.endswith("?") else first + "?"), second
     return None
+
+
+def names_code_op(text: str) -> bool:
+    """Whether a clause names an op as code (torch.roll, aten::nonzero, x())."""
+    return re.search(_CODE_OP, text) is not None
 
 
 def answers_both(first: Answer, second: Answer) -> bool:
