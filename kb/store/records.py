@@ -286,6 +286,9 @@ Record = OpStatus | Release | Limitation | SupportWindow | ProbeRun | Caveat | D
 def to_dict(record: Record) -> dict[str, Any]:
     """A record as a JSON-ready dict with its `record` type name first."""
     body = dataclasses.asdict(record)
+    prov = body.get("provenance")
+    if isinstance(prov, dict) and prov.get("claimed_kind") is None:
+        del prov["claimed_kind"]  # only a local report's line claims a kind; shipped records stay as written
     return {"record": _TYPE_NAMES[type(record)], **{k: v for k, v in body.items() if v not in (None, (), [])}}
 
 
