@@ -204,6 +204,17 @@ _OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?
                        r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
 
 
+def _versions_with_data(conn: sqlite3.Connection, mention, lines: list[str]):
+    """The mention's versions that hold verdicts; when none does, a line saying so (and which
+    versions do) is added to `lines`, since an empty list would read as "no such ops"."""
+    pick = pick_versions(conn, mention)
+    versions = [v for v in pick.versions if v in pick.with_data]
+    if not versions:
+        lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version "
+                     f"(versions with data: {', '.join(pick.with_data) or 'none'}).")
+    return pick, versions
+
+
 def _ops_overview(conn: sqlite3.Connection, q: Question) -> Answer:
     """What a target version's op list covers: its verdicts counted by status, and how many
     catalog ops it says nothing about (unknown, not unsupported)."""
@@ -212,11 +223,8 @@ def _ops_overview(conn: sqlite3.Connection, q: Question) -> Answer:
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     for mention in q.targets:
-        pick = pick_versions(conn, mention)
-        versions = [v for v in pick.versions if v in pick.with_data]
+        pick, versions = _versions_with_data(conn, mention, lines)
         if not versions:
-            lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version "
-                         f"(versions with data: {', '.join(pick.with_data) or 'none'}).")
             continue
         listing = queries.list_ops(conn, mention.target, None, versions[-1], mode)
         by_status: dict[str, list[dict[str, Any]]] = {}
@@ -656,11 +664,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     src = Sources()
     lines, facts = [], []
     for mention in q.targets:
-        pick = pick_versions(conn, mention)
-        versions = [v for v in pick.versions if v in pick.with_data]
+        pick, versions = _versions_with_data(conn, mention, lines)
         if not versions:
-            lines.append(f"**{mention.target}** {pick.label}: **unknown** — no verdicts for that version "
-                         f"(versions with data: {', '.join(pick.with_data) or 'none'}).")
             continue
         listing = queries.list_ops(conn, mention.target, status, versions[-1], mode)
         ops = listing["ops"]
