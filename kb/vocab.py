@@ -73,7 +73,7 @@ BASES = ("evidence", DOC_RULE_BASIS, "inferred", "presumed", "local")
 BASIS_MARKS = {"evidence": "", DOC_RULE_BASIS: "ʳ", "inferred": "ⁱ", "presumed": "ᵖ", "local": "ˡ"}
 LOCAL_MARK = "ˡ"
 BASIS_LEGEND = ("ʳ doc rule (a vendor page's rule for a class of ops) · ⁱ inferred (dispatcher replay of a kernel list)"
-                " · ᵖ presumed (carried from an older version) · ˡ local report (a file ingested here)")
+                " · ᵖ presumed (carried from an older version or snapshot) · ˡ local report (a file ingested here)")
 
 # What a field caveat says happens to an op that runs (kb.store.records.Caveat):
 # slow — much slower than a comparable op or argument choice; wrong_result — numerics or

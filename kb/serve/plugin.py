@@ -260,7 +260,7 @@ OP_PAGE = "/-/op"
 LEGEND_HTML = ("<p class=\"kb-legend\">" + " ".join(f'<span class="kb-status kb-{w}">{SYMBOLS[w]} {w}</span>'
                                                      for w in (*STATUSES[:4], UNKNOWN))
                + " · basis: evidence, ʳ doc rule (a vendor page's rule for a class of ops),"
-               + " ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version),"
+               + " ⁱ inferred (dispatcher replay), ᵖ presumed (carried from an older version or snapshot),"
                + " ˡ local report (a file ingested here, not a shipped source)"
                + " · unknown: no evidence yet, never “unsupported”</p>")
 

@@ -133,7 +133,7 @@ def test_two_targets_in_html_mark_each_verdicts_basis():
     html = CheckResult(model="m.pt2", model_kind="exported_program", train=False, reports=[neuron, tpu]).to_html()
     text = "".join(parse(html).text)
     assert "⇄ fallbackᵖ" in text and "✔ nativeⁱ" in text and "nativeᵖ" not in text
-    assert "ᵖ presumed (carried from an older version)" in text and "ⁱ inferred" in text
+    assert "ᵖ presumed (carried from an older version or snapshot)" in text and "ⁱ inferred" in text
 
 
 def test_counts_in_the_summary_have_thousands_separators_as_stderr_has():
