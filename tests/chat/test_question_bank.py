@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from kb.chat.answer import answer
 from kb.store import db
 from tests.chat.question_bank import questions
@@ -38,6 +40,7 @@ def test_bank_is_big_and_varied():
         assert nickname in text, nickname
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_bank_pass_rate(shipped_kb):
     conn = db.connect(shipped_kb)
     failures = []

@@ -92,6 +92,7 @@ def test_a_caveat_outside_its_version_range_does_not_show(small_data, isolated_k
     assert [f["op"] for f in older["caveats"]] == ["aten::gather"]
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_dtype_caveats_fire_on_the_dtype_they_name_and_modes_stay_apart(small_data, isolated_kb, model):
     ingest_records(str(isolated_kb), [
         op_status("aten::sin", "native", version="2.14.3.0"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import op_status, run_kb, write_records
 
 FACTORY = """
@@ -51,6 +53,7 @@ def test_check_keeps_the_vendor_verdict_over_a_local_report(small_data, isolated
     assert (op["status"], op["source_kind"], op["local_report"]) == ("native", "manual", None)
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_check_names_the_local_report_it_rests_on(small_data, isolated_kb, tmp_path, capsys):
     report, model = _setup(small_data, tmp_path)
     run_kb(capsys, "ingest", "--prefer-local", report)

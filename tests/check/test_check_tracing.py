@@ -94,6 +94,7 @@ def test_factory_with_two_inputs_importing_a_neighbour(tmp_path):
         ("aten::masked_fill.Scalar", "scale", "bfloat16"), ("aten::mul.Tensor", "scale", "bfloat16")]
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_torchscript_with_input_shapes_gets_shapes_and_decompositions(saved):
     from kb.check import resolve as kc
     from tests.check.check_fixtures import lookup_for

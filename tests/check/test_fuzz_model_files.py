@@ -66,7 +66,7 @@ def _seeds(saved) -> dict[str, bytes]:
 
 # The default suite runs a prefix of each fuzz run (the same seeded sequence); the whole run
 # is heavy (`pytest -m heavy`, which .ci/run runs), so the default suite stays in budget.
-@pytest.mark.parametrize("mutants", [150, pytest.param(MUTANTS, marks=pytest.mark.heavy)])
+@pytest.mark.parametrize("mutants", [60, pytest.param(MUTANTS, marks=pytest.mark.heavy)])
 def test_mutated_model_files_never_crash(saved, workdir, run_cli, mutants):
     rng = random.Random(16)
     seeds = _seeds(saved)
@@ -141,7 +141,7 @@ _HOSTILE_LINES = [
 ]
 
 
-@pytest.mark.parametrize("mutants", [60, pytest.param(REPORT_MUTANTS, marks=pytest.mark.heavy)])
+@pytest.mark.parametrize("mutants", [25, pytest.param(REPORT_MUTANTS, marks=pytest.mark.heavy)])
 def test_mutated_reports_never_crash(workdir, run_cli, mutants):
     rng = random.Random(2024)
     seed = _report_seed()

@@ -101,6 +101,7 @@ def test_an_unknown_version_is_one_line_and_exit_2(capsys, shared, args):
     assert code == 2 and len(errors) == 1 and "2.99" in errors[0] and "2.33.0" in errors[0] and "2.34.0" in errors[0]
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_a_new_sdk_release_resolves_everywhere_from_its_packages(capsys, isolated_kb):
     """The grammar is generic: a fixture SDK 2.90 with one package resolves like 2.33."""
     release = rec.Release(product="torchneuron", version="2.14.90.0", sdk_version="2.90.0",

@@ -53,6 +53,7 @@ def test_ends_with_234_windows_resolve_to_the_day_it_shipped(isolated_kb, capsys
         assert "shipped 2.34.0 on 2026-11-30" in w["state"]
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_eol_never_says_unreleased_only_not_known_as_of(isolated_kb, capsys, monkeypatch, tmp_path):
     """A window for a release kb has no row for says "not known as of DATE" (the day of
     the newest release data), in the table and the stack check."""

@@ -99,6 +99,7 @@ def test_drifting_kernel_fails_at_size_and_the_sweep_flags_growth():
     assert doc["failed_points"] == ["batch=2 seq=4096"]
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_growth_within_tolerance_is_a_flag_unless_gated():
     args = ("parity", factory("running"), "--device", "sim", "--input-shape", "BxSx4", "--batch", "1",
             "--sweep", "seq=64,512,4096", "--sim-drift", "aten::cumsum=1e-10", "--rtol", "1e-3")

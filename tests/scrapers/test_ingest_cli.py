@@ -74,6 +74,7 @@ def test_missing_report_file(capsys, tmp_path):
     assert code == 2 and "absent.jsonl: no such file" in err
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_ingest_into_kb_when_storage_exists(capsys, neuron_docs_fixture, tmp_path):
     db = str(tmp_path / "kb.sqlite")
     args = ("ingest", "--source", "neuron-xla-op-list", "--from-file", str(neuron_docs_fixture), "--db", db, "--json")

@@ -125,6 +125,7 @@ def build():
 """
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_check_and_compare_show_the_rule_and_its_url(rule_data, isolated_kb, tmp_path, capsys):
     from tests.conftest import run_kb
 

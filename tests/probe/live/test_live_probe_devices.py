@@ -43,6 +43,7 @@ def test_meta_runs_shape_kernels_and_refuses_data_dependent_ops(tmp_path):
     assert all(r["target"] == "meta" and r["backend_version"] == r["torch_version"] for r in found.values())
 
 
+@pytest.mark.heavy  # over 2 s on 2 cores: heavy (.ci/run runs it), so the default suite stays under 4 minutes
 def test_cpu_is_its_own_reference(tmp_path):
     found, stdout = _probe(tmp_path, "cpu", "neg,nonzero,masked_select")
     assert "live probe on cpu" in stdout
