@@ -66,22 +66,35 @@ def _sha256(data: bytes):
 def data_digest(data_dir: str | None = None) -> str:
     """SHA-256 over the names and contents of every shipped data file: the same for the same data
     on every machine (unlike data_fingerprint, whose mtimes change with each install)."""
+    return data_digests(data_dir)[0]
+
+
+def data_digests(data_dir: str | None = None, per_file: bool = False) -> tuple[str, dict[str, str]]:
+    """data_digest, and with `per_file` each file's own sha256 keyed by its path under data/
+    with `/` (kb.store.incremental compares them), from one read of every file."""
     import hashlib
 
     root = data_dir or paths.data_dir()
     digest = hashlib.sha256()
-    for folder, dirs, files in os.walk(root):
+    files: dict[str, str] = {}
+    for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-        for name in sorted(files):
+        for name in sorted(names):
             if name.startswith("."):
                 continue
             full = os.path.join(folder, name)
-            digest.update(os.path.relpath(full, root).replace(os.sep, "/").encode() + b"\0")
+            rel = os.path.relpath(full, root).replace(os.sep, "/")
+            one = hashlib.sha256() if per_file else None
+            digest.update(rel.encode() + b"\0")
             with open(full, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
+                    if one is not None:
+                        one.update(block)
             digest.update(b"\0")
-    return digest.hexdigest()
+            if one is not None:
+                files[rel] = one.hexdigest()
+    return digest.hexdigest(), files
 
 
 def check_path(path: str) -> None:

@@ -43,6 +43,7 @@ import time
 from typing import Any
 
 from kb import __version__, paths
+from kb.store import dbfile
 from kb.store import records as rec
 
 MAP_KEY = "data_files"
@@ -65,27 +66,9 @@ class Fallback(Exception):
 
 
 def file_digests(data_dir: str | None = None) -> tuple[str, dict[str, str]]:
-    """kb.store.dbfile.data_digest (the same walk, the same bytes) and each file's own
-    sha256, keyed by its path under data/ with `/`, reading every file once."""
-    root = data_dir or paths.data_dir()
-    digest = hashlib.sha256()
-    files: dict[str, str] = {}
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-        for name in sorted(names):
-            if name.startswith("."):
-                continue
-            full = os.path.join(folder, name)
-            rel = os.path.relpath(full, root).replace(os.sep, "/")
-            one = hashlib.sha256()
-            digest.update(rel.encode() + b"\0")
-            with open(full, "rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(block)
-                    one.update(block)
-            digest.update(b"\0")
-            files[rel] = one.hexdigest()
-    return digest.hexdigest(), files
+    """kb.store.dbfile.data_digest and each file's own sha256, keyed by its path under data/
+    with `/`, reading every file once."""
+    return dbfile.data_digests(data_dir, per_file=True)
 
 
 def relpath(path: str) -> str:
