@@ -165,3 +165,14 @@ def shipped_kb(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("shipped-bank") / "kb.sqlite"
     db.open_kb(str(path)).close()
     return str(path)
+
+
+@pytest.fixture(scope="module")
+def conn(shipped_kb):
+    """A connection to the shipped KB (not the chat-test KB above), for the tests that ask
+    the real data; one per module."""
+    from kb.store import db
+
+    c = db.connect(shipped_kb)
+    yield c
+    c.close()

@@ -73,3 +73,10 @@ def one_per_kind(rows: list[dict]) -> list[dict]:
             seen.add(key)
             out.append(r)
     return out
+
+
+def ask(conn, text: str) -> dict:
+    """kb.chat.answer's answer to `text` on `conn`, as the dict the front ends send."""
+    from kb.chat.answer import answer
+
+    return answer(text, conn=conn).to_dict()

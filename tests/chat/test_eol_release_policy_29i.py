@@ -10,14 +10,6 @@ import pytest
 from kb.chat.answer import answer
 from kb.chat.answer_eol import issue_text, named_windows
 from kb.chat.answer_policy import by_default
-from kb.store import db
-
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
 
 
 def _windows(conn):

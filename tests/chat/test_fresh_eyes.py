@@ -62,13 +62,6 @@ def test_collective_reading():
 # ---------------------------------------------------------------- answers from the shipped KB
 
 
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
-
-
 def test_how_many_counts_like_kb_ops(conn):
     from kb.store import queries
 

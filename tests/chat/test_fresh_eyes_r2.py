@@ -10,7 +10,6 @@ import pytest
 from kb.chat import answer_eol, answer_gallery, english, entities
 from kb.chat.answer import answer
 from kb.chat.answer_cost import _arg, _plain
-from kb.store import db
 
 # ---------------------------------------------------------------- reading, no KB
 
@@ -63,13 +62,6 @@ def test_when_questions_get_a_date_headline():
 
 
 # ---------------------------------------------------------------- answers on the shipped KB
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
-
 
 def test_a_spanish_verb_is_no_model_and_the_list_is_answered(conn):
     got = answer("q ops le faltan a torchtpu 0.1.1", conn=conn)

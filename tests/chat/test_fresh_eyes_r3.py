@@ -8,19 +8,7 @@ from decimal import Decimal
 import pytest
 
 from kb.chat import entities
-from kb.chat.answer import answer
-from kb.store import db
-
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
-
-
-def ask(conn, text: str) -> dict:
-    return answer(text, conn=conn).to_dict()
+from tests.chat.phrasings import ask
 
 
 def test_two_targets_with_versions_get_one_headline_and_each_its_own_basis(conn):

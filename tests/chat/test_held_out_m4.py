@@ -3,23 +3,9 @@ work, checked on reworded questions (the held-out questions themselves are never
 
 from __future__ import annotations
 
-import pytest
-
 from kb.chat import entities, understand
-from kb.chat.answer import answer
 from kb.chat.intents import read
-from kb.store import db
-
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
-
-
-def ask(conn, text: str) -> dict:
-    return answer(text, conn=conn).to_dict()
+from tests.chat.phrasings import ask
 
 
 def targets(text: str) -> list[tuple[str, str | None]]:

@@ -12,19 +12,8 @@ import pytest
 
 from kb.chat import entities, intents, understand
 from kb.chat.answer import answer
-from kb.store import db, queries
-
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
-
-
-def ask(conn, text: str) -> dict:
-    return answer(text, conn=conn).to_dict()
-
+from kb.store import queries
+from tests.chat.phrasings import ask
 
 # ---------------------------------------------------------------- typo'd targets and products
 

@@ -11,24 +11,12 @@ from decimal import Decimal
 import pytest
 
 from kb.chat import entities, scoring
-from kb.chat.answer import answer
 from kb.chat.intents import read
 from kb.migrate.cost import make_target
-from kb.store import db, queries
-from tests.chat.phrasings import check, phrasings, rates, sample
+from kb.store import queries
+from tests.chat.phrasings import ask, check, phrasings, rates, sample
 
 PASS_RATE = 0.95
-
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
-
-
-def ask(conn, text: str) -> dict:
-    return answer(text, conn=conn).to_dict()
 
 
 def test_bank_is_big_and_varied():

@@ -10,7 +10,6 @@ import pytest
 from cli.entry import main
 from kb.chat.answer import answer
 from kb.chat.reply import finish_quotes, plain_text, quoted
-from kb.store import db
 from tests.chat.english_guard import english_in
 from tests.chat.phrasings import phrasings, sample
 
@@ -32,13 +31,6 @@ MORE = ["y si no hay kernel?", "me sirve torch.compile en trainium?", "que model
         "cuando salio neuron 2.34?", "novedades de neuron 2.33", "compara aten::sort entre tpu y neuron",
         "el scaled dot product attention funciona en la TPU?", "nn.GRU en tpu funciona?", "¿corre Mixtral en trn2?",
         "el interpolate es nativo en neuron?", "sdpa anda en tpu?", "¿puedo usar whisper en inf2?"]
-
-
-@pytest.fixture(scope="module")
-def conn(shipped_kb):
-    c = db.connect(shipped_kb)
-    yield c
-    c.close()
 
 
 @pytest.mark.parametrize("leak", LEAKS)
