@@ -28,7 +28,7 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, names, scoring, spanish, understand
+from kb.chat import caveat_notes, entities, intents, list_filter, names, scoring, spanish, understand
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
@@ -191,6 +191,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         if re.search(LIST_CUES, text) or not word_is_op:
             if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
                 return "family"
+    if not explicit_op and q.targets and _filtered_list(conn, q):
+        return "ops_by_status"  # "which pad ops are unsupported on tpu?": a list filtered by name, not aten::pad (29k)
     feats = names.features_in(q.text)
     mode_only = feats and all(w in ("compile mode", "torch.compile", "eager mode") for w, _ in feats)
     if mode_only and intent == "op" and any(w.lower() in _op_bases(conn) for w in q.plain_words):
@@ -198,6 +200,19 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent
+
+
+def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
+    """A list question whose words name which ops ("which pad ops fall back on neuron?"): the
+    status it asks for goes first in q.statuses, for `_ops_by_status`."""
+    status = scoring.list_status(q.text)
+    if status is None or not re.search(LIST_CUES, q.text.lower()):
+        return False
+    named = list_filter.name_filter(conn, q.text)
+    if named is None or named.kind != "grep":
+        return False
+    q.statuses = [status] + [s for s in q.statuses if s != status]
+    return True
 
 
 _OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
@@ -663,13 +678,23 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     mode = "compile" if "compile" in q.text.lower() else "eager"  # "which ops don't compile with torch.compile" (m4 Q30)
     src = Sources()
     lines, facts = [], []
+    filt = list_filter.name_filter(conn, q.text)  # "list the pad ops tpu can't run": only those (29k)
+    pattern = filt.pattern if filt is not None and filt.kind == "grep" else None
+    in_family = set(families.family_ops(conn, filt.family.name)) if filt is not None and filt.family else None
+    if filt is not None:
+        lines.append(list_filter.said(filt))
+        facts.append({"filter": filt.kind, "word": filt.word, "family": filt.family.name if filt.family else None})
     for mention in q.targets:
         pick, versions = _versions_with_data(conn, mention, lines)
         if not versions:
             continue
-        listing = queries.list_ops(conn, mention.target, status, versions[-1], mode)
+        listing = queries.list_ops(conn, mention.target, status, versions[-1], mode, pattern)
         ops = listing["ops"]
-        by = listing.get("matching_by") or queries.matching_by(ops, status)
+        known = listing["coverage"]["known"]  # the denominator: ops this version has a verdict for, in this mode
+        if in_family is not None:
+            ops = [r for r in ops if r["op"] in in_family]
+            known = len(in_family & set(queries.support_map(conn, mention.target, listing["backend_version"], mode)))
+        by = (listing.get("matching_by") if in_family is None else None) or queries.matching_by(ops, status)
         split = (f": {by['own_status']:,} by their own status, {by['runs_as']:,} decomposed ops that run as {status} "
                  f"at a leaf (`kb targets` shows both counts: {status} by own status and by where the op runs)"
                  ) if by["runs_as"] else ""
@@ -677,7 +702,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"**{len(ops):,}** ops run as {status} on {mention.target} {listing['backend_version']} "
                          f"({mode}){' ' + src.cite(ops[0]) if ops else ''}.")
         lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {len(ops):,} ops that run as "
-                     f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
+                     f"**{status}** ({len(ops):,} of {known:,} {'matching ' if filt else ''}ops with evidence){split}; ops it has no evidence for "
+                     "are unknown, not counted.")
         cover = listing.get("coverage") or {}
         if cover.get("unknown"):  # a partial op list (inf1: 428 ops known) says how partial (m4 Q32)
             lines[-1] += (f" The KB knows {cover['known']:,} ops for that version; "
@@ -688,7 +714,7 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"_Presumed: {len(presumed)}/{len(ops)} verdicts listed are carried over from "
                          f"{', '.join(froms)}, with no evidence of their own for {listing['backend_version']}._")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
-                      "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
+                      "count": len(ops), "with_evidence": known, "own_status": by["own_status"], "runs_as": by["runs_as"]})
         if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
             lines[-1] = lines[-1][:-1] + _empty_list_basis(conn, mention.target, status, listing["backend_version"], src)
         for row in ops[:MAX_LIST]:
@@ -697,7 +723,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         if len(ops) > MAX_LIST:
             # the version answered, pinned: the command must list the same ops (tester t29 #5)
             lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target}={listing['backend_version']} "
-                         f"--status {status}{' --mode compile' if mode == 'compile' else ''}`._")
+                         f"--status {status}{' --mode compile' if mode == 'compile' else ''}"
+                         f"{f' --grep {pattern}' if pattern else ''}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 

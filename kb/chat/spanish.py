@@ -273,6 +273,11 @@ PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero 
             (" verdicts listed are carried over from ", " veredictos de la lista vienen de "),
             (", with no evidence of their own for ", ", sin evidencia propia para "), (" ops for that version; ", " ops de esa versión; "),  # 29j
             (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
+# ---- 29k: a list's filter and denominator; a family read from an op's name
+PHRASES += [("_Filtered to ops whose name contains", "_Filtrado a los ops cuyo nombre contiene"),
+            ("_Filtered to family:", "_Filtrado a la familia:"), ("(read from '", "(leído de '"),
+            (" matching ops with evidence)", " ops del filtro con evidencia)"), (" ops with evidence)", " ops con evidencia)"),
+            (" is read as the ", " se lee como la familia "), (" family; for the single op ask ", "; para el op solo, pregunta ")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 
