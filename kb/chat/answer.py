@@ -28,7 +28,7 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, list_filter, names, scoring, spanish, understand
+from kb.chat import caveat_notes, entities, intents, list_filter, names, op_first, scoring, spanish, understand
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
@@ -104,6 +104,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
     q.language = ents.language
     top, other = scoring.best(q, ents)
+    if top is not None and top.intent == "policy" and op_first.names_op(conn, q):
+        top = other = None  # "does nonzero run natively or does it fall back?": that op's verdict (29k)
     if top is not None and top.intent == "ops_list" and not re.search(r"\b(ops|operators|kernels)\b", q.text.lower()) \
             and sdk_version_asked(conn, q):
         top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
@@ -321,9 +323,10 @@ def _help(conn: sqlite3.Connection, q: Question, es: bool = False) -> Answer:
 
 
 def _unknown(conn: sqlite3.Connection, q: Question) -> Answer:
-    text = ("I could not tell which op, target or product you are asking about. "
-            "Try `help`, or name an op like `aten::nonzero` and a target like `neuron` or `tpu`.")
-    return Answer(q.text, "unknown", text)
+    """Not placed: the kb command most likely to answer, from what the question names (29k)."""
+    from kb.chat.answer_unknown import unknown_answer
+
+    return unknown_answer(conn, q)
 
 
 def _verdict_line(v: dict[str, Any], src: Sources) -> str:
@@ -561,6 +564,10 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     known = [r for r in rows if r is not None]
     if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
+    if len(set(asked) - {"supported"}) >= 1 and op_first.offers_choices(q.text) and len(known) == len(rows):
+        head = op_first.choice_head(known)  # "native or does it fall back?": the verdict named, not yes/no (29k)
+        if head:
+            return head
     # the same answer on two targets reads the same: compare it with the target left out (r3-29 #14)
     answers = {_one_yes_no(want, {**r, "target": "\0"}) for r in known}
     names = " and ".join(dict.fromkeys(r["target"] for r in known))

@@ -278,6 +278,14 @@ PHRASES += [("_Filtered to ops whose name contains", "_Filtrado a los ops cuyo n
             ("_Filtered to family:", "_Filtrado a la familia:"), ("(read from '", "(leído de '"),
             (" matching ops with evidence)", " ops del filtro con evidencia)"), (" ops with evidence)", " ops con evidencia)"),
             (" is read as the ", " se lee como la familia "), (" family; for the single op ask ", "; para el op solo, pregunta ")]
+# ---- 29k: the headline of a question that offers choices ("native or does it fall back?")
+PHRASES += [("**Native", "**Nativo"), ("**Runs on the device, decomposed", "**Se ejecuta en el dispositivo, descompuesto"),
+            ("not as one kernel; its leaves run on", "no como un solo kernel; sus hojas se ejecutan en"),
+            ("**Decomposed", "**Descompuesto"), ("where its leaves run is not traced", "no está trazado dónde se ejecutan sus hojas"),
+            ("**Partly falls back", "**Cae en parte a la CPU"), ("**Falls back", "**Hace fallback"),
+            ("it runs on the CPU", "se ejecuta en la CPU"), ("**Unsupported", "**Sin soporte"),
+            ("neither native nor a CPU fallback: it raises", "ni nativo ni fallback a la CPU: lanza un error"),
+            (", and part of it raises", ", y parte de él lanza un error")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 
