@@ -286,6 +286,8 @@ PHRASES += [("**Native", "**Nativo"), ("**Runs on the device, decomposed", "**Se
             ("it runs on the CPU", "se ejecuta en la CPU"), ("**Unsupported", "**Sin soporte"),
             ("neither native nor a CPU fallback: it raises", "ni nativo ni fallback a la CPU: lanza un error"),
             (", and part of it raises", ", y parte de él lanza un error")]
+PATTERNS += [(re.compile(r"(→ \S+ [a-z]+) at (aten::)"), r"\1 en \2"),  # a family list's "→ ✘ unsupported at aten::x"
+             (re.compile(r"\), but (\S+) registra"), r"), pero \1 registra")]  # the implicit-decomposition line
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 
