@@ -564,10 +564,10 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     known = [r for r in rows if r is not None]
     if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
-    if len(set(asked) - {"supported"}) >= 1 and op_first.offers_choices(q.text) and len(known) == len(rows):
+    if len(set(asked) - {"supported"}) >= 1 and op_first.offers_choices(q.text):
         head = op_first.choice_head(known)  # "native or does it fall back?": the verdict named, not yes/no (29k)
         if head:
-            return head
+            return head.replace(" —", " (where the KB has evidence) —", 1) if len(known) < len(rows) else head
     # the same answer on two targets reads the same: compare it with the target left out (r3-29 #14)
     answers = {_one_yes_no(want, {**r, "target": "\0"}) for r in known}
     names = " and ".join(dict.fromkeys(r["target"] for r in known))

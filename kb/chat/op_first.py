@@ -69,7 +69,8 @@ def verdict_head(row: dict[str, Any]) -> str | None:
 
 def choice_head(rows: list[dict[str, Any]]) -> str | None:
     """One headline over the verdicts answered: the same verdict everywhere says it once (targets
-    named together), different ones say it depends. None when some verdict has no word here."""
+    named together); overloads that differ only in how say where they all run; else it depends.
+    None when some verdict has no word here."""
     heads = []
     for r in rows:
         head = verdict_head({**r, "target": "\0"})
@@ -80,4 +81,11 @@ def choice_head(rows: list[dict[str, Any]]) -> str | None:
     found = {h.replace("\0", targets) for h in heads}
     if len(found) == 1:
         return found.pop()
-    return None  # differing verdicts: the yes/no headline's "It depends" says so
+    runs = {verdict.effective_status(r) for r in rows}  # overloads differ in how, not in where they run
+    if runs == {"fallback"}:
+        return "**Falls back** — for every overload shown, in whole or in part (details below)."
+    if runs == {"unsupported"}:
+        return "**Unsupported** — for every overload shown (details below)."
+    if runs <= {"native", "decomposed"} and all(verdict.leaves_traced(r) for r in rows):
+        return "**Runs on the device** — for every overload shown (own kernel or decomposed; no CPU fallback)."
+    return "**It depends** — on the version, mode or overload (details below)."

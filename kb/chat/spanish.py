@@ -285,7 +285,11 @@ PHRASES += [("**Native", "**Nativo"), ("**Runs on the device, decomposed", "**Se
             ("**Partly falls back", "**Cae en parte a la CPU"), ("**Falls back", "**Hace fallback"),
             ("it runs on the CPU", "se ejecuta en la CPU"), ("**Unsupported", "**Sin soporte"),
             ("neither native nor a CPU fallback: it raises", "ni nativo ni fallback a la CPU: lanza un error"),
-            (", and part of it raises", ", y parte de él lanza un error")]
+            (", and part of it raises", ", y parte de él lanza un error"),
+            ("for every overload shown, in whole or in part", "en cada sobrecarga mostrada, del todo o en parte"),
+            ("for every overload shown (own kernel or decomposed; no CPU fallback)",
+             "en cada sobrecarga mostrada (kernel propio o descompuesto; sin fallback a la CPU)"),
+            ("**Runs on the device", "**Se ejecuta en el dispositivo"), ("for every overload shown", "en cada sobrecarga mostrada")]
 PATTERNS += [(re.compile(r"(→ \S+ [a-z]+) at (aten::)"), r"\1 en \2"),  # a family list's "→ ✘ unsupported at aten::x"
              (re.compile(r"\), but (\S+) registra"), r"), pero \1 registra")]  # the implicit-decomposition line
 PHRASES.sort(key=lambda pair: -len(pair[0]))

@@ -1010,6 +1010,26 @@ add("unknown", "en", "unknown", ["`kb eol python`", "python 3.11"], "", ["python
 add("unknown", "es", "unknown", ["`kb ops --target neuron`", "leí: destino neuron"], "", ["¿y lo otro en neuron?"])
 add("unknown", "es", "unknown", ["`kb ops --target tpu=0.2.0`", "`kb eol tpu`", "El comando que más probablemente responde"], "",
     ["¿qué onda con tpu 0.2.0?"])
+# 29k held out: written after the rules above, asked once untuned (15 of 16 passed; bucketize's overloads,
+# which differ in how they fall back, then got a headline of where they all run)
+add("op", "en", "op", ["**Native** — its own kernel on tpu", "aten::nonzero"], TPU_PROBE,
+    ["is aten::nonzero native on tpu or does it get sent to the cpu?"])
+add("op", "en", "op", ["**Runs on the device, decomposed**", "aten::logsumexp"], TPU_PROBE,
+    ["logsumexp on tpu 0.2.0: native or fallback?"])
+add("op", "en", "op", ["**Falls back, presumably**", "for every overload shown, in whole or in part"], SNAPSHOT,
+    ["does bucketize fall back on neuron or does it run native?"])
+add("op", "es", "op", ["**Hace fallback, presumiblemente**", "en cada sobrecarga mostrada"], SNAPSHOT,
+    ["¿bucketize cae a la cpu en neuron o corre nativo?"])
+add("op", "es", "op", ["**Nativo, presumiblemente**", "aten::embedding"], SNAPSHOT,
+    ["¿el embedding es nativo en trainium o hace fallback?"])
+add("list", "en", "family", ["The **quantization** family", "38 quantization ops are unsupported", "(38 of 74 ops with evidence)"],
+    TPU_PROBE, ["list all the quantization ops unsupported on tpu 0.2.0"])
+add("list", "en", "ops_by_status", ["contains 'cholesky'", "(11 of 12 matching ops with evidence)"], TPU_PROBE,
+    ["which cholesky ops are unsupported on tpu?"])
+add("list", "es", "family", ["La familia **dropout**", "2 dropout ops no están soportados"], TPU_PROBE,
+    ["¿qué ops de dropout no soporta tpu 0.2.0?"])
+add("list", "es", "family", ["La familia **rnn**", "17 rnn ops no están soportados"], TPU_PROBE, ["¿cuáles ops de lstm no corren en tpu?"])
+add("unknown", "en", "unknown", ["`kb ops --target tpu=0.1.1`", "I read: target tpu 0.1.1"], "", ["tpu 0.1.1 ??"])
 
 def main() -> None:
     seen = set()

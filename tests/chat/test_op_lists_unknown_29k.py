@@ -37,6 +37,15 @@ def test_a_question_offering_choices_gets_the_verdict_named(conn):
     assert es["language"] == "es" and es["text"].startswith("**Nativo, presumiblemente**")
 
 
+def test_overloads_that_differ_in_how_say_where_they_all_run():
+    rows = [{"target": "neuron", "status": "fallback"},
+            {"target": "neuron", "status": "decomposed", "effective_status": "fallback",
+             "effective_via": {"leaves": ["aten::x"]}}]
+    assert op_first.choice_head(rows).startswith("**Falls back** — for every overload shown, in whole or in part")
+    mixed = [{"target": "tpu", "status": "native"}, {"target": "tpu", "status": "unsupported"}]
+    assert op_first.choice_head(mixed).startswith("**It depends**")
+
+
 def test_a_yes_no_question_without_choices_keeps_its_yes_or_no(conn):
     assert ask(conn, "is nonzero native on tpu?")["text"].startswith("**Yes**")
     assert ask(conn, "does aten::sort fall back on neuron?")["text"].startswith("**Presumably yes**")
