@@ -514,7 +514,10 @@ def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: Sources) -> l
 
 # ---------------------------------------------------------------- "when" questions (r2-29 #14)
 
-_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b", re.I)  # "how long": a window too
+# "how long": a window too; "Python 3.12 when reaches end of support?" (Spanish word order, 29l) and
+# "has X reached end of support?" ("¿ya caducó?", "¿se acaba?") ask for the date as well
+_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b|\bwhen\b(?=[^?]*\bend of (?:support|life)\b)"
+                   r"|\breach(?:es|ed)? (?:its )?end of (?:support|life)\b", re.I)
 _DATE_IN = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 # yes/no headline → (kind, what it says, in words): "no" ended, "until" a stated end, "open" no end stated
 _BOLDS = {
