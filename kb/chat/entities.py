@@ -220,7 +220,7 @@ _ES_PHRASES[:0] = [
      "how long is support left for"),
     (r"cuanto (?:tiempo )?(?:mas )?(?:dura|duran|durara|duraran|aguanta|aguantan|aguantara|va a durar|van a durar)"
      r"(?: el soporte(?: de)?)?", "how long is support left for"),
-    (r"hasta cuando (?:aguanta|aguantan|aguantara|dura|duran|durara|vive|viven|tiene soporte|tienen soporte|hay soporte"
+    (r"hasta (?:cuando|cuado|cuadno|cundo|qndo) (?:aguanta|aguantan|aguantara|dura|duran|durara|vive|viven|tiene soporte|tienen soporte|hay soporte"
      r"(?: (?:de|para))?|se soporta|se soportan|llega|llegan|sigue|siguen)", "until when is support for"),
     (r"(?:un |una |el |la |los |las )?(?:op|ops|operador|operadores|operacion|operaciones|kernel|kernels) "
      r"(?:que )?(?:le |les )?(?:falta|faltan|faltantes?)(?! (?:a|al|en) (?!modo|eager|compil))", "the ops it lacks"),
@@ -229,7 +229,7 @@ _ES_PHRASES[:0] = [
      r"(?: (?:para|de) (?:un|el|ese) (?:op|operador|operacion))?", "with an op without a kernel"),
 ]
 _ES_PHRASES += [  # 29l: the everyday end verbs and compile words last, so the phrases above keep their reading
-    (r"(?:fin|final) de (?:vida|su vida)", "end of life"),
+    (r"(?:fin|final) de (?:vida|su vida)", "end of life"), (r"hasta (?:cuado|cuadno|cundo|qndo)", "until when"),
     (r"(?:deja|dejan|dejara|dejaran) de (?:funcionar|servir|ir|andar|recibir soporte|tener parches)", "reaches end of support"),
     (r"(?:se )?(?:acabo|termino|caduco|vencio|expiro|murio|finalizo)(?: el soporte(?: de)?)?",
      "reached end of support"),
