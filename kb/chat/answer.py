@@ -82,8 +82,9 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
             whole = _answer_one(question, conn, allow_files)
             strong = first if second.intent in understand.WEAK else second
-            if whole.intent != strong.intent:
-                return whole  # the whole question reads as something else: it, not the parts
+            weak = parts[1] if strong is first else parts[0]
+            if whole.intent != strong.intent or understand.only_context(weak, lang):
+                return whole  # the whole question reads as something else, or the weak part only says where
             first, second = (understand.unread_part(p, lang) if a.intent in understand.WEAK else a
                              for p, a in zip(read, (first, second)))
             return understand.combine(question.strip(), read, first, second, lang, carried)

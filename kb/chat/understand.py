@@ -51,6 +51,20 @@ MIN_WORDS = 3  # a clause shorter than this is no question of its own
 _FOLLOW_UP = re.compile(r"^(?:(?:does|do|is|are|can|will|would|could|did|how (?:does|do|well does))\s+(?:it|they|this|that|"
                         r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:compile|eager)\b"
                         r"|y (?:en|con) (?:modo )?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
+# A Spanish clause opened by a bare verb ("... y cae a la cpu?", "... y es nativo en tpu?") has the first
+# clause's subject: unless it names an op or a version of its own, it continues that question (29l).
+_ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae|caen|sigue|siguen|va|van|da|dan"
+                           r"|tira|tiran|lanza|lanzan|hace|hacen)\b", re.I)
+
+
+def _continues(second: str) -> bool:
+    """Whether a second clause is the first one's question continued (see _FOLLOW_UP, _ES_BARE_VERB)."""
+    second = second.lstrip("¿ ")
+    if _FOLLOW_UP.match(second):
+        return True
+    return _ES_BARE_VERB.match(second) is not None and not names_code_op(second) and not re.search(r"\d", second)
+
+
 SECTION = {"en": "**({n})** _{part}_", "es": "**({n})** _{part}_"}
 TWO = {"en": "_Two questions in one; each is answered in turn._",
        "es": "_Dos preguntas en una; cada una se responde por separado._"}
@@ -62,7 +76,7 @@ def split_two(text: str) -> tuple[str, str] | None:
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
-        if _FOLLOW_UP.match(second.lstrip("¿ ")):
+        if _continues(second):
             return None
         if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
             return (first if first.endswith("?") else first + "?"), second
@@ -91,6 +105,13 @@ def one_unread(first: Answer, second: Answer) -> bool:
     """One clause reads as a question the KB answers and the other as nothing: both are still
     answered, the unread one in one line that says so (29l: never only one part, silently)."""
     return (first.intent in WEAK) != (second.intent in WEAK)
+
+
+def only_context(part: str, lang: str) -> bool:
+    """A clause that names nothing but where or how ("y es nativo en tpu?", "and on tpu 0.2.0?"): the
+    first clause's subject asked again there, which the whole question's reading answers."""
+    said = _context(part, lang)
+    return not (said["op"] or said["words"] or said["priced"])
 
 
 def unread_part(part: str, lang: str) -> Answer:
@@ -122,7 +143,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     targets = [(m.target, m.version) for m in q.targets if m.target in _NAMED_TARGETS]
     op = bool(q.op_words or q.function_words)
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
-            "priced": bool(ents.prices or ents.rates), "op": op,
+            "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 

@@ -48,7 +48,10 @@ def test_every_join_splits_two_questions(text, parts):
 @pytest.mark.parametrize("text", ["if an op is missing on neuron then what does it do",  # "then" of a condition
                                   "does torch.add as well as torch.mul run on tpu?",
                                   "costo por millon de tokens a 9 USD la hora y 1500 tokens por seg",
-                                  "is nonzero native on tpu and is it fast?"])
+                                  "is nonzero native on tpu and is it fast?",
+                                  # a Spanish clause opened by a bare verb continues the first one's subject
+                                  "¿qué pasa si un op no tiene kernel en neuron y cae a la cpu?",
+                                  "¿corre aten::cumsum en neuron y es nativo en tpu?"])
 def test_a_join_inside_one_question_does_not_split(text):
     assert understand.split_two(text) is None
 
@@ -127,6 +130,11 @@ def test_a_part_that_reads_as_nothing_is_said_in_one_line(conn):
     assert {"part_unread": "what is the airspeed velocity of a swallow on tpu?"} in a["facts"]
     es = ask(conn, "¿aten::nonzero es nativo en tpu? y de paso, ¿qué opinas del clima de hoy en la oficina?")
     assert "_No pude leer esta parte por sí sola" in es["text"] and not english_in(es)
+
+
+def test_a_part_that_only_says_where_is_the_whole_questions(conn):
+    assert understand.only_context("es nativo en tpu 0.2.0?", "es")
+    assert not understand.only_context("what is the airspeed velocity of a swallow?", "en")
 
 
 def test_how_many_ops_a_target_supports_is_its_counts_by_status(conn):
