@@ -34,16 +34,16 @@ _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|
 # The words that join two questions (29l): English "and", "also", "plus", "as well as", "then"; Spanish
 # "y", "e", "y de paso", "además", "también", "aparte", "otra cosa", each alone or after "y", and a
 # comma or colon after it ("y de paso, ¿cuánto…", "otra cosa: cuánto…").
-_EN_LINK = r"(?:and (?:then |also |as well )?|also |plus |as well as )"  # "then" alone: only after , ; ?
+_EN_LINK = r"(?:and(?: then| also| as well)?|also|plus|as well as)[,:]? "  # "then" alone: only after , ; ?
 _ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|luego)|y|e)[,:]? (?:adem[aá]s |tambi[eé]n )?")
 # An op named as code opens a clause of its own ("... in eager and torch.roll is one of those?").
 _CODE_OP = r"(?:(?:torch|F|nn|aten|Tensor)(?:\.|::)[\w.:]+|\w+\(\))"
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
-_JOIN = re.compile(rf" ?[,;]? {_EN_LINK}[,:]? ?(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK})"
+_JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK})"
                    rf"| ?[,;]? {_ES_LINK}(?:¿ ?)?(?=¿|{_ES_ASK})"
                    rf"|; (?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
-                   rf"|\? (?:(?:{_EN_LINK}|then )[,:]? ?|{_ES_LINK})?(?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
+                   rf"|\? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
@@ -88,10 +88,18 @@ def names_code_op(text: str) -> bool:
     return re.search(_CODE_OP, text) is not None
 
 
+# Kinds of question whose reading of the whole question takes every op and target it names: two clauses
+# of one of these kinds are one question ("is torch.add native on tpu and is torch.mul?").
+ONE_READING = ("op", "compare", "caveat", "family", "collective")
+
+
 def answers_both(first: Answer, second: Answer) -> bool:
-    """Both clauses read as questions the KB answers, and as different kinds of question (two op
-    questions are one question about two ops, which the whole question's reading answers)."""
-    return first.intent not in WEAK and second.intent not in WEAK and first.intent != second.intent
+    """Both clauses read as questions the KB answers, and as different kinds of question, or as two
+    of a kind the whole question's reading would answer only one of (two lists, two end-of-support
+    questions: "which ops are missing on tpu as well as how many does it run natively?", 29l)."""
+    if first.intent in WEAK or second.intent in WEAK:
+        return False
+    return first.intent != second.intent or first.intent not in ONE_READING
 
 
 WEAK = ("unknown", "help")

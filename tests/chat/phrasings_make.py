@@ -1004,6 +1004,20 @@ add("feature_eol", "es", "eol", ["Transformers NeuronX", "2025-09-18", "Neuron 2
 add("feature_eol", "es", "eol", ["**Ya terminó**", "2026-02-26", "Neuron 2.28"], VLLM_V0, ["¿vllm v0 ya caducó en neuron?"])
 add("feature_eol", "es", "eol", ["2024-12-03"], PY_TORCH_NEURON, ["¿hasta cuándo aguanta inf1?"])
 add("feature_eol", "es", "eol", ["neuron-ls", "2026-11-30"], NEURON_LS, ["¿cuándo deja de funcionar la salida json de neuron-ls?"])
+# a second probe round (written after the first fixes; these six failed until the second ones)
+add("op", "en", "op", ["Two questions in one", "**Presumably yes**", "0.69 USD per million tokens"], COST,
+    ["does aten::cumsum work on trainum? and also, what's the price per million tokens at 1.5 USD/h and 600 tok/s"])
+add("list", "en", "ops_by_status", ["Two questions in one", "595 ops that run as **unsupported**",
+                                    "**674** ops run as native"], TPU_PROBE,
+    ["which ops are missing on tpu 0.2.0 as well as how many does it run natively?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "1,127 ops that run as **fallback**", "torch.compile: compile error"],
+    NEURON_POLICY, ["list the fallback ops on neuron 2.14.3.1, then tell me the policy in compile mode"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Sí**", "terminó con Neuron 2.34 (2026-11-30)"], XLA_INF_TRN,
+    ["¿se puede usar aten::sort en tpu? y aparte: ¿cuándo termina pytorch/xla en trn2?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"], PYDEV,
+    ["¿hasta qué fecha aguanta python 3.12 en neuron?"])
+add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
+    ["neuron en modo eager: ¿los ops que no tiene se ejecutan en cpu?"])
 
 
 def main() -> None:

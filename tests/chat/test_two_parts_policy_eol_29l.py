@@ -40,7 +40,11 @@ from tests.chat.phrasings import ask
     ("¿qué ganó tpu entre 0.1.1 y 0.2.0? también, ¿cuántos ops soporta ahora?",
      ("¿qué ganó tpu entre 0.1.1 y 0.2.0?", "cuántos ops soporta ahora?")),
     ("is aten::sort native on tpu? and when does python 3.10 end on neuron?",
-     ("is aten::sort native on tpu?", "when does python 3.10 end on neuron?"))])
+     ("is aten::sort native on tpu?", "when does python 3.10 end on neuron?")),
+    ("does aten::cumsum work on trainium? and also, what's the price per million tokens at 1.5 USD/h and 600 tok/s",
+     ("does aten::cumsum work on trainium?", "what's the price per million tokens at 1.5 USD/h and 600 tok/s")),
+    ("list the fallback ops on neuron 2.14.3.1, then tell me the policy in compile mode",
+     ("list the fallback ops on neuron 2.14.3.1?", "tell me the policy in compile mode"))])
 def test_every_join_splits_two_questions(text, parts):
     assert understand.split_two(text) == parts
 
@@ -137,6 +141,20 @@ def test_a_part_that_only_says_where_is_the_whole_questions(conn):
     assert not understand.only_context("what is the airspeed velocity of a swallow?", "en")
 
 
+def test_two_lists_in_one_question_are_both_answered(conn):
+    a = ask(conn, "which ops are missing on tpu 0.2.0 as well as how many does it run natively?")
+    text = a["text"]
+    two = text.index("**(2)**")
+    assert "595 ops that run as **unsupported**" in text[:two] and "**674** ops run as native" in text[two:]
+
+
+def test_a_policy_in_a_mode_is_the_missing_op_policy():
+    assert "policy" in entities.extract("tell me the policy in compile mode on neuron").cues
+    assert "policy" in entities.extract("what's neuron's eager policy?").cues
+    assert "policy" not in entities.extract("what is the deprecation policy of neuron?").cues
+    assert "policy" in entities.extract("neuron en modo eager: ¿los ops que no tiene se ejecutan en cpu?").cues
+
+
 def test_how_many_ops_a_target_supports_is_its_counts_by_status(conn):
     a = ask(conn, "how many ops does tpu support now?")
     assert a["intent"] == "ops_by_status" and "674 ops **native**" in a["text"] and "406 ops **unsupported**" in a["text"]
@@ -189,7 +207,8 @@ def test_spanish_end_of_support_gets_a_date_or_no_date_and_a_source(conn, questi
     ("¿cuánto le queda a Inf1?", "how long is support left for Inf1?"),
     ("¿hasta cuándo aguanta inf1?", "until when is support for inf1?"),
     ("¿fin de vida de transformers-neuronx?", "end of life of transformers-neuronx?"),
-    ("¿vllm v0 ya caducó en neuron?", "vllm v0 reached end of support on neuron?")])
+    ("¿vllm v0 ya caducó en neuron?", "vllm v0 reached end of support on neuron?"),
+    ("¿hasta qué fecha aguanta python 3.12 en neuron?", "until when is support for python 3.12 on neuron?")])
 def test_everyday_end_verbs_read_as_end_of_support(spanish, english):
     ents = entities.extract(spanish)
     assert ents.english == english and "eol" in ents.cues
