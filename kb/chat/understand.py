@@ -1,7 +1,9 @@
 """How a question was read, said in the answer: typo'd names read as a target or product
 ("read 'neuorn' as neuron"), an SDK release read as the packages it ships ("neuron 2.33 is
 SDK release 2.33.0: torchneuron 2.13.3.0, 2.14.3.0"), a model answered by the nearest gallery
-model, and a question of two clauses answered in two sections. Nothing here is ever a silent
+model, and a question of two clauses answered in two sections: each clause read on its own, with
+the target, version and mode the other one names carried into it (and shown in its heading), and a
+clause that reads as nothing said so in one line rather than dropped. Nothing here is ever a silent
 swap: each reading the answer rests on is one line of its text and one fact of its --json.
 
 Kept apart from kb.chat.answer so that the routing there stays one question, one reading;
