@@ -273,6 +273,9 @@ PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero 
             (" verdicts listed are carried over from ", " veredictos de la lista vienen de "),
             (", with no evidence of their own for ", ", sin evidencia propia para "), (" ops for that version; ", " ops de esa versión; "),  # 29j
             (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
+PHRASES += [("No conflict found in the support matrices of", "Ningún conflicto en las matrices de soporte de"),  # 29l
+            ("Statements it has about other cycles of", "Declaraciones que tiene sobre otros ciclos de"),
+            (", instance:", ", instancia:"), (", instance trn", ", instancia trn"), (", instance inf", ", instancia inf")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 

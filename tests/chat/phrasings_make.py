@@ -927,6 +927,99 @@ add("model", "es", "model", ["**En parte**", "ResNet-50", "el grafo de entrenami
     ["puedo hacer finetuning de resnet-50 en trn2?"])
 
 
+# ---- 29l: two questions in one joined every way people join them (also, plus, as well as, then, ";", a second
+# "?", y de paso, además, también, aparte, otra cosa), each part read with the other's target and version; the
+# Spanish compile/eager policy asked in everyday words; end of support asked with se acaba / aguanta / le queda /
+# caduca / vence / fin de vida / EOL (a date or "no end date", never a bare yes). Facts checked against kb ops /
+# diff / eol / cost and the policy rows on the shipped KB (2026-12-01).
+DLAMI = "components/dlamis.html"
+PYDEV = "devguide.python.org"
+PY_TORCH_NEURON = "announce-no-support-torch-neuron-versions"
+add("list", "en", "ops_by_status", ["Two questions in one", "1,127 ops that run as **fallback**", "compile error"],
+    NEURON_POLICY, ["which ops does neuron 2.14.3.1 fall back on, plus what does it do with them under torch.compile?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "595 ops that run as **unsupported**", "by default, an error"],
+    TPU_POLICY, ["show me the unsupported ops on tpu 0.2.0; also what's the fallback policy in eager?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "**674** ops run as native", "by default, an error"],
+    TPU_POLICY, ["how many ops does tpu 0.2.0 run natively; and what happens with missing ops in eager mode?"])
+add("op", "en", "op", ["Two questions in one", "aten::cumsum", "0.87 USD per million tokens"], COST,
+    ["is aten::cumsum native on tpu? then how much is a million tokens at 2.5 USD/h and 800 tokens/s"])
+add("op", "en", "op", ["Two questions in one", "**Presumably yes**", "0.56 USD per million tokens"], COST,
+    ["tell me if aten::nonzero runs on trn2 as well as the cost per million tokens at 3 USD/h and 1500 tok/s"])
+add("op", "en", "op", ["Two questions in one", "aten::sort", "**Ended with Neuron 2.30** (2026-05-21)"], PY310,
+    ["is aten::sort suported on tpu and whats the end of support for python 3.10 on neuron?"])
+add("support", "en", "diff", ["Two questions in one", "**166** kernels gained", "**595** ops run as unsupported on tpu 0.2.0"],
+    TPU_PROBE, ["what changed on tpu from 0.1.1 to 0.2.0 and how many ops are unsupported now?"])
+add("support", "en", "diff", ["Two questions in one", "neuron 2.14.3.0 → 2.14.3.1", "404 ops **native**"], SNAPSHOT,
+    ["what did neuron lose between 2.14.3.0 and 2.14.3.1? also how many ops does it support?"])
+add("op", "es", "op", ["_Dos preguntas en una", "aten::cumsum", "0,56 USD por millón de tokens"], COST,
+    ["¿corre aten::cumsum en tpu? y de paso, ¿cuánto sale el millón de tokens a 2 USD/h y 1000 tokens/s?"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Presumiblemente sí**", "0,69 USD por millón de tokens"], COST,
+    ["aten::nonzero es nativo en neuron? otra cosa: cuanto cuesta un millon de tokens a 5 USD la hora y 2000 tokens/s"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Presumiblemente sí, pero en la CPU**", "2026-05-21"], PY310,
+    ["¿funsiona aten::sort en trainium? aparte, ¿hasta cuándo hay soporte para python 3.10 en neuron?"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Sí**", "**Terminó con Neuron 2.30** (2026-05-21)"], PY310,
+    ["¿aten::nonzero corre en tpu? además, ¿cuándo se acaba python 3.10 en neuron?"])
+add("list", "es", "ops_by_status", ["_Dos preguntas en una", "595 ops que se ejecutan como **unsupported**",
+                                    "torch.compile backend=inductor"], TPU_COMPILE,
+    ["dame las ops que no corren en tpu 0.2.0 y además qué pasa con ellas en modo compilación"])
+add("list", "es", "ops_by_status", ["_Dos preguntas en una", "1.127 ops que se ejecutan como **fallback**",
+                                    "error de compilación"], NEURON_POLICY,
+    ["¿cuáles ops hacen fallback en neuron 2.14.3.1? y también ¿qué hace con ellas torch.compile?"])
+add("support", "es", "diff", ["_Dos preguntas en una", "**166** kernels ganados", "674 ops **native**"], TPU_PROBE,
+    ["¿qué ganó tpu entre 0.1.1 y 0.2.0? también, ¿cuántos ops soporta ahora?"])
+add("policy", "en", "policy", ["torch.compile: compile error"], NEURON_POLICY,
+    ["under torch.compile what does trainium do with an op it has no kernel for?",
+     "in compile mode, do missing ops fall back to cpu on neuron?"])
+add("policy", "es", "policy", ["torch.compile: “compile error” (error de compilación)"], NEURON_POLICY,
+    ["¿qué hace neuron en modo compilación con un op que le falta?",
+     "si compilo con torch.compile en trainium y falta un operador, ¿qué pasa?",
+     "con torch.compile en neuron, ¿los operadores sin kernel se van a la cpu o dan error?",
+     "torch.compile en trn2: ¿qué pasa con un op que le falta?", "al compilar en neuron, ¿un op que no existe da error?"])
+add("policy", "es", "policy", ["desconocido", "torch.compile backend=inductor"], TPU_COMPILE,
+    ["¿que pasa en compilacion si a tpu le falta un kernel?",
+     "en modo compilado, ¿torchtpu cae a la cpu cuando le falta un operador?"])
+add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
+    ["en modo eager, ¿qué hace neuron cuando le falta un op?", "¿neuron cae a la cpu en eager si no tiene el op?"])
+add("policy", "es", "policy", ["TorchTPU 0.2.0", "por defecto, un error"], TPU_POLICY,
+    ["en eager, ¿qué hace torchtpu 0.2.0 si no encuentra el kernel de un operador?"])
+add("platform_eol", "es", "eol", ["no 3.11", "2027-10"], "2.34.0.html", ["¿python 3.11 hasta cuándo aguanta en neuron?"])
+add("platform_eol", "en", "eol", ["not 3.11", "2027-10-01"], "2.34.0.html", ["when does python 3.11 expire on neuron?"])
+add("platform_eol", "es", "eol", ["Neuron DLAMIs and DLCs ubuntu-22.04", "2026-05-21"], DLAMI,
+    ["¿cuándo caduca ubuntu 22.04 en la dlami de neuron?", "¿se acaba pronto el soporte de ubuntu 22.04 en la dlami?"])
+add("platform_eol", "en", "eol", ["Neuron DLAMIs and DLCs ubuntu-22.04", "2026-05-21"], DLAMI,
+    ["when is ubuntu 22.04 EOL on the neuron dlami?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"], PYDEV,
+    ["¿cuánto le queda de vida a python 3.12 en neuron?", "hasta cuado aguanta python 3.12 en neuron?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2029-10-01"], PYDEV,
+    ["¿cuanto dura el soporte de python 3.13 en neuron?"])
+add("platform_eol", "es", "eol", ["**Terminó con Neuron 2.30** (2026-05-21)"], PY310,
+    ["¿EOL de python 3.10 en neuron?", "¿python 3.10 cuándo se termina en neuron?"])
+add("feature_eol", "es", "eol", ["terminó con Neuron 2.30 (2026-05-21)"], XLA_TRAIN,
+    ["¿cuándo vence el soporte de pytorch/xla para entrenamiento?"])
+add("feature_eol", "es", "eol", ["**Sin fecha de fin declarada**", "modo de mantenimiento"], NXDI,
+    ["¿cuánto le queda a nxd inference en inf2?"])
+add("feature_eol", "en", "eol", ["**No end date stated**", "maintenance mode"], NXDI,
+    ["how much time does nxd inference have left on inf2?"])
+add("feature_eol", "es", "eol", ["Transformers NeuronX", "2025-09-18", "Neuron 2.26"], TNX, ["¿fin de vida de transformers-neuronx?"])
+add("feature_eol", "es", "eol", ["**Ya terminó**", "2026-02-26", "Neuron 2.28"], VLLM_V0, ["¿vllm v0 ya caducó en neuron?"])
+add("feature_eol", "es", "eol", ["2024-12-03"], PY_TORCH_NEURON, ["¿hasta cuándo aguanta inf1?"])
+add("feature_eol", "es", "eol", ["neuron-ls", "2026-11-30"], NEURON_LS, ["¿cuándo deja de funcionar la salida json de neuron-ls?"])
+# a second probe round (written after the first fixes; these six failed until the second ones)
+add("op", "en", "op", ["Two questions in one", "**Presumably yes**", "0.69 USD per million tokens"], COST,
+    ["does aten::cumsum work on trainum? and also, what's the price per million tokens at 1.5 USD/h and 600 tok/s"])
+add("list", "en", "ops_by_status", ["Two questions in one", "595 ops that run as **unsupported**",
+                                    "**674** ops run as native"], TPU_PROBE,
+    ["which ops are missing on tpu 0.2.0 as well as how many does it run natively?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "1,127 ops that run as **fallback**", "torch.compile: compile error"],
+    NEURON_POLICY, ["list the fallback ops on neuron 2.14.3.1, then tell me the policy in compile mode"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Sí**", "terminó con Neuron 2.34 (2026-11-30)"], XLA_INF_TRN,
+    ["¿se puede usar aten::sort en tpu? y aparte: ¿cuándo termina pytorch/xla en trn2?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"], PYDEV,
+    ["¿hasta qué fecha aguanta python 3.12 en neuron?"])
+add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
+    ["neuron en modo eager: ¿los ops que no tiene se ejecutan en cpu?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
