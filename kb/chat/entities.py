@@ -210,6 +210,13 @@ _ES_PHRASES = [
     (r"que (?:trajo|trae|traen|salio)(?= )", "what's new in"),
     (r"(?:la |el )?(\d+\.\d+(?:\.\d+)?) de neuron\b", r"neuron \1"),
     (r"es (?:nuevo|nueva)", "is it new"),
+    # ---- 29m: a release's requirements, its date, and who it is for ("para quien usa NxD Inference")
+    (r"(?:los |sus )?(?:requisitos|requerimientos|dependencias)", "requirements"),
+    (r"(?:requiere|requieren|pide|piden)(?= )", "requires"),
+    (r"(?:para )?(?:quien|quienes|los que|el que|la gente que) (?:usa|usan|utiliza|utilizan)", "for users of"),
+    (r"(?:para )?(?:usuarios|usuarias) de", "for users of"),
+    (r"fecha de (?:lanzamiento|publicacion|salida)", "release date"),
+    (r"cuando (?:se )?(?:lanzo|publicaron|publico|salio)", "when was released"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
