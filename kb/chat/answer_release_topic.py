@@ -66,7 +66,8 @@ TOPICS = (
 
 # What makes a question about a release ask how it changed things (not whether an op runs).
 CHANGE_CUES = re.compile(NEWS.pattern + r"|\bchang\w*|\busers?\b|\bdeprecat\w*|\bremov\w*|\bdropped\b|\bdrop\b"
-                         r"|\bimpact\w*|\baffect\w*|\bmean for\b|\bbreaking\b|\bupdates?\b", re.I)
+                         r"|\bimpact\w*|\baffect\w*|\bmean for\b|\bbreaking\b|\bupdates?\b|\bbr(?:ing|ings|ought)\b",
+                         re.I)
 
 SAY = {
     "en": {"head": "**Neuron SDK {v} for {label}** — released {date} {cite}: {summary}.",
@@ -127,7 +128,8 @@ def topic_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
     from kb.eol import windows as eol
 
     version, topics = asked
-    sdk = releases.find(conn, "neuron-sdk", version)[0]
+    found = releases.find(conn, "neuron-sdk", version)  # "2.29": the 2.29.0 release the line is named for
+    sdk = next((r for r in found if r["version"] in (version, version + ".0")), found[0])
     lang = "es" if getattr(q, "language", "en") == "es" else "en"
     say = SAY[lang]
     src = Sources()

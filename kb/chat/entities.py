@@ -34,6 +34,8 @@ cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soporta
 le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
 deprecado deprecada deprecados quitar quitan quitaran eliminar eliminan dejo dejaron trajo salida novedad
+requisitos requerimientos dependencias requiere requieren afecta afectan quito quitaron usuarios quienes usan fecha
+lanzamiento publico
 """.split())  # 29i: the last line, end of support said as removal, and release news
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -217,6 +219,8 @@ _ES_PHRASES = [
     (r"(?:para )?(?:usuarios|usuarias) de", "for users of"),
     (r"fecha de (?:lanzamiento|publicacion|salida)", "release date"),
     (r"cuando (?:se )?(?:lanzo|publicaron|publico|salio)", "when was released"),
+    (r"(?:como )?(?:afecta|afectan|afectara|afectaran)(?: (?:a|al))?", "affects"),
+    (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?= )", "removed"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
