@@ -65,7 +65,7 @@ TOPICS = (
 )
 
 # What makes a question about a release ask how it changed things (not whether an op runs).
-CHANGE_CUES = re.compile(NEWS.pattern + r"|\bchang\w*|\busers?\b|\bdeprecat\w*|\bremov\w*|\bdropped\b|\bdrop\b"
+CHANGE_CUES = re.compile(NEWS.pattern + r"|\bch(?:ang|agn|nag|ag)\w*|\busers?\b|\bdeprecat\w*|\bremov\w*|\bdropped\b|\bdrop\b"
                          r"|\bimpact\w*|\baffect\w*|\bmean for\b|\bbreaking\b|\bupdates?\b|\bbr(?:ing|ings|ought)\b",
                          re.I)
 
@@ -231,7 +231,8 @@ def _no_package(conn: sqlite3.Connection, topics: list[Topic], sdk_version: str,
 
 REQUIRES = re.compile(r"\brequir\w*|\bprerequisites?\b|\bdependenc\w*|\bdepends? on\b|\bneeds?\b|\bneed to install\b",
                       re.I)
-WHEN = re.compile(r"\bwhen\b.*\b(?:released?|out|ship\w*|publish\w*|come out|came out|launch\w*)\b|\brelease date\b"
+WHEN = re.compile(r"\bwhen\b.*\b(?:released?|out|ship\w*|publish\w*|come out|came out|launch\w*|land\w*|arriv\w*)\b"
+                  r"|\brelease date\b"
                   r"|\bdate of\b|\bwhat date\b", re.I)
 # What a requirement question may name, and the words its record would use for it.
 REQUIREMENT_ITEMS = (("Python", r"\bpython\b|\bcp3\d+|requires-python"), ("PyTorch", r"\b(?:py)?torch\b"),

@@ -35,7 +35,7 @@ le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
 deprecado deprecada deprecados quitar quitan quitaran eliminar eliminan dejo dejaron trajo salida novedad
 requisitos requerimientos dependencias requiere requieren afecta afectan quito quitaron usuarios quienes usan fecha
-lanzamiento publico
+lanzamiento publico lanzaron lanzo sacaron cambia cambian uso usamos necesito necesitamos instalar
 """.split())  # 29i: the last line, end of support said as removal, and release news
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -220,6 +220,10 @@ _ES_PHRASES = [
     (r"fecha de (?:lanzamiento|publicacion|salida)", "release date"),
     (r"cuando (?:se )?(?:lanzo|publicaron|publico|salio)", "when was released"),
     (r"(?:como )?(?:afecta|afectan|afectara|afectaran)(?: (?:a|al))?", "affects"),
+    (r"(?:que )?(?:cambia|cambian|cambiara|cambiaran)(?= )", "what changes"), (r"cambios", "changes"),
+    (r"^\s*(?:uso|usamos|utilizo|utilizamos)(?= )", "i use"),
+    (r"que (?:necesito|necesitamos|necesita|hace falta) (?:para )?(?:instalar|usar)", "what do i need installed for"),
+    (r"(?:en )?que fecha (?:salio|se publico|se lanzo|lanzaron|sacaron|publicaron)", "when was released"),
     (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?= )", "removed"),
 ]
 _ES_WORDS = {
