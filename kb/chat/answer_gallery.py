@@ -215,11 +215,18 @@ def _find_exact(text: str) -> list[str]:
     spaced = " " + " ".join(asked) + " "
     plain = " " + re.sub(r"[^a-z0-9.]+", " ", text.lower()) + " "
     hits: dict[str, float] = {}
+    spans: dict[str, list[range]] = {}
+    families = {}
     for slug, family, tokens, aliases, name in _known():
         named = f" {name} " in plain or any(f" {' '.join(_tokens(a))} " in spaced for a in aliases)
         short = len(family) == 1 and not _followed(asked, family, tokens[:1])  # "can't" is no T5
         if named or (family in asked and not short):  # its own name or an alias outranks the family word alone
             hits[slug] = _score(_after(asked, family), tokens) + (10 if named else 0)
+            spans[slug] = _spans(asked, family, tokens, aliases)
+            families[slug] = family
+    inside = [slug for slug in hits if _inside_other(slug, asked, families, spans)]
+    for slug in inside:  # "DETR ResNet-50" names no ResNet-50, "CLIP ViT-B/32" no ViT-B/16, "FLAN-T5" no T5
+        del hits[slug]
     if not hits:
         return []
     best = max(hits.values())
@@ -234,6 +241,37 @@ def _find_exact(text: str) -> list[str]:
             continue  # "llama 4": a Llama the gallery lacks, not every Llama
         chosen.extend(s for s in slugs if hits[s] == top and (top > 0 or best == 0 or len(by_family) > 1))
     return sorted(chosen)
+
+
+def _inside_other(slug: str, asked: list[str], families: dict[str, str], spans: dict[str, list[range]]) -> bool:
+    """Whether every time the question says a model's family word, it lies within a longer name
+    of another model (the ResNet-50 of "DETR ResNet-50", the GPT of "GPT-NeoX"): then that model
+    was not asked."""
+    at = [i for i, t in enumerate(asked) if t == families[slug]]
+
+    def covered(i: int) -> bool:
+        own = max((sp.stop for sp in spans[slug] if sp.start == i), default=i + 1)
+        return any(sp.start <= i and own <= sp.stop and len(sp) > own - i for other in spans if other != slug
+                   and families[other] != families[slug] for sp in spans[other])
+    return bool(at) and all(covered(i) for i in at)
+
+
+def _spans(asked: list[str], family: str, tokens: tuple, aliases: tuple) -> list[range]:
+    """Where in the question a model's name is said: its family word and the words of its own
+    name right after it ("detr resnet 50"), and each alias said ("gpt neox")."""
+    out = []
+    for i, t in enumerate(asked):
+        if t == family:
+            j = i + 1
+            while j < len(asked) and (asked[j] in tokens or any(k.startswith(asked[j] + ".") for k in tokens)):
+                j += 1
+            out.append(range(i, j))
+    for alias in aliases:
+        words = _tokens(alias)
+        for i in range(len(asked) - len(words) + 1):
+            if words and asked[i:i + len(words)] == words:
+                out.append(range(i, i + len(words)))
+    return out
 
 
 # Words that end a model's name in a question: what follows is the target, the verb or the rest.
