@@ -1063,6 +1063,13 @@ add("model", "en", "model", ["**Yes**", "Llama 3.1 70B"], GALLERY,
 add("model", "es", "model", ["**Presumiblemente sí**", "Whisper large-v3"], GALLERY,
     ["¿whisper large v3 corre en trn2?"])
 
+add("model", "en", "model", ["DETR ResNet-50", "99.9% of op calls on the device"], GALLERY,
+    ["will DETR ResNet-50 run on trn2?", "detr resnet50 on trainium, any cpu ops?"])
+add("model", "en", "model", ["Pythia-1.4B (GPT-NeoX)"], GALLERY, ["is gpt-neox ok on tpu?"])
+add("model", "es", "model", ["FLAN-T5 base", "99.8% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿flan-t5 base corre en trn2?"])
+add("model", "en", "model", ["gpt-5 is not in the gallery", "GPT-2 (124M)"], GALLERY_LIST, ["will gpt-5 run on trn2?"])
+
 
 def main() -> None:
     seen = set()
