@@ -97,7 +97,7 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if NEWS_ASKED.search(q.text) and product != "neuron-sdk" and not reading.version:
         lines[:0] = _first_release(conn, q, product, src)
     if reading.version and rows:  # "what does torch_tpu 0.2.0 require?", "when was it released?": that first
-        lines[:0] = aspect_headline(q, rows[0], src)
+        lines[:0] = aspect_headline(conn, q, rows[0], src)
     for r in rows[:4]:
         facts.append(_release_fact(r))
         lines.append(_release_detail(conn, q, r, asked, src))

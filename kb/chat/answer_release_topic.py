@@ -31,6 +31,11 @@ class Topic:
     words: re.Pattern  # how questions name it (English reading)
     window_products: tuple[str, ...] = ()  # kb.eol window products that are its own
     targets: tuple[str, ...] = ()  # limitation.target rows that are its own
+    label_es: str = ""  # its name in a Spanish answer, when not a product name
+    generic: bool = False  # a use (inference, training), not a product: yields to a product named with it
+
+    def name(self, lang: str) -> str:
+        return self.label_es if lang == "es" and self.label_es else self.label
 
 
 def _words(pattern: str) -> re.Pattern:
@@ -50,7 +55,7 @@ TOPICS = (
     Topic("NxD Core", ("neuronx-distributed",),
           _words(r"\bnxd(?:[- ]core)?\b(?![- ]?(?:i|t|inference|training)\b)|\bneuronx[- ]distributed\b"
                  r"(?![- ](?:inference|training))")),
-    Topic("TorchAO Neuron", ("torchao-neuron",), _words(r"\btorchao\b|\btorch\.ao\b")),
+    Topic("TorchAO Neuron", ("torchao-neuron",), _words(r"\btorchao\b|\btorch\.ao\b|\bquantiz\w*|\bmxfp8\b")),
     Topic("TorchNeuron", ("torchneuron",),
           _words(r"\btorch ?neuron\b(?![- ]?x)|\btorch[-_]neuronx\b(?![-_ ]xla)|\bnative (?:pytorch|backend)\b"),
           (), ("neuron",)),
@@ -62,6 +67,8 @@ TOPICS = (
                                                       r"\bexplorer\b|\bprofiler\b")),
     Topic("the Neuron runtime", ("neuron-runtime",), _words(r"\bruntime\b")),
     Topic("the Deep Learning Containers", ("neuron-dlc",), _words(r"\bdlcs?\b|\bcontainers?\b")),
+    Topic("inference", (), _words(r"\binference\b|\bserving\b|\bserve\b"), label_es="inferencia", generic=True),
+    Topic("training", (), _words(r"\btraining\b|\bfine-?tun\w*|\btrain\b"), label_es="entrenamiento", generic=True),
 )
 
 # What makes a question about a release ask how it changed things (not whether an op runs).
@@ -96,8 +103,11 @@ SAY = {
 
 
 def topics_in(text: str) -> list[Topic]:
-    """The products a question names, in the order TOPICS lists them (each once)."""
-    return [t for t in TOPICS if t.words.search(text)]
+    """The products a question names, in the order TOPICS lists them (each once); a use
+    (inference, training) only when it names no product ("NxD Inference" is the product)."""
+    found = [t for t in TOPICS if t.words.search(text)]
+    products = [t for t in found if not t.generic]
+    return products or found
 
 
 def _sdk_version(conn: sqlite3.Connection, q: Question) -> str | None:
@@ -135,7 +145,7 @@ def topic_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
     src = Sources()
     facts: list[dict[str, Any]] = [{"product": "neuron-sdk", "version": sdk["version"], "date": sdk.get("date"),
                                     "topics": [t.label for t in topics]}]
-    label = say["and"].join(t.label for t in topics)
+    label = say["and"].join(t.name(lang) for t in topics)
     products = {p for t in topics for p in t.products}
     parts = [c for c in releases.in_sdk(conn, sdk["version"]) if c["product"] in products]
     ended = [w for w in ends_with(conn, version, eol) if _is_about(w, topics)]
@@ -149,7 +159,7 @@ def topic_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
             if c.get("note"):
                 body.append(f"  - {quoted(c['note'])}")
             facts.append({"product": c["product"], "version": c["version"], "sdk_version": sdk["version"]})
-    else:
+    elif products:
         body += _no_package(conn, topics, sdk["version"], say, src, facts)
     notes = [piece.strip() for piece in (sdk.get("note") or "").split(";") if any(t.words.search(piece) for t in topics)]
     if notes:  # the first piece that names it: the release notes' own list of what they cover
@@ -166,8 +176,9 @@ def topic_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
             facts.append({"feature": row["feature"], "status": row["status"], "source_url": row.get("source_url")})
     if any(t.label == "TorchNeuron" for t in topics):
         body += _torchneuron_changes(conn, parts, facts)
-    summary = [_count(say, "n_pkgs", len(parts), label) if parts else say["no_pkg"].format(label=label),
-               _count(say, "n_ends", len(ended), label) if ended else say["no_ends"]]
+    summary = [_count(say, "n_pkgs", len(parts), label) if parts else say["no_pkg"].format(label=label)] \
+        if products else []  # a use (inference) has no package of its own
+    summary.append(_count(say, "n_ends", len(ended), label) if ended else say["no_ends"])
     head = say["head"].format(v=sdk["version"], label=label, date=sdk.get("date") or say["nodate"], cite=sdk_cite,
                               summary="; ".join(summary))
     lines = [head, *body, say["other"].format(v=version.rsplit(".0", 1)[0] if version.count(".") > 1 else version)]
@@ -252,12 +263,14 @@ REQ_SAY = {
 }
 
 
-def aspect_headline(q: Question, r: dict[str, Any], src: Sources) -> list[str]:
+def aspect_headline(conn: sqlite3.Connection, q: Question, r: dict[str, Any], src: Sources) -> list[str]:
     """The headline lines for a release asked for its requirements or its date; [] otherwise."""
     lang = "es" if getattr(q, "language", "en") == "es" else "en"
     say = REQ_SAY[lang]
     cite = src.cite(r)
     if REQUIRES.search(q.text):
+        if r["product"] == "neuron-sdk":
+            return _sdk_requirements(conn, q, r, say, src)
         return _requirements(q, r, say, cite)
     if WHEN.search(q.text):
         if not r.get("date"):
@@ -273,7 +286,7 @@ def _requirements(q: Question, r: dict[str, Any], say: dict[str, str], cite: str
     lists = [f"{name} {', '.join(r[key])}" for key, name in (("python_versions", "Python"), ("torch_versions", "PyTorch"),
                                                             ("os", "OS"), ("instance_families", "instances")) if r.get(key)]
     note = r.get("note") or ""
-    stated = bool(re.search(r"\brequir\w*", note, re.I))
+    stated = not lists and bool(re.search(r"\brequir\w*", note, re.I))  # the record's words when it lists nothing
     if not lists and not stated:
         return [say["none"].format(p=r["product"], v=r["version"]) + f" {cite}."]
     bits = ["; ".join(lists)] if lists else []
@@ -284,3 +297,20 @@ def _requirements(q: Question, r: dict[str, Any], say: dict[str, str], cite: str
     absent = [name for name, pattern in REQUIREMENT_ITEMS if re.search(pattern, q.text, re.I)
               and not re.search(pattern, known, re.I)]
     return [head] + ([say["absent"].format(items=", ".join(absent))] if absent else [])
+
+
+SDK_PACKAGES = ("torchneuron", "torchao-neuron", "torch-neuronx-xla", "neuronx-cc")
+
+
+def _sdk_requirements(conn: sqlite3.Connection, q: Question, r: dict[str, Any], say: dict[str, str],
+                      src: Sources) -> list[str]:
+    """A Neuron SDK release lists no Python or PyTorch of its own; its PyTorch packages do."""
+    parts = [c for c in releases.in_sdk(conn, r["version"]) if c["product"] in SDK_PACKAGES
+             and (c.get("python_versions") or c.get("torch_versions"))]
+    if not parts:
+        return _requirements(q, r, say, src.cite(r))
+    head = say["req"].format(p="Neuron SDK", v=r["version"]) + ": " + "; ".join(
+        f"{c['product']} {c['version']} — " + "; ".join(
+            f"{name} {', '.join(c[key])}" for key, name in (("python_versions", "Python"), ("torch_versions", "PyTorch"))
+            if c.get(key)) + f" {src.cite(c)}" for c in parts) + "."
+    return [head]
