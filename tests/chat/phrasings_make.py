@@ -1070,6 +1070,20 @@ add("model", "es", "model", ["FLAN-T5 base", "99.8% de las llamadas a ops en el 
     ["¿flan-t5 base corre en trn2?"])
 add("model", "en", "model", ["gpt-5 is not in the gallery", "GPT-2 (124M)"], GALLERY_LIST, ["will gpt-5 run on trn2?"])
 
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for inference**", "NxD Inference and NxD Core inference APIs",
+                                 "PyTorch/XLA on Neuron: inference"], NXDI,
+    ["what's new for inference in neuron 2.34?", "neuron 2.34 changes for serving?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para inferencia**"], XLA_INF_TRN,
+    ["novedades de neuron 2.34 para inferencia", "¿qué cambió para inferencia en la 2.34?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchAO Neuron**", "0.18.0+neuron.1"], "torchao-neuron.html",
+    ["what changed for quantization in neuron 2.34?", "mxfp8 news in neuron 2.34?"])
+add("support", "en", "release", ["**What Neuron SDK 2.34.0 requires**", "torchneuron 2.14.3.1 — Python 3.12, 3.13, 3.14"],
+    "torchao-neuron.html", ["what are the requirements of neuron 2.34?", "neuron sdk 2.34 requirements"])
+add("support", "es", "release", ["**Lo que requiere Neuron SDK 2.34.0**", "PyTorch 2.14.0"], "torchao-neuron.html",
+    ["¿qué requisitos tiene neuron 2.34?"])
+add("support", "en", "release", ["**What torchneuron 2.14.3.1 requires**: Python 3.12, 3.13, 3.14; PyTorch 2.14.0"],
+    "torchao-neuron.html", ["what does torchneuron 2.14.3.1 require?"])
+
 
 def main() -> None:
     seen = set()

@@ -20,6 +20,9 @@ from kb.chat.answer_release_topic import CHANGE_CUES, topics_in
     ("what's new for torch-neuronx in neuron 2.34", ["TorchNeuron"]),
     ("torch-neuronx-xla news", ["PyTorch/XLA"]),
     ("what's new in neuron 2.34 for trn2?", []),
+    ("what's new for inference in neuron 2.34?", ["inference"]),  # a use, when no product is named
+    ("what changed for nxd inference in 2.34?", ["NxD Inference"]),  # the product, not the use
+    ("mxfp8 news in neuron 2.34", ["TorchAO Neuron"]),
 ])
 def test_products_are_named_by_the_words_people_use(text, labels):
     assert [t.label for t in topics_in(text)] == labels
@@ -116,3 +119,15 @@ def test_a_missing_model_named_after_a_gallery_line_gets_it_as_closest(conn):
     a = answer("sdxl on tpu?", conn=conn)
     assert a.intent == "gallery_missing" and "Stable Diffusion 1.5 UNet" in a.text
     assert "GPT-2 (124M)" in answer("will gpt-5 run on trn2?", conn=conn).text
+
+
+def test_a_use_filters_the_release_by_its_notices(conn):
+    a = answer("what's new for inference in neuron 2.34?", conn=conn)
+    assert a.text.startswith("**Neuron SDK 2.34.0 for inference**") and "neuron-ls" not in a.text
+    assert "NxD Inference and NxD Core inference APIs" in a.text and "PyTorch/XLA on Neuron: inference" in a.text
+
+
+def test_an_sdk_release_requires_what_its_pytorch_packages_list(conn):
+    a = answer("what are the requirements of neuron 2.34?", conn=conn)
+    assert a.text.startswith("**What Neuron SDK 2.34.0 requires**: ")
+    assert "torchneuron 2.14.3.1 — Python 3.12, 3.13, 3.14; PyTorch 2.14.0" in a.text
