@@ -34,6 +34,7 @@ from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
+from kb.chat.answer_release_topic import topic_answer
 from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
 from kb.chat.answer_sdk_news import sdk_news, sdk_version_asked
 from kb.chat.intents import Question, TargetMention
@@ -102,7 +103,11 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             and sdk_version_asked(conn, q):
         top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
     try:
-        result = scored_answer(conn, q, ents, top, allow_files) if top else None
+        result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
+        if result is not None:
+            other = None
+        elif top:
+            result = scored_answer(conn, q, ents, top, allow_files)
         if isinstance(result, str):  # a classic handler, with the reading the scores gave
             result = _HANDLERS[result](conn, q)
         if result is None and (news := sdk_version_asked(conn, q)):

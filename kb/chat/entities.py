@@ -34,6 +34,8 @@ cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soporta
 le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
 deprecado deprecada deprecados quitar quitan quitaran eliminar eliminan dejo dejaron trajo salida novedad
+requisitos requerimientos dependencias requiere requieren afecta afectan quito quitaron usuarios quienes usan fecha
+lanzamiento publico lanzaron lanzo sacaron cambia cambian uso usamos necesito necesitamos instalar
 """.split())  # 29i: the last line, end of support said as removal, and release news
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -210,6 +212,19 @@ _ES_PHRASES = [
     (r"que (?:trajo|trae|traen|salio)(?= )", "what's new in"),
     (r"(?:la |el )?(\d+\.\d+(?:\.\d+)?) de neuron\b", r"neuron \1"),
     (r"es (?:nuevo|nueva)", "is it new"),
+    # ---- 29m: a release's requirements, its date, and who it is for ("para quien usa NxD Inference")
+    (r"(?:los |sus )?(?:requisitos|requerimientos|dependencias)", "requirements"),
+    (r"(?:requiere|requieren|pide|piden)(?= )", "requires"),
+    (r"(?:para )?(?:quien|quienes|los que|el que|la gente que) (?:usa|usan|utiliza|utilizan)", "for users of"),
+    (r"(?:para )?(?:usuarios|usuarias) de", "for users of"),
+    (r"fecha de (?:lanzamiento|publicacion|salida)", "release date"),
+    (r"cuando (?:se )?(?:lanzo|publicaron|publico|salio)", "when was released"),
+    (r"(?:como )?(?:afecta|afectan|afectara|afectaran)(?: (?:a|al))?", "affects"),
+    (r"(?:que )?(?:cambia|cambian|cambiara|cambiaran)(?= )", "what changes"), (r"cambios", "changes"),
+    (r"^\s*(?:uso|usamos|utilizo|utilizamos)(?= )", "i use"),
+    (r"que (?:necesito|necesitamos|necesita|hace falta) (?:para )?(?:instalar|usar)", "what do i need installed for"),
+    (r"(?:en )?que fecha (?:salio|se publico|se lanzo|lanzaron|sacaron|publicaron)", "when was released"),
+    (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?= )", "removed"),
 ]
 # ---- 29l: end of support said with everyday verbs ("¿Python 3.12 cuándo se acaba en Neuron?", "¿hasta cuándo
 # aguanta…?", "¿cuánto le queda a Inf1?", "caduca", "vence", "fin de vida"), and compile mode and a missing op
@@ -516,7 +531,7 @@ CUES = {
 # Model architectures people name (the gallery's, kb.chat.answer_gallery, when it is there).
 MODEL_RE = re.compile(
     r"\b(llama ?[234](?:\.\d)?|llama|mixtral|mistral|qwen ?[23]?(?:\.\d)?|qwen|gemma ?[23]?|gemma|phi-?[234]?|"
-    r"deepseek(?:-v[23])?|falcon|gpt-?2|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
+    r"deepseek(?:-v[23])?|falcon|gpt-?\d+(?:\.\d+)?|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
     r"vit|deit|swin|resnet-?\d*|wav2vec2?|whisper|mamba|stable diffusion|sdxl|yolo\w*|olmo|granite|"
     r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
 

@@ -578,7 +578,7 @@ add("model", "en", "model", ["Qwen2.5 7B runs fully on the device"], GALLERY, ["
 add("model", "en", "model", ["**No fallbacks**", "Whisper large-v3"], GALLERY, ["does whisper large v3 fall back on tpu?"])
 add("model", "en", "model", ["**Partly**", "aten::group\\_norm"], GALLERY, ["will stable diffusion 1.5 run on neuron?"])
 add("model", "en", "model", ["**Yes** — ResNet-50 runs fully on the device on tpu 0.2.0"], GALLERY, ["resnet-50 on tpu 0.2.0?"])
-add("model", "en", "model", ["**Not known** — Mixtral 8x7B"], GALLERY, ["can I run mixtral on trainium?"])
+add("model", "en", "model", ["**Mostly** — Mixtral 8x7B"], GALLERY, ["can I run mixtral on trainium?"])
 add("model", "en", "model", ["**I don't know the model", "kb check model.pt2"], "",
     ["does foobarnet 9b run on trn2?", "will my zorkformer 3b work on tpu?"])
 
@@ -803,7 +803,7 @@ add("feature_eol", "es", "eol", ["**Ya terminó**", "2.34", "2.33.0"], XLA_INF_T
 add("feature_eol", "es", "eol", ["**Terminó con Neuron 2.29**", "PyTorch 2.7"], "components/pytorch.html",
     ["fin de soporte de pytorch 2.7 en neuron"])
 add("feature_eol", "es", "eol", ["2026-05-21", "JAX 0.7"], JAX07, ["jax 0.7 hasta cuando tiene soporte?"])
-add("model", "es", "model", ["**Sin datos**", "Mixtral 8x7B", "transformers::grouped\\_mm\\_fallback"], "",
+add("model", "es", "model", ["**En su mayoría**", "Mixtral 8x7B", "transformers::grouped\\_mm\\_fallback"], "",
     ["mixtral anda en trainium?", "che, mixtral corre en trn2?"])
 add("model", "es", "model", ["**Sí**", "Llama 3.1 8B", "los 35 ops"], "", ["llama 3.1 8b funciona en tpu?"])
 add("model", "es", "model", ["**Sí**", "Qwen3 8B"], "", ["se puede correr qwen3 8b en tpu?"])
@@ -925,6 +925,164 @@ add("model", "es", "model", ["Llama 3.2 1B", "el grafo de entrenamiento"], "",
     ["se puede entrenar llama 3.2 1b en trainium?"])
 add("model", "es", "model", ["**En parte**", "ResNet-50", "el grafo de entrenamiento"], "",
     ["puedo hacer finetuning de resnet-50 en trn2?"])
+
+# ---- 29m: release questions by product or topic (a Neuron SDK release filtered to PyTorch/XLA, NxD Inference,
+# TorchNeuron...), a release's requirements and date, gallery headlines that say what is known first (Mostly, the
+# share of op calls on the device) and only the models asked; facts checked against kb ask on the shipped KB.
+SDK234 = "release-notes/2.34.0"
+GALLERY_LIST = "data/gallery/models.jsonl"
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for PyTorch/XLA**", "2026-11-30", "inference on Trn2 and Trn3"], XLA_INF_TRN,
+    ["what changed for pytorch/xla users in neuron 2.34?",
+     "neuron 2.34: anything changing for torch-xla folks?",
+     "does neuron 2.34 affect my pytorch xla setup?",
+     "what's new for torch_xla in neuron 2.34",
+     "waht changed for pytorch/xla in neuron 2.34"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for NxD Inference**", "2026-11-30", "Trn2 and Trn3"], NXDI,
+    ["what changed in neuron 2.34 for nxd inference users?",
+     "nxdi users: what does neuron 2.34 change?",
+     "neuron 2.34 impact on neuronx-distributed-inference?",
+     "whats new for NxD Inference in 2.34"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchNeuron**", "torchneuron 2.14.3.1", "2.14.3.0 → 2.14.3.1"], SDK234,
+    ["what's new for torchneuron in neuron 2.34?",
+     "neuron 2.34 changes for the native pytorch backend?",
+     "what did 2.34 bring for torch neuron?",
+     "torch-neuronx updates in neuron 2.34?"])
+add("support", "en", "release", ["**Neuron SDK 2.30.0 for JAX**", "JAX 0.7"], "",
+    ["what changed for jax users in neuron 2.30?",
+     "did neuron 2.30 drop anything for jax?"])
+add("support", "en", "release", ["**Neuron SDK 2.30.0 for PyTorch/XLA**", "training"], "",
+    ["neuron 2.30 pytorch/xla changes?",
+     "what did neuron 2.30 remove for pytorch/xla?"])
+add("support", "en", "release", ["**Neuron SDK 2.29.0 for NxD Training**", "NxDT"], "",
+    ["what did neuron 2.29 remove for nxd training?",
+     "nxdt users, what changed in neuron 2.29?"])
+add("support", "en", "release", ["**What torch_tpu 0.2.0 requires**", "Requires-Python >=3.11", "torch >=2.11.0,<=2.15.0"], TPU_COMPILE,
+    ["what does torch_tpu 0.2.0 need (python, torch)?",
+     "torchtpu 0.2.0 requirements?",
+     "which python and torch does tpu 0.2.0 require?",
+     "dependencies of torch-tpu 0.2.0?",
+     "torch_tpu 0.2.0 requirments"])
+add("support", "en", "release", ["**What torch_tpu 0.2.0 requires**", "JAX: not named in its record"], TPU_COMPILE,
+    ["does torch_tpu 0.2.0 require jax?",
+     "what does torch_tpu 0.2.0 require: python, torch, jax?"])
+add("support", "en", "release", ["**torch_tpu 0.2.0 was released in 2026-10**"], TPU_COMPILE,
+    ["when did torch_tpu 0.2.0 come out?",
+     "torchtpu 0.2.0 release date?",
+     "when was tpu 0.2.0 published?"])
+add("support", "en", "release", ["was released on 2026-10-19"], "",
+    ["when was torchneuron 2.13.3.0 released?",
+     "release date of torchneuron 2.14.3.0?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para PyTorch/XLA**", "2026-11-30"], XLA_INF_TRN,
+    ["¿qué cambió en neuron 2.34 para quienes usan pytorch/xla?",
+     "¿cómo afecta neuron 2.34 a pytorch/xla?",
+     "que cambio en la 2.34 para los usuarios de torch-xla"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para NxD Inference**", "2026-11-30"], NXDI,
+    ["novedades de neuron 2.34 para nxd inference",
+     "q cambio en 2.34 para los usuarios de nxdi?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para TorchNeuron**", "torchneuron 2.14.3.1"], SDK234,
+    ["que trae la 2.34 para torchneuron?",
+     "¿qué hay de nuevo para torchneuron en neuron 2.34?"])
+add("support", "es", "release", ["**Neuron SDK 2.30.0 para JAX**", "JAX 0.7"], "",
+    ["¿qué se quitó en neuron 2.30 para jax?"])
+add("support", "es", "release", ["**Lo que requiere torch_tpu 0.2.0**", "Requires-Python >=3.11"], TPU_COMPILE,
+    ["requisitos de torchtpu 0.2.0",
+     "¿qué python y torch requiere torch_tpu 0.2.0?",
+     "dependencias de torch-tpu 0.2.0?"])
+add("support", "es", "release", ["**torch_tpu 0.2.0 se publicó en 2026-10**"], TPU_COMPILE,
+    ["¿cuándo salió torch_tpu 0.2.0?",
+     "fecha de lanzamiento de torchtpu 0.2.0",
+     "cuando se publico tpu 0.2.0?"])
+add("model", "en", "model", ["**Mostly**", "Mixtral 8x7B", "97.1% of op calls on the device", "(a custom op)", "verdicts presumed"], GALLERY,
+    ["mixtral 8x7b on trainium 2, does it work?",
+     "can mixtrl run on trn2?",
+     "is mixtral ok on neuron?"])
+add("model", "es", "model", ["**En su mayoría**", "Mixtral 8x7B", "97.1% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿corre mixtral en trn2?",
+     "mixtral funciona en trainium?"])
+add("model", "en", "model", ["**Mostly**", "Qwen3-30B-A3B (MoE)", "97.5% of op calls on the device"], GALLERY,
+    ["will qwen3 30b a3b run on trn2?"])
+add("model", "en", "model", ["**Partly**", "ResNet-50", "68.6% of op calls on the device"], GALLERY,
+    ["resnet50 on trn2, will it run?"])
+add("model", "es", "model", ["**En parte**", "EfficientNet-B0", "74.0% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿efficientnet b0 corre en trainium?"])
+add("model", "en", "model", ["**Presumably yes**", "Llama 3.1 8B"], GALLERY,
+    ["will llama 3 8b run on trn2?"])
+add("model", "en", "model", ["**Yes**", "BERT base uncased", "tpu 0.2.0"], GALLERY,
+    ["does bert base work on tpu?"])
+add("model", "es", "model", ["**Sí**", "Whisper small", "tpu 0.2.0"], GALLERY,
+    ["¿funciona whisper en tpu?"])
+add("model", "en", "model", ["sdxl is not in the gallery", "Stable Diffusion 1.5 UNet"], GALLERY_LIST,
+    ["sdxl on tpu?"])
+add("model", "es", "model", ["sdxl no está en la galería", "Stable Diffusion 1.5 UNet"], GALLERY_LIST,
+    ["¿corre sdxl en trainium?"])
+add("model", "en", "model", ["**Mostly**", "**Yes** — Mixtral 8x7B runs fully on the device on tpu"], GALLERY,
+    ["will mixtral run on trn2 and on tpu?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for PyTorch/XLA**"], XLA_INF_TRN,
+    ["i'm on pytorch xla, what does neuron 2.34 mean for me?",
+     "is there anything breaking for torch-xla in the 2.34 release of neuron?",
+     "pytorch/xla + neuron 2.34: what changed?",
+     "what chagned in neuron 2.34 for xla"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for NxD Inference**"], NXDI,
+    ["we use nxd-inference: what's changed in neuron 2.34?",
+     "neuron sdk 2.34 release notes for nxdi?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchNeuron**", "torchneuron 2.14.3.1"], SDK234,
+    ["neuron 2.34 highlights for torchneuron",
+     "what's in neuron 2.34 for torch-neuronx users?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchAO Neuron**", "0.18.0+neuron.1"], SDK234,
+    ["what's new for torchao in neuron 2.34?"])
+add("support", "en", "release", ["**What torch_tpu 0.2.0 requires**", "Requires-Python >=3.11"], TPU_COMPILE,
+    ["what python version does torch_tpu 0.2.0 require?",
+     "prerequisites for torchtpu 0.2.0?",
+     "what do i need installed for torch_tpu 0.2.0?"])
+add("support", "en", "release", ["**torch_tpu 0.2.0 was released in 2026-10**"], TPU_COMPILE,
+    ["what date did torch_tpu 0.2.0 ship?",
+     "when did torchtpu 0.2.0 land?",
+     "torch_tpu 0.2.0 - when was it released?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para PyTorch/XLA**"], XLA_INF_TRN,
+    ["uso pytorch/xla, ¿qué cambia con neuron 2.34?",
+     "¿qué trae neuron 2.34 para pytorch xla?",
+     "cambios de neuron 2.34 para torch-xla"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para NxD Inference**"], NXDI,
+    ["¿que cambia en neuron 2.34 para nxdi?",
+     "nxd inference en neuron 2.34, ¿qué cambió?"])
+add("support", "es", "release", ["**Lo que requiere torch_tpu 0.2.0**"], TPU_COMPILE,
+    ["¿qué necesito para instalar torch_tpu 0.2.0?",
+     "¿qué versión de python requiere torchtpu 0.2.0?"])
+add("support", "es", "release", ["**torch_tpu 0.2.0 se publicó en 2026-10**"], TPU_COMPILE,
+    ["¿en qué fecha salió torch_tpu 0.2.0?",
+     "cuándo lanzaron torchtpu 0.2.0"])
+add("model", "en", "model", ["**Mostly**", "Mixtral 8x7B", "97.1% of op calls on the device"], GALLERY,
+    ["could I serve mixtral on trainium2?",
+     "mixtral-8x7b trn2 compatibility?"])
+add("model", "en", "model", ["**Mostly**", "Qwen1.5-MoE-A2.7B"], GALLERY,
+    ["does qwen moe run on trn2?"])
+add("model", "es", "model", ["**En parte**", "Swin-T"], GALLERY,
+    ["¿swin-t funciona en trainium?"])
+add("model", "en", "model", ["**Yes**", "Llama 3.1 70B"], GALLERY,
+    ["llama 3.1 70b on a tpu, ok?"])
+add("model", "es", "model", ["**Presumiblemente sí**", "Whisper large-v3"], GALLERY,
+    ["¿whisper large v3 corre en trn2?"])
+
+add("model", "en", "model", ["DETR ResNet-50", "99.9% of op calls on the device"], GALLERY,
+    ["will DETR ResNet-50 run on trn2?", "detr resnet50 on trainium, any cpu ops?"])
+add("model", "en", "model", ["Pythia-1.4B (GPT-NeoX)"], GALLERY, ["is gpt-neox ok on tpu?"])
+add("model", "es", "model", ["FLAN-T5 base", "99.8% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿flan-t5 base corre en trn2?"])
+add("model", "en", "model", ["gpt-5 is not in the gallery", "GPT-2 (124M)"], GALLERY_LIST, ["will gpt-5 run on trn2?"])
+
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for inference**", "NxD Inference and NxD Core inference APIs",
+                                 "PyTorch/XLA on Neuron: inference"], NXDI,
+    ["what's new for inference in neuron 2.34?", "neuron 2.34 changes for serving?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para inferencia**"], XLA_INF_TRN,
+    ["novedades de neuron 2.34 para inferencia", "¿qué cambió para inferencia en la 2.34?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchAO Neuron**", "0.18.0+neuron.1"], "torchao-neuron.html",
+    ["what changed for quantization in neuron 2.34?", "mxfp8 news in neuron 2.34?"])
+add("support", "en", "release", ["**What Neuron SDK 2.34.0 requires**", "torchneuron 2.14.3.1 — Python 3.12, 3.13, 3.14"],
+    "torchao-neuron.html", ["what are the requirements of neuron 2.34?", "neuron sdk 2.34 requirements"])
+add("support", "es", "release", ["**Lo que requiere Neuron SDK 2.34.0**", "PyTorch 2.14.0"], "torchao-neuron.html",
+    ["¿qué requisitos tiene neuron 2.34?"])
+add("support", "en", "release", ["**What torchneuron 2.14.3.1 requires**: Python 3.12, 3.13, 3.14; PyTorch 2.14.0"],
+    "torchao-neuron.html", ["what does torchneuron 2.14.3.1 require?"])
 
 
 # ---- 29l: two questions in one joined every way people join them (also, plus, as well as, then, ";", a second
