@@ -69,9 +69,16 @@ def _shipped_build_once(tmp_path_factory):
     build.build = real
 
 
+TODAY = "2026-12-01"  # the day the suite's expected answers were written for
+
+
 @pytest.fixture(autouse=True)
 def isolated_kb(tmp_path, monkeypatch):
-    """KB_DB and KB_CACHE_DIR point into tmp_path for every test."""
+    """KB_DB and KB_CACHE_DIR point into tmp_path for every test, and today is pinned (KB_TODAY):
+    the fixtures' documents are dated 2026-11, so on the clock they would age past the 30-day
+    freshness notice and past end-of-support dates, and answers would change with the day the
+    suite runs. A test of the clock's own day deletes KB_TODAY."""
+    monkeypatch.setenv("KB_TODAY", TODAY)
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("KB_DB", str(tmp_path / "kb.sqlite"))
     return tmp_path / "kb.sqlite"

@@ -34,6 +34,7 @@ from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
+from kb.chat.answer_release_topic import topic_answer
 from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
 from kb.chat.answer_sdk_news import sdk_news, sdk_version_asked
 from kb.chat.intents import Question, TargetMention
@@ -75,26 +76,20 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     parts = understand.split_two((question or "").strip())
     if parts:
         lang = entities.language(question)
-        first, second = (_answer_one(p, conn, allow_files, lang) for p in _carry_target(parts, lang))
+        read, carried = understand.carry_context(parts, lang)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
         if understand.answers_both(first, second):
-            return understand.combine(question.strip(), parts, first, second, lang)
+            return understand.combine(question.strip(), read, first, second, lang, carried)
+        if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
+            whole = _answer_one(question, conn, allow_files)
+            strong = first if second.intent in understand.WEAK else second
+            weak = parts[1] if strong is first else parts[0]
+            if whole.intent != strong.intent or understand.only_context(weak, lang):
+                return whole  # the whole question reads as something else, or the weak part only says where
+            first, second = (understand.unread_part(p, lang) if a.intent in understand.WEAK else a
+                             for p, a in zip(read, (first, second)))
+            return understand.combine(question.strip(), read, first, second, lang, carried)
     return _answer_one(question, conn, allow_files)
-
-
-def _carry_target(parts: tuple[str, str], lang: str) -> tuple[str, str]:
-    """A second clause that asks about an op named as code and names no target ("… on neuron in eager,
-    and is torch.roll one of those?") is asked about the first clause's one target."""
-    first, second = parts
-    if not understand.names_code_op(second):
-        return parts
-
-    def targets(text: str) -> list[TargetMention]:
-        return intents.read(entities.extract(text, lang).english).targets
-    mentions = targets(first)
-    if targets(second) or len(mentions) != 1:
-        return parts
-    where = mentions[0].target + (f" {mentions[0].version}" if mentions[0].version else "")
-    return first, second.rstrip(" ?¿") + (f" en {where}?" if lang == "es" else f" on {where}?")
 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
@@ -110,7 +105,11 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             and sdk_version_asked(conn, q):
         top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
     try:
-        result = scored_answer(conn, q, ents, top, allow_files) if top else None
+        result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
+        if result is not None:
+            other = None
+        elif top:
+            result = scored_answer(conn, q, ents, top, allow_files)
         if isinstance(result, str):  # a classic handler, with the reading the scores gave
             result = _HANDLERS[result](conn, q)
         if result is None and (news := sdk_version_asked(conn, q)):
@@ -159,8 +158,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     # a torch.nn module named in any capitalisation (nn.MultiHeadAttention) is as explicit as an op
     explicit_op = explicit_op or any(torchnames.looks_like_module(w) and torchnames.resolve_module(w)
                                      for w in q.plain_words)
-    if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 and not q.statuses \
-            and _OVERVIEW.search(text) and scoring.list_status(q.text) is None:
+    if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
+            and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
+            and (_OVERVIEW.search(text) or _HOW_MANY.search(text)) and scoring.list_status(q.text) is None:
         return "ops_overview"  # "what ops does the neuron pytorch/xla op list cover for 2.9.0.2.15?": counts by status
     if intent != "eol" and not explicit_op and _names_stack(q):
         return "eol"  # "neuron 2.33 with python 3.11, ubuntu 22.04 and trn1 — anything wrong?": a stack check
@@ -217,6 +217,9 @@ def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
     return True
 
 
+# "how many ops does tpu support now?", "how many operators can neuron run?" (29l): the counts by status
+_HOW_MANY = re.compile(r"^\s*(?:how many|number of)\s+(?:aten\s+)?(?:ops|operators|kernels)\b"
+                       r".*\b(?:support|supports|run|runs|have|has|cover|covers|handle|handles)\b")
 _OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
                        r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
 

@@ -175,6 +175,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             cite = " " + src.cite(row) if issue.get("source_url") else ""
             message = quote_notes(issue["message"], eol.load_platform_facts(conn))
             lines.append(f"- ⚠ {issue_text(issue['kind'], message, getattr(q, 'language', 'en') == 'es')}{cite}")
+        related: list[dict[str, Any]] = []
         if not result["windows"] and not result["issues"]:
             named = ", ".join(f"{p} {v}" for p, v in pairs)
             lines = [f"**Unknown** — the KB has no end-of-support statement for {named}."]
@@ -196,8 +197,8 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         lines = ([head, ""] if head else []) + lines + matrix
         facts = [_eol_fact(w) for w in result["windows"]] + [
             {"issue": i["kind"], "message": i["message"], "source_url": i.get("source_url")} for i in result["issues"]]
-        if not facts:
-            facts = [{"stack": stack, "status": UNKNOWN}]
+        if not facts:  # the other cycles' statements shown are facts too: their titles are quoted records (29l)
+            facts = [{"stack": stack, "status": UNKNOWN}] + [_eol_fact(w) for w in related[:MAX_LIST]]
         return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
     words = _product_filter(q)
     if any(w in XLA_WORDS for w in words) or re.search(r"pytorch[/ ]xla|torch[-_]xla", q.text.lower()):
@@ -514,7 +515,11 @@ def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: Sources) -> l
 
 # ---------------------------------------------------------------- "when" questions (r2-29 #14)
 
-_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b", re.I)  # "how long": a window too
+# "how long": a window too; "Python 3.12 when reaches end of support?" (Spanish word order, 29l) and
+# "has X reached end of support?" ("¿ya caducó?", "¿se acaba?") ask for the date as well
+_WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b|\bwhen\b(?=[^?]*\bend of (?:support|life)\b)"
+                   r"|\breach(?:es|ed)? (?:its )?end of (?:support|life)\b|\bhow much time\b|\b(?:time|support) left\b"
+                   r"|\bexpir\w*", re.I)
 _DATE_IN = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 # yes/no headline → (kind, what it says, in words): "no" ended, "until" a stated end, "open" no end stated
 _BOLDS = {

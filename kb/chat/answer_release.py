@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from kb.chat import names
+from kb.chat.answer_release_topic import aspect_headline
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
@@ -95,6 +96,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             lines += [f"- a newer pre-release exists: {r['product']} {r['version']} {src.cite(r)}" for r in pre]
     if NEWS_ASKED.search(q.text) and product != "neuron-sdk" and not reading.version:
         lines[:0] = _first_release(conn, q, product, src)
+    if reading.version and rows:  # "what does torch_tpu 0.2.0 require?", "when was it released?": that first
+        lines[:0] = aspect_headline(conn, q, rows[0], src)
     for r in rows[:4]:
         facts.append(_release_fact(r))
         lines.append(_release_detail(conn, q, r, asked, src))

@@ -34,6 +34,8 @@ cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soporta
 le les faltan faltaria oye jala jalan porfa neta chido
 salio vos sabes sabés usted dan soportarse dura che contame pasame cuanto funcoina fucniona funicona tira tiran
 deprecado deprecada deprecados quitar quitan quitaran eliminar eliminan dejo dejaron trajo salida novedad
+requisitos requerimientos dependencias requiere requieren afecta afectan quito quitaron usuarios quienes usan fecha
+lanzamiento publico lanzaron lanzo sacaron cambia cambian uso usamos necesito necesitamos instalar
 """.split())  # 29i: the last line, end of support said as removal, and release news
 _ENGLISH_HINTS = frozenset("the is are does do what when which how on of for with and list still".split())
 
@@ -210,6 +212,50 @@ _ES_PHRASES = [
     (r"que (?:trajo|trae|traen|salio)(?= )", "what's new in"),
     (r"(?:la |el )?(\d+\.\d+(?:\.\d+)?) de neuron\b", r"neuron \1"),
     (r"es (?:nuevo|nueva)", "is it new"),
+    # ---- 29m: a release's requirements, its date, and who it is for ("para quien usa NxD Inference")
+    (r"(?:los |sus )?(?:requisitos|requerimientos|dependencias)", "requirements"),
+    (r"(?:requiere|requieren|pide|piden)(?= )", "requires"),
+    (r"(?:para )?(?:quien|quienes|los que|el que|la gente que) (?:usa|usan|utiliza|utilizan)", "for users of"),
+    (r"(?:para )?(?:usuarios|usuarias) de", "for users of"),
+    (r"fecha de (?:lanzamiento|publicacion|salida)", "release date"),
+    (r"cuando (?:se )?(?:lanzo|publicaron|publico|salio)", "when was released"),
+    (r"(?:como )?(?:afecta|afectan|afectara|afectaran)(?: (?:a|al))?", "affects"),
+    (r"(?:que )?(?:cambia|cambian|cambiara|cambiaran)(?= )", "what changes"), (r"cambios", "changes"),
+    (r"^\s*(?:uso|usamos|utilizo|utilizamos)(?= )", "i use"),
+    (r"que (?:necesito|necesitamos|necesita|hace falta) (?:para )?(?:instalar|usar)", "what do i need installed for"),
+    (r"(?:en )?que fecha (?:salio|se publico|se lanzo|lanzaron|sacaron|publicaron)", "when was released"),
+    (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?= )", "removed"),
+]
+# ---- 29l: end of support said with everyday verbs ("¿Python 3.12 cuándo se acaba en Neuron?", "¿hasta cuándo
+# aguanta…?", "¿cuánto le queda a Inf1?", "caduca", "vence", "fin de vida"), and compile mode and a missing op
+# as people say them ("en compilación", "un op que le falta", "si no tiene el op"). A missing op first, before
+# the phrases above read "le falta en" as a list of what a target lacks; the end verbs last (below).
+_ES_PHRASES[:0] = [
+    (r"cuanto (?:tiempo )?(?:de (?:vida|soporte) )?(?:le |les )?(?:queda|quedan)(?: de (?:vida|soporte))?(?: (?:a|al))?",
+     "how long is support left for"),
+    (r"cuanto (?:tiempo )?(?:mas )?(?:dura|duran|durara|duraran|aguanta|aguantan|aguantara|va a durar|van a durar)"
+     r"(?: el soporte(?: de)?)?", "how long is support left for"),
+    (r"hasta (?:cuando|cuado|cuadno|cundo|qndo|que fecha|q fecha) (?:aguanta|aguantan|aguantara|dura|duran|durara|vive|viven|tiene soporte|tienen soporte|hay soporte"
+     r"(?: (?:de|para))?|se soporta|se soportan|llega|llegan|sigue|siguen)", "until when is support for"),
+    (r"(?:un |una |el |la |los |las )?(?:op|ops|operador|operadores|operacion|operaciones|kernel|kernels) "
+     r"(?:que )?(?:le |les )?(?:falta|faltan|faltantes?)(?! (?:a|al|en) (?!modo|eager|compil))", "the ops it lacks"),
+    (r"(?:un |una |el |la )?(?:op|operador|operacion|kernel) (?:inexistente|que no existe|que no tiene)", "an op it lacks"),
+    (r"(?:los |las )(?:ops|operadores|operaciones) que no (?:tiene|tienen|implementa|implementan)", "the ops it lacks"),
+    (r"(?:si|cuando) no (?:tiene|encuentra|hay|halla) (?:el |un |una |ese |esa |su )?(?:op|operador|operacion|kernel)"
+     r"(?: (?:para|de) (?:un|el|ese) (?:op|operador|operacion))?", "with an op without a kernel"),
+]
+_ES_PHRASES += [  # 29l: the everyday end verbs and compile words last, so the phrases above keep their reading
+    (r"(?:fin|final) de (?:vida|su vida)", "end of life"), (r"hasta (?:cuado|cuadno|cundo|qndo|que fecha|q fecha)", "until when"),
+    (r"politicas?", "policy"),
+    (r"(?:deja|dejan|dejara|dejaran) de (?:funcionar|servir|ir|andar|recibir soporte|tener parches)", "reaches end of support"),
+    (r"(?:se )?(?:acabo|termino|caduco|vencio|expiro|murio|finalizo)(?: el soporte(?: de)?)?",
+     "reached end of support"),
+    (r"(?:se )?(?:acaba|acaban|termina|terminan|caduca|caducan|vence|vencen|expira|expiran|muere|mueren|finaliza"
+     r"|finalizan|acabara|terminara|caducara|vencera|expirara)(?: el soporte(?: de)?)?",
+     "reaches end of support"),
+    (r"(?:en |durante (?:la )?|con (?:la )?)?(?:compilacion|compilando|al compilar|si compilo|cuando compilo)",
+     "in compile mode"),
+    (r"ahora", "now"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
@@ -485,7 +531,9 @@ CUES = {
               r"|\b(?:if|when) (?:an? |the )?(?:op|operator|kernel) (?:doesn'?t|does not|isn'?t|is not) (?:exist|there|"
               r"available|implemented|supported)\b"
               # "eager vs compile: which one falls back to CPU?" (r2-29 #4): the modes compared, no op
-              r"|\b(?:eager|compile)\s*(?:vs\.?|versus|or)\s*(?:torch\.)?(?:eager|compile)\b(?=.*\bfalls? ?back\b)",
+              r"|\b(?:eager|compile)\s*(?:vs\.?|versus|or)\s*(?:torch\.)?(?:eager|compile)\b(?=.*\bfalls? ?back\b)"
+              # 29l: "the policy in compile mode", "neuron's eager policy": a mode's policy is the missing-op one
+              r"|\bpolic(?:y|ies)\b(?=[^?]{0,40}\b(?:eager|compile)\b)|\b(?:eager|compile)(?: mode)? polic(?:y|ies)\b",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b",
     "eager": r"\beager\b",
@@ -493,7 +541,7 @@ CUES = {
 # Model architectures people name (the gallery's, kb.chat.answer_gallery, when it is there).
 MODEL_RE = re.compile(
     r"\b(llama ?[234](?:\.\d)?|llama|mixtral|mistral|qwen ?[23]?(?:\.\d)?|qwen|gemma ?[23]?|gemma|phi-?[234]?|"
-    r"deepseek(?:-v[23])?|falcon|gpt-?2|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
+    r"deepseek(?:-v[23])?|falcon|gpt-?\d+(?:\.\d+)?|gpt-?j|gpt-?neox?|bloom|bert|roberta|distilbert|t5|flan-t5|bart|"
     r"vit|deit|swin|resnet-?\d*|wav2vec2?|whisper|mamba|stable diffusion|sdxl|yolo\w*|olmo|granite|"
     r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
 

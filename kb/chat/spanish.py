@@ -292,6 +292,9 @@ PHRASES += [("**Native", "**Nativo"), ("**Runs on the device, decomposed", "**Se
             ("**Runs on the device", "**Se ejecuta en el dispositivo"), ("for every overload shown", "en cada sobrecarga mostrada")]
 PATTERNS += [(re.compile(r"(→ \S+ [a-z]+) at (aten::)"), r"\1 en \2"),  # a family list's "→ ✘ unsupported at aten::x"
              (re.compile(r"\), but (\S+) registra"), r"), pero \1 registra")]  # the implicit-decomposition line
+PHRASES += [("No conflict found in the support matrices of", "Ningún conflicto en las matrices de soporte de"),  # 29l
+            ("Statements it has about other cycles of", "Declaraciones que tiene sobre otros ciclos de"),
+            (", instance:", ", instancia:"), (", instance trn", ", instancia trn"), (", instance inf", ", instancia inf")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 

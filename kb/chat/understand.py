@@ -1,7 +1,9 @@
 """How a question was read, said in the answer: typo'd names read as a target or product
 ("read 'neuorn' as neuron"), an SDK release read as the packages it ships ("neuron 2.33 is
 SDK release 2.33.0: torchneuron 2.13.3.0, 2.14.3.0"), a model answered by the nearest gallery
-model, and a question of two clauses answered in two sections. Nothing here is ever a silent
+model, and a question of two clauses answered in two sections: each clause read on its own, with
+the target, version and mode the other one names carried into it (and shown in its heading), and a
+clause that reads as nothing said so in one line rather than dropped. Nothing here is ever a silent
 swap: each reading the answer rests on is one line of its text and one fact of its --json.
 
 Kept apart from kb.chat.answer so that the routing there stays one question, one reading;
@@ -14,6 +16,7 @@ import re
 import sqlite3
 from typing import Any
 
+from kb.chat import entities, intents
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
 from kb.chat.reply import Answer
@@ -22,21 +25,27 @@ from kb.neutral import markdown as md
 # ---------------------------------------------------------------- two questions in one
 
 # A second clause that asks its own question: "... and what's the policy", "..., y cuánto cuesta",
-# "...? also how long ...". A join followed by anything else ("neuron and tpu", "7 USD/h y 1500
-# tok/s") is one question.
-_EN_ASK = (r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|would|should"
+# "...? also how long ...", "...; y de paso, ¿cuánto ...". A join followed by anything else ("neuron
+# and tpu", "7 USD/h y 1500 tok/s") is one question.
+_EN_ASK = (r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|would|should|did|has|have"
            r"|(?:the )?(?:cost|price|fallback policy|policy|end of support) (?:per|of|for|at|on|in)"
-           r"|list|show|tell me)\b")
-_ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|"
-           r"qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]l|cu[aá]les|cu[aá]ndo|c[oó]mo|es|est[aá]|"
-           r"corre|funciona|hay|hasta|sigue|cae|caen)\b")
+           r"|list|show|give me|tell me|tell|count)\b")
+_ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|dime|mu[eé]strame"
+           r"|ens[eé][nñ]ame|p[aá]same|qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]ntas|cu[aá]l|cu[aá]les|cu[aá]ndo"
+           r"|c[oó]mo|d[oó]nde|es|est[aá]|corre|funciona|hay|hasta|sigue|cae|caen|puedo|se puede)\b")
+# The words that join two questions (29l): English "and", "also", "plus", "as well as", "then"; Spanish
+# "y", "e", "y de paso", "además", "también", "aparte", "otra cosa", each alone or after "y", and a
+# comma or colon after it ("y de paso, ¿cuánto…", "otra cosa: cuánto…").
+_EN_LINK = r"(?:and(?: then| also| as well)?|also|plus|as well as)[,:]? "  # "then" alone: only after , ; ?
+_ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|luego)|y|e)[,:]? (?:adem[aá]s |tambi[eé]n )?")
 # An op named as code opens a clause of its own ("... in eager and torch.roll is one of those?").
 _CODE_OP = r"(?:(?:torch|F|nn|aten|Tensor)(?:\.|::)[\w.:]+|\w+\(\))"
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
-_JOIN = re.compile(rf" ?[,;]? (?:and|also|plus) (?:also )?(?={_EN_ASK})"
-                   rf"| ?[,;]? (?:y|e|adem[aá]s) (?:adem[aá]s )?(?={_ES_ASK})"
-                   rf"|\? (?:and |also |y )?(?=¿|{_EN_ASK}|{_ES_ASK})"
+_JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK})"
+                   rf"| ?[,;]? {_ES_LINK}(?:¿ ?)?(?=¿|{_ES_ASK})"
+                   rf"|; (?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
+                   rf"|\? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
@@ -44,6 +53,20 @@ MIN_WORDS = 3  # a clause shorter than this is no question of its own
 _FOLLOW_UP = re.compile(r"^(?:(?:does|do|is|are|can|will|would|could|did|how (?:does|do|well does))\s+(?:it|they|this|that|"
                         r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:compile|eager)\b"
                         r"|y (?:en|con) (?:modo )?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
+# A Spanish clause opened by a bare verb ("... y cae a la cpu?", "... y es nativo en tpu?") has the first
+# clause's subject: unless it names an op or a version of its own, it continues that question (29l).
+_ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae|caen|sigue|siguen|va|van|da|dan"
+                           r"|tira|tiran|lanza|lanzan|hace|hacen)\b", re.I)
+
+
+def _continues(second: str) -> bool:
+    """Whether a second clause is the first one's question continued (see _FOLLOW_UP, _ES_BARE_VERB)."""
+    second = second.lstrip("¿ ")
+    if _FOLLOW_UP.match(second):
+        return True
+    return _ES_BARE_VERB.match(second) is not None and not names_code_op(second) and not re.search(r"\d", second)
+
+
 SECTION = {"en": "**({n})** _{part}_", "es": "**({n})** _{part}_"}
 TWO = {"en": "_Two questions in one; each is answered in turn._",
        "es": "_Dos preguntas en una; cada una se responde por separado._"}
@@ -55,7 +78,7 @@ def split_two(text: str) -> tuple[str, str] | None:
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
-        if _FOLLOW_UP.match(second.lstrip("¿ ")):
+        if _continues(second):
             return None
         if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
             return (first if first.endswith("?") else first + "?"), second
@@ -67,11 +90,108 @@ def names_code_op(text: str) -> bool:
     return re.search(_CODE_OP, text) is not None
 
 
+# Kinds of question whose reading of the whole question takes every op and target it names: two clauses
+# of one of these kinds are one question ("is torch.add native on tpu and is torch.mul?").
+ONE_READING = ("op", "compare", "caveat", "family", "collective")
+
+
 def answers_both(first: Answer, second: Answer) -> bool:
-    """Both clauses read as questions the KB answers, and as different kinds of question (two op
-    questions are one question about two ops, which the whole question's reading answers)."""
-    weak = ("unknown", "help")
-    return first.intent not in weak and second.intent not in weak and first.intent != second.intent
+    """Both clauses read as questions the KB answers, and as different kinds of question, or as two
+    of a kind the whole question's reading would answer only one of (two lists, two end-of-support
+    questions: "which ops are missing on tpu as well as how many does it run natively?", 29l)."""
+    if first.intent in WEAK or second.intent in WEAK:
+        return False
+    return first.intent != second.intent or first.intent not in ONE_READING
+
+
+WEAK = ("unknown", "help")
+UNREAD = {"en": "_I could not read this part on its own: ask it alone, naming an op (`aten::nonzero`), a target "
+                "(`neuron`, `tpu`), a version, or a price and a rate._",
+          "es": "_No pude leer esta parte por sí sola: pregúntala aparte, con un op (`aten::nonzero`), un destino "
+                "(`neuron`, `tpu`), una versión, o un precio y un ritmo en tokens/s._"}
+
+
+def one_unread(first: Answer, second: Answer) -> bool:
+    """One clause reads as a question the KB answers and the other as nothing: both are still
+    answered, the unread one in one line that says so (29l: never only one part, silently)."""
+    return (first.intent in WEAK) != (second.intent in WEAK)
+
+
+def only_context(part: str, lang: str) -> bool:
+    """A clause that names nothing but where or how ("y es nativo en tpu?", "and on tpu 0.2.0?"): the
+    first clause's subject asked again there, which the whole question's reading answers."""
+    said = _context(part, lang)
+    return not (said["op"] or said["words"] or said["priced"])
+
+
+def unread_part(part: str, lang: str) -> Answer:
+    """The one line a clause that reads as nothing gets, in its language."""
+    return Answer(part, "unknown", UNREAD.get(lang, UNREAD["en"]), [{"part_unread": part}], language=lang)
+
+
+# ---------------------------------------------------------------- context carried between the clauses
+
+_NAMED_TARGETS = ("neuron", "tpu", "neuron-xla", "inf1")  # the targets a clause's context can carry
+MODE_WORDS = {"en": {"compile": "in compile mode", "eager": "in eager mode"},
+              "es": {"compile": "en modo compilación", "eager": "en modo eager"}}
+
+
+# "them", "those ops", "ellas": the ops a list clause before named, when the clause names no op itself
+_THEM = {"en": re.compile(r"\b(?:them|those(?: ops| operators)?|these(?: ops| operators)?)\b", re.I),
+         "es": re.compile(r"\b(?:ellas|ellos|esos(?: ops| operadores)?|esas(?: ops| operaciones)?|estos ops|estas ops)\b",
+                          re.I)}
+LACKED = {"en": "the ops it has no kernel for", "es": "los ops sin kernel"}
+
+
+def _context(part: str, lang: str) -> dict[str, Any]:
+    """What one clause names on its own: targets with their versions, modes, whether it is priced,
+    whether it names an op, whether it lists ops a target cannot run on the device."""
+    from kb.chat.scoring import list_status
+
+    ents = entities.extract(part, lang)
+    q = intents.read(ents.english)
+    targets = [(m.target, m.version) for m in q.targets if m.target in _NAMED_TARGETS]
+    op = bool(q.op_words or q.function_words)
+    return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
+            "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
+            "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
+
+
+def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], list[dict[str, Any]]]:
+    """Each clause read with what the other one named and it does not: the target (and its version)
+    either way ("what did tpu gain…, and how many ops does it support now?" asks about tpu), the mode
+    forward only ("in compile mode, is X native and what happens to missing ops?"), since a mode said
+    in a later clause qualifies that clause ("does X work on tpu and what's the policy in compile").
+    A priced clause names its own machine and takes no target. The words carried are appended to the
+    clause as it is shown and read, and returned as facts, so the reading is never silent."""
+    said = [_context(p, lang) for p in parts]
+    words = MODE_WORDS.get(lang, MODE_WORDS["en"])
+    out, facts = list(parts), []
+    for i, mine in enumerate(said):
+        targets, modes, priced = mine["targets"], mine["modes"], mine["priced"]
+        other_targets, other_modes = said[1 - i]["targets"], said[1 - i]["modes"]
+        extra: list[str] = []
+        carried: dict[str, Any] = {}
+        them = _THEM.get(lang, _THEM["en"])
+        if i == 1 and said[0]["lacking"] and not mine["op"] and them.search(parts[1]):
+            # "which ops fall back on neuron, plus what does it do with them under torch.compile?": the ops
+            # the first clause lists are ops without a kernel, so the second asks the policy for them
+            out[1] = them.sub(LACKED.get(lang, LACKED["en"]), out[1], count=1)
+            carried["them"] = LACKED.get(lang, LACKED["en"])
+        if not targets and not priced and 1 <= len(other_targets) <= 2:
+            names = [t + (f" {v}" if v else "") for t, v in other_targets]
+            joined = (" y " if lang == "es" else " and ").join(names)
+            extra.append(("en " if lang == "es" else "on ") + joined)
+            carried["targets"] = names
+        if i == 1 and not modes and len(other_modes) == 1 and not priced:
+            mode = next(iter(other_modes))
+            extra.append(words[mode])
+            carried["mode"] = mode
+        if extra:
+            out[i] = out[i].rstrip(" ?¿.") + " " + " ".join(extra) + "?"
+        if carried:
+            facts.append({"part": i + 1, "carried": carried})
+    return (out[0], out[1]), facts
 
 
 def _body_and_sources(text: str) -> tuple[str, list[str]]:
@@ -82,27 +202,45 @@ def _body_and_sources(text: str) -> tuple[str, list[str]]:
     return text, []
 
 
-def combine(question: str, parts: tuple[str, str], first: Answer, second: Answer, lang: str) -> Answer:
-    """One answer of two sections, each headed by its clause; the second's sources renumbered after
-    the first's, so every [n] points into the one list at the end."""
+def combine(question: str, parts: tuple[str, str], first: Answer, second: Answer, lang: str,
+            carried: list[dict[str, Any]] | None = None) -> Answer:
+    """One answer of two sections, each headed by its clause as read (with the context carried into
+    it, `carried`); the second's sources renumbered after the first's, so every [n] points into the
+    one list at the end. A first clause that read as nothing leaves the answer the second's intent."""
     body1, src1 = _body_and_sources(first.text)
     body2, src2 = _body_and_sources(second.text)
-    shift = len(src1)
+    # a source both sections cite keeps the first's number; the second's others follow the first's list
+    seen = {line.partition("] ")[2]: int(line[1:line.index("]")]) for line in src1 if line.startswith("[") and "] " in line}
+    numbers: dict[int, int] = {}
+    extra: list[str] = []
+    for line in src2:
+        if not (line.startswith("[") and "] " in line and line[1:line.index("]")].isdigit()):
+            extra.append(line)
+            continue
+        n, rest = int(line[1:line.index("]")]), line.partition("] ")[2]
+        if rest not in seen:
+            seen[rest] = len(src1) + len([e for e in extra if e.startswith("[")]) + 1
+            extra.append(f"[{seen[rest]}] {rest}")
+        numbers[n] = seen[rest]
 
     def renumber(m: re.Match) -> str:
-        return f"[{int(m.group(1)) + shift}]"
+        n = int(m.group(1))
+        return f"[{numbers.get(n, n + len(src1))}]"
 
     body2 = re.sub(r"(?<!\\)\[(\d+)\]", renumber, body2)
-    src2 = [re.sub(r"^\[(\d+)\]", renumber, line) for line in src2]
+    src2 = extra
     say = SECTION.get(lang, SECTION["en"])
     lines = [TWO.get(lang, TWO["en"]), "", say.format(n=1, part=md(parts[0])), "", body1, "",
              say.format(n=2, part=md(parts[1])), "", body2]
     sources = src1 + src2
     if sources:
         lines += ["", "**Fuentes**" if lang == "es" else "**Sources**", *sources]
-    facts = first.facts + [{"part": 2, "question": parts[1], "intent": second.intent}] + second.facts
-    return Answer(question, first.intent, "\n".join(lines), facts, first.sources + second.sources, lang,
-                  other_reading=second.intent)
+    facts = first.facts + [{"part": 2, "question": parts[1], "intent": second.intent}] + second.facts + (carried or [])
+    merged = list(first.sources) + [src for src in second.sources if src not in first.sources]
+    if first.intent in WEAK and second.intent not in WEAK:
+        return Answer(question, second.intent, "\n".join(lines), facts, merged, lang, other_reading=None)
+    return Answer(question, first.intent, "\n".join(lines), facts, merged, lang,
+                  other_reading=None if second.intent in WEAK else second.intent)
 
 
 # ---------------------------------------------------------------- how names and versions were read

@@ -167,6 +167,20 @@ def shipped_kb(tmp_path_factory) -> str:
     return str(path)
 
 
+@pytest.fixture(scope="session")
+def shipped_cache(shipped_kb, tmp_path_factory) -> str:
+    """A cache folder holding the shipped KB's gallery tables, computed once per session (the
+    bot's warm-up): the front-end tests' subprocesses (MCP) read them from it and in-process ones
+    from kb.gallery.tablecache's memo, instead of each computing the same tables (seconds each)."""
+    from kb.chat.answer_gallery import warm
+
+    folder = tmp_path_factory.mktemp("shipped-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KB_CACHE_DIR", str(folder))
+        warm(shipped_kb)
+    return str(folder)
+
+
 @pytest.fixture(scope="module")
 def conn(shipped_kb):
     """A connection to the shipped KB (not the chat-test KB above), for the tests that ask

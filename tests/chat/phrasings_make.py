@@ -579,7 +579,7 @@ add("model", "en", "model", ["Qwen2.5 7B runs fully on the device"], GALLERY, ["
 add("model", "en", "model", ["**No fallbacks**", "Whisper large-v3"], GALLERY, ["does whisper large v3 fall back on tpu?"])
 add("model", "en", "model", ["**Partly**", "aten::group\\_norm"], GALLERY, ["will stable diffusion 1.5 run on neuron?"])
 add("model", "en", "model", ["**Yes** — ResNet-50 runs fully on the device on tpu 0.2.0"], GALLERY, ["resnet-50 on tpu 0.2.0?"])
-add("model", "en", "model", ["**Not known** — Mixtral 8x7B"], GALLERY, ["can I run mixtral on trainium?"])
+add("model", "en", "model", ["**Mostly** — Mixtral 8x7B"], GALLERY, ["can I run mixtral on trainium?"])
 add("model", "en", "model", ["**I don't know the model", "kb check model.pt2"], "",
     ["does foobarnet 9b run on trn2?", "will my zorkformer 3b work on tpu?"])
 
@@ -804,7 +804,7 @@ add("feature_eol", "es", "eol", ["**Ya terminó**", "2.34", "2.33.0"], XLA_INF_T
 add("feature_eol", "es", "eol", ["**Terminó con Neuron 2.29**", "PyTorch 2.7"], "components/pytorch.html",
     ["fin de soporte de pytorch 2.7 en neuron"])
 add("feature_eol", "es", "eol", ["2026-05-21", "JAX 0.7"], JAX07, ["jax 0.7 hasta cuando tiene soporte?"])
-add("model", "es", "model", ["**Sin datos**", "Mixtral 8x7B", "transformers::grouped\\_mm\\_fallback"], "",
+add("model", "es", "model", ["**En su mayoría**", "Mixtral 8x7B", "transformers::grouped\\_mm\\_fallback"], "",
     ["mixtral anda en trainium?", "che, mixtral corre en trn2?"])
 add("model", "es", "model", ["**Sí**", "Llama 3.1 8B", "los 35 ops"], "", ["llama 3.1 8b funciona en tpu?"])
 add("model", "es", "model", ["**Sí**", "Qwen3 8B"], "", ["se puede correr qwen3 8b en tpu?"])
@@ -926,6 +926,257 @@ add("model", "es", "model", ["Llama 3.2 1B", "el grafo de entrenamiento"], "",
     ["se puede entrenar llama 3.2 1b en trainium?"])
 add("model", "es", "model", ["**En parte**", "ResNet-50", "el grafo de entrenamiento"], "",
     ["puedo hacer finetuning de resnet-50 en trn2?"])
+
+# ---- 29m: release questions by product or topic (a Neuron SDK release filtered to PyTorch/XLA, NxD Inference,
+# TorchNeuron...), a release's requirements and date, gallery headlines that say what is known first (Mostly, the
+# share of op calls on the device) and only the models asked; facts checked against kb ask on the shipped KB.
+SDK234 = "release-notes/2.34.0"
+GALLERY_LIST = "data/gallery/models.jsonl"
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for PyTorch/XLA**", "2026-11-30", "inference on Trn2 and Trn3"], XLA_INF_TRN,
+    ["what changed for pytorch/xla users in neuron 2.34?",
+     "neuron 2.34: anything changing for torch-xla folks?",
+     "does neuron 2.34 affect my pytorch xla setup?",
+     "what's new for torch_xla in neuron 2.34",
+     "waht changed for pytorch/xla in neuron 2.34"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for NxD Inference**", "2026-11-30", "Trn2 and Trn3"], NXDI,
+    ["what changed in neuron 2.34 for nxd inference users?",
+     "nxdi users: what does neuron 2.34 change?",
+     "neuron 2.34 impact on neuronx-distributed-inference?",
+     "whats new for NxD Inference in 2.34"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchNeuron**", "torchneuron 2.14.3.1", "2.14.3.0 → 2.14.3.1"], SDK234,
+    ["what's new for torchneuron in neuron 2.34?",
+     "neuron 2.34 changes for the native pytorch backend?",
+     "what did 2.34 bring for torch neuron?",
+     "torch-neuronx updates in neuron 2.34?"])
+add("support", "en", "release", ["**Neuron SDK 2.30.0 for JAX**", "JAX 0.7"], "",
+    ["what changed for jax users in neuron 2.30?",
+     "did neuron 2.30 drop anything for jax?"])
+add("support", "en", "release", ["**Neuron SDK 2.30.0 for PyTorch/XLA**", "training"], "",
+    ["neuron 2.30 pytorch/xla changes?",
+     "what did neuron 2.30 remove for pytorch/xla?"])
+add("support", "en", "release", ["**Neuron SDK 2.29.0 for NxD Training**", "NxDT"], "",
+    ["what did neuron 2.29 remove for nxd training?",
+     "nxdt users, what changed in neuron 2.29?"])
+add("support", "en", "release", ["**What torch_tpu 0.2.0 requires**", "Requires-Python >=3.11", "torch >=2.11.0,<=2.15.0"], TPU_COMPILE,
+    ["what does torch_tpu 0.2.0 need (python, torch)?",
+     "torchtpu 0.2.0 requirements?",
+     "which python and torch does tpu 0.2.0 require?",
+     "dependencies of torch-tpu 0.2.0?",
+     "torch_tpu 0.2.0 requirments"])
+add("support", "en", "release", ["**What torch_tpu 0.2.0 requires**", "JAX: not named in its record"], TPU_COMPILE,
+    ["does torch_tpu 0.2.0 require jax?",
+     "what does torch_tpu 0.2.0 require: python, torch, jax?"])
+add("support", "en", "release", ["**torch_tpu 0.2.0 was released in 2026-10**"], TPU_COMPILE,
+    ["when did torch_tpu 0.2.0 come out?",
+     "torchtpu 0.2.0 release date?",
+     "when was tpu 0.2.0 published?"])
+add("support", "en", "release", ["was released on 2026-10-19"], "",
+    ["when was torchneuron 2.13.3.0 released?",
+     "release date of torchneuron 2.14.3.0?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para PyTorch/XLA**", "2026-11-30"], XLA_INF_TRN,
+    ["¿qué cambió en neuron 2.34 para quienes usan pytorch/xla?",
+     "¿cómo afecta neuron 2.34 a pytorch/xla?",
+     "que cambio en la 2.34 para los usuarios de torch-xla"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para NxD Inference**", "2026-11-30"], NXDI,
+    ["novedades de neuron 2.34 para nxd inference",
+     "q cambio en 2.34 para los usuarios de nxdi?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para TorchNeuron**", "torchneuron 2.14.3.1"], SDK234,
+    ["que trae la 2.34 para torchneuron?",
+     "¿qué hay de nuevo para torchneuron en neuron 2.34?"])
+add("support", "es", "release", ["**Neuron SDK 2.30.0 para JAX**", "JAX 0.7"], "",
+    ["¿qué se quitó en neuron 2.30 para jax?"])
+add("support", "es", "release", ["**Lo que requiere torch_tpu 0.2.0**", "Requires-Python >=3.11"], TPU_COMPILE,
+    ["requisitos de torchtpu 0.2.0",
+     "¿qué python y torch requiere torch_tpu 0.2.0?",
+     "dependencias de torch-tpu 0.2.0?"])
+add("support", "es", "release", ["**torch_tpu 0.2.0 se publicó en 2026-10**"], TPU_COMPILE,
+    ["¿cuándo salió torch_tpu 0.2.0?",
+     "fecha de lanzamiento de torchtpu 0.2.0",
+     "cuando se publico tpu 0.2.0?"])
+add("model", "en", "model", ["**Mostly**", "Mixtral 8x7B", "97.1% of op calls on the device", "(a custom op)", "verdicts presumed"], GALLERY,
+    ["mixtral 8x7b on trainium 2, does it work?",
+     "can mixtrl run on trn2?",
+     "is mixtral ok on neuron?"])
+add("model", "es", "model", ["**En su mayoría**", "Mixtral 8x7B", "97.1% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿corre mixtral en trn2?",
+     "mixtral funciona en trainium?"])
+add("model", "en", "model", ["**Mostly**", "Qwen3-30B-A3B (MoE)", "97.5% of op calls on the device"], GALLERY,
+    ["will qwen3 30b a3b run on trn2?"])
+add("model", "en", "model", ["**Partly**", "ResNet-50", "68.6% of op calls on the device"], GALLERY,
+    ["resnet50 on trn2, will it run?"])
+add("model", "es", "model", ["**En parte**", "EfficientNet-B0", "74.0% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿efficientnet b0 corre en trainium?"])
+add("model", "en", "model", ["**Presumably yes**", "Llama 3.1 8B"], GALLERY,
+    ["will llama 3 8b run on trn2?"])
+add("model", "en", "model", ["**Yes**", "BERT base uncased", "tpu 0.2.0"], GALLERY,
+    ["does bert base work on tpu?"])
+add("model", "es", "model", ["**Sí**", "Whisper small", "tpu 0.2.0"], GALLERY,
+    ["¿funciona whisper en tpu?"])
+add("model", "en", "model", ["sdxl is not in the gallery", "Stable Diffusion 1.5 UNet"], GALLERY_LIST,
+    ["sdxl on tpu?"])
+add("model", "es", "model", ["sdxl no está en la galería", "Stable Diffusion 1.5 UNet"], GALLERY_LIST,
+    ["¿corre sdxl en trainium?"])
+add("model", "en", "model", ["**Mostly**", "**Yes** — Mixtral 8x7B runs fully on the device on tpu"], GALLERY,
+    ["will mixtral run on trn2 and on tpu?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for PyTorch/XLA**"], XLA_INF_TRN,
+    ["i'm on pytorch xla, what does neuron 2.34 mean for me?",
+     "is there anything breaking for torch-xla in the 2.34 release of neuron?",
+     "pytorch/xla + neuron 2.34: what changed?",
+     "what chagned in neuron 2.34 for xla"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for NxD Inference**"], NXDI,
+    ["we use nxd-inference: what's changed in neuron 2.34?",
+     "neuron sdk 2.34 release notes for nxdi?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchNeuron**", "torchneuron 2.14.3.1"], SDK234,
+    ["neuron 2.34 highlights for torchneuron",
+     "what's in neuron 2.34 for torch-neuronx users?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchAO Neuron**", "0.18.0+neuron.1"], SDK234,
+    ["what's new for torchao in neuron 2.34?"])
+add("support", "en", "release", ["**What torch_tpu 0.2.0 requires**", "Requires-Python >=3.11"], TPU_COMPILE,
+    ["what python version does torch_tpu 0.2.0 require?",
+     "prerequisites for torchtpu 0.2.0?",
+     "what do i need installed for torch_tpu 0.2.0?"])
+add("support", "en", "release", ["**torch_tpu 0.2.0 was released in 2026-10**"], TPU_COMPILE,
+    ["what date did torch_tpu 0.2.0 ship?",
+     "when did torchtpu 0.2.0 land?",
+     "torch_tpu 0.2.0 - when was it released?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para PyTorch/XLA**"], XLA_INF_TRN,
+    ["uso pytorch/xla, ¿qué cambia con neuron 2.34?",
+     "¿qué trae neuron 2.34 para pytorch xla?",
+     "cambios de neuron 2.34 para torch-xla"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para NxD Inference**"], NXDI,
+    ["¿que cambia en neuron 2.34 para nxdi?",
+     "nxd inference en neuron 2.34, ¿qué cambió?"])
+add("support", "es", "release", ["**Lo que requiere torch_tpu 0.2.0**"], TPU_COMPILE,
+    ["¿qué necesito para instalar torch_tpu 0.2.0?",
+     "¿qué versión de python requiere torchtpu 0.2.0?"])
+add("support", "es", "release", ["**torch_tpu 0.2.0 se publicó en 2026-10**"], TPU_COMPILE,
+    ["¿en qué fecha salió torch_tpu 0.2.0?",
+     "cuándo lanzaron torchtpu 0.2.0"])
+add("model", "en", "model", ["**Mostly**", "Mixtral 8x7B", "97.1% of op calls on the device"], GALLERY,
+    ["could I serve mixtral on trainium2?",
+     "mixtral-8x7b trn2 compatibility?"])
+add("model", "en", "model", ["**Mostly**", "Qwen1.5-MoE-A2.7B"], GALLERY,
+    ["does qwen moe run on trn2?"])
+add("model", "es", "model", ["**En parte**", "Swin-T"], GALLERY,
+    ["¿swin-t funciona en trainium?"])
+add("model", "en", "model", ["**Yes**", "Llama 3.1 70B"], GALLERY,
+    ["llama 3.1 70b on a tpu, ok?"])
+add("model", "es", "model", ["**Presumiblemente sí**", "Whisper large-v3"], GALLERY,
+    ["¿whisper large v3 corre en trn2?"])
+
+add("model", "en", "model", ["DETR ResNet-50", "99.9% of op calls on the device"], GALLERY,
+    ["will DETR ResNet-50 run on trn2?", "detr resnet50 on trainium, any cpu ops?"])
+add("model", "en", "model", ["Pythia-1.4B (GPT-NeoX)"], GALLERY, ["is gpt-neox ok on tpu?"])
+add("model", "es", "model", ["FLAN-T5 base", "99.8% de las llamadas a ops en el dispositivo"], GALLERY,
+    ["¿flan-t5 base corre en trn2?"])
+add("model", "en", "model", ["gpt-5 is not in the gallery", "GPT-2 (124M)"], GALLERY_LIST, ["will gpt-5 run on trn2?"])
+
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for inference**", "NxD Inference and NxD Core inference APIs",
+                                 "PyTorch/XLA on Neuron: inference"], NXDI,
+    ["what's new for inference in neuron 2.34?", "neuron 2.34 changes for serving?"])
+add("support", "es", "release", ["**Neuron SDK 2.34.0 para inferencia**"], XLA_INF_TRN,
+    ["novedades de neuron 2.34 para inferencia", "¿qué cambió para inferencia en la 2.34?"])
+add("support", "en", "release", ["**Neuron SDK 2.34.0 for TorchAO Neuron**", "0.18.0+neuron.1"], "torchao-neuron.html",
+    ["what changed for quantization in neuron 2.34?", "mxfp8 news in neuron 2.34?"])
+add("support", "en", "release", ["**What Neuron SDK 2.34.0 requires**", "torchneuron 2.14.3.1 — Python 3.12, 3.13, 3.14"],
+    "torchao-neuron.html", ["what are the requirements of neuron 2.34?", "neuron sdk 2.34 requirements"])
+add("support", "es", "release", ["**Lo que requiere Neuron SDK 2.34.0**", "PyTorch 2.14.0"], "torchao-neuron.html",
+    ["¿qué requisitos tiene neuron 2.34?"])
+add("support", "en", "release", ["**What torchneuron 2.14.3.1 requires**: Python 3.12, 3.13, 3.14; PyTorch 2.14.0"],
+    "torchao-neuron.html", ["what does torchneuron 2.14.3.1 require?"])
+
+
+# ---- 29l: two questions in one joined every way people join them (also, plus, as well as, then, ";", a second
+# "?", y de paso, además, también, aparte, otra cosa), each part read with the other's target and version; the
+# Spanish compile/eager policy asked in everyday words; end of support asked with se acaba / aguanta / le queda /
+# caduca / vence / fin de vida / EOL (a date or "no end date", never a bare yes). Facts checked against kb ops /
+# diff / eol / cost and the policy rows on the shipped KB (2026-12-01).
+DLAMI = "components/dlamis.html"
+PYDEV = "devguide.python.org"
+PY_TORCH_NEURON = "announce-no-support-torch-neuron-versions"
+add("list", "en", "ops_by_status", ["Two questions in one", "1,127 ops that run as **fallback**", "compile error"],
+    NEURON_POLICY, ["which ops does neuron 2.14.3.1 fall back on, plus what does it do with them under torch.compile?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "595 ops that run as **unsupported**", "by default, an error"],
+    TPU_POLICY, ["show me the unsupported ops on tpu 0.2.0; also what's the fallback policy in eager?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "**674** ops run as native", "by default, an error"],
+    TPU_POLICY, ["how many ops does tpu 0.2.0 run natively; and what happens with missing ops in eager mode?"])
+add("op", "en", "op", ["Two questions in one", "aten::cumsum", "0.87 USD per million tokens"], COST,
+    ["is aten::cumsum native on tpu? then how much is a million tokens at 2.5 USD/h and 800 tokens/s"])
+add("op", "en", "op", ["Two questions in one", "**Presumably yes**", "0.56 USD per million tokens"], COST,
+    ["tell me if aten::nonzero runs on trn2 as well as the cost per million tokens at 3 USD/h and 1500 tok/s"])
+add("op", "en", "op", ["Two questions in one", "aten::sort", "**Ended with Neuron 2.30** (2026-05-21)"], PY310,
+    ["is aten::sort suported on tpu and whats the end of support for python 3.10 on neuron?"])
+add("support", "en", "diff", ["Two questions in one", "**166** kernels gained", "**595** ops run as unsupported on tpu 0.2.0"],
+    TPU_PROBE, ["what changed on tpu from 0.1.1 to 0.2.0 and how many ops are unsupported now?"])
+add("support", "en", "diff", ["Two questions in one", "neuron 2.14.3.0 → 2.14.3.1", "404 ops **native**"], SNAPSHOT,
+    ["what did neuron lose between 2.14.3.0 and 2.14.3.1? also how many ops does it support?"])
+add("op", "es", "op", ["_Dos preguntas en una", "aten::cumsum", "0,56 USD por millón de tokens"], COST,
+    ["¿corre aten::cumsum en tpu? y de paso, ¿cuánto sale el millón de tokens a 2 USD/h y 1000 tokens/s?"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Presumiblemente sí**", "0,69 USD por millón de tokens"], COST,
+    ["aten::nonzero es nativo en neuron? otra cosa: cuanto cuesta un millon de tokens a 5 USD la hora y 2000 tokens/s"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Presumiblemente sí, pero en la CPU**", "2026-05-21"], PY310,
+    ["¿funsiona aten::sort en trainium? aparte, ¿hasta cuándo hay soporte para python 3.10 en neuron?"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Sí**", "**Terminó con Neuron 2.30** (2026-05-21)"], PY310,
+    ["¿aten::nonzero corre en tpu? además, ¿cuándo se acaba python 3.10 en neuron?"])
+add("list", "es", "ops_by_status", ["_Dos preguntas en una", "595 ops que se ejecutan como **unsupported**",
+                                    "torch.compile backend=inductor"], TPU_COMPILE,
+    ["dame las ops que no corren en tpu 0.2.0 y además qué pasa con ellas en modo compilación"])
+add("list", "es", "ops_by_status", ["_Dos preguntas en una", "1.127 ops que se ejecutan como **fallback**",
+                                    "error de compilación"], NEURON_POLICY,
+    ["¿cuáles ops hacen fallback en neuron 2.14.3.1? y también ¿qué hace con ellas torch.compile?"])
+add("support", "es", "diff", ["_Dos preguntas en una", "**166** kernels ganados", "674 ops **native**"], TPU_PROBE,
+    ["¿qué ganó tpu entre 0.1.1 y 0.2.0? también, ¿cuántos ops soporta ahora?"])
+add("policy", "en", "policy", ["torch.compile: compile error"], NEURON_POLICY,
+    ["under torch.compile what does trainium do with an op it has no kernel for?",
+     "in compile mode, do missing ops fall back to cpu on neuron?"])
+add("policy", "es", "policy", ["torch.compile: “compile error” (error de compilación)"], NEURON_POLICY,
+    ["¿qué hace neuron en modo compilación con un op que le falta?",
+     "si compilo con torch.compile en trainium y falta un operador, ¿qué pasa?",
+     "con torch.compile en neuron, ¿los operadores sin kernel se van a la cpu o dan error?",
+     "torch.compile en trn2: ¿qué pasa con un op que le falta?", "al compilar en neuron, ¿un op que no existe da error?"])
+add("policy", "es", "policy", ["desconocido", "torch.compile backend=inductor"], TPU_COMPILE,
+    ["¿que pasa en compilacion si a tpu le falta un kernel?",
+     "en modo compilado, ¿torchtpu cae a la cpu cuando le falta un operador?"])
+add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
+    ["en modo eager, ¿qué hace neuron cuando le falta un op?", "¿neuron cae a la cpu en eager si no tiene el op?"])
+add("policy", "es", "policy", ["TorchTPU 0.2.0", "por defecto, un error"], TPU_POLICY,
+    ["en eager, ¿qué hace torchtpu 0.2.0 si no encuentra el kernel de un operador?"])
+add("platform_eol", "es", "eol", ["no 3.11", "2027-10"], "2.34.0.html", ["¿python 3.11 hasta cuándo aguanta en neuron?"])
+add("platform_eol", "en", "eol", ["not 3.11", "2027-10-01"], "2.34.0.html", ["when does python 3.11 expire on neuron?"])
+add("platform_eol", "es", "eol", ["Neuron DLAMIs and DLCs ubuntu-22.04", "2026-05-21"], DLAMI,
+    ["¿cuándo caduca ubuntu 22.04 en la dlami de neuron?", "¿se acaba pronto el soporte de ubuntu 22.04 en la dlami?"])
+add("platform_eol", "en", "eol", ["Neuron DLAMIs and DLCs ubuntu-22.04", "2026-05-21"], DLAMI,
+    ["when is ubuntu 22.04 EOL on the neuron dlami?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"], PYDEV,
+    ["¿cuánto le queda de vida a python 3.12 en neuron?", "hasta cuado aguanta python 3.12 en neuron?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2029-10-01"], PYDEV,
+    ["¿cuanto dura el soporte de python 3.13 en neuron?"])
+add("platform_eol", "es", "eol", ["**Terminó con Neuron 2.30** (2026-05-21)"], PY310,
+    ["¿EOL de python 3.10 en neuron?", "¿python 3.10 cuándo se termina en neuron?"])
+add("feature_eol", "es", "eol", ["terminó con Neuron 2.30 (2026-05-21)"], XLA_TRAIN,
+    ["¿cuándo vence el soporte de pytorch/xla para entrenamiento?"])
+add("feature_eol", "es", "eol", ["**Sin fecha de fin declarada**", "modo de mantenimiento"], NXDI,
+    ["¿cuánto le queda a nxd inference en inf2?"])
+add("feature_eol", "en", "eol", ["**No end date stated**", "maintenance mode"], NXDI,
+    ["how much time does nxd inference have left on inf2?"])
+add("feature_eol", "es", "eol", ["Transformers NeuronX", "2025-09-18", "Neuron 2.26"], TNX, ["¿fin de vida de transformers-neuronx?"])
+add("feature_eol", "es", "eol", ["**Ya terminó**", "2026-02-26", "Neuron 2.28"], VLLM_V0, ["¿vllm v0 ya caducó en neuron?"])
+add("feature_eol", "es", "eol", ["2024-12-03"], PY_TORCH_NEURON, ["¿hasta cuándo aguanta inf1?"])
+add("feature_eol", "es", "eol", ["neuron-ls", "2026-11-30"], NEURON_LS, ["¿cuándo deja de funcionar la salida json de neuron-ls?"])
+# a second probe round (written after the first fixes; these six failed until the second ones)
+add("op", "en", "op", ["Two questions in one", "**Presumably yes**", "0.69 USD per million tokens"], COST,
+    ["does aten::cumsum work on trainum? and also, what's the price per million tokens at 1.5 USD/h and 600 tok/s"])
+add("list", "en", "ops_by_status", ["Two questions in one", "595 ops that run as **unsupported**",
+                                    "**674** ops run as native"], TPU_PROBE,
+    ["which ops are missing on tpu 0.2.0 as well as how many does it run natively?"])
+add("list", "en", "ops_by_status", ["Two questions in one", "1,127 ops that run as **fallback**", "torch.compile: compile error"],
+    NEURON_POLICY, ["list the fallback ops on neuron 2.14.3.1, then tell me the policy in compile mode"])
+add("op", "es", "op", ["_Dos preguntas en una", "**Sí**", "terminó con Neuron 2.34 (2026-11-30)"], XLA_INF_TRN,
+    ["¿se puede usar aten::sort en tpu? y aparte: ¿cuándo termina pytorch/xla en trn2?"])
+add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"], PYDEV,
+    ["¿hasta qué fecha aguanta python 3.12 en neuron?"])
+add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
+    ["neuron en modo eager: ¿los ops que no tiene se ejecutan en cpu?"])
 
 
 # ---- 29k: an op named beside "or does it fall back" is that op's verdict (the headline names it); a word

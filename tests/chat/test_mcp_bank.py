@@ -34,23 +34,31 @@ TOOL_CALLS = [
 ]
 
 
-async def _session(env: dict[str, str]) -> dict:
+def _sample() -> list[tuple]:
+    """The default suite asks every third question of the bank (each kind among them) over MCP;
+    the heavy run asks the whole bank (test_whole_bank_through_mcp_ask)."""
+    return questions()[::3]
+
+
+async def _session(env: dict[str, str], bank: list[tuple]) -> dict:
     params = StdioServerParameters(command=sys.executable, args=["-m", "cli.entry", "mcp"], env=env, cwd=str(REPO))
     out: dict = {"asked": [], "tools": []}
     async with Client(params, read_timeout_seconds=120) as client:
         out["listed"] = {t.name: t for t in (await client.list_tools()).tools}
-        for question, *_ in questions():
+        for question, *_ in bank:
             out["asked"].append(await client.call_tool("ask", {"question": question}))
         for name, args in TOOL_CALLS:
             out["tools"].append(await client.call_tool(name, args))
     return out
 
 
+def _env(shipped_kb: str, shipped_cache: str) -> dict[str, str]:
+    return {"KB_DB": shipped_kb, "PYTHONPATH": str(REPO), "KB_CACHE_DIR": shipped_cache}
+
+
 @pytest.fixture(scope="module")
-def mcp_results(shipped_kb, tmp_path_factory):
-    cache = tmp_path_factory.mktemp("mcp-bank-cache")
-    env = {"KB_DB": shipped_kb, "PYTHONPATH": str(REPO), "KB_CACHE_DIR": str(cache)}
-    return anyio.run(_session, env)
+def mcp_results(shipped_kb, shipped_cache):
+    return anyio.run(_session, _env(shipped_kb, shipped_cache), _sample())
 
 
 def test_new_tools_are_listed_and_documented(mcp_results):
@@ -63,10 +71,9 @@ def test_new_tools_are_listed_and_documented(mcp_results):
             assert prop.get("description"), (name, prop)
 
 
-def test_bank_through_mcp_ask(mcp_results):
-    bank = questions()
+def _assert_bank_passes(bank: list[tuple], asked: list) -> None:
     failures = []
-    for (question, facts, source, intent), result in zip(bank, mcp_results["asked"], strict=True):
+    for (question, facts, source, intent), result in zip(bank, asked, strict=True):
         problems = ["tool error"] if result.is_error else check(result.structured_content, facts, source, intent)
         if problems:
             failures.append((question, problems))
@@ -75,6 +82,15 @@ def test_bank_through_mcp_ask(mcp_results):
     for question, problems in failures:
         print(f"  FAIL {question!r}: {'; '.join(problems)}")
     assert rate >= PASS_RATE, failures
+
+
+def test_bank_sample_through_mcp_ask(mcp_results):
+    _assert_bank_passes(_sample(), mcp_results["asked"])
+
+
+@pytest.mark.heavy
+def test_whole_bank_through_mcp_ask(shipped_kb, shipped_cache):
+    _assert_bank_passes(questions(), anyio.run(_session, _env(shipped_kb, shipped_cache), questions())["asked"])
 
 
 def test_knowledge_tools_return_the_facts(mcp_results):

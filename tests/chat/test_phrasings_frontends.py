@@ -59,9 +59,9 @@ async def _mcp(env: dict[str, str], bank: list[dict]) -> list:
         return [await client.call_tool("ask", {"question": r["question"]}) for r in bank]
 
 
-def _through_mcp(shipped_kb, tmp_path, bank):
+def _through_mcp(shipped_kb, shipped_cache, bank):
     pytest.importorskip("mcp")
-    env = {"KB_DB": shipped_kb, "PYTHONPATH": str(REPO), "KB_CACHE_DIR": str(tmp_path)}
+    env = {"KB_DB": shipped_kb, "PYTHONPATH": str(REPO), "KB_CACHE_DIR": shipped_cache}
     results = anyio.run(_mcp, env, bank)
     failed = {}
     for row, result in zip(bank, results, strict=True):
@@ -71,13 +71,13 @@ def _through_mcp(shipped_kb, tmp_path, bank):
     _report("MCP", bank, failed)
 
 
-def test_bank_sample_through_mcp(shipped_kb, tmp_path):
-    _through_mcp(shipped_kb, tmp_path, one_per_kind(phrasings()))
+def test_bank_sample_through_mcp(shipped_kb, shipped_cache):
+    _through_mcp(shipped_kb, shipped_cache, one_per_kind(phrasings()))
 
 
 @pytest.mark.heavy
-def test_bank_through_mcp(shipped_kb, tmp_path):
-    _through_mcp(shipped_kb, tmp_path, phrasings())
+def test_bank_through_mcp(shipped_kb, shipped_cache):
+    _through_mcp(shipped_kb, shipped_cache, phrasings())
 
 
 # ---------------------------------------------------------------- the Slack bot over signed HTTP
@@ -86,7 +86,7 @@ SECRET = "phrasing-bank-secret"
 
 
 @pytest.fixture(scope="module")
-def bank_bot(shipped_kb):
+def bank_bot(shipped_kb, shipped_cache):  # shipped_cache: the bot's warm-up reads the session's tables
     pytest.importorskip("slack_bolt")
     from kb.chat.bot import BotSettings, make_server
 

@@ -90,10 +90,22 @@ def test_bombs_are_refused_naming_the_bound(workdir, run_cli, case, bound):
     assert _rss_mib() - before < 300
 
 
-def test_many_opcodes_hit_the_opcode_bound(workdir):
-    data = b"\x80\x02" + b"N0" * (bio.MAX_PICKLE_OPS // 2 + 10) + b"N."
+def _opcodes_past_the_bound() -> bytes:
+    return b"\x80\x02" + b"N0" * (bio.MAX_PICKLE_OPS // 2 + 10) + b"N."
+
+
+def test_many_opcodes_hit_the_opcode_bound(monkeypatch):
+    """The opcode count is checked as the scan goes (a smaller bound here, for speed; the heavy
+    run crosses the real one)."""
+    monkeypatch.setattr(bio, "MAX_PICKLE_OPS", 20_000)
+    with pytest.raises(bio.BoundExceeded, match="20,000 pickle opcodes"):
+        mf.pickle_globals(_opcodes_past_the_bound())
+
+
+@pytest.mark.heavy
+def test_many_opcodes_hit_the_real_opcode_bound():
     with pytest.raises(bio.BoundExceeded, match="opcodes"):
-        mf.pickle_globals(data)
+        mf.pickle_globals(_opcodes_past_the_bound())
 
 
 def test_json_bounds():

@@ -53,7 +53,7 @@ def test_a_model_question_is_answered_with_the_gallery_entry_and_verdict_sources
     conn = db.open_kb(gallery_kb[0])
     found = gallery_answer(conn, "will alpha 7b run on trn2?", [])
     assert found is not None and found.intent == "gallery_model"
-    assert found.text.startswith("**Partly** — Alpha 7B on neuron 2.14.3.0 (eager): 1 op on the host CPU [1]")
+    assert found.text.startswith("**Partly** — Alpha 7B on neuron 2.14.3.0 (eager): 1 op on the host CPU; 69.2% of op calls on the device [1]")
     urls = [s["url"] for s in found.sources]
     assert urls[0] == "https://example.test/alpha/config.json" and NEURON_DOC in urls
     assert found.sources[0]["kind"] == "gallery" and "transformers 5.23.0" in found.sources[0]["name"]

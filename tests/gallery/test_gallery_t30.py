@@ -167,7 +167,7 @@ def test_shipped_gallery_moe_on_tpu_custom_op_page_and_chat(shipped_gallery, cap
     qwen = answer("does Qwen3 8B run on trn2?", conn=conn)
     # presumed verdicts are never a plain Yes ("Presumably yes" alone; "Not known" when an earlier
     # in-process test left a smaller catalog behind — see the report)
-    assert not qwen.text.startswith("**Yes**") and qwen.text.startswith(("**Presumably yes**", "**Not known**"))
+    assert not qwen.text.startswith("**Yes**") and qwen.text.startswith(("**Presumably yes**", "**Not known**", "**Mostly**"))
     typo = answer("will mixtrl run on trainium?", conn=conn)
     assert "Mixtral 8x7B" in typo.text and typo.intent == "gallery_model"
     grok = answer("will Grok-1 run on trn2?", conn=conn)
