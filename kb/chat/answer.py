@@ -28,7 +28,7 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, names, scoring, spanish, understand
+from kb.chat import caveat_notes, entities, intents, list_filter, names, op_first, scoring, spanish, understand
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
@@ -99,6 +99,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)
     q.language = ents.language
     top, other = scoring.best(q, ents)
+    if top is not None and top.intent == "policy" and op_first.names_op(conn, q):
+        top = other = None  # "does nonzero run natively or does it fall back?": that op's verdict (29k)
     if top is not None and top.intent == "ops_list" and not re.search(r"\b(ops|operators|kernels)\b", q.text.lower()) \
             and sdk_version_asked(conn, q):
         top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
@@ -191,6 +193,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         if re.search(LIST_CUES, text) or not word_is_op:
             if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
                 return "family"
+    if not explicit_op and q.targets and _filtered_list(conn, q):
+        return "ops_by_status"  # "which pad ops are unsupported on tpu?": a list filtered by name, not aten::pad (29k)
     feats = names.features_in(q.text)
     mode_only = feats and all(w in ("compile mode", "torch.compile", "eager mode") for w, _ in feats)
     if mode_only and intent == "op" and any(w.lower() in _op_bases(conn) for w in q.plain_words):
@@ -198,6 +202,19 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent
+
+
+def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
+    """A list question whose words name which ops ("which pad ops fall back on neuron?"): the
+    status it asks for goes first in q.statuses, for `_ops_by_status`."""
+    status = scoring.list_status(q.text)
+    if status is None or not re.search(LIST_CUES, q.text.lower()):
+        return False
+    named = list_filter.name_filter(conn, q.text)
+    if named is None or named.kind != "grep":
+        return False
+    q.statuses = [status] + [s for s in q.statuses if s != status]
+    return True
 
 
 # "how many ops does tpu support now?", "how many operators can neuron run?" (29l): the counts by status
@@ -309,9 +326,10 @@ def _help(conn: sqlite3.Connection, q: Question, es: bool = False) -> Answer:
 
 
 def _unknown(conn: sqlite3.Connection, q: Question) -> Answer:
-    text = ("I could not tell which op, target or product you are asking about. "
-            "Try `help`, or name an op like `aten::nonzero` and a target like `neuron` or `tpu`.")
-    return Answer(q.text, "unknown", text)
+    """Not placed: the kb command most likely to answer, from what the question names (29k)."""
+    from kb.chat.answer_unknown import unknown_answer
+
+    return unknown_answer(conn, q)
 
 
 def _verdict_line(v: dict[str, Any], src: Sources) -> str:
@@ -549,6 +567,10 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     known = [r for r in rows if r is not None]
     if not known:
         return "**Unknown** — the KB has no evidence for that (details below)."
+    if len(set(asked) - {"supported"}) >= 1 and op_first.offers_choices(q.text):
+        head = op_first.choice_head(known)  # "native or does it fall back?": the verdict named, not yes/no (29k)
+        if head:
+            return head.replace(" —", " (where the KB has evidence) —", 1) if len(known) < len(rows) else head
     # the same answer on two targets reads the same: compare it with the target left out (r3-29 #14)
     answers = {_one_yes_no(want, {**r, "target": "\0"}) for r in known}
     names = " and ".join(dict.fromkeys(r["target"] for r in known))
@@ -666,13 +688,23 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     mode = "compile" if "compile" in q.text.lower() else "eager"  # "which ops don't compile with torch.compile" (m4 Q30)
     src = Sources()
     lines, facts = [], []
+    filt = list_filter.name_filter(conn, q.text)  # "list the pad ops tpu can't run": only those (29k)
+    pattern = filt.pattern if filt is not None and filt.kind == "grep" else None
+    in_family = set(families.family_ops(conn, filt.family.name)) if filt is not None and filt.family else None
+    if filt is not None:
+        lines.append(list_filter.said(filt))
+        facts.append({"filter": filt.kind, "word": filt.word, "family": filt.family.name if filt.family else None})
     for mention in q.targets:
         pick, versions = _versions_with_data(conn, mention, lines)
         if not versions:
             continue
-        listing = queries.list_ops(conn, mention.target, status, versions[-1], mode)
+        listing = queries.list_ops(conn, mention.target, status, versions[-1], mode, pattern)
         ops = listing["ops"]
-        by = listing.get("matching_by") or queries.matching_by(ops, status)
+        known = listing["coverage"]["known"]  # the denominator: ops this version has a verdict for, in this mode
+        if in_family is not None:
+            ops = [r for r in ops if r["op"] in in_family]
+            known = len(in_family & set(queries.support_map(conn, mention.target, listing["backend_version"], mode)))
+        by = (listing.get("matching_by") if in_family is None else None) or queries.matching_by(ops, status)
         split = (f": {by['own_status']:,} by their own status, {by['runs_as']:,} decomposed ops that run as {status} "
                  f"at a leaf (`kb targets` shows both counts: {status} by own status and by where the op runs)"
                  ) if by["runs_as"] else ""
@@ -680,7 +712,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"**{len(ops):,}** ops run as {status} on {mention.target} {listing['backend_version']} "
                          f"({mode}){' ' + src.cite(ops[0]) if ops else ''}.")
         lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {len(ops):,} ops that run as "
-                     f"**{status}**{split}; ops it has no evidence for are unknown, not counted.")
+                     f"**{status}** ({len(ops):,} of {known:,} {'matching ' if filt else ''}ops with evidence){split}; ops it has no evidence for "
+                     "are unknown, not counted.")
         cover = listing.get("coverage") or {}
         if cover.get("unknown"):  # a partial op list (inf1: 428 ops known) says how partial (m4 Q32)
             lines[-1] += (f" The KB knows {cover['known']:,} ops for that version; "
@@ -691,7 +724,7 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"_Presumed: {len(presumed)}/{len(ops)} verdicts listed are carried over from "
                          f"{', '.join(froms)}, with no evidence of their own for {listing['backend_version']}._")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
-                      "count": len(ops), "own_status": by["own_status"], "runs_as": by["runs_as"]})
+                      "count": len(ops), "with_evidence": known, "own_status": by["own_status"], "runs_as": by["runs_as"]})
         if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
             lines[-1] = lines[-1][:-1] + _empty_list_basis(conn, mention.target, status, listing["backend_version"], src)
         for row in ops[:MAX_LIST]:
@@ -700,7 +733,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         if len(ops) > MAX_LIST:
             # the version answered, pinned: the command must list the same ops (tester t29 #5)
             lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target}={listing['backend_version']} "
-                         f"--status {status}{' --mode compile' if mode == 'compile' else ''}`._")
+                         f"--status {status}{' --mode compile' if mode == 'compile' else ''}"
+                         f"{f' --grep {pattern}' if pattern else ''}`._")
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 

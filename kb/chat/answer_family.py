@@ -66,10 +66,12 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
         if notes:
             lines.append(f"_{notes}._")
         wanted = [status] if status else [s for s in LISTED if s in by_status and s not in ("native", "decomposed")]
+        known = len(ops) - len(by_status.get(UNKNOWN, []))  # the denominator: the family's ops with a verdict (29k)
         for s in wanted:
             rows = sorted(by_status.get(s, []), key=_shown_first)
             yes_no.append(s if rows else f"no-{s}")
-            lines.append(f"{len(rows)} {fam.name} ops {_said(s)} on {mention.target} {version}:" if rows else
+            lines.append(f"{len(rows)} {fam.name} ops {_said(s)} on {mention.target} {version} "
+                         f"({len(rows)} of {known} ops with evidence):" if rows else
                          f"No {fam.name} op {_said(s)} on {mention.target} {version} in the KB.")
             for row in rows[:MAX_LIST]:
                 lines.append(f"- `{row['op']}`: {verdict.label(row)} {src.cite(row)}")

@@ -15,6 +15,7 @@ from kb.chat.answer_model import model_answer, named_model_answer
 from kb.chat.answer_policy import policy_answer
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
+from kb.chat.list_filter import name_filter
 from kb.chat.reply import Answer
 from kb.chat.scoring import Reading, list_status
 
@@ -46,6 +47,10 @@ def scored_answer(conn: sqlite3.Connection, q: Question, ents: Entities, top: Re
     if top.intent == "ops_list":  # "list what TorchTPU 0.1.1 can't run" = kb ops --target tpu=0.1.1 --status unsupported
         status = list_status(ents.english) or "fallback"
         q.statuses = [status] + [s for s in q.statuses if s != status]
+        named = name_filter(conn, q.text)
+        if named is not None and named.kind == "family":  # "list the conv ops tpu can't run": the family's list (29k)
+            q.intent = "family"
+            return "family"
         q.intent = "ops_by_status"
         return "ops_by_status"
     if top.intent == "model":

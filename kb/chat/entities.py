@@ -275,6 +275,16 @@ _ES_WORDS = {
     "ultima": "last", "ultimo": "last", "ayuda": "help", "hola": "hello", "instancia": "instance", "instancias": "instances",
     "jala": "runs", "jalan": "run", "faltan": "lacks", "falta": "lacks", "q": "what",
 }
+# ---- 29k: the op families people name in Spanish ("ops de convolución", "ops de pérdida"), read as the
+# English family words of kb.store.families, so a Spanish list is filtered as the English one is
+_ES_WORDS.update({
+    "convolucion": "convolution", "convoluciones": "convolution", "convolucional": "convolutional",
+    "atencion": "attention", "normalizacion": "normalization", "agrupamiento": "pooling", "agrupacion": "pooling",
+    "incrustacion": "embedding", "incrustaciones": "embedding", "ordenamiento": "sorting", "ordenacion": "sorting",
+    "perdida": "loss", "perdidas": "loss", "dispersion": "scatter", "indexacion": "indexing", "indexado": "indexing",
+    "recurrentes": "recurrent", "recurrente": "recurrent", "cuantizacion": "quantization", "activacion": "activation",
+    "activaciones": "activation", "reduccion": "reduction", "reducciones": "reduction", "aleatorios": "random",
+})
 _ES_DROP = frozenset("el la los las lo un una unos unas se me le les nos te ya mientras tambien pero si oye porfa".split())
 _PIECE = re.compile(r"\S+")
 _EDGE = re.compile(r"^([^\w$€£¥`]*)(.*?)([?!.,;:)]*)$", re.S)

@@ -273,6 +273,25 @@ PHRASES += [("**Presumably yes, but on the CPU**", "**Presumiblemente sí, pero 
             (" verdicts listed are carried over from ", " veredictos de la lista vienen de "),
             (", with no evidence of their own for ", ", sin evidencia propia para "), (" ops for that version; ", " ops de esa versión; "),  # 29j
             (" catalog ops have no evidence.", " ops del catálogo no tienen evidencia.")]
+# ---- 29k: a list's filter and denominator; a family read from an op's name
+PHRASES += [("_Filtered to ops whose name contains", "_Filtrado a los ops cuyo nombre contiene"),
+            ("_Filtered to family:", "_Filtrado a la familia:"), ("(read from '", "(leído de '"),
+            (" matching ops with evidence)", " ops del filtro con evidencia)"), (" ops with evidence)", " ops con evidencia)"),
+            (" is read as the ", " se lee como la familia "), (" family; for the single op ask ", "; para el op solo, pregunta ")]
+# ---- 29k: the headline of a question that offers choices ("native or does it fall back?")
+PHRASES += [("**Native", "**Nativo"), ("**Runs on the device, decomposed", "**Se ejecuta en el dispositivo, descompuesto"),
+            ("not as one kernel; its leaves run on", "no como un solo kernel; sus hojas se ejecutan en"),
+            ("**Decomposed", "**Descompuesto"), ("where its leaves run is not traced", "no está trazado dónde se ejecutan sus hojas"),
+            ("**Partly falls back", "**Cae en parte a la CPU"), ("**Falls back", "**Hace fallback"),
+            ("it runs on the CPU", "se ejecuta en la CPU"), ("**Unsupported", "**Sin soporte"),
+            ("neither native nor a CPU fallback: it raises", "ni nativo ni fallback a la CPU: lanza un error"),
+            (", and part of it raises", ", y parte de él lanza un error"),
+            ("for every overload shown, in whole or in part", "en cada sobrecarga mostrada, del todo o en parte"),
+            ("for every overload shown (own kernel or decomposed; no CPU fallback)",
+             "en cada sobrecarga mostrada (kernel propio o descompuesto; sin fallback a la CPU)"),
+            ("**Runs on the device", "**Se ejecuta en el dispositivo"), ("for every overload shown", "en cada sobrecarga mostrada")]
+PATTERNS += [(re.compile(r"(→ \S+ [a-z]+) at (aten::)"), r"\1 en \2"),  # a family list's "→ ✘ unsupported at aten::x"
+             (re.compile(r"\), but (\S+) registra"), r"), pero \1 registra")]  # the implicit-decomposition line
 PHRASES += [("No conflict found in the support matrices of", "Ningún conflicto en las matrices de soporte de"),  # 29l
             ("Statements it has about other cycles of", "Declaraciones que tiene sobre otros ciclos de"),
             (", instance:", ", instancia:"), (", instance trn", ", instancia trn"), (", instance inf", ", instancia inf")]

@@ -478,8 +478,9 @@ add("list", "en", "ops_by_status", ["0 ops that run as", "off unless enabled"], 
 
 # ops, modules, functionals (kb op NAME -t T): typo'd targets are read and said
 add("op", "en", "op", ["**Presumably yes**", "aten::nonzero", "native"], SNAPSHOT,
-    ["is aten::nonzero okay on trainium", "is nonzero native on neuorn?", "nonzero on trainium: native or fallback?",
-     "is aten::nonzero fine on trn2?"])
+    ["is aten::nonzero okay on trainium", "is nonzero native on neuorn?", "is aten::nonzero fine on trn2?"])
+add("op", "en", "op", ["**Native, presumably**", "aten::nonzero", "native"], SNAPSHOT,
+    ["nonzero on trainium: native or fallback?"])  # 29k: a question offering choices gets the verdict named
 add("op", "en", "op", ["Read 'neuorn' as neuron"], SNAPSHOT, ["does aten::sort fall back on neuorn?"])
 add("op", "en", "op", ["Read 'nuron' as neuron", "aten::index_put_"], SNAPSHOT, ["is aten::index_put_ supported on nuron?"])
 add("op", "en", "op", ["Read 'tpuu' as tpu", "aten::_unique2", "**Yes**"], TPU_PROBE, ["is torch.unique supported on tpuu?"])
@@ -1177,6 +1178,109 @@ add("platform_eol", "es", "eol", ["**Sin fecha de fin declarada", "2028-10-01"],
 add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
     ["neuron en modo eager: ¿los ops que no tiene se ejecutan en cpu?"])
 
+
+# ---- 29k: an op named beside "or does it fall back" is that op's verdict (the headline names it); a word
+# naming ops filters a list (the KB's family, else op names containing it) and a list says N of M ops with
+# evidence; an unplaced question names the likeliest kb command. Facts checked against kb op / kb ops
+# --grep / kb ops --json on the shipped KB (2026-12-01).
+for _op, _asked in (("aten::nonzero", ["does nonzero run natively on neuron or does it fall back?",
+                                         "nonzero on neuron: native or does it fall back?"]),
+                    ("aten::topk", ["does topk run on neuron natively or fall back?"]),
+                    ("aten::cumsum", ["is cumsum natively supported on neuron or does it fallback?"]),
+                    ("aten::gather", ["is gather native on trn2 or does it go to the host?"])):
+    add("op", "en", "op", ["**Native, presumably**", _op], SNAPSHOT, _asked)
+add("op", "en", "op", ["**Native** — its own kernel on tpu", "aten::nonzero"], TPU_PROBE,
+    ["is nonzero native on tpu or does it fall back to the cpu?", "does nonzero run nativly on tpu or does it fall back?"])
+add("op", "en", "op", ["**Native** — its own kernel on tpu", "aten::masked_select"], TPU_PROBE,
+    ["does masked_select run natively on tpu, or does it fall back?"])
+add("op", "en", "op", ["**Runs on the device, decomposed, presumably**", "aten::index_put"], SNAPSHOT,
+    ["does index_put fall back on neuron or is it native?"])
+add("op", "en", "op", ["**Runs on the device, decomposed**", "(no CPU fallback)"], TPU_PROBE,
+    ["does argsort fall back to CPU on tpu or run natively?", "does sort fall back on tpu or run native?"])
+add("op", "en", "op", ["**Partly falls back, presumably**", "fallback at aten::sort.values_stable"], SNAPSHOT,
+    ["is aten::sort native on neuron or does it fall back?"])
+add("op", "es", "op", ["**Nativo, presumiblemente**", "aten::nonzero"], SNAPSHOT,
+    ["¿nonzero corre nativo en neuron o cae a la CPU?"])
+add("op", "es", "op", ["**Nativo, presumiblemente**", "aten::gather"], SNAPSHOT, ["¿gather cae a la cpu en neuron o es nativo?"])
+add("op", "es", "op", ["**Nativo** — kernel propio en tpu"], TPU_PROBE,
+    ["nonzero es nativo en tpu o cae a la cpu", "¿masked_select corre nativo en tpu o ace fallback?"])
+add("op", "es", "op", ["**Se ejecuta en el dispositivo, descompuesto**", "(sin fallback a la CPU)"], TPU_PROBE,
+    ["¿el index_put es nativo en tpu o hace fallback?", "el topk es nativo en tpu o se va a la cpu?"])
+add("op", "es", "op", ["**Cae en parte a la CPU, presumiblemente**", "aten::sort.values_stable"], SNAPSHOT,
+    ["¿argsort hace fallback en trainium o corre nativo?", "¿aten::sort corre nativo en neuron o cae a la CPU?"])
+add("list", "en", "family", ["The **convolution** family", "34 convolution ops are unsupported", "(34 of 80 ops with evidence)"],
+    TPU_PROBE, ["list the conv ops tpu can't run"])
+add("list", "en", "family", ["The **attention** family", "19 attention ops are unsupported", "on tpu 0.1.1"], TPU_011,
+    ["what attention ops are unsupported on tpu 0.1.1?"])
+add("list", "en", "family", ["The **normalization** family", "25 normalization ops fall back"], SNAPSHOT,
+    ["list the norm ops that fall back on neuron"])
+add("list", "en", "family", ["The **softmax** family", "5 softmax ops are unsupported", "(5 of 30 ops with evidence)"],
+    TPU_PROBE, ["show me the softmax ops tpu 0.2.0 doesn't support"])
+add("list", "en", "family", ["The **indexing** family", "19 indexing ops fall back"], SNAPSHOT,
+    ["which scatter ops fall back on neuron 2.14.3.1?"])
+add("list", "en", "family", ["The **pooling** family", "24 pooling ops are unsupported", "(24 of 78 ops with evidence)"],
+    TPU_PROBE, ["lsit the pooling ops that tpu cant run"])
+add("list", "en", "family", ["The **embedding** family", "2 embedding ops are unsupported"], TPU_PROBE,
+    ["give me the embedding ops that tpu doesnt support"])
+add("list", "en", "family", ["The **rnn** family", "17 rnn ops are unsupported"], TPU_PROBE, ["list the lstm ops tpu can't run"])
+add("list", "en", "family", ["The **dropout** family", "2 dropout ops are unsupported"], TPU_PROBE,
+    ["what dropout ops are unsupported on tpu?"])
+add("list", "en", "family", ["The **fft** family", "44 fft ops fall back", "(44 of 48 ops with evidence)"], SNAPSHOT,
+    ["list the fft ops that fall back on neuron"])
+add("list", "en", "ops_by_status", ["contains 'pad'", "(4 of 50 matching ops with evidence)", "aten::to_padded_tensor"],
+    TPU_PROBE, ["list the pad ops unsupported on tpu"])
+add("list", "en", "ops_by_status", ["contains 'pad'", "22 ops that run as **fallback**", "(22 of 50 matching ops with evidence)"],
+    SNAPSHOT, ["which pad ops fall back on neuron?"])
+add("list", "en", "ops_by_status", ["contains 'bitwise'", "(0 of 43 matching ops with evidence)"], TPU_PROBE,
+    ["which ops with bitwise in the name are unsupported on tpu?"])
+add("list", "en", "ops_by_status", ["595 ops that run as **unsupported** (595 of 3,111 ops with evidence)"], TPU_PROBE,
+    ["which ops can't tpu 0.2.0 run at all?"])
+add("list", "es", "family", ["La familia **convolution**", "34 convolution ops no están soportados", "(34 de 80 ops con evidencia)"],
+    TPU_PROBE, ["¿qué ops de convolución no soporta TPU?"])
+add("list", "es", "family", ["La familia **attention**", "19 attention ops no están soportados"], TPU_011,
+    ["¿qué ops de atención no corren en tpu 0.1.1?"])
+add("list", "es", "family", ["La familia **normalization**", "18 normalization ops no están soportados"], TPU_PROBE,
+    ["dame las ops de normalizacion que no soporta tpu"])
+add("list", "es", "family", ["La familia **embedding**", "2 embedding ops no están soportados"], TPU_PROBE,
+    ["¿qué ops de embedding no soporta la tpu?"])
+add("list", "es", "family", ["La familia **softmax**", "5 softmax ops no están soportados"], TPU_PROBE,
+    ["lista los ops de softmax sin soporte en tpu"])
+add("list", "es", "family", ["La familia **loss**", "25 loss ops no están soportados"], TPU_PROBE,
+    ["¿qué ops de pérdida no soporta tpu?"])
+add("list", "es", "family", ["La familia **convolution**", "fallback"], SNAPSHOT, ["¿que ops de convolucion hacen fallback en neuron?"])
+add("list", "es", "family", ["La familia **pooling**", "24 pooling ops no están soportados", "(24 de 78 ops con evidencia)"],
+    TPU_PROBE, ["cuales ops de pooling no corren en tpu?"])
+add("list", "es", "ops_by_status", ["contiene 'pad'", "(4 de 50 ops del filtro con evidencia)"], TPU_PROBE,
+    ["lista las ops de pad sin soporte en tpu"])
+add("list", "es", "ops_by_status", ["595 ops que se ejecutan como **unsupported** (595 de 3.111 ops con evidencia)"], TPU_PROBE,
+    ["¿cuales ops no soporta la tpu 0.2.0?"])
+add("unknown", "en", "unknown", ["`kb ops --target tpu`", "I read: target tpu"], "",
+    ["what about the thing on tpu?", "blah blah tpu"])
+add("unknown", "en", "unknown", ["`kb ops --target tpu=0.2.0`", "`kb eol tpu`"], "", ["blah blah tpu 0.2.0"])
+add("unknown", "en", "unknown", ["`kb eol python`", "python 3.11"], "", ["python 3.11 ??"])
+add("unknown", "es", "unknown", ["`kb ops --target neuron`", "leí: destino neuron"], "", ["¿y lo otro en neuron?"])
+add("unknown", "es", "unknown", ["`kb ops --target tpu=0.2.0`", "`kb eol tpu`", "El comando que más probablemente responde"], "",
+    ["¿qué onda con tpu 0.2.0?"])
+# 29k held out: written after the rules above, asked once untuned (15 of 16 passed; bucketize's overloads,
+# which differ in how they fall back, then got a headline of where they all run)
+add("op", "en", "op", ["**Native** — its own kernel on tpu", "aten::nonzero"], TPU_PROBE,
+    ["is aten::nonzero native on tpu or does it get sent to the cpu?"])
+add("op", "en", "op", ["**Runs on the device, decomposed**", "aten::logsumexp"], TPU_PROBE,
+    ["logsumexp on tpu 0.2.0: native or fallback?"])
+add("op", "en", "op", ["**Falls back, presumably**", "for every overload shown, in whole or in part"], SNAPSHOT,
+    ["does bucketize fall back on neuron or does it run native?"])
+add("op", "es", "op", ["**Hace fallback, presumiblemente**", "en cada sobrecarga mostrada"], SNAPSHOT,
+    ["¿bucketize cae a la cpu en neuron o corre nativo?"])
+add("op", "es", "op", ["**Nativo, presumiblemente**", "aten::embedding"], SNAPSHOT,
+    ["¿el embedding es nativo en trainium o hace fallback?"])
+add("list", "en", "family", ["The **quantization** family", "38 quantization ops are unsupported", "(38 of 74 ops with evidence)"],
+    TPU_PROBE, ["list all the quantization ops unsupported on tpu 0.2.0"])
+add("list", "en", "ops_by_status", ["contains 'cholesky'", "(11 of 12 matching ops with evidence)"], TPU_PROBE,
+    ["which cholesky ops are unsupported on tpu?"])
+add("list", "es", "family", ["La familia **dropout**", "2 dropout ops no están soportados"], TPU_PROBE,
+    ["¿qué ops de dropout no soporta tpu 0.2.0?"])
+add("list", "es", "family", ["La familia **rnn**", "17 rnn ops no están soportados"], TPU_PROBE, ["¿cuáles ops de lstm no corren en tpu?"])
+add("unknown", "en", "unknown", ["`kb ops --target tpu=0.1.1`", "I read: target tpu 0.1.1"], "", ["tpu 0.1.1 ??"])
 
 def main() -> None:
     seen = set()

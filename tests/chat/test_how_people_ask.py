@@ -180,7 +180,7 @@ def test_tpu_compile_policy_unknown_names_the_compile_limitations(conn):
 
 
 @pytest.mark.parametrize(("question", "head"), [
-    ("nn.GRU on neuron?", "**Probably** on neuron"), ("nonzero on trainium: native or fallback?", "**Presumably yes**"),
+    ("nn.GRU on neuron?", "**Probably** on neuron"), ("nonzero on trainium: native or fallback?", "**Native, presumably**"),
     ("is aten::nonzero okay on trainium", "**Presumably yes**"),
     ("can I use torch.nn.functional.grid_sample on neuron", "**Probably, presumably**")])
 def test_terse_and_informal_yes_no_questions_get_a_headline(conn, question, head):
@@ -209,7 +209,7 @@ def test_the_other_reading_line_names_the_command_that_answers_it(conn):
     a = ask(conn, "is aten::cos slow? at 4 EUR an hour and 2500 tokens/s what is the price per million tokens")
     assert a["other_reading"] == "op" and "answer: `kb op aten::cos`._" in a["text"]
     b = ask(conn, "what's tpu 0.2.0 policy for missing ops in compile")
-    assert "`kb ops --target tpu=0.2.0 --status unsupported`" in b["text"]
+    assert b["other_reading"] is None and "could also be read" not in b["text"]  # 29k: the list is no close reading of it
 
 
 def test_an_ended_platform_cites_each_statement_as_itself(conn):

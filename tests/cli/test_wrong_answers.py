@@ -78,7 +78,8 @@ def test_targets_says_which_count_it_counts_and_ops_and_ask_agree(capsys):
     code, out, err = run_kb(capsys, "ops", "-t", "neuron", "--status", "fallback")
     assert f"{own:,} by own status + {runs - own:,} decomposed ops" in out  # under the table, on stdout
     answer = _json(capsys, "ask", "what falls back to CPU on neuron?")
-    assert f"{runs:,} ops that run as **fallback**: {own:,} by their own status" in answer["text"]
+    assert f"{runs:,} ops that run as **fallback** ({runs:,} of " in answer["text"]  # 29k: N of M ops with evidence
+    assert f"ops with evidence): {own:,} by their own status" in answer["text"]
 
 
 def test_compare_says_why_the_overload_counts_differ(capsys):

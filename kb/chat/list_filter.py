@@ -1,0 +1,107 @@
+"""The name filter of a list question: "list the conv ops tpu can't run", "which pad ops fall
+back on neuron?", "¿qué ops de convolución no soporta TPU?" (read in English as "ops of
+convolution"). The words that qualify "ops" say which ops are meant; a list that ignored them
+would answer with every op of the status, which nobody asked for.
+
+A qualifying word that names an op family of the KB (kb.store.families: conv, pooling, norm,
+attention, lstm...) filters by that family; any other word filters by op name, as
+`kb ops --grep WORD` does, when some catalog op has it as a name part (`pad` in
+`constant_pad_nd`). Everyday words (targets, statuses, "the", "other"...) never filter.
+The scan is two bounded patterns over the question (at most 1,000 characters), linear.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kb.chat import intents
+from kb.store import families
+
+_OPS = r"(?:ops|operators|operations|kernels|functions|layers)"
+# "the conv ops", "batch norm operators", "what attention ops": up to two words right before "ops"
+_BEFORE = re.compile(rf"\b([a-z][\w-]*)(?:\s+([a-z][\w-]*))?\s+(?:aten\s+|torch\s+)?{_OPS}\b")
+# "ops of convolution", "ops related to attention", "ops with bitwise in the name", "ops in the pooling family"
+_AFTER = re.compile(rf"\b{_OPS}\s+(?:of|for|in|about|like|named|matching|containing|with|related to|called)\s+"
+                    r"(?:the\s+|an?\s+)?([a-z][\w-]*)(?:\s+([a-z][\w-]*))?")
+# Words that qualify "ops" without naming any: statuses, targets, modes, determiners, list words.
+_NOT_NAMES = frozenset("""
+aten torch pytorch eager compile compiled graph mode modes other others all every some any few many most
+common main key basic popular important remaining these those such same different new old known missing
+unsupported supported native fallback decomposed failing broken slow cpu host device backend list show
+which what give tell me torchneuron torchtpu neuronx family families name names kernel kernels
+""".split())
+MIN_WORD = 3  # "mm" is a name part of half the catalog's matrix ops; shorter words filter nothing
+
+
+@dataclass(frozen=True)
+class NameFilter:
+    """What a list is narrowed to: a family of the KB, or op names containing a word."""
+
+    kind: str  # "family" or "grep"
+    word: str  # as the question says it ("conv", "pad")
+    family: families.Family | None = None
+
+    @property
+    def pattern(self) -> str:
+        """The `kb ops --grep` pattern of a name filter."""
+        return self.word
+
+
+def _candidates(text: str) -> list[str]:
+    """The words and two-word phrases that qualify "ops", the nearest to "ops" first."""
+    out: list[str] = []
+    for m in _BEFORE.finditer(text):
+        first, second = m.group(1), m.group(2)
+        out += [f"{first} {second}", second, first] if second else [first]
+    for m in _AFTER.finditer(text):
+        first, second = m.group(1), m.group(2)
+        out += [first, f"{first} {second}"] if second else [first]
+    return [w for w in dict.fromkeys(out) if w]
+
+
+def _is_name_word(word: str) -> bool:
+    lower = word.lower()
+    return (len(lower) >= MIN_WORD and lower not in _NOT_NAMES and lower not in intents.STOPWORDS
+            and lower not in intents.TARGET_ALIASES and lower not in intents.STATUS_WORDS
+            and lower not in intents.PRODUCT_WORDS and not lower[:1].isdigit())
+
+
+@lru_cache(maxsize=4)
+def _bases(conn: sqlite3.Connection) -> frozenset[str]:
+    return frozenset(b for (b,) in conn.execute("SELECT DISTINCT base FROM op"))
+
+
+def _names_ops(conn: sqlite3.Connection, word: str) -> bool:
+    """Whether some catalog op has `word` as a name part: its base starts with it, or has it
+    right after an `_` ("pad" in constant_pad_nd, "bitwise" in bitwise_and)."""
+    part = re.compile(rf"(?:^|_){re.escape(word)}")
+    return any(part.search(base) for base in _bases(conn))
+
+
+def name_filter(conn: sqlite3.Connection, text: str) -> NameFilter | None:
+    """The filter a list question's words put on its ops, or None when they name none."""
+    lowered = re.sub(r"\s+", " ", text.lower())
+    for phrase in _candidates(lowered):
+        words = phrase.split()
+        if not all(_is_name_word(w) for w in words):
+            continue
+        fam = families.family(phrase)
+        if fam is not None:
+            return NameFilter("family", phrase, fam)
+    for phrase in _candidates(lowered):
+        if " " in phrase or not _is_name_word(phrase):
+            continue
+        for word in dict.fromkeys((phrase, phrase[:-1] if phrase.endswith("s") else phrase)):
+            if len(word) >= MIN_WORD and _names_ops(conn, word):
+                return NameFilter("grep", word)
+    return None
+
+
+def said(f: NameFilter) -> str:
+    """The line that says which filter a list applied (kb.chat.spanish has its Spanish)."""
+    if f.kind == "family":
+        return f"_Filtered to family: {f.family.name} (read from '{f.word}')._"
+    return f"_Filtered to ops whose name contains '{f.word}' (`--grep {f.word}`)._"
