@@ -47,7 +47,7 @@ def _through_the_api(conn, bank):
 
 
 def test_bank_sample_through_the_api(conn):
-    _through_the_api(conn, sample(phrasings(), every=12))
+    _through_the_api(conn, sample(phrasings(), every=24))
 
 
 @pytest.mark.heavy
