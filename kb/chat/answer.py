@@ -32,6 +32,7 @@ from kb.chat import caveat_notes, entities, intents, list_filter, names, op_firs
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
+from kb.chat import mode_contrast
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.answer_release_topic import topic_answer
@@ -382,6 +383,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
+    open_mode = mode_contrast.names_no_mode(q.text)
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
     named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
@@ -414,11 +417,17 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     chosen = [r for r in mine if r["backend_version"] == newest]
                 if chosen:
                     shown += chosen
+                    compiled = mode_contrast.compile_rows(conn, chosen) if open_mode else {}
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
                         verdict_for_yes_no.append(v)
                         yes_no_ops.append(op)
+                        other = compiled.get((v["op"], v["target"], v["backend_version"]))
+                        if other is not None:  # the mode left open and compile says otherwise: both (29n)
+                            lines.append("  - " + _verdict_line(other, src))
+                            facts.append(_fact(other))
+                            pairs.append((v, other))
                     continue
                 facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
                               "status": UNKNOWN})
@@ -442,6 +451,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         # the op named has its own verdict: the headline follows it, not its overloads' (m4 Q03)
         verdict_for_yes_no = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o in named]
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    answered = {id(v) for v in verdict_for_yes_no if v is not None}
+    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
+    head = "\n".join(x for x in (head, both) if x) or None
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 

@@ -146,7 +146,25 @@ def _strip_cpu_destination(text: str) -> str:
     # "which ops need the CPU on tpu?", "what hits the cpu": the CPU is where they go
     text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
                   flags=re.I)
+    text = _strip_cpu_beside_fallback(text)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
+
+
+# "native or CPU fallback?", "¿cae a CPU?", "on the device or the CPU?": the CPU beside a fallback or
+# device word is where an op goes when it falls back, one of the choices offered, never a target (29n).
+_CPU_FALLBACK = re.compile(r"\bcpu[\s-]*(?=fall[\s-]?back|offload|fallback)", re.I)
+_CPU_AFTER_FALL = re.compile(r"\b((?:re)?ca(?:e|en|er|iga|igan|yendo)|va|van|vuelve|vuelven|pasa|pasan|manda|mandan|"
+                             r"fall\w*|drops?|goes|go|offload\w*)\s+(?:back\s+)?(?:a|al|en|to|onto|on)\s+(?:la\s+|el\s+|the\s+)?cpu\b",
+                             re.I)
+_CPU_OR_DEVICE = re.compile(r"\b(device|dispositivo|chip|accelerator|acelerador|natively|nativ[oa]s?|native)\b([^?.]{0,30}?)"
+                            r"\b(or|o|u)\s+(?:on\s+|en\s+)?(?:the\s+|la\s+|el\s+)?cpu\b", re.I)
+
+
+def _strip_cpu_beside_fallback(text: str) -> str:
+    """The CPU named as a fallback's destination or as the other choice to the device reads as "host"."""
+    text = _CPU_FALLBACK.sub("host ", text)
+    text = _CPU_AFTER_FALL.sub(lambda m: f"{m.group(1)} to host", text)
+    return _CPU_OR_DEVICE.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)} host", text)
 
 
 def is_function_spelling(word: str) -> bool:
