@@ -28,11 +28,21 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, list_filter, names, op_first, scoring, spanish, understand
+from kb.chat import (
+    caveat_notes,
+    entities,
+    intents,
+    list_filter,
+    mode_contrast,
+    names,
+    op_first,
+    scoring,
+    spanish,
+    understand,
+)
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
-from kb.chat import mode_contrast
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.answer_release_topic import topic_answer
@@ -392,6 +402,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         if match.how == "module-map":  # a torch.nn layer: kb.chat.answer_module
             from kb.chat.answer_module import module_lines
 
+            if match.read_as:  # "nn.Upsampel": say how it was read, as a target typo is (29n)
+                said = "_Leí `{}` como `{}`._" if q.language == "es" else "_Read `{}` as `{}`._"
+                lines.append(said.format(match.asked, match.read_as))
             lines += module_lines(conn, q, match, src, facts, mode)
             continue
         if match.note:

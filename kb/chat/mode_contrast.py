@@ -86,3 +86,25 @@ def contrast_line(pairs: list[tuple[dict[str, Any], dict[str, Any]]], es: bool =
         parts.append(f"{on.strip()}: eager: {e}; torch.compile: {c}")
     head = "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
     return f"{head} — {' · '.join(parts)}."
+
+
+def tally_words(counts: dict[str, int], total: int, es: bool = False) -> str:
+    """Where a module's ops run in one mode, from a tally's counts: its worst op decides."""
+    if counts.get("unsupported"):
+        return _WORDS["unsupported" if counts["unsupported"] == total else "part_unsupported"][1 if es else 0]
+    if counts.get("fallback"):
+        return _WORDS["fallback" if counts["fallback"] == total else "part_fallback"][1 if es else 0]
+    if counts.get("native", 0) == total:
+        return _WORDS["native"][1 if es else 0]
+    return _WORDS["device"][1 if es else 0]
+
+
+def module_contrast(where: str, eager: dict[str, Any], compiled: dict[str, Any], es: bool = False) -> str | None:
+    """The contrast line for a module's two tallies ("neuron 2.14.3.1"), None when they agree."""
+    if eager["counts"] == compiled["counts"]:
+        return None
+    e, c = tally_words(eager["counts"], eager["total"], es), tally_words(compiled["counts"], compiled["total"], es)
+    if e == c:
+        return None
+    head = "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
+    return f"{head} — {'en' if es else 'on'} {where}: eager: {e}; torch.compile: {c}."
