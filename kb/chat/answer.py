@@ -416,6 +416,10 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         ops = _focus(conn, match.ops)
         if match.how == "exact":
             named |= {o for o in ops if o == match.asked or o == f"aten::{match.asked}"}
+        elif match.how == "function-name" or (match.how == "typo" and not opnames.names_one_overload(match.asked)):
+            # torch.bincount dispatches to the default overload, aten::bincount: its verdict is the
+            # headline's, and aten::bincount.out's stays in the rows below (29n)
+            named |= {o for o in ops if "." not in o.partition("::")[2]}
         for op in ops:
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
@@ -464,6 +468,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         # the op named has its own verdict: the headline follows it, not its overloads' (m4 Q03)
         verdict_for_yes_no = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o in named]
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    if head and head.startswith("**It depends"):
+        head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
     both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
     head = "\n".join(x for x in (head, both) if x) or None
@@ -608,6 +614,26 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     if len(bolds) == 1 and bolds <= {"Yes", "No"}:  # every overload says the same, each in its own words
         return f"**{bolds.pop()}** — for every overload and version shown{suffix} (details below)."
     return "**It depends** — on the version, mode or overload (details below)."
+
+
+def _per_target_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any] | None]) -> str | None:
+    """"native on Trainium? and on TPU?": where the targets differ but each has one answer, a
+    headline per target ("neuron: **Yes** — …" then "tpu: **It runs on tpu, though not as one
+    kernel** — …"), each with its own basis, instead of "it depends" (29n). None otherwise."""
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r is None:
+            return None
+        by_target.setdefault(r["target"], []).append(r)
+    if len(by_target) < 2:
+        return None
+    heads = []
+    for target, mine in by_target.items():
+        one = _yes_no(q, mine)
+        if not one or one.startswith("**It depends"):
+            return None
+        heads.append(f"- {target}: {_qualified(conn, one, mine)}")
+    return "\n".join(heads)
 
 
 def _one_yes_no(want: str, row: dict[str, Any]) -> str:
