@@ -477,6 +477,10 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
         if value is not None and not any(a <= m.start() < b for a, b in taken):
             prices.append(Amount(value, "", m.group(), True))
             taken.append((m.start(), m.end()))
+    named = _currencies_named(text)
+    if len(named) == 1:  # "0.76/h … -> $/Mtok?": the one currency the question names is its prices' (29n)
+        for price in prices:
+            price.unit = price.unit or next(iter(named))
     rates = []
     for m in _RATE.finditer(text):
         value = number(m.group("n") or m.group("n2") or m.group("n3"), lang, comma["any"])
@@ -497,6 +501,15 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
             scale = _SCALES.get((m.group("scale") or "").lower(), 1)
             tokens.append(Amount(value * scale, "tokens", m.group()))
     return prices, rates, tokens
+
+
+_CURRENCY_NAMED = re.compile(r"[$€£¥]|\b(?:" + "|".join(sorted((re.escape(w) for w in CURRENCY_WORDS if w.isalpha()),
+                                                                  key=len, reverse=True)) + r")\b", re.I)
+
+
+def _currencies_named(text: str) -> set[str]:
+    """Every currency a question names anywhere, as codes ("$/Mtok" → USD)."""
+    return {CURRENCY_WORDS.get(m.group().lower(), m.group().upper()) for m in _CURRENCY_NAMED.finditer(text)}
 
 
 _COMMA_THREE = re.compile(r"(?<![\d.,])\d{1,3},\d{3}(?![\d.,])")  # 1,375: thousands or a decimal comma?

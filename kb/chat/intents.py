@@ -167,6 +167,19 @@ def _strip_cpu_beside_fallback(text: str) -> str:
     return _CPU_OR_DEVICE.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)} host", text)
 
 
+# An amount with a currency or a rate unit ("$35.76/h", "0,76 usd/h", "12k tok/s", "1.20 EUR"): a price
+# or a throughput, never a version of the target beside it (29n).
+_AMOUNT = re.compile(
+    r"[$€£¥]\s?\d[\d.,]*\s?[kKmM]?(?:\s?/\s?[a-z]+)?"
+    r"|\b\d[\d.,]*\s?[kKmM]?\s?(?:usd|eur|gbp|jpy|dollars?|d[oó]lares|euros?|[$€£¥]|"
+    r"(?:tok(?:en)?s?|tk)\s?(?:/|per |por |a |al )\s?[a-z]+|/\s?(?:h|hr|hour|hora)\b)", re.I)
+
+
+def _strip_amounts(text: str) -> str:
+    """Prices and rates out of the reader's way: they are kb.chat.entities' to read."""
+    return _AMOUNT.sub(" ", text)
+
+
 def is_function_spelling(word: str) -> bool:
     lower = word.lower()
     return (lower.startswith(("torch.", "f.", "nn.functional.", "tensor.")) and not lower.startswith("torch.ops.")) \
@@ -182,7 +195,7 @@ def read(text: str) -> Question:
     q = Question(text=text.strip())
     lowered = " " + re.sub(r"\s+", " ", q.text.lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
-    tokens = _tokens(_strip_cpu_destination(q.text))
+    tokens = _tokens(_strip_amounts(_strip_cpu_destination(q.text)))
     pending_target: TargetMention | None = None
     pending_product: str | None = None
     sdk_seen = False
