@@ -591,7 +591,7 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     answered by where the op runs: a decomposed op whose leaves all run on the device
     runs on the chip, one whose leaf falls back runs partly on the CPU."""
     asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
-    if not asked or not rows or not intents.asks_yes_no(q.text):  # "nonzero on trainium?" too
+    if not asked or not rows or not (intents.asks_yes_no(q.text) or op_first.offers_choices(q.text)):
         return None
     # "does X run natively?", "does X run or fall back?": the specific word is what is asked (r2-29 #6)
     want = sorted(asked, key=lambda status: status == "supported")[0]

@@ -14,6 +14,7 @@ from typing import Any
 
 from kb.chat import mode_contrast
 from kb.chat.intents import Question, TargetMention, asks_yes_no
+from kb.chat.op_first import offers_choices
 from kb.chat.oplookup import OpMatch, pick_versions
 from kb.chat.reply import Sources
 from kb.neutral import markdown as md
@@ -92,7 +93,7 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
         heads.append(_verdict(tally, _asked(q), q.language))
     if contrasts:  # right under the headline, or first (29n)
         lines.insert(0, "\n".join(contrasts) + "\n")
-    if heads and asks_yes_no(q.text):  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?" too
+    if heads and (asks_yes_no(q.text) or offers_choices(q.text)):  # "nn.GRU on tpu?", "… device or CPU?" too
         lines.insert(0, "; ".join(heads) + ("" if contrasts else "\n"))
     return lines
 

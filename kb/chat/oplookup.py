@@ -191,7 +191,7 @@ def _module_typo(conn: sqlite3.Connection, word: str) -> OpMatch | None:
     note saying so; None when none, or two, are that close."""
     rest = word.rsplit(".", 1)[-1]
     close = [m for m in torchnames.close_modules(word, limit=2) if _close_enough(rest, m.rsplit(".", 1)[-1])]
-    if len(close) != 1:
+    if not close or not _clear_winner(rest, [m.rsplit(".", 1)[-1] for m in close]):
         return None
     found = module_match(conn, close[0])
     if found is None:
@@ -208,9 +208,15 @@ def _function_typo(key: str, fmap: dict[str, list[str]]) -> str | None:
         return None
     same = [k.rpartition(".")[2] for k in fmap if k.rpartition(".")[0] == prefix and fmap[k]]
     close = [c for c in difflib.get_close_matches(name, same, n=2, cutoff=TYPO_RATIO) if _close_enough(name, c)]
-    if len(close) == 1 or (len(close) == 2 and close[0].lower() == name.lower()):
-        return f"{prefix}.{close[0]}"
-    return None
+    return f"{prefix}.{close[0]}" if close and _clear_winner(name, close) else None
+
+
+def _clear_winner(asked: str, close: list[str]) -> bool:
+    """The closest name is clearly closer than the next ("sortt": sort, not msort)."""
+    if len(close) == 1:
+        return True
+    first, second = (difflib.SequenceMatcher(None, asked.lower(), c.lower()).ratio() for c in close[:2])
+    return first - second >= 0.05
 
 
 def _op_like(word: str) -> bool:
