@@ -90,7 +90,8 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
                               "mode": "compile", "counts": both["counts"], "summary": both["line"]})
                 contrasts.append(line)
         _training_line(lines, mine, mention.target, training, forward)
-        heads.append(_verdict(tally, _asked(q), q.language))
+        # "¿va en el dispositivo o cae a CPU?": a choice, so where it runs, not a yes to the last option (29n)
+        heads.append(_verdict(tally, "supported" if offers_choices(q.text) else _asked(q), q.language))
     if contrasts:  # right under the headline, or first (29n)
         lines.insert(0, "\n".join(contrasts) + "\n")
     if heads and (asks_yes_no(q.text) or offers_choices(q.text)):  # "nn.GRU on tpu?", "… device or CPU?" too

@@ -1326,7 +1326,7 @@ add_29n("op", "es", "op", ["_Leí `nn.Embeding` como `nn.Embedding`._", "**Sí**
 add_29n("op", "es", "op", ["_Leí `nn.Linaer` como `nn.Linear`._", "**Sí** en neuron 2.14.3.1"], SNAPSHOT, ["nn.Linaer en neuron?"])
 add_29n("op", "en", "op", ["**Yes** on neuron 2.14.3.1 — its one op, `aten::native\\_layer\\_norm`, runs on the device"], SNAPSHOT,
     ["nn.LayerNorm on trn2 with TorchNeuron, on the device or on the CPU?"])
-add_29n("op", "es", "op", ["**No cae a la CPU: nativo** en neuron 2.14.3.1"], SNAPSHOT,
+add_29n("op", "es", "op", ["**Sí** en neuron 2.14.3.1 — su único op, `aten::embedding`, se ejecuta en el dispositivo"], SNAPSHOT,
     ["nn.Embedding en trn2 con TorchNeuron, ¿va en el dispositivo o cae a CPU?"])
 add_29n("cost", "es", "cost", ["**0,07 USD por millón de tokens**", "--price-per-hour 1.375 --tokens-per-second 5500"], COST,
     ["precio por millón a 1,375 USD/h y 5.500 tokens/seg"])
