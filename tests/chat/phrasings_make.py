@@ -1309,7 +1309,7 @@ add_29n("op", "en", "op", ["**Presumably yes** — runs on neuron (leaves on the
         ["Tensor.index_put_ on trn2 — device or CPU?"])
 add_29n("op", "es", "op", ["**Se ejecuta en el dispositivo, descompuesto, presumiblemente**"], SNAPSHOT,
     ["¿Tensor.index_put_ en trainium es nativo o hace fallback a CPU?"])
-add_29n("compare", "es", "compare", ["- neuron: **Presumiblemente sí** — kernel propio en neuron",
+add_29n("op", "es", "compare", ["- neuron: **Presumiblemente sí** — kernel propio en neuron",
                                  "- tpu: **Se ejecuta en tpu, aunque no como un solo kernel**"], SNAPSHOT,
     ["¿torch.cumsum es nativo en neuron? ¿y en la tpu?"])
 add_29n("op", "en", "op", ["`torch.nonzeroo` is not a torch function; read as `torch.nonzero`", "**Yes** — its own kernel on tpu"],

@@ -130,3 +130,9 @@ def test_a_price_is_never_a_version():
 def test_how_many_gets_the_count_in_the_headline(conn):
     a = ask(conn, "¿cuántos ops de dropout no soporta tpu 0.2.0?")
     assert a["text"].startswith("**2 dropout ops**") and "Sí, algunos" not in a["text"]
+
+
+def test_spanish_answers_of_the_slice_hold_no_english_of_kb(conn):
+    from tests.chat.test_spanish_guard import _english_found
+
+    assert _english_found(conn, [r["question"] for r in BANK_29N if r["language"] == "es"]) == {}
