@@ -466,13 +466,17 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         lines.append(_missing_line(missing, suggestions))
     if named and any(v is not None and o in named for o, v in zip(yes_no_ops, verdict_for_yes_no)):
         # the op named has its own verdict: the headline follows it, not its overloads' (m4 Q03)
+        others = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o not in named and v is not None]
         verdict_for_yes_no = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o in named]
+    else:
+        others = []
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    aside = _other_overloads(verdict_for_yes_no, others) if head else None
     if head and head.startswith("**It depends"):
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
     both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
-    head = "\n".join(x for x in (head, both) if x) or None
+    head = "\n".join(x for x in (head, both, aside) if x) or None
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 
@@ -614,6 +618,17 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     if len(bolds) == 1 and bolds <= {"Yes", "No"}:  # every overload says the same, each in its own words
         return f"**{bolds.pop()}** — for every overload and version shown{suffix} (details below)."
     return "**It depends** — on the version, mode or overload (details below)."
+
+
+def _other_overloads(answered: list[dict[str, Any] | None], others: list[dict[str, Any]]) -> str | None:
+    """The overloads left out of the headline whose verdict differs from it, named in one line
+    ("_Other overloads, below, differ: `aten::bincount.out` decomposed (leaves not traced)._")."""
+    said = {(r["target"], r["status"], verdict.effective_status(r)) for r in answered if r is not None}
+    differ = [r for r in others if (r["target"], r["status"], verdict.effective_status(r)) not in said]
+    if not said or not differ:
+        return None
+    named = "; ".join(f"`{r['op']}` {r['status']} ({verdict.runs(r)})" for r in differ[:3])
+    return f"_Other overloads, below, differ: {named}._"
 
 
 def _per_target_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any] | None]) -> str | None:

@@ -154,7 +154,7 @@ def _strip_cpu_destination(text: str) -> str:
 # device word is where an op goes when it falls back, one of the choices offered, never a target (29n).
 _CPU_FALLBACK = re.compile(r"\bcpu[\s-]*(?=fall[\s-]?back|offload|fallback)", re.I)
 _CPU_AFTER_FALL = re.compile(r"\b((?:re)?ca(?:e|en|er|iga|igan|yendo)|va|van|vuelve|vuelven|pasa|pasan|manda|mandan|"
-                             r"fall\w*|drops?|goes|go|offload\w*)\s+(?:back\s+)?(?:a|al|en|to|onto|on)\s+(?:la\s+|el\s+|the\s+)?cpu\b",
+                             r"fall\w*|drops?|goes|go|offload\w*)\s+(?:back\s+)?(?:a|al|to|onto)\s+(?:la\s+|el\s+|the\s+)?cpu\b",
                              re.I)
 _CPU_OR_DEVICE = re.compile(r"\b(device|dispositivo|chip|accelerator|acelerador|natively|nativ[oa]s?|native)\b([^?.]{0,30}?)"
                             r"\b(or|o|u)\s+(?:on\s+|en\s+)?(?:the\s+|la\s+|el\s+)?cpu\b", re.I)

@@ -136,3 +136,17 @@ def test_spanish_answers_of_the_slice_hold_no_english_of_kb(conn):
     from tests.chat.test_spanish_guard import _english_found
 
     assert _english_found(conn, [r["question"] for r in BANK_29N if r["language"] == "es"]) == {}
+
+
+def test_overloads_left_out_of_the_headline_are_named_when_they_differ():
+    from kb.chat.answer import _other_overloads
+
+    base = {"op": "aten::bincount", "target": "neuron", "status": "fallback"}
+    out = {"op": "aten::bincount.out", "target": "neuron", "status": "decomposed", "effective_via": {}}
+    line = _other_overloads([base], [out])
+    assert line.startswith("_Other overloads, below, differ: `aten::bincount.out` decomposed (leaves not traced)")
+    assert _other_overloads([base], [{**base, "op": "aten::bincount.x"}]) is None  # the same verdict: nothing to add
+
+
+def test_running_on_the_cpu_in_spanish_keeps_the_cpu_a_target():
+    assert "cpu" in read("is roll native on cpu or on tpu?").target_names()
