@@ -28,7 +28,18 @@ import sqlite3
 from typing import Any
 
 from kb import opnames
-from kb.chat import caveat_notes, entities, intents, list_filter, names, op_first, scoring, spanish, understand
+from kb.chat import (
+    caveat_notes,
+    entities,
+    intents,
+    list_filter,
+    mode_contrast,
+    names,
+    op_first,
+    scoring,
+    spanish,
+    understand,
+)
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
 from kb.chat.answer_family import family_answer
@@ -382,6 +393,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
+    open_mode = mode_contrast.names_no_mode(q.text)
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
     named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
@@ -389,6 +402,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         if match.how == "module-map":  # a torch.nn layer: kb.chat.answer_module
             from kb.chat.answer_module import module_lines
 
+            if match.read_as:  # "nn.Upsampel": say how it was read, as a target typo is (29n)
+                said = "_Leí `{}` como `{}`._" if q.language == "es" else "_Read `{}` as `{}`._"
+                lines.append(said.format(match.asked, match.read_as))
             lines += module_lines(conn, q, match, src, facts, mode)
             continue
         if match.note:
@@ -400,6 +416,10 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         ops = _focus(conn, match.ops)
         if match.how == "exact":
             named |= {o for o in ops if o == match.asked or o == f"aten::{match.asked}"}
+        elif match.how == "function-name" or (match.how == "typo" and not opnames.names_one_overload(match.asked)):
+            # torch.bincount dispatches to the default overload, aten::bincount: its verdict is the
+            # headline's, and aten::bincount.out's stays in the rows below (29n)
+            named |= {o for o in ops if "." not in o.partition("::")[2]}
         for op in ops:
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
@@ -414,11 +434,17 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     chosen = [r for r in mine if r["backend_version"] == newest]
                 if chosen:
                     shown += chosen
+                    compiled = mode_contrast.compile_rows(conn, chosen) if open_mode else {}
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
                         verdict_for_yes_no.append(v)
                         yes_no_ops.append(op)
+                        other = compiled.get((v["op"], v["target"], v["backend_version"]))
+                        if other is not None:  # the mode left open and compile says otherwise: both (29n)
+                            lines.append("  - " + _verdict_line(other, src))
+                            facts.append(_fact(other))
+                            pairs.append((v, other))
                     continue
                 facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
                               "status": UNKNOWN})
@@ -440,8 +466,17 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         lines.append(_missing_line(missing, suggestions))
     if named and any(v is not None and o in named for o, v in zip(yes_no_ops, verdict_for_yes_no)):
         # the op named has its own verdict: the headline follows it, not its overloads' (m4 Q03)
+        others = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o not in named and v is not None]
         verdict_for_yes_no = [v for o, v in zip(yes_no_ops, verdict_for_yes_no) if o in named]
+    else:
+        others = []
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    aside = _other_overloads(verdict_for_yes_no, others) if head else None
+    if head and head.startswith("**It depends"):
+        head = _per_target_head(conn, q, verdict_for_yes_no) or head
+    answered = {id(v) for v in verdict_for_yes_no if v is not None}
+    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
+    head = "\n".join(x for x in (head, both, aside) if x) or None
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 
@@ -560,7 +595,7 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     answered by where the op runs: a decomposed op whose leaves all run on the device
     runs on the chip, one whose leaf falls back runs partly on the CPU."""
     asked = [s for s in q.statuses if s in ("native", "decomposed", "fallback", "unsupported", "supported")]
-    if not asked or not rows or not intents.asks_yes_no(q.text):  # "nonzero on trainium?" too
+    if not asked or not rows or not (intents.asks_yes_no(q.text) or op_first.offers_choices(q.text)):
         return None
     # "does X run natively?", "does X run or fall back?": the specific word is what is asked (r2-29 #6)
     want = sorted(asked, key=lambda status: status == "supported")[0]
@@ -583,6 +618,37 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
     if len(bolds) == 1 and bolds <= {"Yes", "No"}:  # every overload says the same, each in its own words
         return f"**{bolds.pop()}** — for every overload and version shown{suffix} (details below)."
     return "**It depends** — on the version, mode or overload (details below)."
+
+
+def _other_overloads(answered: list[dict[str, Any] | None], others: list[dict[str, Any]]) -> str | None:
+    """The overloads left out of the headline whose verdict differs from it, named in one line
+    ("_Other overloads, below, differ: `aten::bincount.out` decomposed (leaves not traced)._")."""
+    said = {(r["target"], r["status"], verdict.effective_status(r)) for r in answered if r is not None}
+    differ = [r for r in others if (r["target"], r["status"], verdict.effective_status(r)) not in said]
+    if not said or not differ:
+        return None
+    named = "; ".join(f"`{r['op']}` {r['status']} ({verdict.runs(r)})" for r in differ[:3])
+    return f"_Other overloads, below, differ: {named}._"
+
+
+def _per_target_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any] | None]) -> str | None:
+    """"native on Trainium? and on TPU?": where the targets differ but each has one answer, a
+    headline per target ("neuron: **Yes** — …" then "tpu: **It runs on tpu, though not as one
+    kernel** — …"), each with its own basis, instead of "it depends" (29n). None otherwise."""
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r is None:
+            return None
+        by_target.setdefault(r["target"], []).append(r)
+    if len(by_target) < 2:
+        return None
+    heads = []
+    for target, mine in by_target.items():
+        one = _yes_no(q, mine)
+        if not one or one.startswith("**It depends"):
+            return None
+        heads.append(f"- {target}: {_qualified(conn, one, mine)}")
+    return "\n".join(heads)
 
 
 def _one_yes_no(want: str, row: dict[str, Any]) -> str:

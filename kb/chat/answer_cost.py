@@ -168,7 +168,7 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     except CostInputError as exc:
         return Answer(q.text, "cost", f"**{'No puedo calcularlo' if es else 'I cannot compute that'}**: {exc}.",
                       [{"error": str(exc)}], language=ents.language)
-    currency = price.unit
+    currency = price.unit or ("(moneda del precio)" if es else "(the price's currency)")  # none named (29n)
     money = format_money(per_million)
     shown = _money(money, es)
     hourly = "" if price.per_hour else (" (leído como precio por hora)" if es else " (read as a price per hour)")
@@ -200,7 +200,7 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     lines.append("- " + ("Lo que la fórmula deja fuera: " if es else "What the formula leaves out: ")
                  + "; ".join(LEFT_OUT[ents.language]) + ".")
     lines.append(("- Comparar máquinas: " if es else "- To compare machines: ")
-                 + f"`kb cost --price-per-hour {_arg(price.value)} --tokens-per-second {_arg(rate.value)} "
-                 f"--currency {currency}` {'o' if es else 'or'} `kb cost --file targets.toml`"
+                 + f"`kb cost --price-per-hour {_arg(price.value)} --tokens-per-second {_arg(rate.value)}"
+                 + (f" --currency {price.unit}" if price.unit else "") + f"` {'o' if es else 'or'} `kb cost --file targets.toml`"
                  + (" (kb no convierte monedas)." if es else " (kb converts no currencies)."))
     return Answer(q.text, "cost", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)

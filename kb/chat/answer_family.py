@@ -7,6 +7,7 @@ leaf falls back counts as a fallback).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -46,6 +47,7 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
     facts: list[dict[str, Any]] = [{"family": fam.name, "ops": len(ops)}]
     mentions = q.targets or [TargetMention("neuron"), TargetMention("tpu")]
     yes_no: list[str] = []
+    counted: list[str] = []  # per target and status asked: the count, for a how-many headline (29n)
     for mention in mentions:
         pick = pick_versions(conn, mention)
         versions = [v for v in pick.versions if v in pick.with_data]
@@ -70,6 +72,8 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
         for s in wanted:
             rows = sorted(by_status.get(s, []), key=_shown_first)
             yes_no.append(s if rows else f"no-{s}")
+            counted.append(f"**{len(rows)} {fam.name} ops** {_said(s)} on {mention.target} {version} "
+                           f"({len(rows)} of {known} ops with evidence)")
             lines.append(f"{len(rows)} {fam.name} ops {_said(s)} on {mention.target} {version} "
                          f"({len(rows)} of {known} ops with evidence):" if rows else
                          f"No {fam.name} op {_said(s)} on {mention.target} {version} in the KB.")
@@ -90,7 +94,7 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
                          f"`{verdict.settle(mention.target)}` would settle them.")
         facts.append({"target": mention.target, "backend_version": version, "family": fam.name,
                       "counts": {s: len(r) for s, r in by_status.items()}})
-    head = _head(q, status, yes_no)
+    head = "; ".join(counted) + "." if counted and _HOW_MANY.search(q.text) else _head(q, status, yes_no)
     text = "\n".join(([head, ""] if head else []) + lines) + src.markdown()
     return Answer(q.text, "family", text, facts, src.items)
 
@@ -108,6 +112,9 @@ def _shown_first(row: dict[str, Any]) -> tuple:
 def _said(status: str) -> str:
     return {"fallback": "fall back to the CPU", "unsupported": "are unsupported (raise)", "native": "have their own kernel",
             "decomposed": "decompose into ops that run on the device"}.get(status, f"are {status}")
+
+
+_HOW_MANY = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.I)  # "¿Cuántos…?" reads as "how many"
 
 
 def _head(q: Question, status: str | None, seen: list[str]) -> str | None:

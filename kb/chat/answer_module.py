@@ -12,7 +12,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from kb.chat import mode_contrast
 from kb.chat.intents import Question, TargetMention, asks_yes_no
+from kb.chat.op_first import offers_choices
 from kb.chat.oplookup import OpMatch, pick_versions
 from kb.chat.reply import Sources
 from kb.neutral import markdown as md
@@ -45,6 +47,9 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
                   "inputs": module.entry.get("inputs"), "torch_version": module.torch_version})
     wanted = sorted(set(forward) | set(training))
     rows = [r for r in (queries.op_verdicts(conn, wanted, mode=mode) if wanted else [])]
+    open_mode = mode_contrast.names_no_mode(q.text)
+    compile_rows = queries.op_verdicts(conn, forward, mode="compile") if open_mode and forward else []
+    contrasts: list[str] = []
     for mention in q.targets or [TargetMention(t) for t in DEFAULT_TARGETS]:
         pick = pick_versions(conn, mention)
         mine = [r for r in rows if r["target"] == mention.target]
@@ -73,10 +78,24 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
         at = {r["op"]: r for r in mine if r["backend_version"] == tally["version"]}
         lines.append(f"- **{md(tally['line'])}** ({mode})")
         lines += _groups(forward, at, src, facts)
+        if open_mode and mode == "eager":  # the mode left open: compile too where it says otherwise (29n)
+            compiled = [r for r in compile_rows if r["target"] == mention.target
+                        and r["backend_version"] == tally["version"]]
+            both = oppage.tally(compiled, mention.target, forward) if compiled else None
+            line = both and mode_contrast.module_contrast(f"{mention.target} {tally['version']}", tally, both,
+                                                          q.language == "es")
+            if both and line:
+                lines.append(f"  - torch.compile: {md(both['line'])}")
+                facts.append({"module": module.canonical, "target": mention.target, "backend_version": both["version"],
+                              "mode": "compile", "counts": both["counts"], "summary": both["line"]})
+                contrasts.append(line)
         _training_line(lines, mine, mention.target, training, forward)
-        heads.append(_verdict(tally, _asked(q), q.language))
-    if heads and asks_yes_no(q.text):  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?" too
-        lines.insert(0, "; ".join(heads) + "\n")
+        # "¿va en el dispositivo o cae a CPU?": a choice, so where it runs, not a yes to the last option (29n)
+        heads.append(_verdict(tally, "supported" if offers_choices(q.text) else _asked(q), q.language))
+    if contrasts:  # right under the headline, or first (29n)
+        lines.insert(0, "\n".join(contrasts) + "\n")
+    if heads and (asks_yes_no(q.text) or offers_choices(q.text)):  # "nn.GRU on tpu?", "… device or CPU?" too
+        lines.insert(0, "; ".join(heads) + ("" if contrasts else "\n"))
     return lines
 
 

@@ -384,9 +384,10 @@ _DAYS = {"d": 1, "day": 1, "dia": 1, "w": 7, "week": 7, "semana": 7, "month": 30
          "ano": 365}
 
 
-def number(text: str, lang: str = "en") -> Decimal | None:
+def number(text: str, lang: str = "en", decimal_comma: bool = False) -> Decimal | None:
     """A number as people write it: 7.5, 7,5 (Spanish decimal comma), 1,800 / 1.800 (thousands:
-    a separator followed by exactly three digits), 1.8k, 2M."""
+    a separator followed by exactly three digits), 1.8k, 2M. `decimal_comma`: the question writes
+    a comma for the decimal point, so 1,375 is 1.375 (kb.chat.entities._comma_is_decimal)."""
     raw = text.strip().replace(" ", "")
     if re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]\+?\d{1,2}", raw):  # 1e3, 1.5e3: scientific, as written
         value = Decimal(raw)
@@ -395,6 +396,8 @@ def number(text: str, lang: str = "en") -> Decimal | None:
     if raw[-1:].lower() in ("k", "m"):
         scale = _SCALES[raw[-1].lower()]
         raw = raw[:-1]
+    if decimal_comma and re.fullmatch(r"\d{1,12},\d{1,12}", raw):
+        return Decimal(raw.replace(",", ".")) * scale
     parts = re.split(r"([.,])", raw)
     seps = parts[1::2]
     groups = parts[0::2]
@@ -447,13 +450,14 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
     makes "1.800" a thousands group, as in Spanish (r2-29 #11)."""
     if re.search(r"(?<![\d.,])\d{1,6},\d{1,2}(?![\d.,])", text):
         lang = "es"
+    comma = _comma_is_decimal(text, lang)
     prices: list[Amount] = []
     taken: list[tuple[int, int]] = []
     for pattern in (_PRICE_AFTER, _PRICE_BEFORE):
         for m in pattern.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
                 continue
-            value = number(m.group("n"), lang)
+            value = number(m.group("n"), lang, comma["price"])
             if value is None:
                 continue
             code = CURRENCY_WORDS.get(m.group("c").lower(), m.group("c").upper())
@@ -469,13 +473,17 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
             prices.append(Amount(value, code, m.group(), hourly))
             taken.append((m.start(), m.end()))
     for m in _PRICE_BARE.finditer(text):  # "5.2/h": an hourly price that names no currency
-        value = number(m.group("n"), lang)
+        value = number(m.group("n"), lang, comma["price"])
         if value is not None and not any(a <= m.start() < b for a, b in taken):
             prices.append(Amount(value, "", m.group(), True))
             taken.append((m.start(), m.end()))
+    named = _currencies_named(text)
+    if len(named) == 1:  # "0.76/h … -> $/Mtok?": the one currency the question names is its prices' (29n)
+        for price in prices:
+            price.unit = price.unit or next(iter(named))
     rates = []
     for m in _RATE.finditer(text):
-        value = number(m.group("n") or m.group("n2") or m.group("n3"), lang)
+        value = number(m.group("n") or m.group("n2") or m.group("n3"), lang, comma["any"])
         if value is not None:
             unit = (m.group("u") or ("min" if m.group("n3") else "s")).lower()
             per = _RATE_PER_SECOND.get(unit) or _RATE_PER_SECOND.get(unit.rstrip("s"), 1)
@@ -488,11 +496,37 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
     for m in _TOKENS.finditer(text):
         if any(a <= m.start() < b for a, b in taken):
             continue
-        value = number(m.group("n"), lang)
+        value = number(m.group("n"), lang, comma["any"])
         if value is not None:
             scale = _SCALES.get((m.group("scale") or "").lower(), 1)
             tokens.append(Amount(value * scale, "tokens", m.group()))
     return prices, rates, tokens
+
+
+_CURRENCY_NAMED = re.compile(r"[$€£¥]|\b(?:" + "|".join(sorted((re.escape(w) for w in CURRENCY_WORDS if w.isalpha()),
+                                                                  key=len, reverse=True)) + r")\b", re.I)
+
+
+def _currencies_named(text: str) -> set[str]:
+    """Every currency a question names anywhere, as codes ("$/Mtok" → USD)."""
+    return {CURRENCY_WORDS.get(m.group().lower(), m.group().upper()) for m in _CURRENCY_NAMED.finditer(text)}
+
+
+_COMMA_THREE = re.compile(r"(?<![\d.,])\d{1,3},\d{3}(?![\d.,])")  # 1,375: thousands or a decimal comma?
+_DOT_GROUPS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.,])")  # 5.500, 1.000.000
+
+
+def _comma_is_decimal(text: str, lang: str) -> dict[str, bool]:
+    """Whether "1,375" is 1.375 here, for prices and for any amount. One question keeps one
+    convention: where it also writes dots between groups of three ("5.500 tokens/seg") and is
+    Spanish, or writes a dotted group next to a comma group, the comma is its decimal point, for
+    every amount. A Spanish question's price alone ("1,375 USD/h") reads the comma as decimal too,
+    the Spanish convention, while its bare counts ("1,375 tokens/s") stay thousands as in English;
+    an English question's comma is always a thousands separator."""
+    if lang != "es" or not _COMMA_THREE.search(text):
+        return {"price": False, "any": False}
+    dotted = any(len(m.group()) > 5 or m.group().count(".") for m in _DOT_GROUPS.finditer(text))
+    return {"price": True, "any": dotted}
 
 
 INSTANCE_RE = re.compile(r"\b(trn[123]n?|inf[12]|trainium[123]?|inferentia[12]?)\b", re.I)

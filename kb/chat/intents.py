@@ -146,7 +146,38 @@ def _strip_cpu_destination(text: str) -> str:
     # "which ops need the CPU on tpu?", "what hits the cpu": the CPU is where they go
     text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
                   flags=re.I)
+    text = _strip_cpu_beside_fallback(text)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
+
+
+# "native or CPU fallback?", "¿cae a CPU?", "on the device or the CPU?": the CPU beside a fallback or
+# device word is where an op goes when it falls back, one of the choices offered, never a target (29n).
+_CPU_FALLBACK = re.compile(r"\bcpu[\s-]*(?=fall[\s-]?back|offload|fallback)", re.I)
+_CPU_AFTER_FALL = re.compile(r"\b((?:re)?ca(?:e|en|er|iga|igan|yendo)|va|van|vuelve|vuelven|pasa|pasan|manda|mandan|"
+                             r"fall\w*|drops?|goes|go|offload\w*)\s+(?:back\s+)?(?:a|al|to|onto)\s+(?:la\s+|el\s+|the\s+)?cpu\b",
+                             re.I)
+_CPU_OR_DEVICE = re.compile(r"\b(device|dispositivo|chip|accelerator|acelerador|natively|nativ[oa]s?|native)\b([^?.]{0,30}?)"
+                            r"\b(or|o|u)\s+(?:on\s+|en\s+)?(?:the\s+|la\s+|el\s+)?cpu\b", re.I)
+
+
+def _strip_cpu_beside_fallback(text: str) -> str:
+    """The CPU named as a fallback's destination or as the other choice to the device reads as "host"."""
+    text = _CPU_FALLBACK.sub("host ", text)
+    text = _CPU_AFTER_FALL.sub(lambda m: f"{m.group(1)} to host", text)
+    return _CPU_OR_DEVICE.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)} host", text)
+
+
+# An amount with a currency or a rate unit ("$35.76/h", "0,76 usd/h", "12k tok/s", "1.20 EUR"): a price
+# or a throughput, never a version of the target beside it (29n).
+_AMOUNT = re.compile(
+    r"[$€£¥]\s?\d[\d.,]*\s?[kKmM]?(?:\s?/\s?[a-z]+)?"
+    r"|\b\d[\d.,]*\s?[kKmM]?\s?(?:usd|eur|gbp|jpy|dollars?|d[oó]lares|euros?|[$€£¥]|"
+    r"(?:tok(?:en)?s?|tk)\s?(?:/|per |por |a |al )\s?[a-z]+|/\s?(?:h|hr|hour|hora)\b)", re.I)
+
+
+def _strip_amounts(text: str) -> str:
+    """Prices and rates out of the reader's way: they are kb.chat.entities' to read."""
+    return _AMOUNT.sub(" ", text)
 
 
 def is_function_spelling(word: str) -> bool:
@@ -164,7 +195,7 @@ def read(text: str) -> Question:
     q = Question(text=text.strip())
     lowered = " " + re.sub(r"\s+", " ", q.text.lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
-    tokens = _tokens(_strip_cpu_destination(q.text))
+    tokens = _tokens(_strip_amounts(_strip_cpu_destination(q.text)))
     pending_target: TargetMention | None = None
     pending_product: str | None = None
     sdk_seen = False

@@ -22,7 +22,7 @@ from kb.store import torchnames, verdict
 # The choices a question offers: two statuses joined by "or" ("native or fall back", "run on the
 # device or go to the cpu", "supported or does it raise").
 _CHOICE = (r"(?:nativ\w*|own kernel|fall\w*(?: back)?|fallback|decompos\w*|unsupported|raise\w*|error|cpu|host"
-           r"|on (?:the )?device|supported)")
+           r"|(?:on (?:the )?)?(?:device|dispositivo)|supported)")
 _EITHER = re.compile(rf"\b{_CHOICE}\b[^?]{{0,60}}?\bor\b[^?]{{0,40}}?\b{_CHOICE}", re.I)
 
 

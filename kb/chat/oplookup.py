@@ -41,6 +41,7 @@ class OpMatch:
     how: str  # exact | typo | function-map | function-name | module-map
     note: str = ""
     module: torchnames.TorchName | None = None  # how == module-map: the torch.nn module's entry
+    read_as: str = ""  # a misspelt module or function read as this name ("nn.Upsample")
 
 
 def _bases(conn: sqlite3.Connection) -> dict[str, list[str]]:
@@ -88,6 +89,12 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
                 matches.append(OpMatch(word, known, "function-map", f"`{key}` dispatches to these ATen ops (traced, {where})"))
                 continue
             base = key.rsplit(".", 1)[-1]
+            if base not in bases and (near_key := _function_typo(key, fmap)) is not None:  # torch.cumsun (29n)
+                known = [op for op in fmap[near_key] if op in queries.known_op_names(conn)] or fmap[near_key]
+                matches.append(OpMatch(word, known, "function-map",
+                                       f"`{key}` is not a torch function; read as `{near_key}`, which dispatches "
+                                       f"to these ATen ops (traced, {where})", read_as=near_key))
+                continue
             if base in bases:
                 matches.append(OpMatch(word, _family(conn, base, base), "function-name",
                                        f"`{key}` is not in the traced function map; matched by name to `aten::{base}`"))
@@ -156,6 +163,9 @@ def _modules(conn: sqlite3.Connection, q: Question, matches: list[OpMatch], miss
         if found is not None:
             matches.append(found)
             taken.add(word)
+        elif torchnames.looks_like_module(word) and (fixed := _module_typo(conn, word)) is not None:
+            matches.append(fixed)  # nn.Upsampel → nn.Upsample, as a target typo is read (29n)
+            taken.add(word)
         elif torchnames.looks_like_module(word):
             missing.append(word)
             if len(missing) <= MAX_FUZZY_MODULES:  # each is a pass over the module names
@@ -165,6 +175,48 @@ def _modules(conn: sqlite3.Connection, q: Question, matches: list[OpMatch], miss
 
 
 MAX_FUZZY_MODULES = 8
+# How close a misspelt module or function name must be to be read as a known one (difflib's ratio):
+# one or two letters swapped, missing or doubled in a name of five or more ("Upsampel", "LayerNrom",
+# "cumsun"), never a different word.
+TYPO_RATIO = 0.8
+
+
+def _close_enough(asked: str, known: str) -> bool:
+    return len(asked) >= 5 and abs(len(asked) - len(known)) <= 2 and \
+        difflib.SequenceMatcher(None, asked.lower(), known.lower()).ratio() >= TYPO_RATIO
+
+
+def _module_typo(conn: sqlite3.Connection, word: str) -> OpMatch | None:
+    """A misspelt module name read as the one close module (`nn.Upsampel` → `nn.Upsample`), with a
+    note saying so; None when none, or two, are that close."""
+    rest = word.rsplit(".", 1)[-1]
+    close = [m for m in torchnames.close_modules(word, limit=2) if _close_enough(rest, m.rsplit(".", 1)[-1])]
+    if not close or not _clear_winner(rest, [m.rsplit(".", 1)[-1] for m in close]):
+        return None
+    found = module_match(conn, close[0])
+    if found is None:
+        return None
+    short = "nn." + close[0].rsplit(".", 1)[-1]
+    return OpMatch(word, found.ops, "module-map", found.note, found.module, read_as=short)
+
+
+def _function_typo(key: str, fmap: dict[str, list[str]]) -> str | None:
+    """A misspelt torch function read as the one close name in the traced map with the same prefix
+    (`torch.cumsun` → `torch.cumsum`); None when none or several are that close."""
+    prefix, _, name = key.rpartition(".")
+    if len(name) < 5:
+        return None
+    same = [k.rpartition(".")[2] for k in fmap if k.rpartition(".")[0] == prefix and fmap[k]]
+    close = [c for c in difflib.get_close_matches(name, same, n=2, cutoff=TYPO_RATIO) if _close_enough(name, c)]
+    return f"{prefix}.{close[0]}" if close and _clear_winner(name, close) else None
+
+
+def _clear_winner(asked: str, close: list[str]) -> bool:
+    """The closest name is clearly closer than the next ("sortt": sort, not msort)."""
+    if len(close) == 1:
+        return True
+    first, second = (difflib.SequenceMatcher(None, asked.lower(), c.lower()).ratio() for c in close[:2])
+    return first - second >= 0.05
 
 
 def _op_like(word: str) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from kb.chat.entities import MODEL_RE, Entities
 from kb.chat.intents import PLATFORM_PRODUCTS, Question
+from kb.store import torchnames
 
 THRESHOLD = 8
 # A runner-up at this share of the best score is close enough to name (an op named as code beside a price
@@ -107,7 +108,9 @@ def _gallery_score(text: str) -> int:
 def readings(q: Question, ents: Entities) -> list[Reading]:
     """Every reading with a score, best first."""
     text = ents.english
-    explicit_op = bool(q.op_words or q.function_words)
+    # a torch.nn module (nn.GroupNorm, even misspelt) names an op as explicitly as torch.roll does: its
+    # verdict is asked, not whether the product runs on the instance also named (29n)
+    explicit_op = bool(q.op_words or q.function_words) or any(torchnames.looks_like_module(w) for w in q.plain_words)
     out: list[Reading] = []
     hourly = any(p.per_hour for p in ents.prices)
     cost = (5 if ents.prices else 0) + (1 if hourly else 0) + (5 if ents.rates else 0) + \

@@ -295,6 +295,11 @@ PATTERNS += [(re.compile(r"(→ \S+ [a-z]+) at (aten::)"), r"\1 en \2"),  # a fa
 PHRASES += [("No conflict found in the support matrices of", "Ningún conflicto en las matrices de soporte de"),  # 29l
             ("Statements it has about other cycles of", "Declaraciones que tiene sobre otros ciclos de"),
             (", instance:", ", instancia:"), (", instance trn", ", instancia trn"), (", instance inf", ", instancia inf")]
+PHRASES += [("is not a torch function; read as", "no es una función de torch; leído como"),  # 29n
+            (", which dispatches to these ATen ops", ", que despacha a estos ops ATen"),
+            ("of 1 op run on the device", "de 1 op se ejecuta en el dispositivo"),
+            ("**unsupported at ", "**unsupported en "),
+            ("_Other overloads, below, differ:", "_Otras sobrecargas, abajo, difieren:")]
 PHRASES.sort(key=lambda pair: -len(pair[0]))
 _PROTECTED = re.compile(QUOTED.pattern + r"|`[^`\n]*`|https?://\S+|\[\d+\]")  # record text marked by reply.quoted
 

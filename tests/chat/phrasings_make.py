@@ -1282,6 +1282,73 @@ add("list", "es", "family", ["La familia **dropout**", "2 dropout ops no están 
 add("list", "es", "family", ["La familia **rnn**", "17 rnn ops no están soportados"], TPU_PROBE, ["¿cuáles ops de lstm no corren en tpu?"])
 add("unknown", "en", "unknown", ["`kb ops --target tpu=0.1.1`", "I read: target tpu 0.1.1"], "", ["tpu 0.1.1 ??"])
 
+# ---- 29n: op answers (issue #29 slice n): eager and torch.compile both said when the mode is left open and
+# they differ; "CPU" beside fallback or device words is no target; a torch function's headline follows its
+# default overload, targets that differ get a headline each; a named module outranks a product on an instance;
+# misspelt modules and functions read as the one close name; decimal commas; currencies; how-many counts.
+def add_29n(*args, **extra) -> None:
+    add(*args, slice="29n", **extra)
+
+
+EAGER_COMPILE = "**Eager and torch.compile differ**"
+EAGER_COMPILE_ES = "**Eager y torch.compile difieren**"
+add_29n("op", "en", "op", [EAGER_COMPILE, "eager: partly falls back to the CPU; torch.compile: unsupported (raises at a leaf)"],
+    SNAPSHOT, ["torch.sort on trainium - native or not?", "does torch.sort run on trn2?", "torch.sort on neuron, ok?"])
+add_29n("op", "es", "op", [EAGER_COMPILE_ES, "eager: cae en parte a la CPU; torch.compile: sin soporte (una hoja lanza un error)"],
+    SNAPSHOT, ["torch.sort en trainium: ¿nativo, fallback o no soportado?", "¿torch.sort va en neuron?",
+               "torch.sort en trn2 funciona?"])
+add_29n("op", "en", "op", ["**Presumably yes** — it falls back"], SNAPSHOT,
+    ["does torch.sort fall back on neuron in eager mode?"])
+add_29n("op", "en", "op", ["**Native, presumably** — its own kernel on neuron"], SNAPSHOT,
+    ["is torch.topk native on neuron or CPU fallback?", "torch.topk on trainium: native or cpu-fallback?"])
+add_29n("op", "es", "op", ["**Nativo, presumiblemente** — kernel propio en neuron"], SNAPSHOT,
+    ["torch.topk en neuron, ¿nativo o cae a CPU?", "¿torch.topk corre nativo en trn2 o se va a la CPU?"])
+add_29n("op", "en", "op", ["**Runs on the device, decomposed, presumably**", "its leaves run on neuron (no CPU fallback)"],
+    SNAPSHOT, ["Tensor.index_put_ on neuron: native or CPU fallback?"])
+add_29n("op", "en", "op", ["**Presumably yes** — runs on neuron (leaves on the device)"], SNAPSHOT,
+        ["Tensor.index_put_ on trn2 — device or CPU?"])
+add_29n("op", "es", "op", ["**Se ejecuta en el dispositivo, descompuesto, presumiblemente**"], SNAPSHOT,
+    ["¿Tensor.index_put_ en trainium es nativo o hace fallback a CPU?"])
+add_29n("op", "es", "compare", ["- neuron: **Presumiblemente sí** — kernel propio en neuron",
+                                 "- tpu: **Se ejecuta en tpu, aunque no como un solo kernel**"], SNAPSHOT,
+    ["¿torch.cumsum es nativo en neuron? ¿y en la tpu?"])
+add_29n("op", "en", "op", ["`torch.nonzeroo` is not a torch function; read as `torch.nonzero`", "**Yes** — its own kernel on tpu"],
+    TPU_PROBE, ["is torch.nonzeroo native on tpu?"])
+add_29n("op", "en", "op", ["read as `torch.sort`", EAGER_COMPILE], SNAPSHOT, ["torch.sortt on neuron?"])
+add_29n("op", "es", "op", ["`torch.cumsun` no es una función de torch; leído como `torch.cumsum`"], TPU_PROBE,
+    ["¿torch.cumsun corre en tpu?", "torch.cumsun en la tpu va?"])
+add_29n("op", "en", "op", ["_Read `nn.Embeding` as `nn.Embedding`._", "**Yes** on tpu 0.2.0"], TPU_PROBE,
+    ["can i run nn.Embeding on tpu?"])
+add_29n("op", "en", "op", ["_Read `nn.LayerNrom` as `nn.LayerNorm`._", "**Yes** on neuron 2.14.3.1"], SNAPSHOT,
+    ["nn.LayerNrom on trainium, native?"])
+add_29n("op", "es", "op", ["_Leí `nn.Embeding` como `nn.Embedding`._", "**Sí** en tpu 0.2.0"], TPU_PROBE,
+    ["¿nn.Embeding va en la tpu?"])
+add_29n("op", "es", "op", ["_Leí `nn.Linaer` como `nn.Linear`._", "**Sí** en neuron 2.14.3.1"], SNAPSHOT, ["nn.Linaer en neuron?"])
+add_29n("op", "en", "op", ["**Yes** on neuron 2.14.3.1 — its one op, `aten::native\\_layer\\_norm`, runs on the device"], SNAPSHOT,
+    ["nn.LayerNorm on trn2 with TorchNeuron, on the device or on the CPU?"])
+add_29n("op", "es", "op", ["**Sí** en neuron 2.14.3.1 — su único op, `aten::embedding`, se ejecuta en el dispositivo"], SNAPSHOT,
+    ["nn.Embedding en trn2 con TorchNeuron, ¿va en el dispositivo o cae a CPU?"])
+add_29n("cost", "es", "cost", ["**0,07 USD por millón de tokens**", "--price-per-hour 1.375 --tokens-per-second 5500"], COST,
+    ["precio por millón a 1,375 USD/h y 5.500 tokens/seg"])
+add_29n("cost", "es", "cost", ["**0,49 EUR por millón de tokens**", "--price-per-hour 2.125"], COST,
+    ["¿cuánto sale el millón de tokens a 2,125 € la hora con 1.200 tokens por segundo?"])
+add_29n("cost", "en", "cost", ["**0.40 USD per million tokens**", "--tokens-per-second 1375"], COST,
+    ["cost per million at 2 USD/h and 1,375 tokens/s"])
+add_29n("cost", "es", "cost", ["**0,56 USD por millón de tokens**", "--tokens-per-second 1500"], COST,
+    ["costo por millón a 3 USD/h y 1,500 tokens/s"])
+add_29n("cost", "en", "cost", ["**0.70 USD per million tokens**", "--currency USD`"], COST,
+    ["trn2 0.76/h, 300 tokens per second -> $/Mtok?"])
+add_29n("cost", "en", "cost", ["**0.83 (the price's currency) per million tokens**", "--tokens-per-second 500`"], COST,
+    ["inf2 1.5/h with 500 tok/s, cost per million?"])
+add_29n("cost", "es", "cost", ["**0,70 (moneda del precio) por millón de tokens**"], COST,
+    ["inf2 0,76/h y 300 tokens/s, ¿costo por millón?"])
+add_29n("cost", "en", "cost", ["**trn2 is cheaper**", "0.56 USD per million tokens vs 1.11 USD"], COST,
+    ["trn2 $4/h @ 2k tok/s vs tpu $2/h @ 500 tok/s, cheaper per M tokens?"])
+add_29n("list", "es", "family", ["**2 dropout ops** no están soportados (error) en tpu 0.2.0 (2 de 17 ops con evidencia)."],
+    TPU_PROBE, ["¿cuántos ops de dropout no soporta tpu 0.2.0?"])
+add_29n("list", "en", "family", ["**2 dropout ops** are unsupported (raise) on tpu 0.2.0 (2 of 17 ops with evidence)."],
+    TPU_PROBE, ["how many dropout ops are unsupported on tpu 0.2.0?"])
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:

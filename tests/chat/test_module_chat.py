@@ -60,8 +60,13 @@ def test_module_without_evidence_names_its_ops_and_how_to_settle(chat_conn):
     assert "✔ native: `aten::add.Tensor` [1]" in a.text and "? unknown (no evidence): `aten::transpose.int`" in a.text
 
 
-def test_a_misspelt_module_is_missing_with_close_names(chat_conn):
-    a = answer("does nn.MultiHeadAtention work on tpu?", conn=chat_conn)
+def test_a_misspelt_module_is_read_as_the_one_close_name(chat_conn):
+    a = answer("does nn.MultiHeadAtention work on tpu?", conn=chat_conn)  # one letter off: read as it (29n)
+    assert "_Read `nn.MultiHeadAtention` as `nn.MultiheadAttention`._" in a.text and "**unknown**" not in a.text
+
+
+def test_a_module_name_far_from_any_is_missing_with_close_names(chat_conn):
+    a = answer("does nn.MultiHeadAttn work on tpu?", conn=chat_conn)
     assert "Did you mean `nn.MultiheadAttention`?" in a.text and "**unknown**" in a.text
 
 

@@ -1,0 +1,110 @@
+"""Eager and torch.compile side by side when they differ (29n, issue #29 group A).
+
+An op's verdict is stored per mode, and an answer to a question naming no mode shows the eager
+one. Where torch.compile gives a different verdict for the same op, target and version (TorchNeuron
+falls back to the CPU in eager but fails to compile the graph), an eager-only answer misleads anyone
+who compiles: so the answer says both, right under its headline, and lists the compile verdict
+under the eager one. A question that names a mode ("in compile mode", "eager") gets that mode only.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any
+
+from kb.store import queries, verdict
+
+_NAMES_MODE = re.compile(r"compil|eager|dynamo|inductor|graph mode|modo grafo", re.I)
+
+# Where an op runs, in a few words per language: (English, Spanish).
+_WORDS = {
+    "native": ("native (its own kernel)", "nativo (kernel propio)"),
+    "device": ("runs on the device (decomposed)", "se ejecuta en el dispositivo (descompuesto)"),
+    "untraced": ("decomposed (leaves not traced)", "descompuesto (hojas no trazadas)"),
+    "fallback": ("falls back to the CPU", "cae a la CPU"),
+    "part_fallback": ("partly falls back to the CPU", "cae en parte a la CPU"),
+    "unsupported": ("unsupported (raises)", "sin soporte (lanza un error)"),
+    "part_unsupported": ("unsupported (raises at a leaf)", "sin soporte (una hoja lanza un error)"),
+}
+
+
+def names_no_mode(text: str) -> bool:
+    """Whether the question leaves the mode open (no "compile", "eager", "dynamo"...)."""
+    return _NAMES_MODE.search(text or "") is None
+
+
+def where_words(row: dict[str, Any], es: bool = False) -> str:
+    """Where the op runs in one mode, in the question's language."""
+    status, runs = row["status"], verdict.effective_status(row)
+    if status == "native":
+        key = "native"
+    elif runs == "fallback":
+        key = "part_fallback" if status == "decomposed" else "fallback"
+    elif runs == "unsupported":
+        key = "part_unsupported" if status == "decomposed" else "unsupported"
+    elif status == "decomposed":
+        key = "device" if verdict.leaves_traced(row) else "untraced"
+    else:
+        return status
+    return _WORDS[key][1 if es else 0]
+
+
+def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The compile verdict of each eager verdict's op, target and version, where it says otherwise."""
+    ops = sorted({r["op"] for r in eager})
+    if not ops:
+        return {}
+    wanted = {(r["op"], r["target"], r["backend_version"]): r for r in eager}
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in queries.op_verdicts(conn, ops, mode="compile"):
+        key = (row["op"], row["target"], row["backend_version"])
+        mine = wanted.get(key)
+        if mine is not None and _differs(mine, row):
+            out[key] = row
+    return out
+
+
+def _differs(eager: dict[str, Any], compiled: dict[str, Any]) -> bool:
+    return (eager["status"], verdict.effective_status(eager)) != (compiled["status"], verdict.effective_status(compiled))
+
+
+def contrast_line(pairs: list[tuple[dict[str, Any], dict[str, Any]]], es: bool = False) -> str | None:
+    """One line saying both verdicts: "**Eager and torch.compile differ** on neuron 2.14.3.1 —
+    eager: falls back to the CPU; torch.compile: unsupported (raises)." None without a pair."""
+    if not pairs:
+        return None
+    said: dict[tuple[str, str], list[str]] = {}
+    for eager, compiled in pairs:
+        where = f"{eager['target']} {eager['backend_version']}"
+        said.setdefault((where_words(eager, es), where_words(compiled, es)), [])
+        if where not in said[(where_words(eager, es), where_words(compiled, es))]:
+            said[(where_words(eager, es), where_words(compiled, es))].append(where)
+    parts = []
+    for (e, c), wheres in said.items():
+        on = (" en " if es else " on ") + (" y " if es else " and ").join(wheres)
+        parts.append(f"{on.strip()}: eager: {e}; torch.compile: {c}")
+    head = "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
+    return f"{head} — {' · '.join(parts)}."
+
+
+def tally_words(counts: dict[str, int], total: int, es: bool = False) -> str:
+    """Where a module's ops run in one mode, from a tally's counts: its worst op decides."""
+    if counts.get("unsupported"):
+        return _WORDS["unsupported" if counts["unsupported"] == total else "part_unsupported"][1 if es else 0]
+    if counts.get("fallback"):
+        return _WORDS["fallback" if counts["fallback"] == total else "part_fallback"][1 if es else 0]
+    if counts.get("native", 0) == total:
+        return _WORDS["native"][1 if es else 0]
+    return _WORDS["device"][1 if es else 0]
+
+
+def module_contrast(where: str, eager: dict[str, Any], compiled: dict[str, Any], es: bool = False) -> str | None:
+    """The contrast line for a module's two tallies ("neuron 2.14.3.1"), None when they agree."""
+    if eager["counts"] == compiled["counts"]:
+        return None
+    e, c = tally_words(eager["counts"], eager["total"], es), tally_words(compiled["counts"], compiled["total"], es)
+    if e == c:
+        return None
+    head = "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
+    return f"{head} — {'en' if es else 'on'} {where}: eager: {e}; torch.compile: {c}."
