@@ -142,6 +142,7 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
 # ---------------------------------------------------------------- routing
 
 DIFF_CUES = r"\b(chang\w*|diff\w*|gain\w*|lost|new in|what'?s new|added|removed|between|from .* to|since)\b"
+AS_IS = r"\bas[ -]is\b|\bunchanged\b|\bwithout (?:any )?changes?\b"
 LIST_CUES = r"\b(ops|operators|kernels|layers|functions)\b|^\s*(which|list|show|what)\b"
 
 
@@ -191,7 +192,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if fams and not explicit_op and not plain_op and intent != "caveat":
         word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) is fams[0])
         if re.search(LIST_CUES, text) or not word_is_op:
-            if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
+            # "do complex ops run as is on neuron?": whether a feature runs unchanged is its limitation row (29o)
+            if not (names.features_in(q.text) and (not re.search(LIST_CUES, text) or re.search(AS_IS, text))):
                 return "family"
     if not explicit_op and q.targets and _filtered_list(conn, q):
         return "ops_by_status"  # "which pad ops are unsupported on tpu?": a list filtered by name, not aten::pad (29k)
