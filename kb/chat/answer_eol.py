@@ -207,15 +207,20 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     windows = eol.current_windows(conn, eol.today())
     hits = [w for w in windows if any(products.matches(word, w["product"]) for word in words)] if words else []
     named = named_windows(q.text, windows)  # "is vLLM V0 still supported?": the statement that names it
-    if named and (not hits or set(words) <= GENERIC_PRODUCTS
+    # "Inf1 virtual envs and AMIs, when do they go EOL?": an instance family selects the packages that run
+    # on it, but a statement naming the question's other words is what it asks about (29o)
+    by_other_words = set(words) <= INSTANCE_WORDS and bool(named_windows(re.sub(INSTANCES, " ", q.text, flags=re.I),
+                                                                         windows))
+    if named and (not hits or set(words) <= GENERIC_PRODUCTS or by_other_words
                   or (len(named) < len(hits) and all(any(n is h for h in hits) for n in named))):
         return _named_answer(q, named, src)
     if not hits:
         return _eol_unknown(conn, q, [], windows)
     hits = _narrow(hits, q)
     head = _yes_no_head(q, hits)
-    lines = ([head, ""] if head else []) + [f"End-of-support statements for {', '.join(words)} ({len(hits)}, soonest first):"]
-    lines += _window_lines(hits, src, notes=True)
+    shown = _window_lines(hits, src, notes=True)  # one line per statement: windows sharing a title are one
+    count = f"({len(shown)}, soonest first)" if len(shown) > 1 else "(1)"
+    lines = ([head, ""] if head else []) + [f"End-of-support statements for {', '.join(words)} {count}:"] + shown
     if len(hits) > MAX_LIST:
         lines.append(f"_…{len(hits) - MAX_LIST} more: `kb eol --product {words[0]}`._")
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
@@ -306,6 +311,7 @@ def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answ
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(x) for x in hits], src.items)
 
 
+INSTANCE_WORDS = {"inf1", "inf2", "trn1", "trn2", "trn3"}
 XLA_WORDS = ("xla", "torch-xla", "torch_xla", "neuron-xla", "torch-neuronx-xla")
 USES = ("inference", "training")
 INSTANCES = r"\b(trn[123]n?|inf[12])\b"
