@@ -62,6 +62,8 @@ PHRASES: list[tuple[str, str]] = [
     ("For a model,", "Para un modelo,"), ("lists the ops it runs and which of them fall back",
                                          "lista los ops que ejecuta y cuáles hacen fallback"),
     ("more:", "más:"), ("more overloads of", "sobrecargas más de"), ("ask for one by name", "pide una por nombre"),
+    ("release date not stated", "sin fecha de publicación declarada"),
+    ("no end of support stated", "sin fin de soporte declarado"), ("; released ", "; publicada el "),
     ("End-of-support statements for", "Declaraciones de fin de soporte de"), ("soonest first", "la más próxima primero"),
     ("First end of support in this stack", "Primer fin de soporte en esta pila"), ("Stack ", "Pila "),
     ("active support until", "soporte activo hasta"), ("end of life", "fin de vida"), ("ends with Neuron", "termina con Neuron"),
