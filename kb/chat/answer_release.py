@@ -114,6 +114,7 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     carried = _carried_aspects(conn, product, rows, asked, src, facts)
     if carried:
         head, more, rows_from = carried
+        head += _instances_left_out(q.text, facts)
         lines = [head, ""] + lines + more
         rows = rows + rows_from
     if product == "torchneuron" and ("os" in asked or "instances" in asked):
@@ -176,6 +177,17 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
 
 ASPECT_KEYS = {"instances": ("instance_families", "instances"), "os": ("os", "OS"), "python": ("python_versions", "Python"),
                "torch": ("torch_versions", "PyTorch")}
+
+
+def _instances_left_out(text: str, facts: list[dict[str, Any]]) -> str:
+    """" Trn1: not listed, so not supported by this release." for an instance family the question
+    names ("¿Trn1 también?") that the instances the answer lists leave out (29o)."""
+    listed = {v.lower() for f in facts for v in (f.get("instance_families") or [])}
+    if not listed:
+        return ""
+    asked = dict.fromkeys(m.lower() for m in re.findall(r"\b(trn[123]|inf[12])\b", text, re.I))
+    out = [a for a in asked if a not in listed]
+    return "".join(f" **{a.capitalize()}: no** — not among them, so not supported by this release." for a in out)
 
 
 def _carried_aspects(conn: sqlite3.Connection, product: str, rows: list[dict[str, Any]], asked: list[str], src: Sources,
