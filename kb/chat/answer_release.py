@@ -117,7 +117,10 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         head += _instances_left_out(q.text, facts)
         lines = [head, ""] + lines + more
         rows = rows + rows_from
-    if product == "torchneuron" and ("os" in asked or "instances" in asked):
+    family = _os_family_head(conn, q, rows, src, facts)
+    if family:  # "¿Qué versiones de Ubuntu soporta…?": that family's rows are the answer (29o)
+        lines = [family, ""] + lines
+    elif product == "torchneuron" and ("os" in asked or "instances" in asked):
         lines += _platform_limits(conn, rows, src, facts)
     if len(reading.products) > 1 and not reading.version and "latest" in asked:
         other = releases.latest(conn, reading.products[1])
@@ -177,6 +180,41 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
 
 ASPECT_KEYS = {"instances": ("instance_families", "instances"), "os": ("os", "OS"), "python": ("python_versions", "Python"),
                "torch": ("torch_versions", "PyTorch")}
+
+
+# OS families people name; a platform row's feature names the release ("platform: Ubuntu 24.04").
+OS_FAMILIES = {"ubuntu": "Ubuntu", "amazon linux": "Amazon Linux", "al2023": "Amazon Linux", "al2": "Amazon Linux",
+               "rocky": "Rocky", "rhel": "RHEL", "debian": "Debian"}
+_STATUS_ES = {"supported": "soportada", "end of support": "fin de soporte", "not supported": "no soportada",
+              "deprecated": "obsoleta", "ending": "terminando"}
+
+
+def _os_family_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]], src: Sources,
+                    facts: list[dict[str, Any]]) -> str | None:
+    """The platform rows of an OS family the question names ("Ubuntu"), for the Neuron SDK release
+    asked (or the one the asked package ships in), as the headline: each version with its status
+    and the record's note, statuses in the question's language. None when no row names the family."""
+    text = q.text.lower()
+    family = next((label for word, label in OS_FAMILIES.items() if re.search(rf"\b{word}\b", text)), None)
+    if family is None:
+        return None
+    sdks = {r["version"] if r.get("product") == "neuron-sdk" else r.get("sdk_version") for r in rows} - {None}
+    found = [dict(r) for r in conn.execute(
+        "SELECT l.feature, l.status, l.note, l.source_kind, l.source_name, l.source_url, l.retrieved_at, r.version "
+        "FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.feature LIKE ? AND r.product = 'neuron-sdk'",
+        (f"platform: {family}%",)) if r["version"] in sdks]
+    if not found:
+        return None
+    es = getattr(q, "language", "en") == "es"
+    parts = []
+    for r in sorted(found, key=lambda r: queries.version_key(r["feature"].split()[-1])):
+        status = _STATUS_ES.get(r["status"].lower(), quoted(r["status"])) if es else r["status"]
+        note = f" ({quoted(r['note'])})" if r.get("note") else ""
+        parts.append(f"**{r['feature'].split(':', 1)[1].strip()}**: {status}{note} {src.cite(r)}")
+        facts.append({"feature": r["feature"], "status": r["status"], "sdk": r["version"], "source_url": r["source_url"]})
+    where = ", ".join(sorted(sdks, key=queries.version_key))
+    intro = f"{family} en el Neuron SDK {where}" if es else f"{family} in Neuron SDK {where}"
+    return f"{intro}: " + "; ".join(parts) + "."
 
 
 def _instances_left_out(text: str, facts: list[dict[str, Any]]) -> str:

@@ -261,7 +261,7 @@ _ES_PHRASES += [  # 29o: complex numbers, "as is", and a policy asked with "se e
     (r"(?:numeros|tipos|dtypes?|datos) complejos", "complex numbers"), (r"complejos?", "complex"),
     (r"(?:se )?(?:ejecutan?|corren?|funcionan?|van?) (?:tal cual|tal y como (?:estan?|son)|sin cambios|directamente)",
      "run as is"),
-    (r"entornos? virtuales?", "virtual environments"), (r"(?:las )?imagenes (?:de maquina|ami)|\bamis?\b", "AMIs"),
+    (r"sistemas? operativos?|\bso\b", "OS"), (r"entornos? virtuales?", "virtual environments"), (r"(?:las )?imagenes (?:de maquina|ami)|\bamis?\b", "AMIs"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",

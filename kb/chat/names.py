@@ -89,7 +89,10 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
     said = re.search(r"\b(?:version|release|versión)\s+(\d+(?:\.\d+)+)", text)  # "version 2.35 of neuron"
     if said:
         candidates = [(w, v or said[1]) for w, v in candidates]
+    bare = re.findall(r"(?<![\w.])\d+\.\d{2}(?![\w.])", text)  # "TorchNeuron en la 2.33": the number apart
     for word, version in candidates:
+        if not version and bare and PRODUCT_WORDS.get(word):
+            version = next((v for v in bare if sdk_release_number(conn, PRODUCT_WORDS[word][0], v)), None)
         if word in known and word not in PRODUCT_WORDS:
             return Reading([word], word, version)
         products = list(PRODUCT_WORDS.get(word, ()))
