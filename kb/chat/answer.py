@@ -863,6 +863,19 @@ def _limitation_missing(conn: sqlite3.Connection, q: Question, asked: list[tuple
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
+def limitations_first(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A list of a release's limitations: what does not work first (features and dtypes), then the
+    platform rows, then the backend's policies; a platform row that says "supported" is no
+    limitation and is set apart (r6 release-en-5). A short list (a feature asked by name) is kept whole."""
+    if len(rows) <= 3:
+        return rows, []
+    def kind(r: dict[str, Any]) -> int:
+        feature = r["feature"].lower()
+        return 2 if feature.startswith("policy:") else 1 if feature.startswith("platform:") else 0
+    keep = [r for r in rows if not (kind(r) == 1 and (r["status"] or "").lower().startswith("supported"))]
+    return sorted(keep, key=kind), [r for r in rows if r not in keep]
+
+
 def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]]) -> Answer:
     wanted = [r for r in rows if _limitation_matches_version(r, q)]
     src = Sources()
@@ -871,12 +884,21 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         text = ("**Unknown** — the KB has no limitation recorded for that version"
                 + (f" (it has limitations stated for {', '.join(seen)})." if seen else "."))
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
+    wanted, not_limits = limitations_first(wanted)
     lines = [f"Known limitations ({len(wanted)}):"]
     for r in wanted[:MAX_LIST]:
         note = f" — {quoted(md(r['note']))}" if r.get("note") else ""
         lines.append(f"- **{md(r['feature'])}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
     if len(wanted) > MAX_LIST:
-        lines.append(f"_…{len(wanted) - MAX_LIST} more._")
+        left = ", ".join(md(r["feature"]) for r in wanted[MAX_LIST:])
+        n = len(wanted) - MAX_LIST
+        lines.append(f"_…{n} {'filas más' if n > 1 else 'fila más'} ({quoted(left)}): cada fila está en los hechos de "
+                     "`kb ask --json` con esta pregunta._" if getattr(q, "language", "en") == "es" else
+                     f"_…{n} more {'rows' if n > 1 else 'row'} ({quoted(left)}): each row is in the facts of "
+                     "`kb ask --json` for this question._")
+    if not_limits:
+        lines.append("_Left out, as they state support, not a limitation: "
+                     + ", ".join(f"{quoted(md(r['feature']))} ({quoted(r['status'])})" for r in not_limits) + "._")
     facts = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")} for r in wanted]
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 

@@ -261,6 +261,7 @@ _ES_PHRASES += [  # 29o: complex numbers, "as is", and a policy asked with "se e
     (r"(?:numeros|tipos|dtypes?|datos) complejos", "complex numbers"), (r"complejos?", "complex"),
     (r"(?:se )?(?:ejecutan?|corren?|funcionan?|van?) (?:tal cual|tal y como (?:estan?|son)|sin cambios|directamente)",
      "run as is"),
+    (r"limitacion(?:es)?(?: conocidas?)?", "known limitations"), (r"problemas conocidos", "known issues"),
     (r"sistemas? operativos?|\bso\b", "OS"), (r"entornos? virtuales?", "virtual environments"), (r"(?:las )?imagenes (?:de maquina|ami)|\bamis?\b", "AMIs"),
 ]
 _ES_WORDS = {

@@ -63,6 +63,7 @@ PHRASES: list[tuple[str, str]] = [
                                          "lista los ops que ejecuta y cuáles hacen fallback"),
     ("more:", "más:"), ("more overloads of", "sobrecargas más de"), ("ask for one by name", "pide una por nombre"),
     ("release date not stated", "sin fecha de publicación declarada"),
+    ("_Left out, as they state support, not a limitation: ", "_Fuera de la lista, pues declaran soporte y no una limitación: "),
     ("no end of support stated", "sin fin de soporte declarado"), ("; released ", "; publicada el "),
     ("End-of-support statements for", "Declaraciones de fin de soporte de"), ("soonest first", "la más próxima primero"),
     ("First end of support in this stack", "Primer fin de soporte en esta pila"), ("Stack ", "Pila "),
