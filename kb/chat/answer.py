@@ -863,6 +863,22 @@ def _limitation_missing(conn: sqlite3.Connection, q: Question, asked: list[tuple
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
+_WHICH_USED = re.compile(r"\b(?:what|which) (\w+) (?:does (?:it|torch\.compile|\w+) )?(?:use|uses|usa|used|pick|picks|choose)\b",
+                         re.I)
+
+
+def default_asked(q: Question, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """"Which backend does torch.compile use if I give none?": the row of that thing's default
+    ("torch.compile default backend"), when the rows hold exactly one."""
+    from kb.chat.entities import to_english
+
+    m = _WHICH_USED.search(to_english(q.text) if getattr(q, "language", "en") == "es" else q.text)
+    if not m:
+        return None
+    hits = [r for r in rows if f"default {m.group(1).lower()}" in r["feature"].lower()]
+    return hits[0] if len(hits) == 1 else None
+
+
 def limitations_first(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A list of a release's limitations: what does not work first (features and dtypes), then the
     platform rows, then the backend's policies; a platform row that says "supported" is no
@@ -886,6 +902,11 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
     wanted, not_limits = limitations_first(wanted)
     lines = [f"Known limitations ({len(wanted)}):"]
+    default = default_asked(q, wanted)
+    if default is not None:  # "¿qué backend usa si no le paso ninguno?": that row is the answer, said first (29o)
+        note = f" — {quoted(md(default['note']))}" if default.get("note") else ""
+        lines[:0] = [f"**{md(default['feature'])}** ({default['product']} {default['version']}): "
+                     f"**{quoted(md(default['status']))}**{note} {src.cite(default)}", ""]
     for r in wanted[:MAX_LIST]:
         note = f" — {quoted(md(r['note']))}" if r.get("note") else ""
         lines.append(f"- **{md(r['feature'])}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
