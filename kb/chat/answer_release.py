@@ -10,10 +10,10 @@ import re
 import sqlite3
 from typing import Any
 
-from kb.chat import names
+from kb.chat import intents, names
 from kb.chat.answer_release_topic import aspect_headline
 from kb.chat.intents import Question, TargetMention
-from kb.chat.oplookup import pick_versions
+from kb.chat.oplookup import pick_versions, same_line
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict
 from kb.vocab import SYMBOLS, UNKNOWN
@@ -115,6 +115,7 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if carried:
         head, more, rows_from = carried
         head += _instances_left_out(q.text, facts)
+        head = _torch_asked(q, facts) + head
         lines = [head, ""] + lines + more
         rows = rows + rows_from
     family = _os_family_head(conn, q, rows, src, facts)
@@ -215,6 +216,29 @@ def _os_family_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, 
     where = ", ".join(sorted(sdks, key=queries.version_key))
     intro = f"{family} en el Neuron SDK {where}" if es else f"{family} in Neuron SDK {where}"
     return f"{intro}: " + "; ".join(parts) + "."
+
+
+def _torch_asked(q: Question, facts: list[dict[str, Any]]) -> str:
+    """"Does Neuron 2.34 ship a TorchNeuron build for torch 2.13?": a direct word first. Yes when a
+    package the answer lists is for that PyTorch line; otherwise unknown, not no: the registry
+    holds what the stored pages state, and a page may be missing (29o)."""
+    if not intents.asks_yes_no(q.text):
+        return ""
+    asked = [v for p, v in q.products if p == "pytorch" and v]
+    listed = [v for f in facts for v in (f.get("torch_versions") or [])]
+    if not asked or not listed:
+        return ""
+    es = getattr(q, "language", "en") == "es"
+    out = []
+    for v in asked:
+        if any(same_line(v, x) for x in listed):
+            out.append(f"**{'Sí' if es else 'Yes'}** — PyTorch {v}. ")
+        else:
+            out.append((f"**Desconocido** — ningún paquete registrado de esta versión es para PyTorch {v}; solo para "
+                        f"{', '.join(dict.fromkeys(listed))}. ") if es else
+                       (f"**Unknown** — no package the KB records for this release is for PyTorch {v}; only "
+                        f"{', '.join(dict.fromkeys(listed))}. "))
+    return "".join(out)
 
 
 def _instances_left_out(text: str, facts: list[dict[str, Any]]) -> str:
