@@ -153,6 +153,7 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
 # ---------------------------------------------------------------- routing
 
 DIFF_CUES = r"\b(chang\w*|diff\w*|gain\w*|lost|new in|what'?s new|added|removed|between|from .* to|since)\b"
+AS_IS = r"\bas[ -]is\b|\bunchanged\b|\bwithout (?:any )?changes?\b"
 LIST_CUES = r"\b(ops|operators|kernels|layers|functions)\b|^\s*(which|list|show|what)\b"
 
 
@@ -202,7 +203,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if fams and not explicit_op and not plain_op and intent != "caveat":
         word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) is fams[0])
         if re.search(LIST_CUES, text) or not word_is_op:
-            if not (names.features_in(q.text) and not re.search(LIST_CUES, text)):
+            # "do complex ops run as is on neuron?": whether a feature runs unchanged is its limitation row (29o)
+            if not (names.features_in(q.text) and (not re.search(LIST_CUES, text) or re.search(AS_IS, text))):
                 return "family"
     if not explicit_op and q.targets and _filtered_list(conn, q):
         return "ops_by_status"  # "which pad ops are unsupported on tpu?": a list filtered by name, not aten::pad (29k)
@@ -927,6 +929,35 @@ def _limitation_missing(conn: sqlite3.Connection, q: Question, asked: list[tuple
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
+_WHICH_USED = re.compile(r"\b(?:what|which) (\w+) (?:does (?:it|torch\.compile|\w+) )?(?:use|uses|usa|used|pick|picks|choose)\b",
+                         re.I)
+
+
+def default_asked(q: Question, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """"Which backend does torch.compile use if I give none?": the row of that thing's default
+    ("torch.compile default backend"), when the rows hold exactly one."""
+    from kb.chat.entities import to_english
+
+    m = _WHICH_USED.search(to_english(q.text) if getattr(q, "language", "en") == "es" else q.text)
+    if not m:
+        return None
+    hits = [r for r in rows if f"default {m.group(1).lower()}" in r["feature"].lower()]
+    return hits[0] if len(hits) == 1 else None
+
+
+def limitations_first(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A list of a release's limitations: what does not work first (features and dtypes), then the
+    platform rows, then the backend's policies; a platform row that says "supported" is no
+    limitation and is set apart (r6 release-en-5). A short list (a feature asked by name) is kept whole."""
+    if len(rows) <= 3:
+        return rows, []
+    def kind(r: dict[str, Any]) -> int:
+        feature = r["feature"].lower()
+        return 2 if feature.startswith("policy:") else 1 if feature.startswith("platform:") else 0
+    keep = [r for r in rows if not (kind(r) == 1 and (r["status"] or "").lower().startswith("supported"))]
+    return sorted(keep, key=kind), [r for r in rows if r not in keep]
+
+
 def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]]) -> Answer:
     wanted = [r for r in rows if _limitation_matches_version(r, q)]
     src = Sources()
@@ -935,12 +966,26 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         text = ("**Unknown** — the KB has no limitation recorded for that version"
                 + (f" (it has limitations stated for {', '.join(seen)})." if seen else "."))
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
+    wanted, not_limits = limitations_first(wanted)
     lines = [f"Known limitations ({len(wanted)}):"]
+    default = default_asked(q, wanted)
+    if default is not None:  # "¿qué backend usa si no le paso ninguno?": that row is the answer, said first (29o)
+        note = f" — {quoted(md(default['note']))}" if default.get("note") else ""
+        lines[:0] = [f"**{md(default['feature'])}** ({default['product']} {default['version']}): "
+                     f"**{quoted(md(default['status']))}**{note} {src.cite(default)}", ""]
     for r in wanted[:MAX_LIST]:
         note = f" — {quoted(md(r['note']))}" if r.get("note") else ""
         lines.append(f"- **{md(r['feature'])}** on {r['target']} ({r['product']} {r['version']}): {r['status']}{note} {src.cite(r)}")
     if len(wanted) > MAX_LIST:
-        lines.append(f"_…{len(wanted) - MAX_LIST} more._")
+        left = ", ".join(md(r["feature"]) for r in wanted[MAX_LIST:])
+        n = len(wanted) - MAX_LIST
+        lines.append(f"_…{n} {'filas más' if n > 1 else 'fila más'} ({quoted(left)}): cada fila está en los hechos de "
+                     "`kb ask --json` con esta pregunta._" if getattr(q, "language", "en") == "es" else
+                     f"_…{n} more {'rows' if n > 1 else 'row'} ({quoted(left)}): each row is in the facts of "
+                     "`kb ask --json` for this question._")
+    if not_limits:
+        lines.append("_Left out, as they state support, not a limitation: "
+                     + ", ".join(f"{quoted(md(r['feature']))} ({quoted(r['status'])})" for r in not_limits) + "._")
     facts = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")} for r in wanted]
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
 

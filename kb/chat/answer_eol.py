@@ -113,6 +113,24 @@ def _on_neuron(conn: sqlite3.Connection, q: Question, pairs: list[tuple[str, str
     return [*pairs, ("neuron", ".".join(newest["version"].split(".")[:2]))]
 
 
+def _own_release_rows(conn: sqlite3.Connection, eol: Any, windows: list[dict[str, Any]],
+                      pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """`kb eol`'s row for a package release the question names ("torchneuron 2.14.3.1: release date
+    not stated; no end of support stated"), with the page where such a date would be stated."""
+    from kb.eol import products
+
+    rows = eol.listed_windows(conn, windows, eol.today())
+    return [w for w in rows if any(products.matches(p, w["product"]) and str(w["cycle"]) == v for p, v in pairs)]
+
+
+def _package_pairs(conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """"TorchNeuron 2.14.3.1" names the package, not a Neuron SDK release: a neuron version the
+    registry has as a torchneuron version and not as an SDK one is checked as torchneuron, so the
+    statements shown beside an unknown end are that package's, not every Neuron notice (29o)."""
+    return [("torchneuron", v) if p == "neuron" and releases.find(conn, "torchneuron", v)
+            and not releases.find(conn, "neuron-sdk", v) else (p, v) for p, v in pairs]
+
+
 def _dlami_windows(conn: sqlite3.Connection, eol: Any, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """The Neuron DLAMI's own end for an Ubuntu release the question names (`kb eol` lists it as
     neuron-dlami ubuntu-22.04), beside Neuron's matrix and Ubuntu's own date."""
@@ -141,6 +159,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()) \
             and not releases.find(conn, "torchneuron", sdk_only[0]):  # an SDK release, not a package version
         return _release_ends(conn, q, sdk_only[0], eol, src)  # "what does Neuron 2.34 end or deprecate?"
+    pairs = _package_pairs(conn, pairs)
     asked_pairs = list(pairs)
     pairs = _on_neuron(conn, q, pairs)
     if pairs:
@@ -184,7 +203,14 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                 lines.append(f"No conflict found in the support matrices of {', '.join(result['matrices_checked'])}.")
             related = [w for w in eol.current_windows(conn, eol.today())
                        if any(products.matches(p, w["product"]) for p, _ in pairs)]
-            if related:
+            own = _own_release_rows(conn, eol, related, pairs)  # "release date not stated; no end of support stated"
+            if own:
+                lines += _window_lines(own, src, bold=False)
+                lines.append(("- Donde el proveedor lo declararía: " if getattr(q, "language", "en") == "es"
+                              else "- Where the vendor would state it: ")
+                             + ", ".join(dict.fromkeys(w["source_url"] for w in own if w.get("source_url"))))
+                related = own + related
+            if related and len(related) > len(own):
                 lines.append(f"Statements it has about other cycles of {', '.join(dict.fromkeys(p for p, _ in pairs))}:")
                 lines += _window_lines(related, src, bold=False)
         elif result["first_eol"]:
@@ -207,15 +233,20 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     windows = eol.current_windows(conn, eol.today())
     hits = [w for w in windows if any(products.matches(word, w["product"]) for word in words)] if words else []
     named = named_windows(q.text, windows)  # "is vLLM V0 still supported?": the statement that names it
-    if named and (not hits or set(words) <= GENERIC_PRODUCTS
+    # "Inf1 virtual envs and AMIs, when do they go EOL?": an instance family selects the packages that run
+    # on it, but a statement naming the question's other words is what it asks about (29o)
+    by_other_words = set(words) <= INSTANCE_WORDS and bool(named_windows(re.sub(INSTANCES, " ", q.text, flags=re.I),
+                                                                         windows))
+    if named and (not hits or set(words) <= GENERIC_PRODUCTS or by_other_words
                   or (len(named) < len(hits) and all(any(n is h for h in hits) for n in named))):
         return _named_answer(q, named, src)
     if not hits:
         return _eol_unknown(conn, q, [], windows)
     hits = _narrow(hits, q)
     head = _yes_no_head(q, hits)
-    lines = ([head, ""] if head else []) + [f"End-of-support statements for {', '.join(words)} ({len(hits)}, soonest first):"]
-    lines += _window_lines(hits, src, notes=True)
+    shown = _window_lines(hits, src, notes=True)  # one line per statement: windows sharing a title are one
+    count = f"({len(shown)}, soonest first)" if len(shown) > 1 else "(1)"
+    lines = ([head, ""] if head else []) + [f"End-of-support statements for {', '.join(words)} {count}:"] + shown
     if len(hits) > MAX_LIST:
         lines.append(f"_…{len(hits) - MAX_LIST} more: `kb eol --product {words[0]}`._")
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
@@ -306,6 +337,7 @@ def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answ
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(x) for x in hits], src.items)
 
 
+INSTANCE_WORDS = {"inf1", "inf2", "trn1", "trn2", "trn3"}
 XLA_WORDS = ("xla", "torch-xla", "torch_xla", "neuron-xla", "torch-neuronx-xla")
 USES = ("inference", "training")
 INSTANCES = r"\b(trn[123]n?|inf[12])\b"

@@ -17,6 +17,7 @@ import sqlite3
 from typing import Any
 
 from kb.chat.entities import Entities
+from kb.chat.eol_advice import advice, advice_line
 from kb.chat.intents import Question
 from kb.chat.reply import Answer, Sources, quoted
 from kb.store import queries
@@ -119,6 +120,10 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
     else:
         head = (f"**Sí, por ahora** — {what}: {w.get('state')}." if es else f"**Yes, for now** — {what}: {w.get('state')}.")
     lines = [head, ""] + [_window_line(x, src, es) for x in hits]
+    said = advice_line(hits, src, es)  # "use TorchNeuron … or vLLM Neuron": the record's own way out (29o)
+    if said:
+        lines.append(said)
+        facts[0]["advice"] = advice(next(x.get("note") for x in hits if advice(x.get("note"))))
     if len(hits) > 1:
         lines.append("_Varias declaraciones coinciden; la primera decide el titular._" if es
                       else "_Several statements match; the first decides the headline._")

@@ -10,10 +10,10 @@ import re
 import sqlite3
 from typing import Any
 
-from kb.chat import names
+from kb.chat import intents, names
 from kb.chat.answer_release_topic import aspect_headline
 from kb.chat.intents import Question, TargetMention
-from kb.chat.oplookup import pick_versions
+from kb.chat.oplookup import pick_versions, same_line
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict
 from kb.vocab import SYMBOLS, UNKNOWN
@@ -114,9 +114,14 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     carried = _carried_aspects(conn, product, rows, asked, src, facts)
     if carried:
         head, more, rows_from = carried
+        head += _instances_left_out(q.text, facts)
+        head = _torch_asked(q, facts) + head
         lines = [head, ""] + lines + more
         rows = rows + rows_from
-    if product == "torchneuron" and ("os" in asked or "instances" in asked):
+    family = _os_family_head(conn, q, rows, src, facts)
+    if family:  # "¿Qué versiones de Ubuntu soporta…?": that family's rows are the answer (29o)
+        lines = [family, ""] + lines
+    elif product == "torchneuron" and ("os" in asked or "instances" in asked):
         lines += _platform_limits(conn, rows, src, facts)
     if len(reading.products) > 1 and not reading.version and "latest" in asked:
         other = releases.latest(conn, reading.products[1])
@@ -176,6 +181,75 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
 
 ASPECT_KEYS = {"instances": ("instance_families", "instances"), "os": ("os", "OS"), "python": ("python_versions", "Python"),
                "torch": ("torch_versions", "PyTorch")}
+
+
+# OS families people name; a platform row's feature names the release ("platform: Ubuntu 24.04").
+OS_FAMILIES = {"ubuntu": "Ubuntu", "amazon linux": "Amazon Linux", "al2023": "Amazon Linux", "al2": "Amazon Linux",
+               "rocky": "Rocky", "rhel": "RHEL", "debian": "Debian"}
+_STATUS_ES = {"supported": "soportada", "end of support": "fin de soporte", "not supported": "no soportada",
+              "deprecated": "obsoleta", "ending": "terminando"}
+
+
+def _os_family_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]], src: Sources,
+                    facts: list[dict[str, Any]]) -> str | None:
+    """The platform rows of an OS family the question names ("Ubuntu"), for the Neuron SDK release
+    asked (or the one the asked package ships in), as the headline: each version with its status
+    and the record's note, statuses in the question's language. None when no row names the family."""
+    text = q.text.lower()
+    family = next((label for word, label in OS_FAMILIES.items() if re.search(rf"\b{word}\b", text)), None)
+    if family is None:
+        return None
+    sdks = {r["version"] if r.get("product") == "neuron-sdk" else r.get("sdk_version") for r in rows} - {None}
+    found = [dict(r) for r in conn.execute(
+        "SELECT l.feature, l.status, l.note, l.source_kind, l.source_name, l.source_url, l.retrieved_at, r.version "
+        "FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.feature LIKE ? AND r.product = 'neuron-sdk'",
+        (f"platform: {family}%",)) if r["version"] in sdks]
+    if not found:
+        return None
+    es = getattr(q, "language", "en") == "es"
+    parts = []
+    for r in sorted(found, key=lambda r: queries.version_key(r["feature"].split()[-1])):
+        status = _STATUS_ES.get(r["status"].lower(), quoted(r["status"])) if es else r["status"]
+        note = f" ({quoted(r['note'])})" if r.get("note") else ""
+        parts.append(f"**{r['feature'].split(':', 1)[1].strip()}**: {status}{note} {src.cite(r)}")
+        facts.append({"feature": r["feature"], "status": r["status"], "sdk": r["version"], "source_url": r["source_url"]})
+    where = ", ".join(sorted(sdks, key=queries.version_key))
+    intro = f"{family} en el Neuron SDK {where}" if es else f"{family} in Neuron SDK {where}"
+    return f"{intro}: " + "; ".join(parts) + "."
+
+
+def _torch_asked(q: Question, facts: list[dict[str, Any]]) -> str:
+    """"Does Neuron 2.34 ship a TorchNeuron build for torch 2.13?": a direct word first. Yes when a
+    package the answer lists is for that PyTorch line; otherwise unknown, not no: the registry
+    holds what the stored pages state, and a page may be missing (29o)."""
+    if not intents.asks_yes_no(q.text):
+        return ""
+    asked = [v for p, v in q.products if p == "pytorch" and v]
+    listed = [v for f in facts for v in (f.get("torch_versions") or [])]
+    if not asked or not listed:
+        return ""
+    es = getattr(q, "language", "en") == "es"
+    out = []
+    for v in asked:
+        if any(same_line(v, x) for x in listed):
+            out.append(f"**{'Sí' if es else 'Yes'}** — PyTorch {v}. ")
+        else:
+            out.append((f"**Desconocido** — ningún paquete registrado de esta versión es para PyTorch {v}; solo para "
+                        f"{', '.join(dict.fromkeys(listed))}. ") if es else
+                       (f"**Unknown** — no package the KB records for this release is for PyTorch {v}; only "
+                        f"{', '.join(dict.fromkeys(listed))}. "))
+    return "".join(out)
+
+
+def _instances_left_out(text: str, facts: list[dict[str, Any]]) -> str:
+    """" Trn1: not listed, so not supported by this release." for an instance family the question
+    names ("¿Trn1 también?") that the instances the answer lists leave out (29o)."""
+    listed = {v.lower() for f in facts for v in (f.get("instance_families") or [])}
+    if not listed:
+        return ""
+    asked = dict.fromkeys(m.lower() for m in re.findall(r"\b(trn[123]|inf[12])\b", text, re.I))
+    out = [a for a in asked if a not in listed]
+    return "".join(f" **{a.capitalize()}: no** — not among them, so not supported by this release." for a in out)
 
 
 def _carried_aspects(conn: sqlite3.Connection, product: str, rows: list[dict[str, Any]], asked: list[str], src: Sources,

@@ -257,6 +257,13 @@ _ES_PHRASES += [  # 29l: the everyday end verbs and compile words last, so the p
      "in compile mode"),
     (r"ahora", "now"),
 ]
+_ES_PHRASES += [  # 29o: complex numbers, "as is", and a policy asked with "se ejecutan tal cual"
+    (r"(?:numeros|tipos|dtypes?|datos) complejos", "complex numbers"), (r"complejos?", "complex"),
+    (r"(?:se )?(?:ejecutan?|corren?|funcionan?|van?) (?:tal cual|tal y como (?:estan?|son)|sin cambios|directamente)",
+     "run as is"),
+    (r"limitacion(?:es)?(?: conocidas?)?", "known limitations"), (r"problemas conocidos", "known issues"),
+    (r"sistemas? operativos?|\bso\b", "OS"), (r"entornos? virtuales?", "virtual environments"), (r"(?:las )?imagenes (?:de maquina|ami)|\bamis?\b", "AMIs"),
+]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",
@@ -294,6 +301,9 @@ _INTERJECTION = re.compile(r"^(?:(?:oye|oiga|oigan|che|vale|tio|tia|mira|mire|po
                            r"una pregunta|pregunta|neta|ey|eh)\b\s*[,:;!]?\s*)+", re.I)
 
 
+_SMS_QUE = re.compile(r"(?<![\w./-])(?:q|k|ke)(?![\w./-])", re.I)
+
+
 def to_english(text: str) -> str:
     """A Spanish question in the English words the reader knows; names (ops, products,
     versions, numbers) keep their spelling. English questions come back unchanged."""
@@ -304,6 +314,7 @@ def to_english(text: str) -> str:
         out, n = re.subn(pattern, english, out, count=1, flags=re.I)
         if n:
             break
+    out = _SMS_QUE.sub("que", out)  # 29o: SMS "q", "k" ("los ops q faltan") is "que" to the phrases below
     for pattern, english in _ES_PHRASES:
         out = re.sub(rf"(?<![\w/]){pattern}(?![\w])", english, out, flags=re.I)
     words = []
@@ -552,7 +563,11 @@ CUES = {
            r"|\bmaintenance\b|\bsupport window\b",
     "last_release": r"\blast (?:neuron )?(?:sdk )?(?:release|version)\b|\bfinal (?:neuron )?(?:release|version)\b",
     "policy": r"\b(?:an?|the) (?:op|ops|operator|operators|aten op) (?:it|that it|the backend|they) (?:lacks?|doesn'?t have|"
-              r"does not have|has no kernel for|cannot run|can'?t run)\b|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend) (?:lacks?|"
+              r"does not have|has no kernel for|cannot run|can'?t run|doesn'?t implement|does not implement|"
+              r"doesn'?t support|does not support|can'?t handle|cannot handle)\b"
+              # 29o: "for ops it doesn't implement", "operators they don't support", "unimplemented ops"
+              r"|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend|that it|that they) (?:doesn'?t|does not|don'?t|do not|"
+              r"can'?t|cannot) (?:implement|support|handle|cover|provide)\b|\bunimplemented (?:op|ops|operators?)\b|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend) (?:lacks?|"
               r"doesn'?t have|don'?t have|does not have|has no|have no)\b|\bmissing (?:op|ops|kernel|"
               r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"

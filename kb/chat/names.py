@@ -89,7 +89,10 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
     said = re.search(r"\b(?:version|release|versión)\s+(\d+(?:\.\d+)+)", text)  # "version 2.35 of neuron"
     if said:
         candidates = [(w, v or said[1]) for w, v in candidates]
+    bare = re.findall(r"(?<![\w.])\d+\.\d{2}(?![\w.])", text)  # "TorchNeuron en la 2.33": the number apart
     for word, version in candidates:
+        if not version and bare and PRODUCT_WORDS.get(word):
+            version = next((v for v in bare if sdk_release_number(conn, PRODUCT_WORDS[word][0], v)), None)
         if word in known and word not in PRODUCT_WORDS:
             return Reading([word], word, version)
         products = list(PRODUCT_WORDS.get(word, ()))
@@ -104,6 +107,12 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
             # "neuron 2.14.3" is a TorchNeuron version, "neuron 2.33" an SDK release
             if releases.find(conn, "torchneuron", version) and not releases.find(conn, "neuron-sdk", version):
                 products = ["torchneuron", "neuron-sdk"]
+        if version and products[0] != "neuron-sdk" and sdk_release_number(conn, products[0], version):
+            # "TorchNeuron 2.33": no such package version; x.yy (yy ≥ 20) after a part of the Neuron SDK
+            # is the SDK release that ships it (29o)
+            products = ["neuron-sdk", products[0]]
+            return Reading(products, word, version, f"{word} has no version {version} of its own; {version} read as "
+                                                    f"the Neuron SDK release that ships it")
         products = [p for p in products if p in known] or products
         note = ""
         if len(products) > 1:
@@ -112,6 +121,21 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
                     f"{PRODUCT_LABELS.get(other, other)} ask about `{other}`")
         return Reading(products, word, version, note)
     return None
+
+
+# Products the Neuron SDK ships: a release number after one of them may be the SDK's.
+NEURON_SDK_PARTS = ("torchneuron", "torch-neuronx-xla", "neuronx-cc", "nki", "neuronx-distributed",
+                    "neuronx-distributed-inference", "neuronx-distributed-training")
+
+
+def sdk_release_number(conn: sqlite3.Connection, product: str, version: str) -> bool:
+    """Whether `version` after `product` means the Neuron SDK release: the product is part of the
+    SDK, the version reads x.yy with yy ≥ 20 (an SDK numbering, 2.20 onwards), the product has no
+    such version of its own and the SDK has that release ("TorchNeuron 2.33" is Neuron 2.33)."""
+    m = re.fullmatch(r"\d+\.(\d{2})(?:\.\d+)?", version or "")
+    if product not in NEURON_SDK_PARTS or not m or int(m.group(1)) < 20:
+        return False
+    return not releases.find(conn, product, version) and bool(releases.find(conn, "neuron-sdk", version))
 
 
 def aspects(text: str) -> list[str]:

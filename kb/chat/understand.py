@@ -47,6 +47,10 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"|; (?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"|\? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))", re.I)
+# "cost at 0,76 usd/h with 300 tok/s, and nn.Embedding runs on inf1?": a comma, "and"/"y", then an op or
+# module named as code with a word after it opens a second question when the first clause names no op
+# (29o); after a clause that does name one, it is a list of ops ("torch.add, and torch.mul on tpu").
+_COMMA_OP = re.compile(rf"[,;] (?:and|y|e|plus|also|adem[aá]s) (?:¿ ?)?(?=(?:is |es |does |el |la )?{_CODE_OP} \w)", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
 # about compile mode?") is the same question continued: the whole question's reading answers it.
@@ -81,6 +85,11 @@ def split_two(text: str) -> tuple[str, str] | None:
         if _continues(second):
             return None
         if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
+            return (first if first.endswith("?") else first + "?"), second
+    m = _COMMA_OP.search(text)
+    if m and not names_code_op(text[:m.start()]):
+        first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
+        if len(first.split()) >= MIN_WORDS and len(second.split()) >= 2:
             return (first if first.endswith("?") else first + "?"), second
     return None
 

@@ -1349,6 +1349,64 @@ add_29n("list", "es", "family", ["**2 dropout ops** no están soportados (error)
 add_29n("list", "en", "family", ["**2 dropout ops** are unsupported (raise) on tpu 0.2.0 (2 of 17 ops with evidence)."],
     TPU_PROBE, ["how many dropout ops are unsupported on tpu 0.2.0?"])
 
+# ---- 29o: policy, end-of-support and release questions phrased without the expected words (round 6): ops a
+# backend "doesn't implement", SMS "q", complex numbers "tal cual"; a comma + and/y + an op named as code is a
+# second question; an instance family beside a statement's own words ("Inf1 virtual envs"); a package release
+# with no stated end (its kb eol row); the advice in a statement's note; TorchNeuron 2.33 as the SDK release;
+# an OS family's rows; a limitation list led by what does not work. Facts checked against kb eol, kb eol
+# torchneuron, the policy and limitation rows and the release registry on the shipped KB (2026-12-01).
+ENV_INF1 = "announce-eos-inf1-virtual-environments"
+ENV_VARS = "env-vars.html"
+TORCH_COMPILE_TPU = "torch-tpu"
+add("policy", "en", "policy", ["cpu fallback if enabled else error", "**by default, an error**"], TPU_POLICY,
+    ["Does torch_tpu fall back to the CPU for ops it does not implement?",
+     "what does tpu do with operators it doesn't support?", "torchtpu and unimplemented ops: cpu or error?",
+     "what happens on tpu with ops it doesnt implement"])
+add("policy", "en", "policy", ["cpu fallback with warning", "compile error"], NEURON_POLICY,
+    ["does trainium fall back to cpu for ops it doesn't implement?", "neuron: what about ops that it does not support?"])
+add("policy", "es", "policy", ["fallback a la CPU si está activado, si no error"], TPU_POLICY,
+    ["q pasa con los ops q faltan en la tpu?", "k pasa con los ops q le faltan a torchtpu",
+     "que pasa con las operaciones que no implementa la tpu?"])
+add("policy", "es", "policy", ["Dos preguntas en una", "595"], TPU_POLICY,
+    ["q pasa con los ops q faltan en tpu 0.2.0 y cuantos no estan soportados"])
+add("limitation", "es", "limitation", ["policy: complex decomposition", "TORCH_NEURONX_COMPLEX_DECOMPOSE"], ENV_VARS,
+    ["¿Los números complejos se ejecutan tal cual en trainium?", "las operaciones con numeros complejos corren tal cual en neuron?"])
+add("limitation", "en", "limitation", ["policy: complex decomposition", "decomposed by default"], ENV_VARS,
+    ["do complex number ops run as is on neuron?", "does neuron run complex number ops as-is?"])
+add("cost", "es", "cost", ["Dos preguntas en una", "0,70 USD por millón", "aten::embedding"], COST,
+    ["cuanto cuesta el millon a 0,76 usd/h con 300 tok/s, y nn.Embedding va en inf1?"])
+add("cost", "en", "cost", ["Two questions in one", "1.11 USD per million tokens", "aten::roll"], COST,
+    ["cost per million at 2 usd/h and 500 tok/s, and torch.roll works on tpu?"])
+add("eol", "en", "eol", ["2025-12-19", "Neuron 2.27"], ENV_INF1,
+    ["when did the inf1 virtual environments and AMIs reach end of support?", "inf1 virtual envs + amis: EOL date?"])
+add("eol", "es", "eol", ["2025-12-19"], ENV_INF1,
+    ["¿hasta cuándo hay soporte para los entornos virtuales y AMIs de Inf1?"])
+add("eol", "es", "eol", ["**Desconocido**", "sin fecha de publicación declarada", "Donde el proveedor lo declararía"],
+    "torchao-neuron.html", ["¿hasta cuando aguanta torchneuron 2.14.3.1?", "¿cuándo se acaba el soporte de TorchNeuron 2.14.3.1?"])
+add("eol", "en", "eol", ["**Unknown**", "released 2026-10-19; no end of support stated", "Where the vendor would state it"],
+    TORCHNEURON, ["until when is torchneuron 2.14.3.0 supported?"])
+add("eol", "en", "eol", ["use TorchNeuron (eager or torch.compile backend neuron) or vLLM Neuron"], XLA_INF_TRN,
+    ["how long is pytorch/xla inference on trn2 supported?", "is torch-xla inference still supported on trn3?"])
+add("eol", "es", "eol", ["Lo que el proveedor aconseja en su lugar", "vLLM Neuron"], XLA_INF_TRN,
+    ["¿hasta cuándo hay soporte de pytorch/xla para inferencia en trn2?"])
+add("release", "es", "release", ["Trn2, Trn3", "**Trn1: no**"], TORCHNEURON,
+    ["¿Qué instancias soporta TorchNeuron 2.33? ¿y Trn1?", "que instancias soporta torchneuron 2.33, trn1 tambien?"])
+add("release", "en", "release", ["Trn2, Trn3", "read as the Neuron SDK release"], TORCHNEURON,
+    ["which instances does torchneuron 2.33 support?"])
+add("release", "es", "release", ["Ubuntu en el Neuron SDK 2.33.0", "**Ubuntu 24.04**: soportada", "fin de soporte"], TORCHNEURON,
+    ["¿Qué versiones de Ubuntu soporta TorchNeuron en la 2.33?", "que ubuntu soporta neuron 2.33?"])
+add("release", "en", "release", ["Ubuntu in Neuron SDK 2.33.0", "**Ubuntu 26.04**: supported"], TORCHNEURON,
+    ["which ubuntu versions does neuron 2.33 support?"])
+add("release", "en", "release", ["**Unknown** — no package the KB records for this release is for PyTorch 2.13"], "torchao-neuron.html",
+    ["does neuron 2.34 ship a torchneuron package for pytorch 2.13?"])
+add("limitation", "en", "limitation", ["torch.sparse", "torch.nested", "torch.func", "Left out, as they state support"],
+    TORCHNEURON, ["what are the known limitations of torchneuron 2.33?"])
+add("limitation", "es", "limitation", ["torch.sparse", "torch.nested", "Fuera de la lista"], TORCHNEURON,
+    ["¿cuáles son las limitaciones conocidas de TorchNeuron 2.33?"])
+add("limitation", "es", "limitation", ["**torch.compile default backend**", "tpu for TPU inputs"], TORCH_COMPILE_TPU,
+    ["si no le digo el backend a torch.compile en la tpu, ¿qué backend usa?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
