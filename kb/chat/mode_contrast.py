@@ -74,18 +74,21 @@ def contrast_line(pairs: list[tuple[dict[str, Any], dict[str, Any]]], es: bool =
     eager: falls back to the CPU; torch.compile: unsupported (raises)." None without a pair."""
     if not pairs:
         return None
-    said: dict[tuple[str, str], list[str]] = {}
+    said: dict[tuple[str, str], list[str]] = {}  # (eager words, compile words) → the targets saying so
     for eager, compiled in pairs:
         where = f"{eager['target']} {eager['backend_version']}"
-        said.setdefault((where_words(eager, es), where_words(compiled, es)), [])
-        if where not in said[(where_words(eager, es), where_words(compiled, es))]:
-            said[(where_words(eager, es), where_words(compiled, es))].append(where)
+        wheres = said.setdefault((where_words(eager, es), where_words(compiled, es)), [])
+        if where not in wheres:
+            wheres.append(where)
     parts = []
     for (e, c), wheres in said.items():
         on = (" en " if es else " on ") + (" y " if es else " and ").join(wheres)
         parts.append(f"{on.strip()}: eager: {e}; torch.compile: {c}")
-    head = "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
-    return f"{head} — {' · '.join(parts)}."
+    return f"{_head(es)} — {' · '.join(parts)}."
+
+
+def _head(es: bool) -> str:
+    return "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
 
 
 def tally_words(counts: dict[str, int], total: int, es: bool = False) -> str:
@@ -106,5 +109,4 @@ def module_contrast(where: str, eager: dict[str, Any], compiled: dict[str, Any],
     e, c = tally_words(eager["counts"], eager["total"], es), tally_words(compiled["counts"], compiled["total"], es)
     if e == c:
         return None
-    head = "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
-    return f"{head} — {'en' if es else 'on'} {where}: eager: {e}; torch.compile: {c}."
+    return f"{_head(es)} — {'en' if es else 'on'} {where}: eager: {e}; torch.compile: {c}."
