@@ -327,8 +327,10 @@ class _Writer:
                              [*(_bind(v, k in json_cols) for k, v in updates.items()), rid])
 
     def _probe_run(self, r: rec.ProbeRun) -> None:
+        # dated by the run itself, not by the build: a KB built on another day answers the same
         prov = rec.Provenance(source_kind="static_probe" if r.kind == "static" else "live_probe",
-                              source_name="probe", probe_run_id=r.run_id)
+                              source_name="probe", probe_run_id=r.run_id,
+                              retrieved_at=r.finished_at or r.started_at or rec.utc_now())
         row = {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "backend_version"}
         row["release_id"] = self.release_id(self.target_product(r.target), r.backend_version, prov)
         row["origin"] = self.origin

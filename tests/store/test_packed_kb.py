@@ -65,6 +65,20 @@ def test_the_shipped_kb_answers_as_the_schema_7_kb_did(shipped, golden):
     assert kb_answers.answers(shipped, names) == {name: golden[name] for name in names}
 
 
+def test_no_shipped_row_is_dated_by_the_build_itself(shipped):
+    """Every dated row carries its source's day, not the day the KB was built: a KB built on a
+    fresh clone tomorrow says "as of" the same days (CI failed once when the releases a probe
+    run mentions were stamped with the build's clock)."""
+    conn = sqlite3.connect(shipped)
+    try:
+        built = conn.execute("SELECT value FROM kbmeta WHERE key = 'built_at'").fetchone()[0]
+        for table in ("observation", "release", "limitation", "supportwindow", "caveat"):
+            stamped = conn.execute(f"SELECT count(*) FROM {table} WHERE retrieved_at >= ?", (built[:16],)).fetchone()[0]
+            assert stamped == 0, f"{stamped} {table} rows dated by the build"
+    finally:
+        conn.close()
+
+
 @pytest.mark.heavy
 def test_every_sampled_answer_and_row_is_as_the_schema_7_kb_gave_it(shipped, golden):
     got = kb_answers.answers(shipped)
