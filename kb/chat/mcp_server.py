@@ -97,7 +97,10 @@ def op_status_data(conn, op: str, target: str | None = None, version: str | None
         })
     return {
         "query": op,
-        "matched_as": [{"asked": m.asked, "how": m.how, "note": m.note, "ops": m.ops} for m in matches],
+        # a misspelt name read as a close one says so, as chat does ("nn.Lniear" read as nn.Linear)
+        "matched_as": [{"asked": m.asked, "how": m.how, "read_as": m.read_as or None,
+                        "note": (f"read {m.asked!r} as {m.read_as}; " if m.read_as else "") + (m.note or ""),
+                        "ops": m.ops} for m in matches],
         "target": target,
         "version": version,
         "backend_versions": versions,

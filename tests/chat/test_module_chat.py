@@ -112,6 +112,9 @@ def test_mcp_over_stdio(chat_env):
     misspelt = results["misspelt"]  # one letter off: read as the close module (29n), the asked spelling kept
     assert not misspelt.is_error and misspelt.structured_content["matched_as"][0]["asked"] == "nn.Lniear"
     assert "torch.nn.Linear" in misspelt.structured_content["matched_as"][0]["note"]
+    # and it says how it was read, as chat's "read as" line does
+    assert misspelt.structured_content["matched_as"][0]["read_as"] == "nn.Linear"
+    assert misspelt.structured_content["matched_as"][0]["note"].startswith("read 'nn.Lniear' as nn.Linear")
     assert results["search"].structured_content["modules"][0]["module"] == "torch.nn.MultiheadAttention"
     asked = results["ask"].structured_content
     assert "falls back" in json.dumps(asked) and "torch.nn.GELU" in json.dumps(asked)
