@@ -172,7 +172,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
                                      for w in q.plain_words)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
             and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
-            and (_OVERVIEW.search(text) or _HOW_MANY.search(text)) and scoring.list_status(q.text) is None:
+            and (_OVERVIEW.search(text) or _HOW_MANY.search(text) or _OP_COUNT.search(text)) \
+            and scoring.list_status(q.text) is None:
         return "ops_overview"  # "what ops does the neuron pytorch/xla op list cover for 2.9.0.2.15?": counts by status
     if intent != "eol" and not explicit_op and _names_stack(q):
         return "eol"  # "neuron 2.33 with python 3.11, ubuntu 22.04 and trn1 — anything wrong?": a stack check
@@ -187,7 +188,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     sdk_stack = any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) and any(
         m.target == "neuron" and m.version and releases.find(conn, "neuron-sdk", m.version)
         and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
-    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)):
+    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)
+                            or intents.stopped(text)):
         return intent
     if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
             and re.search(r"\bsupported\b|\bsupports?\b", text):
@@ -233,6 +235,9 @@ def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
 # "how many ops does tpu support now?", "how many operators can neuron run?" (29l): the counts by status
 _HOW_MANY = re.compile(r"^\s*(?:how many|number of)\s+(?:aten\s+)?(?:ops|operators|kernels)\b"
                        r".*\b(?:support|supports|run|runs|have|has|cover|covers|handle|handles)\b")
+# "what is the op count on tpu?", "number of ops on neuron 2.14.3.1" (29p): the counts by status too
+_OP_COUNT = re.compile(r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?"
+                       r"(?:ops|operators|kernels)\b")
 _OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
                        r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
 
