@@ -327,7 +327,14 @@ def asks_yes_no(text: str) -> bool:
     return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ",
                                                "how does ", "how do ", "how well ", "any fallback", "any cpu fallback")) \
         or _WHETHER_VERB.match(text) is not None or terse(text) or _ENDS_ASKING.search(text[-60:]) is not None \
-        or text.rstrip().endswith("?") and _SAID_OF_SUBJECT.match(text) is not None
+        or text.rstrip().endswith("?") and _SAID_OF_SUBJECT.match(text) is not None \
+        or _CONTEXT_THEN_ASK.search(text) is not None
+
+
+# "if I call torch.nonzero on tpu, does it run natively?", "our bert calls torch.nonzero, is that ok on tpu?": a
+# clause of context, then the yes/no question itself after its comma (29p)
+_CONTEXT_THEN_ASK = re.compile(r"^[^?]{3,200}?[,;:]\s+(?:(?:and|so|but|y)\s+)?(?:is|are|does|do|can|will|would|could)\s+"
+                               r"(?:it|that|this|they|those|these)\b[^,;:]*\?\s*$", re.I)
 
 
 # "aten::embedding on inf1 (torch-neuron) is supported?": Spanish word order read in English, the verb last
