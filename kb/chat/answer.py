@@ -132,6 +132,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             else:
                 handler = _HANDLERS.get(q.intent, _unknown)
             result = handler(conn, q)
+            if result.intent == "unknown" and (release := _release_named(conn, q)) is not None:
+                result = release  # "torchneuron 2.14.3.0, what's the deal?": the release it names (29p)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
     if result.intent == "help" and ents.language == "es":
@@ -217,6 +219,31 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent
+
+
+# Words that name a package line, whose version is a release of it (a target word's version is the target's).
+_PACKAGE_WORDS = frozenset({"torchneuron", "torch-neuronx", "torch_neuronx", "torch_tpu", "torch-tpu", "torchtpu",
+                            "torch-neuron", "torch_neuron", "neuron-sdk", "neuron_sdk"})
+RELEASE_READ = {"en": "_Read as a question about the release itself: the other words name nothing the KB knows._",
+                "es": "_Leído como una pregunta sobre la versión misma: las demás palabras no nombran nada que el KB conozca._"}
+
+
+def _release_named(conn: sqlite3.Connection, q: Question) -> Answer | None:
+    """A question that reads as nothing but names one product at a version the registry holds: that
+    release's card, said to be read so. Unknown words are neutral; the entity named decides (29p)."""
+    if q.op_words or q.function_words or q.statuses or len(q.targets) != 1 or not q.targets[0].version:
+        return None
+    mention = q.targets[0]
+    if not (mention.sdk or mention.word.lower() in _PACKAGE_WORDS):
+        return None  # "blah blah tpu 0.2.0" names a target, whose ops kb.chat.answer_unknown's command lists (29k)
+    if names.release_reading(conn, q) is None:
+        return None
+    result = release_answer(conn, q)
+    if result is None or result.intent != "release":
+        return None
+    result.text = RELEASE_READ["es" if q.language == "es" else "en"] + "\n\n" + result.text
+    result.facts = [{"read_as": "release"}] + list(result.facts)
+    return result
 
 
 def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:

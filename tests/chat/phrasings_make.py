@@ -1438,6 +1438,10 @@ add_29p("release", "en", "release", ["Python 3.12, 3.13, 3.14", "PyTorch 2.14.0"
     ["torchneuron 2.14.3.0 reqs?", "what are the python reqs for torchneuron 2.14.3.0?"])
 add_29p("release", "es", "release", ["Python 3.12, 3.13, 3.14", "PyTorch 2.14.0"], TORCHNEURON,
     ["¿cuáles son los reqs de torchneuron 2.14.3.0?"])
+add_29p("release", "en", "release", ["Read as a question about the release itself", "PyTorch 2.14.0"], TORCHNEURON,
+    ["torchneuron 2.14.3.0, what's the deal?"])
+add_29p("release", "es", "release", ["Leído como una pregunta sobre la versión misma", "PyTorch 2.14.0"], TORCHNEURON,
+    ["¿torchneuron 2.14.3.0, qué onda?"])
 add_29p("op", "es", "op", ["`aten::nonzero`", "native"], TPU_PROBE,
     ["¿cómo llamo a torch.nonzero en tpu?", "si llamo torch.nonzero en tpu, ¿es nativo?",
      "¿llamo a torch.nonzero en tpu y corre nativo?"])

@@ -88,6 +88,12 @@ def test_reqs_are_requirements(conn):
     assert not english_in(a)
 
 
+def test_a_release_named_with_words_the_kb_does_not_know_is_its_card(conn):
+    a = ask(conn, "torch_tpu 0.2.0 lowdown?")  # a package named at a version; "blah tpu 0.2.0" stays unplaced (29k)
+    assert a["intent"] == "release" and a["text"].startswith("_Read as a question about the release itself")
+    assert ask(conn, "what is foo?")["intent"] == "unknown"
+
+
 # ---------------------------------------------------------------- fuzzy model names
 
 
