@@ -132,6 +132,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             else:
                 handler = _HANDLERS.get(q.intent, _unknown)
             result = handler(conn, q)
+            if result.intent == "unknown" and (release := _release_named(conn, q)) is not None:
+                result = release  # "torchneuron 2.14.3.0, what's the deal?": the release it names (29p)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
     if result.intent == "help" and ents.language == "es":
@@ -172,7 +174,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
                                      for w in q.plain_words)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
             and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
-            and (_OVERVIEW.search(text) or _HOW_MANY.search(text)) and scoring.list_status(q.text) is None:
+            and (_OVERVIEW.search(text) or _HOW_MANY.search(text) or _OP_COUNT.search(text)) \
+            and scoring.list_status(q.text) is None:
         return "ops_overview"  # "what ops does the neuron pytorch/xla op list cover for 2.9.0.2.15?": counts by status
     if intent != "eol" and not explicit_op and _names_stack(q):
         return "eol"  # "neuron 2.33 with python 3.11, ubuntu 22.04 and trn1 — anything wrong?": a stack check
@@ -187,7 +190,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     sdk_stack = any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) and any(
         m.target == "neuron" and m.version and releases.find(conn, "neuron-sdk", m.version)
         and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
-    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)):
+    if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)
+                            or intents.stopped(text)):
         return intent
     if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
             and re.search(r"\bsupported\b|\bsupports?\b", text):
@@ -217,6 +221,31 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     return intent
 
 
+# Words that name a package line, whose version is a release of it (a target word's version is the target's).
+_PACKAGE_WORDS = frozenset({"torchneuron", "torch-neuronx", "torch_neuronx", "torch_tpu", "torch-tpu", "torchtpu",
+                            "torch-neuron", "torch_neuron", "neuron-sdk", "neuron_sdk"})
+RELEASE_READ = {"en": "_Read as a question about the release itself: the other words name nothing the KB knows._",
+                "es": "_Leído como una pregunta sobre la versión misma: las demás palabras no nombran nada que el KB conozca._"}
+
+
+def _release_named(conn: sqlite3.Connection, q: Question) -> Answer | None:
+    """A question that reads as nothing but names one product at a version the registry holds: that
+    release's card, said to be read so. Unknown words are neutral; the entity named decides (29p)."""
+    if q.op_words or q.function_words or q.statuses or len(q.targets) != 1 or not q.targets[0].version:
+        return None
+    mention = q.targets[0]
+    if not (mention.sdk or mention.word.lower() in _PACKAGE_WORDS):
+        return None  # "blah blah tpu 0.2.0" names a target, whose ops kb.chat.answer_unknown's command lists (29k)
+    if names.release_reading(conn, q) is None:
+        return None
+    result = release_answer(conn, q)
+    if result is None or result.intent != "release":
+        return None
+    result.text = RELEASE_READ["es" if q.language == "es" else "en"] + "\n\n" + result.text
+    result.facts = [{"read_as": "release"}] + list(result.facts)
+    return result
+
+
 def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
     """A list question whose words name which ops ("which pad ops fall back on neuron?"): the
     status it asks for goes first in q.statuses, for `_ops_by_status`."""
@@ -233,6 +262,9 @@ def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
 # "how many ops does tpu support now?", "how many operators can neuron run?" (29l): the counts by status
 _HOW_MANY = re.compile(r"^\s*(?:how many|number of)\s+(?:aten\s+)?(?:ops|operators|kernels)\b"
                        r".*\b(?:support|supports|run|runs|have|has|cover|covers|handle|handles)\b")
+# "what is the op count on tpu?", "number of ops on neuron 2.14.3.1" (29p): the counts by status too
+_OP_COUNT = re.compile(r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?"
+                       r"(?:ops|operators|kernels)\b")
 _OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
                        r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
 

@@ -281,6 +281,8 @@ def named_windows(question: str, windows: list[dict[str, Any]]) -> list[dict[str
     counts more than a "pytorch"); the best-scoring statements, or [] when none shares a
     distinctive word. A whole compound ("vllm-v0", "neuron-ls") shared counts double."""
     asked = _tokens(question)
+    # "Inf1 DLAMIs" are Inf1's Deep Learning AMIs: the word also asks for the statements that say "AMIs" (29p)
+    asked |= {"ami", "amis"} if asked & {"dlami", "dlamis"} else set()
     joined = re.sub(r"\s+", "-", (question or "").lower())  # "vllm v0" → "vllm-v0", matched as a compound
     if not asked or not windows:
         return []
@@ -299,6 +301,14 @@ def named_windows(question: str, windows: list[dict[str, Any]]) -> list[dict[str
             scored.append((score, w))
     if not scored:
         return []
+    # an instance family named ("the Inf1 AMIs") narrows to the statements naming it, when one of them also
+    # shares another distinctive word: the family is what the question is about, not a word among others
+    family = asked & INSTANCE_WORDS
+    if family:
+        narrowed = [(s, w) for (s, w), toks in zip(scored, (_tokens(" ".join(str(w.get(k) or "") for k in (
+            "product", "cycle", "title"))) for _, w in scored)) if family & toks and any(
+            df[t] <= 3 and not t.isdigit() for t in (asked & toks) - family)]
+        scored = narrowed or scored
     best = max(s for s, _ in scored)
     top = [(w, len(toks - asked)) for (s, w), toks in zip(scored, (_tokens(" ".join(str(w.get(k) or "") for k in (
         "product", "cycle", "title"))) for _, w in scored)) if s >= best * 0.999]

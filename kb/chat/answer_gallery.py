@@ -165,6 +165,12 @@ def _model_ish(text: str, token: str) -> bool:
     return not _OP_WORDS.search(text)
 
 
+# A family name this short read through a typo only when the typo drops or adds a letter ("gema" → gemma),
+# not when it swaps one: one letter changed in five is another word as often as a misspelling.
+SHORT_NAME = 5
+SHORT_CUTOFF = 0.85
+
+
 def _fuzzy(text: str) -> tuple[str, list[tuple[str, str]]]:
     """`text` with misspelled family words or aliases replaced ("mixtrl" → mixtral, "gema" →
     gemma), and the (word, reading) pairs replaced: a typo should still find the model. An
@@ -180,6 +186,8 @@ def _fuzzy(text: str) -> tuple[str, list[tuple[str, str]]]:
         if len(token) < 4 or token in PLAIN_WORDS or token in words or not token.isalpha():
             continue
         close = difflib.get_close_matches(token, words, n=1, cutoff=0.8)
+        if close and len(close[0]) <= SHORT_NAME and difflib.SequenceMatcher(None, token, close[0]).ratio() < SHORT_CUTOFF:
+            continue  # a short name asks more: "llamo" is one letter from "llama" and no model (29p)
         if close and english.fuzzy_allowed(token, close[0]) and _model_ish(text, token):
             fixed.append((token, close[0]))
             out = re.sub(rf"(?i)\b{re.escape(token)}\b", close[0], out)
@@ -471,6 +479,12 @@ def _is_list(lowered: str) -> bool:
     return bool(GALLERY_WORD.search(lowered) or GAPS_QUESTION.search(lowered) or LIST_QUESTION.search(lowered) and (
         CPU_WORDS.search(lowered) or FULL_WORDS.search(lowered) or BLOCK_WORDS.search(lowered)
         or re.search(r"\b(popular|populares|run|runs|corren?|work)\b", lowered)))
+
+
+def is_list_question(text: str) -> bool:
+    """A question for a list of gallery models, not about one model (kb.chat.scoring)."""
+    lowered = (text or "").lower()
+    return _is_list(lowered) or _is_models_list(lowered)
 
 
 def _is_models_list(lowered: str) -> bool:

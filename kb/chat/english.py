@@ -62,8 +62,17 @@ def may_be_op(word: str, text: str) -> bool:
     return lower not in ENGLISH_OPS or subject(text) == lower
 
 
+# Everyday words one letter or two from a model or op name, in both languages: verbs and function words a
+# question is made of ("¿cómo llamo a torch.nonzero?" calls it, it names no Llama), never a typo (29p).
+EVERYDAY = frozenset("""
+llamo llamas llamar llaman llame llamen llamamos llamaba llamaban llamado llamada llamados llamadas llamando
+gamma reset resets resent part parts best bets berth swing twin clips flip flips grow growth fit
+mismo misma tiene hacer haces hago usas usando usado llevo lleva
+""".split())
+
+
 def fuzzy_allowed(word: str, fixed: str) -> bool:
     """A typo correction word → fixed is made only between words that are not everyday
     English on either side (many → any, modes → mode are refused)."""
-    return (word.lower() not in COMMON_ENGLISH | COMMON_SPANISH | ENGLISH_OPS
+    return (word.lower() not in COMMON_ENGLISH | COMMON_SPANISH | ENGLISH_OPS | EVERYDAY
             and fixed.lower() not in ENGLISH_OPS)

@@ -264,6 +264,15 @@ _ES_PHRASES += [  # 29o: complex numbers, "as is", and a policy asked with "se e
     (r"limitacion(?:es)?(?: conocidas?)?", "known limitations"), (r"problemas conocidos", "known issues"),
     (r"sistemas? operativos?|\bso\b", "OS"), (r"entornos? virtuales?", "virtual environments"), (r"(?:las )?imagenes (?:de maquina|ami)|\bamis?\b", "AMIs"),
 ]
+_ES_PHRASES += [  # 29p: past tenses of the support verbs, and what a vendor "stopped giving"
+    (r"no (?:soportaba|soportaban|soporto|soportaron|soportaria|soportarian)", "did not support"),
+    (r"no (?:funcionaba|funcionaban|corria|corrian|andaba|andaban|iba|iban|se ejecutaba|se ejecutaban)", "did not run"),
+    (r"(?:soportaba|soportaban|soporto|soportaron)", "supported"),
+    (r"(?:funcionaba|funcionaban|corria|corrian|andaba|andaban|se ejecutaba|se ejecutaban)", "ran"),
+    (r"(?:se )?(?:dejo|dejaron|deja|dejan|dejara|dejaran) de (?:dar|ofrecer|publicar|sacar|proveer|distribuir|mantener"
+     r"|actualizar|incluir)", "stopped providing"),
+    (r"(?:el )?(?:numero|cantidad|conteo|recuento) de", "the number of"),
+]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",
@@ -342,6 +351,10 @@ CURRENCY_WORDS = {
 }
 _NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:[eE]\+?\d{1,2}(?!\w))?(?:\s?[kKmM](?![a-zA-Z]))?"
 _CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen(?:es)?|pesos|reales)"
+# A number with a scale word after it ("18 mil", "1,5 millones", "2 mil millones", "3 thousand"): Spanish
+# "mil" is a thousand and "mil millones" a billion (29p); kb.chat.entities.number reads the word.
+_SCALE_WORD = r"(?:mil\s?millones|millones|millon|mil|thousand|millions?|billions?)"
+_SNUM = rf"{_NUM}(?:\s?{_SCALE_WORD}(?![a-z]))?(?:\s(?:of|de)(?=\s))?"
 _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
 # An hourly price said without a currency ("trn2 at 5.2/h"): its currency is left unnamed, never assumed.
@@ -349,11 +362,11 @@ _PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥])(?P<n>{_NUM})\s?(?:/\s?(?:h|hr|ho
                          re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
-_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
+_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_SNUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
                    r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|seg|segs|m|min|mins|minute|minutes|minuto|minutos"
                    r"|h|hr|hour|hours|hora|horas)\b"
-                   r"|(?<![\w.,])(?P<n2>" + _NUM + r")\s?(?:tps|tok/s)\b"
-                   r"|(?<![\w.,])(?P<n3>" + _NUM + r")\s?(?:tpm|tok/min)\b", re.I)
+                   r"|(?<![\w.,])(?P<n2>" + _SNUM + r")\s?(?:tps|tok/s)\b"
+                   r"|(?<![\w.,])(?P<n3>" + _SNUM + r")\s?(?:tpm|tok/min)\b", re.I)
 # A price said per another period than the hour ("90 EUR per day", "0.000833 USD per second"):
 # the unit and how many of it make an hour. The formula takes a price per hour and tokens per
 # second, so both are converted, and the answer says so.
@@ -384,12 +397,13 @@ def period_name(period: str, lang: str) -> str:
     return _UNIT_NAMES["es" if lang == "es" else "en"].get(period, period)
 
 
-_TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>million|millones|millon|mil|thousand|billion|m|k)?\s?"
+_TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>mil\s?millones|millions?|millones|millon|mil|thousand|billions?|m|k)?\s?"
                      r"(?:of |de )?tokens?\b(?!\s?(?:/|per|por|a)\s?(?:s|sec|second|segundo))", re.I)
 _DURATION = re.compile(r"(?<![\w.,])(?P<n>\d{1,6})\s?(?P<u>days?|dias?|d|weeks?|semanas?|w|months?|meses|mes|"
                        r"years?|anos?|y)\b", re.I)
 _DATE = re.compile(r"\b(?P<d>\d{4}-\d{2}(?:-\d{2})?)\b")
 _SCALES = {"k": 1_000, "m": 1_000_000, "thousand": 1_000, "mil": 1_000, "million": 1_000_000, "millon": 1_000_000,
+           "millions": 1_000_000, "billions": 1_000_000_000, "milmillones": 1_000_000_000, "mil millones": 1_000_000_000,
            "millones": 1_000_000, "billion": 1_000_000_000}
 _DAYS = {"d": 1, "day": 1, "dia": 1, "w": 7, "week": 7, "semana": 7, "month": 30, "mes": 30, "y": 365, "year": 365,
          "ano": 365}
@@ -400,6 +414,11 @@ def number(text: str, lang: str = "en", decimal_comma: bool = False) -> Decimal 
     a separator followed by exactly three digits), 1.8k, 2M. `decimal_comma`: the question writes
     a comma for the decimal point, so 1,375 is 1.375 (kb.chat.entities._comma_is_decimal)."""
     raw = text.strip().replace(" ", "")
+    worded = re.fullmatch(r"(?P<n>.*?\d)(?P<w>milmillones|millones|millon|mil|thousand|millions?|billions?)(?:of|de)?",
+                          raw, re.I)
+    if worded:  # "18 mil", "1,5 millones": the number times its scale word
+        value = number(worded.group("n"), lang, decimal_comma)
+        return None if value is None else value * _SCALES[worded.group("w").lower()]
     if re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]\+?\d{1,2}", raw):  # 1e3, 1.5e3: scientific, as written
         value = Decimal(raw)
         return value.quantize(Decimal(1)) if value == value.to_integral_value() else value
@@ -555,12 +574,16 @@ USE_RE = {"training": r"\btrain(?!ium)\w*|\bfine-?tun\w*|\bpre-?train\w*",
 CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
             r"|per 1m|\$/m|dollars per)\b",
-    "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b",
+    "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b"
+            r"|\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?(?:ops|operators|kernels)\b",
     "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available"
            r"|ok|okay|fine|alive)\b|\bdrop(?:s|ped|ping)?\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
            r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
-           r"|\bmaintenance\b|\bsupport window\b",
+           r"|\bmaintenance\b|\bsupport window\b"
+           # 29p: what a vendor stopped doing ("when did they stop shipping Inf1 DLAMIs?")
+           r"|\b(?:stop(?:s|ped)?|quit|ceased?|discontinued) (?:shipping|providing|supporting|offering|publishing|releasing"
+           r"|maintaining|building|updating|including)\b",
     "last_release": r"\blast (?:neuron )?(?:sdk )?(?:release|version)\b|\bfinal (?:neuron )?(?:release|version)\b",
     "policy": r"\b(?:an?|the) (?:op|ops|operator|operators|aten op) (?:it|that it|the backend|they) (?:lacks?|doesn'?t have|"
               r"does not have|has no kernel for|cannot run|can'?t run|doesn'?t implement|does not implement|"
@@ -584,7 +607,9 @@ CUES = {
               # 29l: "the policy in compile mode", "neuron's eager policy": a mode's policy is the missing-op one
               r"|\bpolic(?:y|ies)\b(?=[^?]{0,40}\b(?:eager|compile)\b)|\b(?:eager|compile)(?: mode)? polic(?:y|ies)\b",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
-    "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b",
+    # 29p: a torch.compile backend named ("backend='inductor'", "the inductor backend") is compile mode
+    "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b|\binductor\b|\baot_?eager\b"
+               r"|\bbackend\s?=",
     "eager": r"\beager\b",
 }
 # Model architectures people name (the gallery's, kb.chat.answer_gallery, when it is there).
@@ -608,10 +633,15 @@ _VERSION_COMMA = re.compile(r"(?i)\b(python|py|ubuntu|pytorch|torch)\s*(\d{1,2})
 # (a swap of two neighbours counts as one), two for the long names. Words that are names already, or
 # everyday words one edit away from a name ("training" is two from "trainium"; "neutron"), stay as typed.
 FUZZY_NAMES = ("neuron", "trainium", "inferentia", "torchneuron", "torchtpu", "torch-neuronx", "tpu", "pytorch",
-               "python", "ubuntu")
+               "python", "ubuntu",
+               # 29p: the status words a count or a list is asked by ("the nativ op count"); not "supported",
+               # whose neighbours ("supports") are words of their own
+               "native", "natively", "fallback", "unsupported", "decomposed")
 _KNOWN_WORDS = frozenset("""
 neuron neurons trainium inferentia torchneuron torchtpu torch-neuronx torch_neuronx torch-tpu torch_tpu tpu tpus
 pytorch python ubuntu torch neuronx torch-neuron torch_neuron neutron neurona neuronas cpu gpu tpuv input inputs output outputs typo typos
+native natives nativo nativa nativos nativas naive nation natively fallback fallbacks unsupported decomposed decompose
+decomposes decomposing unsupport supported
 """.split())
 _WORD = re.compile(r"(?<![\w.:/`-])(?P<w>[A-Za-z][A-Za-z_-]{2,19})(?P<d>[123]?)(?![\w.:/`(-])")
 
@@ -668,12 +698,24 @@ def correct_names(text: str) -> tuple[str, list[tuple[str, str]]]:
 _INFERENTIA_1 = re.compile(r"\binferentia[ -]1\b(?![.\d])", re.I)
 
 
+# Shorthand people type in either language, read as the word it stands for (29p): "python reqs for neuron
+# 2.33" asks for its requirements.
+_SHORTHAND = [(re.compile(r"(?<![\w.-])(?:pre-?)?(?:reqs?|reqts|requirments|requirenments)(?![\w.-])", re.I), "requirements")]
+
+
+def _shorthand(text: str) -> str:
+    for pattern, word in _SHORTHAND:
+        text = pattern.sub(word, text)
+    return text
+
+
 def extract(text: str, lang: str | None = None) -> Entities:
     """Everything of the above a question names, with its English reading (`lang`: the language
     when known, for one clause of a longer question)."""
     lang = lang or language(text)
     english = to_english(text) if lang == "es" else text
     english = _INFERENTIA_1.sub("inf1", english)  # "inferentia 1" is Inf1, not Inferentia at version 1
+    english = _shorthand(english)
     english, corrections = correct_names(english)
     english = _VERSION_COMMA.sub(r"\1 \2.\3", english)  # "python 3,11" is Python 3.11, not Python 3 (r2-29 #1)
     for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention

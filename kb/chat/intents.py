@@ -35,6 +35,9 @@ STATUS_WORDS = {
     "works": "supported", "run": "supported", "runs": "supported",
     # "is aten::nonzero okay on trainium?", "is F.gelu fine on tpu?": asks whether it runs
     "okay": "supported", "ok": "supported", "fine": "supported", "usable": "supported", "available": "supported",
+    "ran": "supported", "supports": "supported",  # "no corría" read as "did not run", "¿tpu soporta X?" (29p)
+    # "does tpu refuse aten::nonzero?", "tpu rejects torch.roll?": whether it is unsupported (29p)
+    "refuse": "unsupported", "refuses": "unsupported", "reject": "unsupported", "rejects": "unsupported",
 }
 
 # Question words that must never be read as op names, even when an op has that name
@@ -253,6 +256,10 @@ def read(text: str) -> Question:
         q.statuses.append("supported")  # "nn.GRU on tpu?", "how does nn.Linear do on tpu?"
     if not (q.op_words or q.function_words or q.plain_words) and _NEGATED.search(q.text):
         q.statuses.append("unsupported")  # "what won't run on tpu?": the ops it cannot run
+    elif "supported" in q.statuses and _NOT_SUPPORT.search(q.text):
+        # "does tpu flat-out not support torch.nonzero?", "¿tpu no soportaba…?": whether it is unsupported (29p),
+        # whatever other words the question uses
+        q.statuses = ["unsupported" if s == "supported" else s for s in q.statuses]
     _neuron_xla(q, lowered)
     _dedupe(q)
     q.intent = _intent(q, lowered)
@@ -304,6 +311,10 @@ def terse(text: str) -> bool:
 
 _NEGATED = re.compile(r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|does not|do not|is not able to)\s+(?:\w+\s+){0,3}?"
                       r"(?:run|work|execute)\b", re.I)
+# A support verb negated ("not support", "doesn't run", "never worked"), with at most two words between
+# (an unknown adverb: "not really support", "flat-out not support" has its own before "not").
+_NOT_SUPPORT = re.compile(r"(?:\bnot|n'?t|\bnever|\bcannot)\s+(?:[\w-]+\s+){0,2}?(?:support|supported|run|ran|work|worked"
+                          r"|execute|handle)\b", re.I)
 _WHETHER = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|um|yo|quick q(?:uestion)?)\b[,:!]?\s*)?"
                       r"(?:(?:any idea|do you know|does anyone know|i wonder|wondering|tell me|i'?d like to know|"
                       r"quick question:?|q:)\s+(?:if|whether)?\s*)?", re.I)
@@ -315,7 +326,15 @@ def asks_yes_no(text: str) -> bool:
     text = _WHETHER.sub("", text, count=1)
     return text.lower().lstrip().startswith(("is ", "does ", "do ", "can ", "will ", "are ", "could ", "would ",
                                                "how does ", "how do ", "how well ", "any fallback", "any cpu fallback")) \
-        or _WHETHER_VERB.match(text) is not None or terse(text) or _ENDS_ASKING.search(text[-60:]) is not None
+        or _WHETHER_VERB.match(text) is not None or terse(text) or _ENDS_ASKING.search(text[-60:]) is not None \
+        or text.rstrip().endswith("?") and _SAID_OF_SUBJECT.match(text) is not None \
+        or _CONTEXT_THEN_ASK.search(text) is not None
+
+
+# "if I call torch.nonzero on tpu, does it run natively?", "our bert calls torch.nonzero, is that ok on tpu?": a
+# clause of context, then the yes/no question itself after its comma (29p)
+_CONTEXT_THEN_ASK = re.compile(r"^[^?]{3,200}?[,;:]\s+(?:(?:and|so|but|y)\s+)?(?:is|are|does|do|can|will|would|could)\s+"
+                               r"(?:it|that|this|they|those|these)\b[^,;:]*\?\s*$", re.I)
 
 
 # "aten::embedding on inf1 (torch-neuron) is supported?": Spanish word order read in English, the verb last
@@ -323,12 +342,30 @@ _ENDS_ASKING = re.compile(r"\b(?:is|are) (?:native|supported|ok|okay|fine|usable
 
 
 _WHETHER_VERB = re.compile(r"^\s*[`\w.:()-]{2,80}\s+(?:works?|runs?|is (?:native|supported|ok|fine)|falls? back)\b", re.I)
+# "tpu did not support torch.nonzero?" (Spanish "¿tpu no soportaba…?" read in English), "tpu just plain refuses
+# aten::nonzero?": a statement with a question mark, its subject and up to three words before a support verb (29p)
+_SAID_OF_SUBJECT = re.compile(r"^(?!\s*(?:what|which|how|when|where|why|who|list|show|give|tell)\b)\s*(?:[`\w.:()-]{1,80}\s+){1,4}?"
+                              r"(?:(?:does|did|do) not |doesn'?t |didn'?t |don'?t )?(?:supports?|supported|runs?|ran|works?"
+                              r"|refuses?|rejects?)\b", re.I)
 
 
 def still_supported(lowered: str) -> bool:
     """"still supported", "no longer supported", "supported anymore": an end-of-support question."""
     return re.search(r"\b(still|no longer)\s+(be\s+)?(supported|support|works?|available|maintained|ok|okay|fine|alive)\b"
                      r"|\b(supported|available|maintained)\s+any\s?more\b", lowered) is not None
+
+
+# "when did they stop shipping Inf1 DLAMIs?", "inf1 dlami: when did that end?" (29p): what a vendor stopped
+# doing, or when something ended, asks for the end of its support, whatever the verb.
+_STOPPED = re.compile(r"\b(?:stop(?:s|ped)?|quit|ceased?|discontinued)\s+(?:shipping|providing|supporting|offering|publishing"
+                      r"|releasing|maintaining|building|updating|including)\b"
+                      r"|\bwhen\b[^?]{0,80}?\b(?:did|has|have|had)\b[^?]{0,80}?\b(?:end|stop|cease)\b"
+                      r"|\bwhen\b[^?]{0,80}?\b(?:ended|stopped|ceased)\b")
+
+
+def stopped(lowered: str) -> bool:
+    """What a vendor stopped shipping or providing, or when something ended: an end-of-support question."""
+    return _STOPPED.search(lowered) is not None
 
 
 def release_ends(lowered: str) -> bool:
@@ -344,7 +381,8 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
-    if not has_op and (still_supported(lowered) or release_ends(lowered) and any(m.version for m in q.targets)):
+    if not has_op and (still_supported(lowered) or stopped(lowered)
+                       or release_ends(lowered) and any(m.version for m in q.targets)):
         return "eol"  # "is PyTorch/XLA inference still supported on Trn2?"
     platform_versions = any(v and p in PLATFORM_PRODUCTS for p, v in q.products)
     if platform_versions and not has_op and any(w in lowered for w in ("support", "eol", "end", "compatible", "work")):

@@ -89,6 +89,9 @@ _LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tel
                          r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
                          r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b"
                          r"|^\s*(?:how many|number of|count)\b"
+                         # 29p: "what is the native op count on tpu?", "the number of ops native on tpu"
+                         r"|\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?"
+                         r"(?:ops|operators|kernels)\b"
                          r"|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\b(?=.*\b(?:can'?t|cannot|won'?t|doesn'?t|"
                          r"does not|don'?t|missing|unsupported|lacks?)\b)"
                          # "tpu unsupported ops", "neuron 2.14.3.1 fallback ops": a target, a status, ops
@@ -103,6 +106,15 @@ def _gallery_score(text: str) -> int:
     except ImportError:
         return 0
     return gallery_score(text)
+
+
+def _gallery_list(text: str) -> bool:
+    """Whether a question asks for a list of gallery models ("which gallery models fall back on neuron?")."""
+    try:
+        from kb.chat.answer_gallery import is_list_question
+    except ImportError:
+        return False
+    return is_list_question(text)
 
 
 def readings(q: Question, ents: Entities) -> list[Reading]:
@@ -142,6 +154,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     if ents.models and not explicit_op:
         out.append(Reading("model", 8 + (1 if q.targets else 0), f"the model {ents.models[0]}"))
     gallery = _gallery_score(ents.english)  # s30b (#30): gallery lists and models, kb.chat.answer_gallery
+    if gallery and explicit_op and not _gallery_list(ents.english):
+        gallery = 0  # "my wav2vec uses nn.GroupNorm, does it run on neuron?": the op named is asked, the model is context (29p)
     if gallery and not (explicit_op and q.op_words):
         out.append(Reading("model", gallery, "a gallery question"))
     if explicit_op and not (gallery and not q.op_words):  # s30b: "with torch.compile" is a mode of the model

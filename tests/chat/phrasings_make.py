@@ -1407,6 +1407,94 @@ add("limitation", "es", "limitation", ["**torch.compile default backend**", "tpu
     ["si no le digo el backend a torch.compile en la tpu, ¿qué backend usa?"])
 
 
+# ---- 29p: unknown words read as neutral, the entities decide (held-out round 7): a negated support verb
+# ("flat-out not support", "no soportaba", "refuses") asks whether the op is unsupported; "stopped shipping /
+# dejaron de dar" Inf1's AMIs is their end of support; "reqs"; "llamo" is no Llama; an op named as code beats a
+# model named as context; "18 mil", "1,5 millones", "2 mil millones" are numbers; "the nativ op count" is a count
+# by status; a torch.compile backend named is compile mode. Facts checked against kb op aten::nonzero -t tpu,
+# kb op aten::roll -t tpu=0.1.1, kb op nn.GroupNorm -t neuron, kb eol (inf1-virtual-environments-and-amis), the
+# torchneuron 2.14.3.0 registry row, kb ops --status native --mode compile (tpu 674, neuron 386), kb cost and the
+# policy rows, on the shipped KB (2026-12-01).
+def add_29p(*args, **extra) -> None:
+    add(*args, slice="29p", **extra)
+
+
+add_29p("op", "en", "op", ["**No** — native (own kernel)", "`aten::nonzero`"], TPU_PROBE,
+    ["does tpu flat-out not support torch.nonzero?", "does tpu really not support aten::nonzero?",
+     "tpu just plain refuses aten::nonzero?"])
+add_29p("op", "es", "op", ["**No** — native (kernel propio)", "`aten::nonzero`"], TPU_PROBE,
+    ["¿tpu no soportaba torch.nonzero?", "¿es verdad que tpu no soportaba aten::nonzero?", "¿torch.nonzero no corría en tpu?"])
+add_29p("op", "en", "op", ["**No, inferred** — native (own kernel)"], TPU_011,
+    ["does tpu 0.1.1 really not support torch.roll?"])
+add_29p("op", "es", "op", ["**No, inferido** — native (kernel propio)"], TPU_011,
+    ["¿antes tpu 0.1.1 no soportaba torch.roll?"])
+add_29p("eol", "en", "eol", ["2025-12-19", "Neuron 2.27", "Inf1 virtual environments and AMIs"], ENV_INF1,
+    ["when did they stop shipping inf1 DLAMIs?", "when did aws quit providing the inf1 deep learning AMIs?",
+     "inf1 dlami: when did that end?"])
+add_29p("eol", "es", "eol", ["2025-12-19", "Neuron 2.27", "Inf1 virtual environments and AMIs"], ENV_INF1,
+    ["¿cuándo dejaron de dar las AMIs de Inf1?", "¿cuándo dejaron de publicar las DLAMIs de inf1?",
+     "¿cuándo dejaron de ofrecer AMIs para Inf1?"])
+add_29p("release", "en", "release", ["Python 3.12, 3.13, 3.14", "PyTorch 2.14.0"], TORCHNEURON,
+    ["torchneuron 2.14.3.0 reqs?", "what are the python reqs for torchneuron 2.14.3.0?"])
+add_29p("release", "es", "release", ["Python 3.12, 3.13, 3.14", "PyTorch 2.14.0"], TORCHNEURON,
+    ["¿cuáles son los reqs de torchneuron 2.14.3.0?"])
+add_29p("release", "en", "release", ["Read as a question about the release itself", "PyTorch 2.14.0"], TORCHNEURON,
+    ["torchneuron 2.14.3.0, what's the deal?"])
+add_29p("release", "es", "release", ["Leído como una pregunta sobre la versión misma", "PyTorch 2.14.0"], TORCHNEURON,
+    ["¿torchneuron 2.14.3.0, qué onda?"])
+add_29p("op", "es", "op", ["`aten::nonzero`", "native"], TPU_PROBE,
+    ["¿cómo llamo a torch.nonzero en tpu?", "si llamo torch.nonzero en tpu, ¿es nativo?",
+     "¿llamo a torch.nonzero en tpu y corre nativo?"])
+add_29p("op", "es", "op", ["**Sí** — kernel propio en tpu", "`aten::roll`"], TPU_PROBE,
+    ["cuando llamo torch.roll en tpu 0.2.0, ¿es nativo?"])
+add_29p("op", "en", "op", ["**Yes** — its own kernel on tpu", "`aten::nonzero`"], TPU_PROBE,
+    ["if I call torch.nonzero on tpu, does it run natively?", "we call torch.nonzero in a loop, is it native on tpu?"])
+add_29p("op", "en", "op", ["`aten::nonzero`", "native"], TPU_PROBE, ["calling torch.nonzero on tpu: native or not?"])
+add_29p("op", "en", "op", ["`torch.nn.GroupNorm` is a module", "1 fallback (aten::native_group_norm)"], SNAPSHOT,
+    ["my wav2vec uses nn.GroupNorm, does it run on neuron?"])
+add_29p("op", "es", "op", ["`torch.nn.GroupNorm` es un módulo", "`aten::native_group_norm` hace fallback"], SNAPSHOT,
+    ["mi whisper usa nn.GroupNorm, ¿corre en neuron?", "en nuestro wav2vec usamos nn.GroupNorm: ¿va en neuron?"])
+add_29p("op", "es", "op", ["**Sí** — se ejecuta en tpu (kernel propio)", "`aten::nonzero`"], TPU_PROBE,
+    ["mi llama usa torch.nonzero, ¿funciona en tpu?"])
+add_29p("op", "en", "op", ["**Yes** — runs on tpu (own kernel)", "`aten::nonzero`"], TPU_PROBE,
+    ["our bert calls torch.nonzero, is that ok on tpu?"])
+add_29p("op", "en", "op", [EAGER_COMPILE, "`aten::sort`"], SNAPSHOT, ["for our mixtral, is aten::sort native on neuron?"])
+for price, rate_en, rate_es, rate in ((Decimal(7), "18 thousand tokens per second", "18 mil tokens por segundo", Decimal(18000)),
+                                      (Decimal(40), "18 thousand tok/s", "18 mil tokens/s", Decimal(18000)),
+                                      (Decimal(9), "1.5 million tokens per minute", "1,5 millones de tokens por minuto",
+                                       Decimal(25000))):
+    money = f"{format_money(cost_per_million_tokens(price, rate))} USD"
+    money_es = money.translate(str.maketrans(",.", ".,"))
+    said = f"{rate:,}"
+    add_29p("cost", "en", "cost", [money, f"{said} tokens/s"], COST,
+        [f"at {price} usd/h and {rate_en}, price per million?"])
+    add_29p("cost", "es", "cost", [money_es, f"{said.replace(',', '.')} tokens/s"], COST,
+        [f"¿cuánto cuesta el millón de tokens a {price} USD la hora con {rate_es}?"])
+add_29p("cost", "es", "cost", ["2.000.000.000 tokens: **2.592,59 USD**"], COST,
+    ["¿cuánto cuestan 2 mil millones de tokens a 7 USD la hora y 1500 tokens/s?"])
+add_29p("cost", "es", "cost", ["18.000 tokens: **0,02 USD**"], COST,
+    ["precio de 18 mil tokens en una trn2 a 7 USD la hora con 1.500 tokens/s"])
+add_29p("cost", "en", "cost", ["2,000,000,000 tokens: **2,592.59 USD**"], COST,
+    ["cost of 2 billion tokens at 7 USD an hour and 1500 tokens/s"])
+add_29p("list", "en", "ops_by_status", ["**674** ops run as native on tpu 0.2.0 (compile)"], TPU_PROBE,
+    ["what is the nativ op count on tpu in compile mode", "what's the native op count for tpu under torch.compile?"])
+add_29p("list", "en", "ops_by_status", ["**386** ops run as native on neuron 2.14.3.1 (compile)"], SNAPSHOT,
+    ["nativ op count on neuron, compile mode?"])
+add_29p("list", "es", "ops_by_status", ["**674** ops se ejecutan como native en tpu 0.2.0 (compile)"], TPU_PROBE,
+    ["¿cuál es el número de ops nativs en tpu en modo compilación?", "dame el conteo de ops nativos de tpu en compilación"])
+add_29p("list", "es", "ops_by_status", ["**386** ops se ejecutan como native en neuron 2.14.3.1 (compile)"], SNAPSHOT,
+    ["¿cuál es la cantidad de ops nativos en neuron en modo compilación?"])
+add_29p("policy", "en", "policy", ["TorchTPU, torch.compile", "torch.compile backend=inductor"], TORCH_COMPILE_TPU,
+    ["torch.compile(backend='inductor') on tpu: what happens to ops without a kernel?",
+     "with the inductor backend on tpu, what happens to ops with no kernel?"])
+add_29p("policy", "en", "policy", ["torch.compile: compile error"], NEURON_POLICY,
+    ["backend=inductor on trn2, what happens to an op it lacks?", "using inductor on neuron, what happens to missing ops?"])
+add_29p("policy", "es", "policy", ["torch.compile: “compile error” (error de compilación)"], NEURON_POLICY,
+    ["con backend inductor en trainium, ¿qué pasa si un op no tiene kernel?",
+     "torch.compile(backend='inductor') en neuron: ¿qué pasa con los ops que le faltan?"])
+add_29p("policy", "es", "policy", ["TorchTPU, torch.compile", "torch.compile backend=inductor"], TORCH_COMPILE_TPU,
+    ["con el backend inductor en tpu, ¿qué pasa con los ops sin kernel?"])
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
