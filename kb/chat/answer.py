@@ -773,10 +773,12 @@ def _compare(conn: sqlite3.Connection, q: Question) -> Answer:
 
 
 def _differs(facts: list[dict[str, Any]]) -> bool | None:
+    """Whether the targets answered differ for some op, by where the op runs: group_norm decomposed on
+    both tpu and neuron still differs when its leaves stay on tpu and one falls back on neuron (29r)."""
     by_op: dict[str, set[str]] = {}
     for f in facts:
         if "status" in f and f.get("note") != "other version":
-            by_op.setdefault(f["op"], set()).add(f["status"])
+            by_op.setdefault(f["op"], set()).add(f.get("effective_status") or f["status"])
     if not by_op or all(s == {UNKNOWN} for s in by_op.values()):
         return None  # nothing known: neither "same" nor "different"
     return any(len(s) > 1 for s in by_op.values())

@@ -273,6 +273,15 @@ _ES_PHRASES += [  # 29p: past tenses of the support verbs, and what a vendor "st
      r"|actualizar|incluir)", "stopped providing"),
     (r"(?:el )?(?:numero|cantidad|conteo|recuento) de", "the number of"),
 ]
+# ---- 29r: where an op ends up ("¿acaba en la CPU?", "¿termina corriendo en el host?") is a fallback, read before
+# the end-of-support verbs below take "acaba" for an end of life; "el propio Python", "Ubuntu en sí" name the
+# product's own (upstream) end of life, not Neuron's support of it
+_ES_PHRASES[:0] = [
+    (r"(?:se )?(?:acaba|acaban|acabara|acabaran|termina|terminan|terminara|terminaran|queda|quedan)"
+     r"(?: (?:corriendo|ejecutandose|yendo))? (?:en|a) (?:la |el )?(?:cpu|host|anfitrion)\b", "falls back to cpu"),
+    (r"propi[oa](?= (?:python|ubuntu|amazon|pytorch)\b)", "upstream"),
+    (r"en si(?: mism[oa])?(?=[ ,?)]|$)", "itself"),
+]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",
