@@ -428,6 +428,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     facts: list[dict[str, Any]] = []
     mode = "compile" if "compile" in q.text.lower() else "eager"
     open_mode = mode_contrast.names_no_mode(q.text)
+    also_compile = mode_contrast.follow_up_mode(q.text)  # "…? and in compile mode?": eager, compile beside it (29r)
+    if also_compile:
+        mode, open_mode = "eager", True
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
@@ -468,7 +471,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     chosen = [r for r in mine if r["backend_version"] == newest]
                 if chosen:
                     shown += chosen
-                    compiled = mode_contrast.compile_rows(conn, chosen) if open_mode else {}
+                    compiled = mode_contrast.compile_rows(conn, chosen, every=also_compile) if open_mode else {}
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
@@ -509,6 +512,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     if head and head.startswith("**It depends"):
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
+    pairs = [p for p in pairs if mode_contrast.differs(*p)]  # compile shown because asked: the line only where they differ
     both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
     head = "\n".join(x for x in (head, both, aside) if x) or None
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")

@@ -34,6 +34,21 @@ def names_no_mode(text: str) -> bool:
     return _NAMES_MODE.search(text or "") is None
 
 
+# "is hardtanh native on neuron? and in compile mode?", "¿corre en neuron? ¿y en modo compile?" (read in English
+# as "... and on compile mode?"): a mode said only in a trailing follow-up asks about it besides eager, so the
+# first question keeps its eager answer and compile is answered beside it (29r)
+_FOLLOW_UP_MODE = re.compile(r"[?.;,]\s*(?:and |also |plus |what about |how about )?(?:also )?(?:on |in |under |with |using )?"
+                             r"(?:the )?(?:compile mode|torch\.compile|compiled|compile)(?: mode)?(?: too| as well)?\s*\?*\s*$",
+                             re.I)
+
+
+def follow_up_mode(text: str) -> bool:
+    """Whether the only mode the question names is a trailing "and in compile mode?" clause."""
+    text = text or ""
+    m = _FOLLOW_UP_MODE.search(text)
+    return m is not None and names_no_mode(text[:m.start()])
+
+
 def where_words(row: dict[str, Any], es: bool = False) -> str:
     """Where the op runs in one mode, in the question's language."""
     status, runs = row["status"], verdict.effective_status(row)
@@ -50,8 +65,10 @@ def where_words(row: dict[str, Any], es: bool = False) -> str:
     return _WORDS[key][1 if es else 0]
 
 
-def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """The compile verdict of each eager verdict's op, target and version, where it says otherwise."""
+def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]], *,
+                 every: bool = False) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The compile verdict of each eager verdict's op, target and version, where it says otherwise
+    (`every`: also where it agrees, for a question that asks about compile as well)."""
     ops = sorted({r["op"] for r in eager})
     if not ops:
         return {}
@@ -60,12 +77,13 @@ def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]]) -> dict[
     for row in queries.op_verdicts(conn, ops, mode="compile"):
         key = (row["op"], row["target"], row["backend_version"])
         mine = wanted.get(key)
-        if mine is not None and _differs(mine, row):
+        if mine is not None and (every or differs(mine, row)):
             out[key] = row
     return out
 
 
-def _differs(eager: dict[str, Any], compiled: dict[str, Any]) -> bool:
+def differs(eager: dict[str, Any], compiled: dict[str, Any]) -> bool:
+    """Whether one op's eager and compile verdicts say different things (own status or where it runs)."""
     return (eager["status"], verdict.effective_status(eager)) != (compiled["status"], verdict.effective_status(compiled))
 
 
