@@ -36,6 +36,7 @@ from kb.chat import (
     mode_contrast,
     names,
     op_first,
+    op_history,
     scoring,
     spanish,
     understand,
@@ -431,6 +432,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     also_compile = mode_contrast.follow_up_mode(q.text)  # "…? and in compile mode?": eager, compile beside it (29r)
     if also_compile:
         mode, open_mode = "eager", True
+    past = op_history.asks_history(q.text)  # "which version added X?": the releases it changed in (29r)
+    history_heads: list[tuple[str, str]] = []
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
@@ -469,6 +472,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                 if mention.version is None and mine and not chosen:  # newest version with a verdict for this op
                     newest = max((r["backend_version"] for r in mine), key=queries.version_key)
                     chosen = [r for r in mine if r["backend_version"] == newest]
+                if chosen and past:
+                    said, more, said_facts = op_history.history(conn, op, mention.target, mode, src, q.language == "es")
+                    history_heads += [(op, said)] if said else []
+                    lines += more
+                    facts += said_facts
                 if chosen:
                     shown += chosen
                     compiled = mode_contrast.compile_rows(conn, chosen, every=also_compile) if open_mode else {}
@@ -515,6 +523,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     pairs = [p for p in pairs if mode_contrast.differs(*p)]  # compile shown because asked: the line only where they differ
     both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
     head = "\n".join(x for x in (head, both, aside) if x) or None
+    if history_heads:  # the history asked leads; the newest verdict's yes/no follows it
+        mine = [h for o, h in history_heads if o in named] or [h for _, h in history_heads]
+        head = "\n".join(mine[:MAX_OPS_PER_ANSWER] + ([head] if head else []))
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 

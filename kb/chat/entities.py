@@ -157,7 +157,8 @@ _ES_PHRASES = [
     (r"^\s*cuando (?:termino|acabo|finalizo|se acabo|se termino|murio|caduco)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",
      r"until which neuron release is \1 supported"),
-    (r"cuando (?:salio|se publico|lanzaron|sacaron)", "when was released"),
+    (r"cuando (?:salio|salieron|se publico|se publicaron|se lanzo|se lanzaron|lanzaron|sacaron|publicaron)",
+     "when was released"),
     (r"(?:dan|da) soporte (?:a|de|para)", "support"),
     (r"hasta cuando", "until when"),
     (r"(?:sigue|siguen|continua|continuan) (?:estando )?(?:soportad[oa]s?|siendo compatibles?|con soporte)",
@@ -281,6 +282,11 @@ _ES_PHRASES[:0] = [
      r"(?: (?:corriendo|ejecutandose|yendo))? (?:en|a) (?:la |el )?(?:cpu|host|anfitrion)\b", "falls back to cpu"),
     (r"propi[oa](?= (?:python|ubuntu|amazon|pytorch)\b)", "upstream"),
     (r"en si(?: mism[oa])?(?=[ ,?)]|$)", "itself"),
+    # an op's history: "¿en qué versión se añadió X y en cuál se quitó?", "¿desde qué versión está?"
+    (r"(?:en |con )?(?:que|cual) (?:version|release|lanzamiento)", "in which version"),
+    (r"desde (?:que|cual) (?:version|release|lanzamiento)", "since which version"),
+    (r"se (?:anadio|agrego|incorporo|introdujo|sumo)|(?:anadieron|agregaron|incorporaron|introdujeron)", "was added"),
+    (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?=[ ?,.]|$)", "was removed"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
