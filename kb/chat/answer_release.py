@@ -54,9 +54,10 @@ def _asked_version_in(q: Question, aspect_words: tuple[str, ...]) -> str | None:
 def _more_versions(conn: sqlite3.Connection, q: Question, product: str, read: str) -> list[dict[str, Any]]:
     """"When were torchneuron 2.13.3.0 and 2.14.3.0 released?": the registry rows of the other
     versions of the same product the question names, each answered as the first one is (29r)."""
+    listed = re.search(rf"(?<![\w.]){re.escape(read)}((?:\s*(?:,|and|or|y|o|&)\s*v?\d+(?:\.\d+)+)+)", q.text, re.I)
     out = []
-    for version in dict.fromkeys(q.versions):
-        if version != read and version.count(".") >= 1:
+    for version in dict.fromkeys(re.findall(r"\d+(?:\.\d+)+", listed.group(1) if listed else "")):
+        if version != read and version.count(".") == read.count("."):  # a list of the same product's versions
             out += releases.find(conn, product, version)[:1]
     return out[:3]
 
