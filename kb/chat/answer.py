@@ -31,6 +31,7 @@ from kb import opnames
 from kb.chat import (
     caveat_notes,
     entities,
+    fold,
     intents,
     list_filter,
     mode_contrast,
@@ -91,6 +92,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         read, carried = understand.carry_context(parts, lang)
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
         if understand.answers_both(first, second):
+            first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, lang, carried)
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
             whole = _answer_one(question, conn, allow_files)
@@ -101,7 +103,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             first, second = (understand.unread_part(p, lang) if a.intent in understand.WEAK else a
                              for p, a in zip(read, (first, second)))
             return understand.combine(question.strip(), read, first, second, lang, carried)
-    return _answer_one(question, conn, allow_files)
+    return fold.fit(_answer_one(question, conn, allow_files))  # past one screen: its lists folded (29r)
 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:

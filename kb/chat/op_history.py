@@ -72,14 +72,14 @@ def _head(op: str, target: str, rows: list[dict[str, Any]], added: dict[str, Any
     parts = []
     if added is not None:
         since = "" if added is first else (" (antes: " if es else " (before it: ") + first["status"] + ")"
-        parts.append((f"añadido en {added['backend_version']} ({added['status']}){since}" if es else
-                      f"added in {added['backend_version']} ({added['status']}){since}"))
+        parts.append(f"añadido en {added['backend_version']} ({added['status']}){since}" if es else
+                      f"added in {added['backend_version']} ({added['status']}){since}")
     if removed is not None:
-        parts.append((f"quitado en {removed['backend_version']} ({removed['status']})" if es else
-                      f"removed in {removed['backend_version']} ({removed['status']})"))
+        parts.append(f"quitado en {removed['backend_version']} ({removed['status']})" if es else
+                      f"removed in {removed['backend_version']} ({removed['status']})")
     if not parts:
         newest = rows[-1]
-        parts.append((f"{newest['status']} en cada fila con evidencia, desde {first['backend_version']}" if es else
-                      f"{newest['status']} in every row with evidence, from {first['backend_version']}"))
+        parts.append(f"{newest['status']} en cada fila con evidencia, desde {first['backend_version']}" if es else
+                      f"{newest['status']} in every row with evidence, from {first['backend_version']}")
     said = "según las filas del KB y sus notas" if es else "as the KB's rows and their notes say"
     return f"**`{op}` {'en' if es else 'on'} {target}: {'; '.join(parts)}** — {said}."
