@@ -69,8 +69,7 @@ def _fold_lines(lines: list[str], command: str | None, es: bool, keep_items: int
     for start, end, count in _items(lines):
         out += lines[last:start]
         last = end
-        nested = any(line.startswith("  ") and line.lstrip().startswith("- ") for line in lines[start:end])
-        if count <= keep_items or (keep_items < KEEP and nested):  # the last step leaves nested lists whole
+        if count <= keep_items:
             out += lines[start:end]
             continue
         kept, seen, left, keep = [], 0, 0, True
@@ -141,10 +140,9 @@ def fold_text(text: str, command: str | None, es: bool, *, blocks: bool = False,
     return "\n".join(_fold_blocks(lines, command, es) if blocks else lines) + sources
 
 
-# Folding goes by steps, each only while the answer is still too long: long lists to KEEP items, then
-# an op answer's other ops, then every flat list of two or more to its first item (a list whose items hold
-# their own sub-items, as a policy's compile limitations do, stays whole).
-STEPS = ((8, False), (5, False), (KEEP, False), (KEEP, True), (1, True))
+# Folding goes by steps, each only while the answer is still too long: long lists to 8, 5, then KEEP
+# items, then an op answer's other ops. A list of KEEP items or fewer is never folded.
+STEPS = ((8, False), (5, False), (KEEP, False), (KEEP, True))
 
 
 def _fold(answer: Answer, keep: int, blocks: bool) -> Answer:

@@ -55,8 +55,8 @@ MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
 # about compile mode?") is the same question continued: the whole question's reading answers it.
 _FOLLOW_UP = re.compile(r"^(?:(?:does|do|is|are|can|will|would|could|did|how (?:does|do|well does))\s+(?:it|they|this|that|"
-                        r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:compile|eager)\b"
-                        r"|y (?:en|con) (?:modo )?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
+                        r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:torch\.)?(?:compile|eager)\b"
+                        r"|y (?:en|con) (?:modo |el modo )?(?:torch\.)?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
 # A Spanish clause opened by a bare verb ("... y cae a la cpu?", "... y es nativo en tpu?") has the first
 # clause's subject: unless it names an op or a version of its own, it continues that question (29l).
 _ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae|caen|sigue|siguen|va|van|da|dan"
