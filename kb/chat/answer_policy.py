@@ -228,13 +228,14 @@ def from_verdicts(conn: sqlite3.Connection, target: str, mode: str, src: Sources
             lines.append(f"- **{LABELS.get(target, target)} {version}, {mode}** (per-op verdicts, {basis}): "
                          f"{counts[top]:,} of {total:,} ops with no kernel in {other} are **{top}** in {mode}{note} "
                          f"{src.cite(noted)}")
-        summary.append((version, top, basis, counts[top], total))
-    version, top, basis, n, total = summary[0]
+        summary.append((version, top, basis, counts[top], total, noted["basis"] or "evidence"))
+    version, top, basis, n, total, _ = summary[0]
     gloss = {"unsupported": " (sin soporte)", "fallback": " (fallback a la CPU)", "native": " (nativo)",
              "decomposed": " (descompuesto)"}.get(top, "")
     said = (f"{quoted(top)}{gloss} según los veredictos por op ({version}: {n:,} de {total:,}; {basis}), sin regla declarada "
             "del proveedor" if es else
             f"{top} by the per-op verdicts ({version}: {n:,} of {total:,}; {basis}), no vendor rule stated")
     fact = {"target": target, "mode": mode, "status": top, "basis": "per-op verdicts", "rule_stated": False,
-            "versions": [{"backend_version": v, "status": t, "basis": b, "count": c, "of": o} for v, t, b, c, o in summary]}
+            "versions": [{"backend_version": v, "status": t, "basis": b, "count": c, "of": o}
+                           for v, t, _, c, o, b in summary]}
     return said, lines, fact
