@@ -85,11 +85,13 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         finally:
             own.close()
     parts = understand.split_two((question or "").strip())
+    question = understand.unnumbered((question or "").strip())  # "Q1: … Q2: …" read whole without its numbers
     if parts:
         lang = entities.language(question)
         read, carried = understand.carry_context(parts, lang)
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
-        if understand.answers_both(first, second):
+        if understand.answers_both(first, second) or (
+                first.intent == second.intent == "op" and understand.own_ops(read, lang)):
             return understand.combine(question.strip(), read, first, second, lang, carried)
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
             whole = _answer_one(question, conn, allow_files)
