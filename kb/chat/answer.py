@@ -428,9 +428,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     src = src or Sources()
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
-    mode = "compile" if "compile" in q.text.lower() else "eager"
+    both_modes = mode_contrast.names_both_modes(q.text)  # "in eager and compile": both said, also when equal (29q)
+    mode = "compile" if "compile" in q.text.lower() and not both_modes else "eager"
     open_mode = mode_contrast.names_no_mode(q.text)
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
+    agreed: list[tuple[dict[str, Any], dict[str, Any]]] = []  # ... and, asked for both modes, those that agree
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
     named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
@@ -470,14 +472,22 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     chosen = [r for r in mine if r["backend_version"] == newest]
                 if chosen:
                     shown += chosen
-                    compiled = mode_contrast.compile_rows(conn, chosen) if open_mode else {}
+                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes) \
+                        if open_mode or both_modes else {}
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
                         verdict_for_yes_no.append(v)
                         yes_no_ops.append(op)
                         other = compiled.get((v["op"], v["target"], v["backend_version"]))
-                        if other is not None:  # the mode left open and compile says otherwise: both (29n)
+                        if both_modes and other is None:
+                            lines.append("  - " + mode_contrast.no_compile_line(q.language == "es"))
+                        elif both_modes and not mode_contrast.differs(v, other):
+                            lines.append("  - " + mode_contrast.same_line(other, q.language == "es") + " "
+                                         + src.cite(other))
+                            facts.append(_fact(other))
+                            agreed.append((v, other))
+                        elif other is not None:  # the mode left open and compile says otherwise: both (29n)
                             lines.append("  - " + _verdict_line(other, src))
                             facts.append(_fact(other))
                             pairs.append((v, other))
@@ -511,7 +521,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     if head and head.startswith("**It depends"):
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
-    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
+    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es") \
+        or mode_contrast.agree_line([p for p in agreed if id(p[0]) in answered] or agreed, q.language == "es")
     head = "\n".join(x for x in (head, both, aside) if x) or None
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
