@@ -325,6 +325,13 @@ def _op_bases(conn: sqlite3.Connection) -> set[str]:
 
 
 def _family_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    spelled = list_filter.literal(conn, q.text)
+    if spelled is not None:  # "ops whose name contains 'conv'": the user's substring, not the family (29q)
+        return family_answer(conn, q, literal=spelled.word)
+    return _family_read(conn, q)
+
+
+def _family_read(conn: sqlite3.Connection, q: Question) -> Answer:
     fams = families.families_in(q.text)
     fam = fams[0]
     words = [w for w in q.plain_words if families.family(w) is fam and w.lower() in _op_bases(conn)]
