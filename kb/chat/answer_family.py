@@ -94,8 +94,9 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
                               "status": row["status"], "effective_status": verdict.effective_status(row),
                               "basis": row.get("basis"), "family": fam.name, "source_url": row.get("source_url")})
             if len(rows) > MAX_LIST:
+                how = f" --grep {literal}`" if literal else "` and filter by name"  # the user's substring is kb's --grep
                 lines.append(f"_…{len(rows) - MAX_LIST} more: `kb ops --target {mention.target} --status {s} "
-                             f"--version {version}` and filter by name._")
+                             f"--version {version}{how}._")
         if not status:  # the ones that run on the device, counted and cited once
             for row in (by_status.get("native") or by_status.get("decomposed") or [])[:1]:
                 src.cite(row)

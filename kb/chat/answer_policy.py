@@ -119,42 +119,44 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
     heads: list[str] = []
     facts: list[dict[str, Any]] = []
     unknown_said: set[tuple[str, str]] = set()
-    for target, asked in ((t, v) for t in targets for v in asked_versions(conn, q, t)):
-        rows = policy_rows(conn, target, asked)
+    for target in targets:
         label = LABELS[target]
-        if asked and rows and not same_line(asked, rows[0]["version"]):
-            lines.append(("- _el KB no registra la regla de " if es else "- _the KB records no rule of its own for ")
-                         + f"{label} {asked}" + ("; la más reciente que sí registra:_" if es else
-                                                  "; the newest one it records:_"))
-        for mode in modes:
-            mine = [r for r in rows if mode_of(r) == mode]
-            if not mine and (target, mode) in unknown_said:
-                continue  # several versions asked: a mode no version has a rule for is said once
-            unknown_said.add((target, mode))
-            mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
-                ("eager mode" if mode == "eager" else "torch.compile")
-            if not mine:
-                lines.append(f"- ? **{'desconocido' if es else 'unknown'}** — {label}, {mode_word}: "
-                             + ("el KB no registra ninguna regla del proveedor para un op sin kernel; "
-                                if es else "the KB records no vendor rule for an op without a kernel; ")
-                             + f"`kb ops --target {target} --status fallback --mode {mode}` "
-                             + ("muestra los veredictos por op." if es else "shows the per-op verdicts."))
-                facts.append({"target": target, "mode": mode, "status": "unknown"})
-                if mode == "compile":
-                    lines += compile_limits(conn, target, src, facts, es)
-                continue
-            first = mine[0]
-            named = version_label(conn, label, first)
-            heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
-            for r in mine:
-                # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
-                note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
-                lines.append(f"- **{version_label(conn, label, r)}, {mode_word}** ({md(r['feature'])}): {_status(r['status'], es)}{note} "
-                             f"{src.cite(r)}")
-                facts.append({"target": target, "mode": mode, "backend_version": r["version"],
-                              "release_product": r["product"], "feature": r["feature"],
-                              "status": r["status"], "note": r.get("note"), "source_kind": r["source_kind"],
-                              "source_url": r["source_url"]})
+        # each version asked (several: "for each version", "0.1.1 vs 0.2.0", 29q), mode by mode
+        sets = [(asked, policy_rows(conn, target, asked)) for asked in asked_versions(conn, q, target)]
+        for n, mode in enumerate(modes):
+            for asked, rows in sets:
+                if n == 0 and asked and rows and not same_line(asked, rows[0]["version"]):
+                    lines.append(("- _el KB no registra la regla de " if es else "- _the KB records no rule of its own for ")
+                                 + f"{label} {asked}" + ("; la más reciente que sí registra:_" if es else
+                                                          "; the newest one it records:_"))
+                mine = [r for r in rows if mode_of(r) == mode]
+                if not mine and (target, mode) in unknown_said:
+                    continue  # several versions asked: a mode no version has a rule for is said once
+                unknown_said.add((target, mode))
+                mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
+                    ("eager mode" if mode == "eager" else "torch.compile")
+                if not mine:
+                    lines.append(f"- ? **{'desconocido' if es else 'unknown'}** — {label}, {mode_word}: "
+                                 + ("el KB no registra ninguna regla del proveedor para un op sin kernel; "
+                                    if es else "the KB records no vendor rule for an op without a kernel; ")
+                                 + f"`kb ops --target {target} --status fallback --mode {mode}` "
+                                 + ("muestra los veredictos por op." if es else "shows the per-op verdicts."))
+                    facts.append({"target": target, "mode": mode, "status": "unknown"})
+                    if mode == "compile":
+                        lines += compile_limits(conn, target, src, facts, es)
+                    continue
+                first = mine[0]
+                named = version_label(conn, label, first)
+                heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
+                for r in mine:
+                    # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
+                    note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
+                    lines.append(f"- **{version_label(conn, label, r)}, {mode_word}** ({md(r['feature'])}): {_status(r['status'], es)}{note} "
+                                 f"{src.cite(r)}")
+                    facts.append({"target": target, "mode": mode, "backend_version": r["version"],
+                                  "release_product": r["product"], "feature": r["feature"],
+                                  "status": r["status"], "note": r.get("note"), "source_kind": r["source_kind"],
+                                  "source_url": r["source_url"]})
     intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
              else "What each backend does with an ATen op it has no kernel for")
     head = f"**{intro}** — " + ("; ".join(heads) if heads else ("desconocido" if es else "unknown")) + "."

@@ -34,8 +34,8 @@ def names_no_mode(text: str) -> bool:
     return _NAMES_MODE.search(text or "") is None
 
 
-_BOTH = re.compile(r"\b(?:both|either|each|all|the two|two) (?:modes?|ways)\b|\b(?:ambos|los dos|cada|todos los) modos?\b"
-                   r"|\b(?:en|de) (?:los )?dos modos\b", re.I)
+_BOTH = re.compile(r"\b(?:both|either|each|all|the two|two) (?:modes?|ways)\b"
+                   r"|\b(?:ambos|los dos|dos|cada|todos los) mod(?:os?|es?)\b", re.I)  # also as glossed: "on dos modos"
 _COMPILE = re.compile(r"compil|dynamo|inductor", re.I)
 
 

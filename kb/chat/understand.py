@@ -67,7 +67,7 @@ _ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae
 # second question about that op, asked where the first one asked (29q); without an op it continues the first.
 _ABOUT = re.compile(r"^(?:(?:and|y) )?(?:(?:what|how) about|qu[eé] (?:tal|hay de|pasa con)|y)\b", re.I)
 # "... and when?", "y desde cuándo?": a clause that asks only when; it asks about what the first one names (29q)
-WHEN = re.compile(r"^(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:since when|from when|when|desde cu[aá]ndo|cu[aá]ndo)"
+WHEN = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:since when|from when|when|desde cu[aá]ndo|cu[aá]ndo)"
                   r"(?: exactly| exactamente| then| entonces)?[ ?!.]*$", re.I)
 
 
