@@ -131,7 +131,8 @@ def split_two(text: str) -> tuple[str, str] | None:
     ("Q1: … Q2: …", "1) … 2) …") are split at their numbers first."""
     parts = numbered(text)
     if parts:
-        return (parts[0] if parts[0].endswith("?") else parts[0] + "?"), " ".join(parts[1:])
+        rest = [p if p.endswith("?") or i == len(parts) - 2 else p + "?" for i, p in enumerate(parts[1:])]
+        return (parts[0] if parts[0].endswith("?") else parts[0] + "?"), " ".join(rest)
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()

@@ -132,3 +132,11 @@ def test_a_missing_model_gets_its_nearest_models_verdict(conn):
     assert "**Yes**" not in a["text"] and "**Partly**" not in a["text"]  # never a verdict word about SDXL
     nearest = [f for f in a["facts"] if f.get("nearest_to")]
     assert nearest and nearest[0]["model"] == "sd15-unet" and nearest[0]["target"] == "neuron"
+
+
+def test_trainium_2_is_the_chip_not_a_release():
+    from kb.chat.intents import read
+
+    mention = read("can I run SDXL on trainium 2?").targets[0]
+    assert (mention.target, mention.version) == ("neuron", None)
+    assert read("list unsupported operators for trainium 2.14.3.1").targets[0].version == "2.14.3.1"
