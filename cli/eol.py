@@ -93,15 +93,17 @@ def _history_tables(windows: list[dict[str, Any]]) -> None:
 
 
 def _stack_view(result: dict[str, Any]) -> None:
+    """The stack's answer on stdout (its headline, table, findings and what was checked: results,
+    not notices); stderr keeps to how a part was read and what was presumed."""
     first = result["first_eol"]
     for c in result["stack"]:
         if c.get("resolved"):  # a package version read as its SDK release (kb.store.targetspec)
             note(c["resolved"])
     stack = " ".join(f"{c['key']}={c['version']}" for c in result["stack"])
     if first:
-        note(f"stack {stack}: first end of support {first['eol_from']} ({first['product']} {first['cycle']}, {first['state']})")
+        footer(f"stack {stack}: first end of support {first['eol_from']} ({first['product']} {first['cycle']}, {first['state']})")
     else:
-        note(f"stack {stack}: no dated end of support known")
+        footer(f"stack {stack}: no dated end of support known")
     if result["windows"]:
         _windows_table(result["windows"])
     if result["issues"]:
@@ -110,15 +112,15 @@ def _stack_view(result: dict[str, Any]) -> None:
                 i["source_url"] or ""] for i in result["issues"]],
               status_column=None)
     if result.get("unknown"):
-        note(f"unknown: no source dates the end of support of {', '.join(result['unknown'])}"
+        footer(f"unknown: no source dates the end of support of {', '.join(result['unknown'])}"
              " (not verified; --fail-on-unknown makes this fail)")
     if result.get("presumed_matrix"):
         note(result["presumed_matrix"]["line"])
     if result["matrices_checked"]:
-        note(f"checked against the support matrices of {', '.join(result['matrices_checked'])}"
-             + ("" if result["issues"] else ": no conflicts"))
+        footer(f"checked against the support matrices of {', '.join(result['matrices_checked'])}"
+               + ("" if result["issues"] else ": no conflicts"))
     elif not result["windows"]:
-        note("no support windows or support-matrix facts cover this stack")
+        footer("no support windows or support-matrix facts cover this stack")
 
 
 def eol_command(

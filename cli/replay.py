@@ -76,17 +76,28 @@ def replay_command(
     _render(results, json_output)
 
 
+def _progress_wanted() -> bool:
+    """Progress lines on a terminal stderr, or off one with KB_PROGRESS=lines (cli.progress: a
+    script reading stderr for the one-line error gets nothing before it)."""
+    from cli.progress import lines_wanted
+
+    return sys.stderr.isatty() or lines_wanted()
+
+
 def _progress(label: str, done: int, total: int) -> None:
+    if not _progress_wanted():
+        return
     sys.stderr.write(f"kb: replaying {label}: tracing leaves with {total - done} OpInfo tasks...\n")
 
 
 def _ticker(label: str):
-    """One stderr line every 100 finished tasks: long work is never silent, even in a pipe."""
+    """One stderr line every 100 finished tasks (where progress is wanted): long work is never silent."""
     count = {"n": 0}
+    wanted = _progress_wanted()
 
     def tick(_task) -> None:
         count["n"] += 1
-        if count["n"] % 100 == 0:
+        if wanted and count["n"] % 100 == 0:
             sys.stderr.write(f"kb: replaying {label}: {count['n']} tasks done\n")
 
     return tick

@@ -87,11 +87,13 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         finally:
             own.close()
     parts = understand.split_two((question or "").strip())
+    question = understand.unnumbered((question or "").strip())  # "Q1: … Q2: …" read whole without its numbers
     if parts:
         lang = entities.language(question)
         read, carried = understand.carry_context(parts, lang)
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
-        if understand.answers_both(first, second):
+        if understand.answers_both(first, second) or (
+                first.intent == second.intent == "op" and understand.own_ops(read, lang)):
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, lang, carried)
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
@@ -326,6 +328,13 @@ def _op_bases(conn: sqlite3.Connection) -> set[str]:
 
 
 def _family_answer(conn: sqlite3.Connection, q: Question) -> Answer:
+    spelled = list_filter.literal(conn, q.text)
+    if spelled is not None:  # "ops whose name contains 'conv'": the user's substring, not the family (29q)
+        return family_answer(conn, q, literal=spelled.word)
+    return _family_read(conn, q)
+
+
+def _family_read(conn: sqlite3.Connection, q: Question) -> Answer:
     fams = families.families_in(q.text)
     fam = fams[0]
     words = [w for w in q.plain_words if families.family(w) is fam and w.lower() in _op_bases(conn)]
@@ -429,7 +438,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     src = src or Sources()
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
-    mode = "compile" if "compile" in q.text.lower() else "eager"
+    both_modes = mode_contrast.names_both_modes(q.text)  # "in eager and compile": both said, also when equal (29q)
+    mode = "compile" if "compile" in q.text.lower() and not both_modes else "eager"
     open_mode = mode_contrast.names_no_mode(q.text)
     also_compile = mode_contrast.follow_up_mode(q.text)  # "…? and in compile mode?": eager, compile beside it (29r)
     if also_compile:
@@ -437,6 +447,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     past = op_history.asks_history(q.text)  # "which version added X?": the releases it changed in (29r)
     history_heads: list[tuple[str, str]] = []
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
+    agreed: list[tuple[dict[str, Any], dict[str, Any]]] = []  # ... and, asked for both modes, those that agree
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
     named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
@@ -481,14 +492,22 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     facts += said_facts
                 if chosen:
                     shown += chosen
-                    compiled = mode_contrast.compile_rows(conn, chosen, every=also_compile) if open_mode else {}
+                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile) \
+                        if open_mode or both_modes else {}
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
                         verdict_for_yes_no.append(v)
                         yes_no_ops.append(op)
                         other = compiled.get((v["op"], v["target"], v["backend_version"]))
-                        if other is not None:  # the mode left open and compile says otherwise: both (29n)
+                        if both_modes and other is None:
+                            lines.append("  - " + mode_contrast.no_compile_line(q.language == "es"))
+                        elif both_modes and not mode_contrast.differs(v, other):
+                            lines.append("  - " + mode_contrast.same_line(other, q.language == "es") + " "
+                                         + src.cite(other))
+                            facts.append(_fact(other))
+                            agreed.append((v, other))
+                        elif other is not None:  # the mode left open and compile says otherwise: both (29n)
                             lines.append("  - " + _verdict_line(other, src))
                             facts.append(_fact(other))
                             pairs.append((v, other))
@@ -523,7 +542,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
     pairs = [p for p in pairs if mode_contrast.differs(*p)]  # compile shown because asked: the line only where they differ
-    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es")
+    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es") \
+        or mode_contrast.agree_line([p for p in agreed if id(p[0]) in answered] or agreed, q.language == "es")
     head = "\n".join(x for x in (head, both, aside) if x) or None
     if history_heads:  # the history asked leads; the newest verdict's yes/no follows it
         mine = [h for o, h in history_heads if o in named] or [h for _, h in history_heads]

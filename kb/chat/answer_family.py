@@ -35,16 +35,27 @@ def asked_status(q: Question) -> str | None:
     return None
 
 
-def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | None = None, note: str = "") -> Answer:
-    fam = fam or families.families_in(q.text)[0]
-    ops = families.family_ops(conn, fam.name)
-    status = asked_status(q)
-    mode = "compile" if "compile" in q.text.lower() else "eager"
+def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | None = None, note: str = "",
+                  literal: str | None = None) -> Answer:
+    """`literal`: the substring the user spelled ("whose name contains 'conv'"): the ops whose name holds
+    it are listed, in place of any family the same word names (29q), and the answer says which filter."""
+    from kb.chat.list_filter import NameFilter, said
+
     src = Sources()
     lines = [f"_{note}._"] if note else []
-    # the family's label is kb's data, in English: quoted as such in a Spanish answer (29f)
-    lines.append(f"The **{fam.name}** family: {quoted(fam.label)} — {len(ops)} overloads in the op catalog.")
-    facts: list[dict[str, Any]] = [{"family": fam.name, "ops": len(ops)}]
+    if literal:
+        fam = families.Family(literal, literal, (literal,))
+        ops = [n for (n,) in conn.execute("SELECT name FROM op ORDER BY name") if literal in n.partition("::")[2]]
+        lines.append(said(NameFilter("grep", literal)))
+        facts: list[dict[str, Any]] = [{"filter": "grep", "word": literal, "ops": len(ops)}]
+    else:
+        fam = fam or families.families_in(q.text)[0]
+        ops = families.family_ops(conn, fam.name)
+        # the family's label is kb's data, in English: quoted as such in a Spanish answer (29f)
+        lines.append(f"The **{fam.name}** family: {quoted(fam.label)} — {len(ops)} overloads in the op catalog.")
+        facts = [{"family": fam.name, "ops": len(ops)}]
+    status = asked_status(q)
+    mode = "compile" if "compile" in q.text.lower() else "eager"
     mentions = q.targets or [TargetMention("neuron"), TargetMention("tpu")]
     yes_no: list[str] = []
     counted: list[str] = []  # per target and status asked: the count, for a how-many headline (29n)
@@ -83,8 +94,9 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
                               "status": row["status"], "effective_status": verdict.effective_status(row),
                               "basis": row.get("basis"), "family": fam.name, "source_url": row.get("source_url")})
             if len(rows) > MAX_LIST:
+                how = f" --grep {literal}`" if literal else "` and filter by name"  # the user's substring is kb's --grep
                 lines.append(f"_…{len(rows) - MAX_LIST} more: `kb ops --target {mention.target} --status {s} "
-                             f"--version {version}` and filter by name._")
+                             f"--version {version}{how}._")
         if not status:  # the ones that run on the device, counted and cited once
             for row in (by_status.get("native") or by_status.get("decomposed") or [])[:1]:
                 src.cite(row)

@@ -56,6 +56,9 @@ TEXT = {
            "missing": "**{name} is not in the gallery.** The closest gallery models: {close}.",
            "none_close": "none by name (kb gallery lists all of them)",
            "check_route": "To check it: export it with torch.export and run `kb check model.pt2 -t {target}`.",
+           "nearest": "_The nearest gallery model's own verdict, {name} (a different model: this is not {asked}'s "
+                      "verdict, only the closest the gallery holds):_",
+           "calls": "  op calls on the device: {share} ({target})",
            "blockers": "The ops that block the most gallery models on {where}: {ops}",
            "fuzzy": "(reading {word!r} as {reading})",
            "partly": "**Partly** — {name} on {where}: {n} op{s} on the host CPU",
@@ -79,6 +82,9 @@ TEXT = {
            "missing": "**{name} no está en la galería.** Los modelos más cercanos de la galería: {close}.",
            "none_close": "ninguno por nombre (kb gallery los lista todos)",
            "check_route": "Para comprobarlo: expórtalo con torch.export y ejecuta `kb check modelo.pt2 -t {target}`.",
+           "nearest": "_El veredicto propio del modelo más cercano de la galería, {name} (otro modelo: no es el "
+                      "veredicto de {asked}, solo el más cercano que tiene la galería):_",
+           "calls": "  llamadas a ops en el dispositivo: {share} ({target})",
            "blockers": "Las ops que bloquean más modelos de la galería en {where}: {ops}",
            "fuzzy": "(leo {word!r} como {reading})",
            "partly": "**En parte** — {name} en {where}: {n} op{s} en la CPU del host",
@@ -524,9 +530,16 @@ def is_gallery_question(text: str) -> bool:
     return gallery_score(text) > 0
 
 
-def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]:
+_VERDICT_WORD = re.compile(r"^\*\*[^*\n]{1,40}\*\* — ")
+NEAREST_SHOWN = 1  # the nearest gallery models whose own verdict a missing model's answer gives
+
+
+def _missing_answer(conn, name: str, targets: list[str], say: dict, mode: str = "eager", sources: Sources | None = None,
+                    facts: list | None = None, versions: dict | None = None) -> list[str]:
     """"Llama 4 is not in the gallery": the gallery models of its family (or the nearest by
-    name) and how to check the model itself — never another model's verdict."""
+    name), how to check the model itself, and the nearest one's own verdict (its coverage and op
+    calls on the device), labelled as that model's, never as the asked one's (29q: "will SDXL run on
+    trn2?" named SD 1.5 UNet and stopped)."""
     import difflib
 
     known = _known()
@@ -543,6 +556,22 @@ def _missing_answer(conn, name: str, targets: list[str], say: dict) -> list[str]
     close = ", ".join(markdown(names.get(s, s)) for s in fixed[:MAX_LIST]) or say["none_close"]
     lines = [say["missing"].format(name=markdown(name), close=close)]
     lines.extend(say["check_route"].format(target=t) for t in targets[:1])
+    if sources is None or facts is None:
+        return lines
+    lookups = views.Lookups(conn)
+    for slug in fixed[:NEAREST_SHOWN]:
+        entry = views.model_entry(conn, slug)
+        if entry is None or not views.census_rows_exist(conn, slug, "inference"):
+            continue
+        mine: list[dict] = []
+        lines.append(say["nearest"].format(name=markdown(entry["name"]), asked=markdown(name)))
+        # its lines without their bold yes/no word, which would read as the answer about the model asked
+        lines.extend("- " + _VERDICT_WORD.sub("", line, count=1) if line.startswith("**") else line
+                     for line in _model_lines(conn, entry, targets, mode, lookups, sources, say, mine, versions))
+        for fact in mine:
+            lines.append(say["calls"].format(share=views.pct(fact["device_call_share"]),
+                                             target=f"{fact['target']} {fact['backend_version'] or ''}".strip()))
+            facts.append({**fact, "nearest_to": name})
     return lines
 
 
@@ -596,7 +625,7 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
                                       versions, "training" if TRAINING_ASKED.search(lowered) else "inference"))
         intent = "gallery_model"
     elif missing:
-        lines = _missing_answer(conn, missing, targets, say)
+        lines = _missing_answer(conn, missing, targets, say, mode, sources, facts, versions)
         sources.cite({"source_kind": "gallery", "source_name": "data/gallery models (the gallery's list)",
                       "source_url": "data/gallery/models.jsonl"})
         facts.append({"model": missing, "in_gallery": False})

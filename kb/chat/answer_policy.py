@@ -10,6 +10,7 @@ is said to be unknown, with the command that shows the per-op verdicts.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -46,6 +47,35 @@ def policy_rows(conn: sqlite3.Connection, target: str, version: str | None = Non
         if mine:
             newest = max((r["version"] for r in mine), key=queries.version_key)
     return sorted((r for r in rows if r["version"] == newest), key=lambda r: r["feature"])
+
+
+def policy_versions(conn: sqlite3.Connection, target: str) -> list[str]:
+    """Every release of `target` that states a policy of its own, oldest first."""
+    rows = conn.execute(
+        "SELECT DISTINCT r.version FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.target = ? "
+        "AND l.feature LIKE 'policy:%' AND (l.feature LIKE '%fallback%' OR l.feature LIKE '%missing%')", (target,))
+    return sorted((r[0] for r in rows), key=queries.version_key)
+
+
+# "for each version", "all versions", "every release", "todas las versiones", "cada versión", "por versión"
+_EVERY = re.compile(r"\b(?:each|every|all(?: the)?|all of the|both) (?:versions?|releases?)\b|\bper (?:version|release)\b"
+                    r"|\bversion by version\b|\b(?:todas(?: las)?|cada|ambas|las dos) (?:versi(?:ons?|[oó]n(?:es)?)|releases?)\b"
+                    r"|\bpor versi[oó]n\b|\bhistor(?:y|ia)\b|\bover (?:the )?versions\b", re.I)
+
+
+def asked_versions(conn: sqlite3.Connection, q: Question, target: str) -> list[str | None]:
+    """The versions a policy question asks about for `target`: every one the KB records a policy for
+    when it says "each version" (or names none but compares: "0.1.1 vs 0.2.0"), the ones it names
+    when it names two or more, else its one version (None: the newest), 29q."""
+    held = policy_versions(conn, target)
+    named = [m.version for m in q.targets if m.target == target and m.version]
+    named += [v for v in q.versions if v not in named and any(same_line(v, h) for h in held)]
+    named = list(dict.fromkeys(named))
+    if _EVERY.search(q.text) and held:
+        return list(held)
+    if len(named) >= 2:
+        return named
+    return [named[0] if named else None]
 
 
 def by_default(status: str, es: bool) -> str:
@@ -88,49 +118,55 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
     lines: list[str] = []
     heads: list[str] = []
     facts: list[dict[str, Any]] = []
+    unknown_said: set[tuple[str, str]] = set()
     for target in targets:
-        asked = next((m.version for m in q.targets if m.target == target and m.version), None)
-        rows = policy_rows(conn, target, asked)
         label = LABELS[target]
-        if asked and rows and not same_line(asked, rows[0]["version"]):
-            lines.append(("- _el KB no registra la regla de " if es else "- _the KB records no rule of its own for ")
-                         + f"{label} {asked}" + ("; la más reciente que sí registra:_" if es else
-                                                  "; the newest one it records:_"))
-        for mode in modes:
-            mine = [r for r in rows if mode_of(r) == mode]
-            mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
-                ("eager mode" if mode == "eager" else "torch.compile")
-            verdicts = from_verdicts(conn, target, mode, src, es) if not mine else None
-            if verdicts is not None:  # no vendor rule, but the per-op verdicts apply one: said as theirs (29r)
-                said, more, fact = verdicts
-                heads.append(f"{label}, {mode_word}: {said}")
-                lines += more
-                facts.append(fact)
-                if mode == "compile":
-                    lines += compile_limits(conn, target, src, facts, es)
-                continue
-            if not mine:
-                lines.append(f"- ? **{'desconocido' if es else 'unknown'}** — {label}, {mode_word}: "
-                             + ("el KB no registra ninguna regla del proveedor para un op sin kernel; "
-                                if es else "the KB records no vendor rule for an op without a kernel; ")
-                             + f"`kb ops --target {target} --status fallback --mode {mode}` "
-                             + ("muestra los veredictos por op." if es else "shows the per-op verdicts."))
-                facts.append({"target": target, "mode": mode, "status": "unknown"})
-                if mode == "compile":
-                    lines += compile_limits(conn, target, src, facts, es)
-                continue
-            first = mine[0]
-            named = version_label(conn, label, first)
-            heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
-            for r in mine:
-                # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
-                note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
-                lines.append(f"- **{version_label(conn, label, r)}, {mode_word}** ({md(r['feature'])}): {_status(r['status'], es)}{note} "
-                             f"{src.cite(r)}")
-                facts.append({"target": target, "mode": mode, "backend_version": r["version"],
-                              "release_product": r["product"], "feature": r["feature"],
-                              "status": r["status"], "note": r.get("note"), "source_kind": r["source_kind"],
-                              "source_url": r["source_url"]})
+        # each version asked (several: "for each version", "0.1.1 vs 0.2.0", 29q), mode by mode
+        sets = [(asked, policy_rows(conn, target, asked)) for asked in asked_versions(conn, q, target)]
+        for n, mode in enumerate(modes):
+            for asked, rows in sets:
+                if n == 0 and asked and rows and not same_line(asked, rows[0]["version"]):
+                    lines.append(("- _el KB no registra la regla de " if es else "- _the KB records no rule of its own for ")
+                                 + f"{label} {asked}" + ("; la más reciente que sí registra:_" if es else
+                                                          "; the newest one it records:_"))
+                mine = [r for r in rows if mode_of(r) == mode]
+                if not mine and (target, mode) in unknown_said:
+                    continue  # several versions asked: a mode no version has a rule for is said once
+                unknown_said.add((target, mode))
+                mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
+                    ("eager mode" if mode == "eager" else "torch.compile")
+                wanted = [a for a, _ in sets if a]
+                verdicts = from_verdicts(conn, target, mode, src, es, wanted) if not mine else None
+                if verdicts is not None:  # no vendor rule, but the per-op verdicts apply one: said as theirs (29r)
+                    said, more, fact = verdicts
+                    heads.append(f"{label}, {mode_word}: {said}")
+                    lines += more
+                    facts.append(fact)
+                    if mode == "compile":
+                        lines += compile_limits(conn, target, src, facts, es)
+                    continue
+                if not mine:
+                    lines.append(f"- ? **{'desconocido' if es else 'unknown'}** — {label}, {mode_word}: "
+                                 + ("el KB no registra ninguna regla del proveedor para un op sin kernel; "
+                                    if es else "the KB records no vendor rule for an op without a kernel; ")
+                                 + f"`kb ops --target {target} --status fallback --mode {mode}` "
+                                 + ("muestra los veredictos por op." if es else "shows the per-op verdicts."))
+                    facts.append({"target": target, "mode": mode, "status": "unknown"})
+                    if mode == "compile":
+                        lines += compile_limits(conn, target, src, facts, es)
+                    continue
+                first = mine[0]
+                named = version_label(conn, label, first)
+                heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
+                for r in mine:
+                    # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
+                    note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
+                    lines.append(f"- **{version_label(conn, label, r)}, {mode_word}** ({md(r['feature'])}): {_status(r['status'], es)}{note} "
+                                 f"{src.cite(r)}")
+                    facts.append({"target": target, "mode": mode, "backend_version": r["version"],
+                                  "release_product": r["product"], "feature": r["feature"],
+                                  "status": r["status"], "note": r.get("note"), "source_kind": r["source_kind"],
+                                  "source_url": r["source_url"]})
     intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
              else "What each backend does with an ATen op it has no kernel for")
     head = f"**{intro}** — " + ("; ".join(heads) if heads else ("desconocido" if es else "unknown")) + "."
@@ -190,7 +226,7 @@ BASIS_WORDS = {"inferred": ("inferred", "inferido"), "evidence": ("with evidence
 
 
 def from_verdicts(conn: sqlite3.Connection, target: str, mode: str, src: Sources,
-                  es: bool) -> tuple[str, list[str], dict[str, Any]] | None:
+                  es: bool, asked: list[str] | None = None) -> tuple[str, list[str], dict[str, Any]] | None:
     """No vendor rule for `mode`, but per-op verdicts for the ops the target has no kernel for in eager
     (eager fallback or unsupported): what those verdicts say in `mode`, version by version, with the
     note they carry ("compile mode is assumed not to reach the eager CPU fallback") and their basis,
@@ -208,7 +244,9 @@ def from_verdicts(conn: sqlite3.Connection, target: str, mode: str, src: Sources
         by_version.setdefault(r["version"], []).append(dict(r))
     if not by_version:
         return None
-    versions = sorted(by_version, key=queries.version_key, reverse=True)[:2]
+    versions = sorted(by_version, key=queries.version_key, reverse=True)
+    # the versions asked (29q: several, or "each version") where they have verdicts, else the newest two
+    versions = [v for v in versions if any(same_line(a, v) for a in asked or [])] or versions[:2]
     lines, summary = [], []
     for version in versions:
         mine = by_version[version]

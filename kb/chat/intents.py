@@ -221,6 +221,11 @@ def read(text: str) -> Question:
             continue
         if kind == "version":
             version = value[1:] if value.startswith("v") else value
+            if pending_target is not None and pending_target.word.lower() in ("trainium", "trn") \
+                    and version in ("1", "2", "3"):
+                pending_target.word += version  # "trainium 2" is the chip (trn2), no release "2" (29q)
+                pending_target = None
+                continue
             q.versions.append(version)
             if pending_target is not None and pending_target.version is None:
                 pending_target.version = version

@@ -81,8 +81,34 @@ def _names_ops(conn: sqlite3.Connection, word: str) -> bool:
     return any(part.search(base) for base in _bases(conn))
 
 
+# The user's own substring (29q): a quoted word ('conv', "pool", `norm`), or a word after "whose name
+# contains", "with X in the name", Spanish "cuyo nombre contiene", "con X en el nombre" (also as the
+# glossary leaves them: "what contengan X on nombre"). It wins over a family the same word names.
+_WORD = r"([a-z_][\w.]{1,30})"
+_LITERAL = re.compile(
+    rf"['\"`‘“«]{_WORD}['\"`’”»]"
+    rf"|\b(?:names?|nombres?)\s+(?:contains?|containing|includes?|including|has|have|with|matching|matches|like"
+    rf"|contiene|contienen|contenga|contengan|lleva|llevan|tiene|tienen|incluye|incluyen|con)\s+"
+    rf"(?:the (?:word|string|substring|text) |la palabra |el texto )?{_WORD}"
+    rf"|\b(?:with|containing|having|have|has|con|tienen|tengan|contengan|llevan|lleven|what \w+)\s+{_WORD}"
+    rf"\s+(?:in|on|en)\s+(?:the |their |its |el |su |sus )?(?:names?|nombres?)\b", re.I)
+
+
+def literal(conn: sqlite3.Connection, text: str) -> NameFilter | None:
+    """The substring the user spelled for op names ("whose name contains 'conv'"), when some op has it."""
+    for m in _LITERAL.finditer(text or ""):
+        word = next(g for g in m.groups() if g).lower().strip(".")
+        if len(word) >= MIN_WORD and word not in _NOT_NAMES and any(word in base for base in _bases(conn)):
+            return NameFilter("grep", word)
+    return None
+
+
 def name_filter(conn: sqlite3.Connection, text: str) -> NameFilter | None:
-    """The filter a list question's words put on its ops, or None when they name none."""
+    """The filter a list question's words put on its ops, or None when they name none; the user's
+    own spelled substring first (`literal`)."""
+    spelled = literal(conn, text)
+    if spelled is not None:
+        return spelled
     lowered = re.sub(r"\s+", " ", text.lower())
     for phrase in _candidates(lowered):
         words = phrase.split()

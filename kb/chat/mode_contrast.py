@@ -49,6 +49,46 @@ def follow_up_mode(text: str) -> bool:
     return m is not None and names_no_mode(text[:m.start()])
 
 
+_BOTH = re.compile(r"\b(?:both|either|each|all|the two|two) (?:modes?|ways)\b"
+                   r"|\b(?:ambos|los dos|dos|cada|todos los) mod(?:os?|es?)\b", re.I)  # also as glossed: "on dos modos"
+_COMPILE = re.compile(r"compil|dynamo|inductor", re.I)
+
+
+def names_both_modes(text: str) -> bool:
+    """Whether the question asks about eager and torch.compile together ("in eager and compile",
+    "in both modes", "en ambos modos"): then both verdicts are said, also when they agree (29q)."""
+    text = text or ""
+    return _BOTH.search(text) is not None or (re.search(r"\beager\b", text, re.I) is not None
+                                              and _COMPILE.search(text) is not None)
+
+
+def same_line(compiled: dict[str, Any], es: bool = False) -> str:
+    """The compile verdict said under an eager one it agrees with (asked for both modes, 29q)."""
+    said = "igual que eager" if es else "same as eager"
+    return f"torch.compile: {said}: {where_words(compiled, es)}"
+
+
+def no_compile_line(es: bool = False) -> str:
+    """Asked for both modes, and the KB holds no compile verdict for this op there."""
+    return ("torch.compile: ? desconocido: el KB no tiene veredicto en este modo" if es
+            else "torch.compile: ? unknown: the KB holds no verdict in this mode")
+
+
+def agree_line(pairs: list[tuple[dict[str, Any], dict[str, Any]]], es: bool = False) -> str | None:
+    """Asked for both modes and they agree: one line that says so, where (29q)."""
+    if not pairs:
+        return None
+    said: dict[str, list[str]] = {}
+    for eager, _compiled in pairs:
+        where = f"{eager['target']} {eager['backend_version']}"
+        wheres = said.setdefault(where_words(eager, es), [])
+        if where not in wheres:
+            wheres.append(where)
+    parts = [f"{'en' if es else 'on'} {(' y ' if es else ' and ').join(w)}: {words}" for words, w in said.items()]
+    head = "**Eager y torch.compile coinciden**" if es else "**Eager and torch.compile agree**"
+    return f"{head} — {' · '.join(parts)}."
+
+
 def where_words(row: dict[str, Any], es: bool = False) -> str:
     """Where the op runs in one mode, in the question's language."""
     status, runs = row["status"], verdict.effective_status(row)
@@ -68,7 +108,7 @@ def where_words(row: dict[str, Any], es: bool = False) -> str:
 def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]], *,
                  every: bool = False) -> dict[tuple[str, str, str], dict[str, Any]]:
     """The compile verdict of each eager verdict's op, target and version, where it says otherwise
-    (`every`: also where it agrees, for a question that asks about compile as well)."""
+    (`every`: also where it agrees, for a question that asks about compile as well or about both modes)."""
     ops = sorted({r["op"] for r in eager})
     if not ops:
         return {}

@@ -27,11 +27,11 @@ from kb.neutral import markdown as md
 # A second clause that asks its own question: "... and what's the policy", "..., y cuánto cuesta",
 # "...? also how long ...", "...; y de paso, ¿cuánto ...". A join followed by anything else ("neuron
 # and tpu", "7 USD/h y 1500 tok/s") is one question.
-_EN_ASK = (r"(?:what'?s|whats|what|how|which|when|is|are|does|do|can|could|will|would|should|did|has|have"
+_EN_ASK = (r"(?:what'?s|whats|what|how|which|since when|when|is|are|does|do|can|could|will|would|should|did|has|have"
            r"|(?:the )?(?:cost|price|fallback policy|policy|end of support) (?:per|of|for|at|on|in)"
            r"|list|show|give me|tell me|tell|count)\b")
 _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|dime|mu[eé]strame"
-           r"|ens[eé][nñ]ame|p[aá]same|qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]ntas|cu[aá]l|cu[aá]les|cu[aá]ndo"
+           r"|ens[eé][nñ]ame|p[aá]same|desde cu[aá]ndo|qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]ntas|cu[aá]l|cu[aá]les|cu[aá]ndo"
            r"|c[oó]mo|d[oó]nde|es|est[aá]|corre|funciona|hay|hasta|sigue|cae|caen|puedo|se puede)\b")
 # The words that join two questions (29l): English "and", "also", "plus", "as well as", "then"; Spanish
 # "y", "e", "y de paso", "además", "también", "aparte", "otra cosa", each alone or after "y", and a
@@ -63,9 +63,19 @@ _ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae
                            r"|tira|tiran|lanza|lanzan|hace|hacen)\b", re.I)
 
 
+# "... and what about aten::unique?", "¿y qué tal torch.roll?": a follow-up that names an op of its own is a
+# second question about that op, asked where the first one asked (29q); without an op it continues the first.
+_ABOUT = re.compile(r"^(?:(?:and|y) )?(?:(?:what|how) about|qu[eé] (?:tal|hay de|pasa con)|y)\b", re.I)
+# "... and when?", "y desde cuándo?": a clause that asks only when; it asks about what the first one names (29q)
+WHEN = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:since when|from when|when|desde cu[aá]ndo|cu[aá]ndo)"
+                  r"(?: exactly| exactamente| then| entonces)?[ ?!.]*$", re.I)
+
+
 def _continues(second: str) -> bool:
     """Whether a second clause is the first one's question continued (see _FOLLOW_UP, _ES_BARE_VERB)."""
     second = second.lstrip("¿ ")
+    if _ABOUT.match(second) and names_code_op(second):
+        return False
     if _FOLLOW_UP.match(second):
         return True
     return _ES_BARE_VERB.match(second) is not None and not names_code_op(second) and not re.search(r"\d", second)
@@ -76,15 +86,59 @@ TWO = {"en": "_Two questions in one; each is answered in turn._",
        "es": "_Dos preguntas en una; cada una se responde por separado._"}
 
 
+# "Q1: ... Q2: ...", "1) ... 2) ...", "P1. ...", "pregunta 1: ...": a part's number, counted from 1 (29q)
+_NUMBER = re.compile(r"(?:^|(?<=[\s?.;,:]))\(?(?:(?:q|p|question|pregunta|part|parte) ?)?(\d)(?:\)|[:.](?= )|(?<=\d) ?-(?= ))"
+                     r" ?", re.I)
+
+
+def numbered(text: str) -> list[str] | None:
+    """The parts of a question written as numbered parts ("Q1: is X native? Q2: what's the policy?",
+    "1) ... 2) ..."), their numbers dropped; None unless it numbers at least two parts 1, 2, ... in order.
+    A bare "1." counts only when "2." follows, so a version or a price is never a part's number."""
+    text = re.sub(r"\s+", " ", text).strip()
+    marks, want = [], 1
+    for m in _NUMBER.finditer(text):
+        if int(m.group(1)) == want:
+            marks.append(m)
+            want += 1
+    if len(marks) < 2 or text[:marks[0].start()].strip(" :") and len(text[:marks[0].start()].split()) > 4:
+        return None
+    bounds = [m.start() for m in marks] + [len(text)]
+    parts = [text[marks[i].end():bounds[i + 1]].strip(" ,;") for i in range(len(marks))]
+    return parts if all(parts) else None
+
+
+def unnumbered(text: str) -> str:
+    """The question without its parts' numbers, for the reading of the whole question."""
+    parts = numbered(text)
+    return " ".join(p if p.endswith("?") else p + "?" for p in parts) if parts else text
+
+
+def _short_ok(second: str, join: str) -> bool:
+    """A clause shorter than MIN_WORDS that is still a question of its own: "and when?" (29q),
+    "what about aten::unique?" / "¿y torch.roll?" (an op of its own, asked where the first one asked),
+    or an op alone after a question mark ("¿…? y ¿aten::sort?")."""
+    if WHEN.match(second) is not None:
+        return True
+    if not names_code_op(second):
+        return False
+    return _ABOUT.match(second.lstrip("¿ ")) is not None or ("?" in join and len(second.split()) <= 2)
+
+
 def split_two(text: str) -> tuple[str, str] | None:
     """The two clauses of a question that joins two questions, or None. Only the first join
-    that starts a question counts (a third clause stays with the second)."""
+    that starts a question counts (a third clause stays with the second); numbered parts
+    ("Q1: … Q2: …", "1) … 2) …") are split at their numbers first."""
+    parts = numbered(text)
+    if parts:
+        rest = [p if p.endswith("?") or i == len(parts) - 2 else p + "?" for i, p in enumerate(parts[1:])]
+        return (parts[0] if parts[0].endswith("?") else parts[0] + "?"), " ".join(rest)
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
         if _continues(second):
             return None
-        if len(first.split()) >= MIN_WORDS and len(second.split()) >= MIN_WORDS:
+        if len(first.split()) >= MIN_WORDS and (len(second.split()) >= MIN_WORDS or _short_ok(second, m.group(0))):
             return (first if first.endswith("?") else first + "?"), second
     m = _COMMA_OP.search(text)
     if m and not names_code_op(text[:m.start()]):
@@ -94,9 +148,14 @@ def split_two(text: str) -> tuple[str, str] | None:
     return None
 
 
+# torch.compile / torch._dynamo name a mode, not an op: "¿…? ¿y con torch.compile?" continues the question (29r)
+# and is no follow-up naming an op of its own (29q)
+_MODE_AS_CODE = re.compile(r"\btorch\.(?:compile|_dynamo)\b(?:\(\))?", re.I)
+
+
 def names_code_op(text: str) -> bool:
-    """Whether a clause names an op as code (torch.roll, aten::nonzero, x())."""
-    return re.search(_CODE_OP, text) is not None
+    """Whether a clause names an op as code (torch.roll, aten::nonzero, x()); torch.compile is a mode."""
+    return re.search(_CODE_OP, _MODE_AS_CODE.sub(" ", text)) is not None
 
 
 # Kinds of question whose reading of the whole question takes every op and target it names: two clauses
@@ -111,6 +170,17 @@ def answers_both(first: Answer, second: Answer) -> bool:
     if first.intent in WEAK or second.intent in WEAK:
         return False
     return first.intent != second.intent or first.intent not in ONE_READING
+
+
+def own_ops(parts: tuple[str, str], lang: str) -> bool:
+    """Both clauses name ops, and different ones ("on neuron 2.33, is aten::nonzero native, and what
+    about aten::unique?"): two op questions, each answered in its own section where the other asked
+    (29q), rather than one reading whose headline speaks for only one of them."""
+    named = []
+    for part in parts:
+        q = intents.read(entities.extract(part, lang).english)
+        named.append({w.lower() for w in q.op_words + q.function_words})
+    return all(named) and not (named[0] & named[1])
 
 
 WEAK = ("unknown", "help")
@@ -140,6 +210,7 @@ def unread_part(part: str, lang: str) -> Answer:
 
 # ---------------------------------------------------------------- context carried between the clauses
 
+WHEN_ASKS = {"en": "when was {name} released?", "es": "¿cuándo salió {name}?"}
 _NAMED_TARGETS = ("neuron", "tpu", "neuron-xla", "inf1")  # the targets a clause's context can carry
 MODE_WORDS = {"en": {"compile": "in compile mode", "eager": "in eager mode"},
               "es": {"compile": "en modo compilación", "eager": "en modo eager"}}
@@ -192,6 +263,18 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             # the first clause lists are ops without a kernel, so the second asks the policy for them
             out[1] = them.sub(LACKED.get(lang, LACKED["en"]), out[1], count=1)
             carried["them"] = LACKED.get(lang, LACKED["en"])
+        if i == 1 and WHEN.match(parts[1]) and len(other_targets) == 1:
+            # "does TorchTPU 0.2.0 support nonzero, and when?": when what the first clause names came out (29q)
+            name = " ".join(x for x in other_targets[0] if x)
+            out[1] = WHEN_ASKS.get(lang, WHEN_ASKS["en"]).format(name=name)
+            facts.append({"part": 2, "carried": {"targets": [name], "asks": "release date"}})
+            continue
+        versions = dict(other_targets)
+        for t, v in targets:
+            if v is None and versions.get(t) and re.search(rf"\b{re.escape(t)}\b", out[i], re.I):
+                # "on neuron 2.33 is X native, and on neuron is Y?": the same target at the version said (29q)
+                out[i] = re.sub(rf"\b{re.escape(t)}\b", f"{t} {versions[t]}", out[i], count=1, flags=re.I)
+                carried["version"] = f"{t} {versions[t]}"
         if not targets and not priced and 1 <= len(other_targets) <= 2:
             names = [t + (f" {v}" if v else "") for t, v in other_targets]
             joined = (" y " if lang == "es" else " and ").join(names)

@@ -221,9 +221,9 @@ def write_prebuilt(out: str) -> dict[str, Any]:
     return result
 
 
-def _prebuilt_matches(prebuilt: str, digest: str | None = None) -> bool:
+def _prebuilt_matches(prebuilt: str, digest: str | None = None, any_data: bool = False) -> bool:
     """True when `prebuilt` is a KB of this schema built from exactly the data kb reads now
-    (`digest`: its data_digest, when the caller has it)."""
+    (`digest`: its data_digest, when the caller has it; `any_data`: from any data)."""
     try:
         conn = sqlite3.connect(f"file:{urllib.parse.quote(prebuilt)}?mode=ro", uri=True)
         try:
@@ -235,15 +235,16 @@ def _prebuilt_matches(prebuilt: str, digest: str | None = None) -> bool:
     except sqlite3.Error:
         return False
     return (version == dbfile.SCHEMA_VERSION and app == dbfile.APPLICATION_ID and found is not None
-            and found[0] == (digest or dbfile.data_digest()))
+            and (any_data or found[0] == (digest or dbfile.data_digest())))
 
 
-def install_prebuilt(path: str, digest: str | None = None) -> dict[str, Any] | None:
+def install_prebuilt(path: str, digest: str | None = None, any_data: bool = False) -> dict[str, Any] | None:
     """Copy the wheel's prebuilt KB to `path` when it was built from the data kb reads now
-    (then a first use costs a file copy, not a build); None when there is none to use."""
+    (then a first use costs a file copy, not a build); None when there is none to use.
+    `any_data`: copy it whatever data it was built from (the caller refreshes it)."""
     started = time.perf_counter()
     prebuilt = paths.PREBUILT_KB
-    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt, digest):
+    if not os.path.isfile(prebuilt) or not _prebuilt_matches(prebuilt, digest, any_data):
         return None
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.building-{os.getpid()}"
@@ -269,6 +270,17 @@ def install_prebuilt(path: str, digest: str | None = None) -> dict[str, Any] | N
                 os.remove(leftover)
         raise
     return {"path": path, **counts, "prebuilt": prebuilt, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def _stale_prebuilt_refreshed(path: str, digests: tuple[str, dict[str, str]]) -> dict[str, Any] | None:
+    """The prebuilt KB of an older data/ (a `git pull` changed data/ after the editable install):
+    copied and refreshed in place by kb.store.incremental, which redoes just the changed record
+    files (a fraction of a build, #26); None when that cannot promise a build's result (the
+    copy is then replaced by the caller's build)."""
+    if install_prebuilt(path, digests[0], any_data=True) is None:
+        return None
+    done = incremental.refresh(path, record_files(), digests)
+    return None if done is None else {**done, "prebuilt": paths.PREBUILT_KB}
 
 
 # Tables of rows made on this machine (origin other than 'shipped'), and kb check --save's reports.
@@ -307,9 +319,11 @@ def ensure_built(path: str) -> dict[str, Any]:
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         if os.path.isfile(paths.PREBUILT_KB):
             _notice(f"setting up the KB at {path} from the shipped data (first use)...")
-            done = install_prebuilt(path)
+            digests = incremental.file_digests()
+            done = install_prebuilt(path, digests[0])
             if done is not None:
                 return done
+            return _stale_prebuilt_refreshed(path, digests) or build(path)
         else:
             _notice(f"building the KB from shipped data at {path} (first use)...")
         return build(path)

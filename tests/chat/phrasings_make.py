@@ -1495,6 +1495,92 @@ add_29p("policy", "es", "policy", ["torch.compile: “compile error” (error de
 add_29p("policy", "es", "policy", ["TorchTPU, torch.compile", "torch.compile backend=inductor"], TORCH_COMPILE_TPU,
     ["con el backend inductor en tpu, ¿qué pasa con los ops sin kernel?"])
 
+# ---------------------------------------------------------------- slice 29q: two questions in one, split by clauses
+# (numbered parts, "¿…? y ¿…?", "and when?"), context carried (a version into a follow-up naming its own op), both
+# modes said when they agree, a policy for every version, the user's own name filter, a missing model's nearest verdict
+TPU_RELEASE = "pypi.org/project/torch-tpu"
+PRE_RELEASE_REPO = "test-repo-parmoham"  # the pre-release snapshot and its replay, which neuron's verdicts rest on
+TWO_EN, TWO_ES = "Two questions in one", "Dos preguntas en una"
+add("two_parts", "en", "op", [TWO_EN, "**(1)** _is aten::nonzero native on tpu 0.2.0?_", "cpu fallback with warning"],
+    NEURON_POLICY, ["Q1: is aten::nonzero native on tpu 0.2.0? Q2: what does neuron do with an op it lacks?"])
+add("two_parts", "en", "op", [TWO_EN, "**(2)** _what is the fallback policy on neuron in compile mode?_", "compile error"],
+    NEURON_POLICY, ["1) does aten::sort run on tpu 0.2.0 2) what is the fallback policy on neuron in compile mode?"])
+add("two_parts", "en", "op", [TWO_EN, "**Ended with Neuron 2.30** (2026-05-21)"], PY310,
+    ["q1) is aten::nonzero native on neuron? q2) until when is python 3.10 supported on neuron?"])
+add("two_parts", "es", "op", [TWO_ES, "**(2)** _¿qué hace neuron con un op sin kernel?_", "fallback a la CPU con aviso"],
+    NEURON_POLICY, ["P1: ¿es nativo aten::nonzero en tpu 0.2.0? P2: ¿qué hace neuron con un op sin kernel?"])
+add("two_parts", "es", "op", [TWO_ES, "**(1)** _¿corre aten::sort en tpu 0.2.0?_", "fallback a la CPU con aviso"],
+    NEURON_POLICY, ["1) ¿corre aten::sort en tpu 0.2.0? 2) ¿cuál es la política de fallback en neuron?",
+                    "¿corre aten::sort en tpu 0.2.0? y ¿cuál es la política de fallback en neuron?"])
+add("two_parts", "es", "op", [TWO_ES, "**Sí** — kernel propio en tpu", "fallback a la CPU con aviso"], NEURON_POLICY,
+    ["pregunta 1: ¿aten::nonzero es nativo en tpu? pregunta 2: ¿qué pasa con los ops que faltan en neuron?"])
+# "… and when?": the clause asks when what the first one names came out
+add("two_parts", "en", "op", [TWO_EN, "_when was tpu 0.2.0 released?_", "torch_tpu 0.2.0 was released in 2026-10"],
+    TPU_RELEASE, ["does TorchTPU 0.2.0 support nonzero and when?", "is aten::sort native on tpu 0.2.0, and since when?"])
+add("two_parts", "en", "op", [TWO_EN, "_when was neuron 2.33 released?_", "neuron-sdk 2.33.0 was released on 2026-10-19"],
+    "release-notes/2.33.0.html", ["does neuron 2.33 run aten::nonzero natively and when?"])
+add("two_parts", "es", "op", [TWO_ES, "_¿cuándo salió tpu 0.2.0?_", "torch_tpu 0.2.0 se publicó en 2026-10"], TPU_RELEASE,
+    ["¿tpu 0.2.0 soporta aten::nonzero y desde cuándo?", "¿aten::sort corre en tpu 0.2.0? ¿y desde cuándo?"])
+add("two_parts", "es", "op", [TWO_ES, "_¿cuándo salió neuron 2.33?_", "neuron-sdk 2.33.0 se publicó el 2026-10-19"],
+    "release-notes/2.33.0.html", ["¿neuron 2.33 tiene aten::nonzero nativo y desde cuándo?"])
+# a follow-up naming its own op is asked at the first clause's target and version
+add("two_parts", "en", "op", [TWO_EN, "_what about aten::unique on neuron 2.33?_", "**Presumably yes, but on the CPU**"],
+    PRE_RELEASE_REPO, ["on neuron 2.33, does aten::nonzero run natively, and what about aten::unique?"])
+add("two_parts", "en", "op", [TWO_EN, "_what about aten::sort on tpu 0.1.1?_", "**Yes, inferred**"], TPU_011,
+    ["is aten::nonzero native on tpu 0.1.1? and what about aten::sort?"])
+add("two_parts", "en", "op", [TWO_EN, "_how about aten::argsort on tpu 0.2.0?_"], TPU_PROBE,
+    ["does aten::sort run natively on tpu 0.2.0, and how about aten::argsort?"])
+add("two_parts", "es", "op", [TWO_ES, "_¿y aten::unique en neuron 2.33?_", "**Presumiblemente sí, pero en la CPU**"],
+    PRE_RELEASE_REPO, ["¿aten::nonzero es nativo en neuron 2.33? ¿y aten::unique?"])
+add("two_parts", "es", "op", [TWO_ES, "_¿y qué tal aten::sort en tpu 0.1.1?_"], TPU_011,
+    ["en tpu 0.1.1, ¿aten::nonzero es nativo? ¿y qué tal aten::sort?"])
+add("two_parts", "es", "op", [TWO_ES, "_¿y aten::argsort en tpu 0.2.0?_"], TPU_PROBE,
+    ["¿corre aten::sort nativo en tpu 0.2.0? ¿y aten::argsort?"])
+# eager and compile asked together: the compile verdict is said also when it equals eager's
+add("op", "en", "op", ["**Eager and torch.compile agree**", "torch.compile: same as eager: native (its own kernel)"],
+    TPU_PROBE, ["is aten::nonzero native on tpu 0.2.0 in eager and compile?", "aten::nonzero on tpu 0.2.0: eager vs torch.compile?",
+                "is aten::nonzero native on tpu 0.2.0 in both modes?"])
+add("op", "en", "op", ["**Eager and torch.compile agree**", "torch.compile: same as eager: runs on the device (decomposed)"],
+    TPU_PROBE, ["does aten::sort run on tpu 0.2.0 in both modes?"])
+add("op", "es", "op", ["**Eager y torch.compile coinciden**", "torch.compile: igual que eager: nativo (kernel propio)"],
+    TPU_PROBE, ["¿aten::nonzero es nativo en tpu 0.2.0 en eager y en compile?", "¿aten::nonzero corre en tpu en ambos modos?"])
+add("op", "es", "op", ["**Eager y torch.compile coinciden**",
+                       "torch.compile: igual que eager: se ejecuta en el dispositivo (descompuesto)"],
+    TPU_PROBE, ["¿aten::sort funciona en tpu 0.2.0 en los dos modos?", "¿aten::sort corre en tpu 0.2.0 en eager y con torch.compile?"])
+# a policy asked for every version: each version the KB records one for
+add("policy", "en", "policy", ["TorchTPU 0.1.1, eager mode", "error unless fallback_mode(ALLOW_FALLBACK)",
+                               "TorchTPU 0.2.0, eager mode", "cpu fallback if enabled else error"], TPU_POLICY,
+    ["what is the fallback policy on tpu for each version?", "tpu fallback policy: 0.1.1 vs 0.2.0?",
+     "what does torch_tpu do with missing ops in all versions?"])
+add("policy", "es", "policy", ["TorchTPU 0.1.1, modo eager", "error unless fallback_mode(ALLOW_FALLBACK)",
+                               "TorchTPU 0.2.0, modo eager", "fallback a la CPU si está activado, si no error"], TPU_POLICY,
+    ["¿qué pasa con los ops que faltan en tpu en todas las versiones?", "política de fallback de tpu en cada versión",
+     "¿cuál es la política de fallback de tpu 0.1.1 frente a 0.2.0?"])
+# the user's own substring filters a list, over the family the same word names
+add("list", "en", "family", ["Filtered to ops whose name contains 'conv'", "38 conv ops are unsupported (raise) on tpu 0.2.0",
+                             "--grep conv"], TPU_PROBE,
+    ["list the tpu ops whose name contains 'conv'", "which tpu ops have conv in their name and are unsupported?"])
+add("list", "en", "ops_by_status", ["Filtered to ops whose name contains 'pool'", "56 ops that run as **fallback**"], PRE_RELEASE_REPO,
+    ["which ops with 'pool' in the name fall back on neuron?"])
+add("list", "es", "family", ["Filtrado a los ops cuyo nombre contiene 'conv'", "38 conv ops no están soportados (error) en tpu 0.2.0"],
+    TPU_PROBE, ["lista los ops de tpu cuyo nombre contiene 'conv'"])
+add("list", "es", "family", ["Filtrado a los ops cuyo nombre contiene 'conv'", "34 conv ops hacen fallback a la CPU en neuron 2.14.3.1"],
+    PRE_RELEASE_REPO, ["¿qué ops de neuron tienen conv en el nombre?"])
+add("list", "es", "ops_by_status", ["Filtrado a los ops cuyo nombre contiene 'pool'", "24 ops que se ejecutan como **unsupported**"],
+    TPU_PROBE, ["¿qué ops con 'pool' en el nombre no soporta tpu?"])
+# a model the gallery lacks: its nearest gallery model's own verdict, labelled as that model's
+add("model", "en", "model", ["SDXL is not in the gallery", "The nearest gallery model's own verdict, Stable Diffusion 1.5 UNet",
+                             "op calls on the device: 95.1% (neuron 2.14.3.1)"], GALLERY, ["will SDXL run on trn2?"])
+add("model", "en", "model", ["sdxl is not in the gallery", "Stable Diffusion 1.5 UNet runs fully on the device on tpu 0.2.0",
+                             "op calls on the device: 100.0% (tpu 0.2.0)"], GALLERY, ["does sdxl work on tpu?"])
+add("model", "en", "model", ["llama 4 is not in the gallery", "The nearest gallery model's own verdict, Llama 3.1 70B",
+                             "op calls on the device: 100.0% (tpu 0.2.0)"], GALLERY, ["will llama 4 run on tpu?"])
+add("model", "es", "model", ["SDXL no está en la galería", "Stable Diffusion 1.5 UNet en neuron 2.14.3.1",
+                             "llamadas a ops en el dispositivo: 95.1% (neuron 2.14.3.1)"], GALLERY, ["¿corre SDXL en trn2?"])
+add("model", "es", "model", ["sdxl no está en la galería", "Stable Diffusion 1.5 UNet se ejecuta entero en el dispositivo",
+                             "llamadas a ops en el dispositivo: 100.0% (tpu 0.2.0)"], GALLERY, ["¿funciona sdxl en tpu?"])
+add("model", "es", "model", ["llama 4 no está en la galería", "El veredicto propio del modelo más cercano de la galería, Llama 3.1 70B"],
+    GALLERY, ["¿llama 4 corre en tpu?"])
 
 # ---------------------------------------------------------------- 29r (round 8's causes, own paraphrases): an
 # upstream end of life asked ("X itself", "el propio X"), figures and a follow-up mode in two-part questions,

@@ -10,6 +10,7 @@ import tempfile
 
 import pytest
 
+from kb import paths
 from kb.probe import replay
 from kb.probe.live import report
 from kb.store.catalog import read_catalog, shipped_catalogs
@@ -184,3 +185,16 @@ def test_the_shipped_specs_are_plain():
     for path in replay.shipped_specs():
         spec = replay.load_spec(path)
         assert replay.out_file(spec, "/tmp/out").startswith("/tmp/out/replay-")
+
+
+@pytest.mark.parametrize("progress", ["", "lines"])
+def test_replay_progress_lines_only_where_progress_is_wanted(tmp_path, capsys, monkeypatch, progress):
+    """Issue 26: off a terminal, stderr is kept for the one-line error and notices; kb replay's
+    progress lines come only with KB_PROGRESS=lines, as every long command's do (cli.progress)."""
+    from tests.conftest import run_kb
+
+    monkeypatch.setenv("KB_PROGRESS", progress)
+    spec = os.path.join(paths.data_dir(), "replay", "tpu-0.1.1.json")
+    code, _out, err = run_kb(capsys, "replay", spec, "--no-ingest", "--ops", "add", "--out-dir", str(tmp_path))
+    assert code == 0
+    assert ("kb: replaying" in err) == (progress == "lines"), err

@@ -25,6 +25,17 @@ def prebuilt(small_data, tmp_path, monkeypatch):
     return out
 
 
+def _rows(path, table):
+    """A table's rows as a build would compare them (ids and stamps of when a row was written left out)."""
+    conn = sqlite3.connect(path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return sorted(tuple((k, r[k]) for k in r.keys() if k not in ("id", "ingested_at", "observation_id", "release_id"))
+                      for r in conn.execute(f"SELECT * FROM {table}"))
+    finally:
+        conn.close()
+
+
 def _verdicts(path):
     return [(v["status"], v["basis"]) for v in queries.op_verdicts(db.open_kb(str(path)), ["aten::relu"], "neuron")]
 
@@ -47,6 +58,22 @@ def test_a_prebuilt_kb_of_other_data_is_not_used(prebuilt, small_data, isolated_
     db.open_kb(str(isolated_kb))  # built from the data as it is now
     assert [v["status"] for v in queries.op_verdicts(db.open_kb(str(isolated_kb)), ["aten::silu"], "neuron")
             if v["basis"] == "evidence"] == ["fallback"]
+
+
+def test_a_prebuilt_kb_of_older_data_is_copied_and_refreshed_not_rebuilt(prebuilt, small_data, isolated_kb, monkeypatch):
+    """#26: after a `git pull` that changes a record file, the editable install's prebuilt KB is of
+    the older data; a first use in a new cache folder copies it and redoes just that file
+    (kb.store.incremental) instead of building everything, and gets what a build gets."""
+    write_records(small_data / "manual" / "facts.jsonl",
+                  [op_status("aten::relu", "fallback", target="neuron", version="0.1.0.dev0", name="snap")])
+    real_build = build.build
+    monkeypatch.setattr(build, "build", lambda path: pytest.fail("built instead of refreshing the prebuilt KB"))
+    assert _verdicts(isolated_kb) == [("fallback", "evidence")] and db.is_current(str(isolated_kb))
+    fresh = isolated_kb.parent / "built.sqlite"
+    real_build(str(fresh))
+    assert _verdicts(fresh) == _verdicts(isolated_kb)
+    tables = ("observation", "support", "release")
+    assert [_rows(fresh, t) for t in tables] == [_rows(isolated_kb, t) for t in tables]
 
 
 def test_a_refresh_replaces_only_a_kb_without_local_rows(prebuilt, isolated_kb):
