@@ -31,11 +31,13 @@ from kb import opnames
 from kb.chat import (
     caveat_notes,
     entities,
+    fold,
     intents,
     list_filter,
     mode_contrast,
     names,
     op_first,
+    op_history,
     scoring,
     spanish,
     understand,
@@ -92,6 +94,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
         if understand.answers_both(first, second) or (
                 first.intent == second.intent == "op" and understand.own_ops(read, lang)):
+            first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, lang, carried)
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
             whole = _answer_one(question, conn, allow_files)
@@ -102,7 +105,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             first, second = (understand.unread_part(p, lang) if a.intent in understand.WEAK else a
                              for p, a in zip(read, (first, second)))
             return understand.combine(question.strip(), read, first, second, lang, carried)
-    return _answer_one(question, conn, allow_files)
+    return fold.fit(_answer_one(question, conn, allow_files))  # past one screen: its lists folded (29r)
 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
@@ -438,6 +441,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     both_modes = mode_contrast.names_both_modes(q.text)  # "in eager and compile": both said, also when equal (29q)
     mode = "compile" if "compile" in q.text.lower() and not both_modes else "eager"
     open_mode = mode_contrast.names_no_mode(q.text)
+    also_compile = mode_contrast.follow_up_mode(q.text)  # "…? and in compile mode?": eager, compile beside it (29r)
+    if also_compile:
+        mode, open_mode = "eager", True
+    past = op_history.asks_history(q.text)  # "which version added X?": the releases it changed in (29r)
+    history_heads: list[tuple[str, str]] = []
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
     agreed: list[tuple[dict[str, Any], dict[str, Any]]] = []  # ... and, asked for both modes, those that agree
     verdict_for_yes_no: list[dict[str, Any] | None] = []
@@ -477,9 +485,14 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                 if mention.version is None and mine and not chosen:  # newest version with a verdict for this op
                     newest = max((r["backend_version"] for r in mine), key=queries.version_key)
                     chosen = [r for r in mine if r["backend_version"] == newest]
+                if chosen and past:
+                    said, more, said_facts = op_history.history(conn, op, mention.target, mode, src, q.language == "es")
+                    history_heads += [(op, said)] if said else []
+                    lines += more
+                    facts += said_facts
                 if chosen:
                     shown += chosen
-                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes) \
+                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile) \
                         if open_mode or both_modes else {}
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
@@ -528,9 +541,13 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     if head and head.startswith("**It depends"):
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
+    pairs = [p for p in pairs if mode_contrast.differs(*p)]  # compile shown because asked: the line only where they differ
     both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es") \
         or mode_contrast.agree_line([p for p in agreed if id(p[0]) in answered] or agreed, q.language == "es")
     head = "\n".join(x for x in (head, both, aside) if x) or None
+    if history_heads:  # the history asked leads; the newest verdict's yes/no follows it
+        mine = [h for o, h in history_heads if o in named] or [h for _, h in history_heads]
+        head = "\n".join(mine[:MAX_OPS_PER_ANSWER] + ([head] if head else []))
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
 
@@ -793,10 +810,12 @@ def _compare(conn: sqlite3.Connection, q: Question) -> Answer:
 
 
 def _differs(facts: list[dict[str, Any]]) -> bool | None:
+    """Whether the targets answered differ for some op, by where the op runs: group_norm decomposed on
+    both tpu and neuron still differs when its leaves stay on tpu and one falls back on neuron (29r)."""
     by_op: dict[str, set[str]] = {}
     for f in facts:
         if "status" in f and f.get("note") != "other version":
-            by_op.setdefault(f["op"], set()).add(f["status"])
+            by_op.setdefault(f["op"], set()).add(f.get("effective_status") or f["status"])
     if not by_op or all(s == {UNKNOWN} for s in by_op.values()):
         return None  # nothing known: neither "same" nor "different"
     return any(len(s) > 1 for s in by_op.values())

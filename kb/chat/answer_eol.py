@@ -220,6 +220,9 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         if result["unknown"]:
             lines.append(f"- no source dates the end of support of {', '.join(result['unknown'])} (not verified)")
         head, matrix = _platform_matrix(conn, pairs, result, src)
+        own_head = upstream_head(q, asked_pairs, result["windows"]) if intents.asks_upstream(q.text) else None
+        if own_head:  # "Ubuntu 22.04 itself": its own end of life first, Neuron's support of it after (29r)
+            head = own_head + ("\n\n" + _neuron_said(head, getattr(q, "language", "en") == "es") if head else "")
         lines = ([head, ""] if head else []) + lines + matrix
         facts = [_eol_fact(w) for w in result["windows"]] + [
             {"issue": i["kind"], "message": i["message"], "source_url": i.get("source_url")} for i in result["issues"]]
@@ -420,6 +423,33 @@ def _release_ends(conn: sqlite3.Connection, q: Question, version: str, eol: Any,
             + (f" (it shipped on {shipped}, so they have ended):" if shipped else ":"))
     lines = [head] + _window_lines(hits, src, notes=True)
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
+
+
+def upstream_head(q: Question, pairs: list[tuple[str, str]], windows: list[dict[str, Any]]) -> str | None:
+    """The headline for "when does Ubuntu 22.04 itself reach end of life?": the upstream window of
+    the platform the question names (its maintainers' date), whether it has passed, and where it
+    is stated; None when the KB holds no upstream window for it."""
+    es = getattr(q, "language", "en") == "es"
+    asked = {(p, v) for p, v in pairs if p in PLATFORMS}
+    own = [w for w in windows if w.get("scope") == "upstream"
+           and any(w["product"] == p and same_line(v, str(w["cycle"])) for p, v in asked)]
+    if not own:
+        return None
+    w = own[0]
+    name = f"{w.get('product_label') or PLATFORMS.get(w['product'], w['product'])} {w['cycle']}"
+    day = w.get("eol_stated") or w.get("eol_from")
+    if w.get("is_eol") is True:
+        return (f"**Ya terminó ({day})** — el fin de vida propio (upstream) de {name}: {day}, según sus "
+                "mantenedores; ya pasó." if es else
+                f"**Already ended ({day})** — {name}'s own (upstream) end of life: {day}, as its maintainers state it.")
+    return (f"**Hasta {day}** — el fin de vida propio (upstream) de {name}: {day}, según sus mantenedores; "
+            "todavía no ha llegado." if es else
+            f"**Until {day}** — {name}'s own (upstream) end of life: {day}, as its maintainers state it; not reached yet.")
+
+
+def _neuron_said(head: str, es: bool) -> str:
+    """The Neuron-support headline, kept under the upstream one as what it is."""
+    return ("Soporte de Neuron, aparte: " if es else "Neuron's support of it, a separate matter: ") + head
 
 
 PLATFORMS = {"ubuntu": "Ubuntu", "amazon-linux": "Amazon Linux", "python": "Python", "pytorch": "PyTorch"}

@@ -135,6 +135,16 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                 unknown_said.add((target, mode))
                 mode_word = ("modo eager" if mode == "eager" else "torch.compile") if es else \
                     ("eager mode" if mode == "eager" else "torch.compile")
+                wanted = [a for a, _ in sets if a]
+                verdicts = from_verdicts(conn, target, mode, src, es, wanted) if not mine else None
+                if verdicts is not None:  # no vendor rule, but the per-op verdicts apply one: said as theirs (29r)
+                    said, more, fact = verdicts
+                    heads.append(f"{label}, {mode_word}: {said}")
+                    lines += more
+                    facts.append(fact)
+                    if mode == "compile":
+                        lines += compile_limits(conn, target, src, facts, es)
+                    continue
                 if not mine:
                     lines.append(f"- ? **{'desconocido' if es else 'unknown'}** — {label}, {mode_word}: "
                                  + ("el KB no registra ninguna regla del proveedor para un op sin kernel; "
@@ -209,3 +219,61 @@ def why_no_fallbacks(conn: sqlite3.Connection, target: str, version: str, src: S
         why = f"{label}'s eager policy for an op without a kernel is {md(row['status'])} {src.cite(row)}"
     return (f"_Why none: {why}; {unsupported:,} ops are unsupported on {target} {version} "
             f"(`kb ops --target {target}={version} --status unsupported`)._")
+
+
+BASIS_WORDS = {"inferred": ("inferred", "inferido"), "evidence": ("with evidence", "con evidencia"),
+               "presumed": ("presumed", "presunto"), "doc rule": ("doc rule", "regla documental")}
+
+
+def from_verdicts(conn: sqlite3.Connection, target: str, mode: str, src: Sources,
+                  es: bool, asked: list[str] | None = None) -> tuple[str, list[str], dict[str, Any]] | None:
+    """No vendor rule for `mode`, but per-op verdicts for the ops the target has no kernel for in eager
+    (eager fallback or unsupported): what those verdicts say in `mode`, version by version, with the
+    note they carry ("compile mode is assumed not to reach the eager CPU fallback") and their basis,
+    so an inferred rule is said to be inferred, never a vendor's word. None without such verdicts."""
+    other = "eager" if mode == "compile" else "compile"
+    rows = conn.execute(
+        "SELECT r.version, k.status, k.basis, k.note, count(*) AS n, min(k.source_kind) AS source_kind, "
+        "min(k.source_name) AS source_name, min(k.source_url) AS source_url, min(k.probe_run_id) AS probe_run_id, "
+        "min(k.retrieved_at) AS retrieved_at FROM support e JOIN support k ON k.op = e.op AND k.target = e.target "
+        "AND k.release_id = e.release_id AND k.mode = ? JOIN release r ON r.id = e.release_id "
+        "WHERE e.target = ? AND e.mode = ? AND e.status IN ('fallback', 'unsupported') "
+        "GROUP BY r.version, k.status, k.basis, k.note", (mode, target, other)).fetchall()
+    by_version: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_version.setdefault(r["version"], []).append(dict(r))
+    if not by_version:
+        return None
+    versions = sorted(by_version, key=queries.version_key, reverse=True)
+    # the versions asked (29q: several, or "each version") where they have verdicts, else the newest two
+    versions = [v for v in versions if any(same_line(a, v) for a in asked or [])] or versions[:2]
+    lines, summary = [], []
+    for version in versions:
+        mine = by_version[version]
+        total = sum(r["n"] for r in mine)
+        counts: dict[str, int] = {}
+        for r in mine:
+            counts[r["status"]] = counts.get(r["status"], 0) + r["n"]
+        top = max(counts, key=lambda k: counts[k])
+        noted = max((r for r in mine if r["status"] == top), key=lambda r: (bool(r["note"]), r["n"]))
+        basis = BASIS_WORDS.get(noted["basis"] or "evidence", (noted["basis"], noted["basis"]))[1 if es else 0]
+        note = f" — {quoted(md(noted['note']))}" if noted.get("note") else ""
+        if es:
+            lines.append(f"- **{LABELS.get(target, target)} {version}, {mode}** (veredictos por op, {basis}): "
+                         f"{counts[top]:,} de {total:,} ops sin kernel en {other} son **{top}** en {mode}{note} "
+                         f"{src.cite(noted)}")
+        else:
+            lines.append(f"- **{LABELS.get(target, target)} {version}, {mode}** (per-op verdicts, {basis}): "
+                         f"{counts[top]:,} of {total:,} ops with no kernel in {other} are **{top}** in {mode}{note} "
+                         f"{src.cite(noted)}")
+        summary.append((version, top, basis, counts[top], total, noted["basis"] or "evidence"))
+    version, top, basis, n, total, _ = summary[0]
+    gloss = {"unsupported": " (sin soporte)", "fallback": " (fallback a la CPU)", "native": " (nativo)",
+             "decomposed": " (descompuesto)"}.get(top, "")
+    said = (f"{quoted(top)}{gloss} según los veredictos por op ({version}: {n:,} de {total:,}; {basis}), sin regla declarada "
+            "del proveedor" if es else
+            f"{top} by the per-op verdicts ({version}: {n:,} of {total:,}; {basis}), no vendor rule stated")
+    fact = {"target": target, "mode": mode, "status": top, "basis": "per-op verdicts", "rule_stated": False,
+            "versions": [{"backend_version": v, "status": t, "basis": b, "count": c, "of": o}
+                           for v, t, _, c, o, b in summary]}
+    return said, lines, fact

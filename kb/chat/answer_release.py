@@ -51,6 +51,28 @@ def _asked_version_in(q: Question, aspect_words: tuple[str, ...]) -> str | None:
     return None
 
 
+def _more_versions(conn: sqlite3.Connection, q: Question, product: str, read: str) -> list[dict[str, Any]]:
+    """"When were torchneuron 2.13.3.0 and 2.14.3.0 released?": the registry rows of the other
+    versions of the same product the question names, each answered as the first one is (29r)."""
+    listed = re.search(rf"(?<![\w.]){re.escape(read)}((?:\s*(?:,|and|or|y|o|&)\s*v?\d+(?:\.\d+)+)+)", q.text, re.I)
+    out = []
+    for version in dict.fromkeys(re.findall(r"\d+(?:\.\d+)+", listed.group(1) if listed else "")):
+        if version != read and version.count(".") == read.count("."):  # a list of the same product's versions
+            out += releases.find(conn, product, version)[:1]
+    return out[:3]
+
+
+def _unique(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows in order, each (product, version) once."""
+    seen, out = set(), []
+    for r in rows:
+        key = (r["product"], r["version"])
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
 def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     reading = names.release_reading(conn, q)
     if reading is None:
@@ -97,7 +119,9 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if NEWS_ASKED.search(q.text) and product != "neuron-sdk" and not reading.version:
         lines[:0] = _first_release(conn, q, product, src)
     if reading.version and rows:  # "what does torch_tpu 0.2.0 require?", "when was it released?": that first
-        lines[:0] = aspect_headline(conn, q, rows[0], src)
+        named = [rows[0]] + _more_versions(conn, q, rows[0]["product"], reading.version)
+        rows = _unique(named + rows[1:])
+        lines[:0] = [line for r in named for line in aspect_headline(conn, q, r, src)]
     for r in rows[:4]:
         facts.append(_release_fact(r))
         lines.append(_release_detail(conn, q, r, asked, src))

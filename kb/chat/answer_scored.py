@@ -14,7 +14,7 @@ from kb.chat.answer_feature import feature_answer
 from kb.chat.answer_model import model_answer, named_model_answer
 from kb.chat.answer_policy import policy_answer
 from kb.chat.entities import Entities
-from kb.chat.intents import Question
+from kb.chat.intents import Question, asks_upstream
 from kb.chat.list_filter import name_filter
 from kb.chat.reply import Answer
 from kb.chat.scoring import Reading, list_status
@@ -64,7 +64,7 @@ def platform_headline(result: Answer, lang: str) -> Answer:
     """"When does support of Python 3.10 end on Neuron?": the vendor's end (the release it
     ended with) first, then the platform's own end of life, above the stack listing."""
     vendor = next((f for f in result.facts if f.get("eol_release") and f.get("product") in PLATFORM_NAMES), None)
-    if vendor is None:
+    if vendor is None or asks_upstream(result.question or ""):  # "Python 3.9 itself": its own end leads (29r)
         return result
     name = f"{PLATFORM_NAMES[vendor['product']]} {vendor['cycle']}"
     day = f" ({vendor['eol']})" if vendor.get("eol") else ""

@@ -157,7 +157,8 @@ _ES_PHRASES = [
     (r"^\s*cuando (?:termino|acabo|finalizo|se acabo|se termino|murio|caduco)(?= )", "when is the end of support of"),
     (r"hasta (?:que|q) version(?: de neuron)? (?:hay|se soporta|soporta|tiene) (\S+(?: \d[\d.]*)?)",
      r"until which neuron release is \1 supported"),
-    (r"cuando (?:salio|se publico|lanzaron|sacaron)", "when was released"),
+    (r"cuando (?:salio|salieron|se publico|se publicaron|se lanzo|se lanzaron|lanzaron|sacaron|publicaron)",
+     "when was released"),
     (r"(?:dan|da) soporte (?:a|de|para)", "support"),
     (r"hasta cuando", "until when"),
     (r"(?:sigue|siguen|continua|continuan) (?:estando )?(?:soportad[oa]s?|siendo compatibles?|con soporte)",
@@ -272,6 +273,20 @@ _ES_PHRASES += [  # 29p: past tenses of the support verbs, and what a vendor "st
     (r"(?:se )?(?:dejo|dejaron|deja|dejan|dejara|dejaran) de (?:dar|ofrecer|publicar|sacar|proveer|distribuir|mantener"
      r"|actualizar|incluir)", "stopped providing"),
     (r"(?:el )?(?:numero|cantidad|conteo|recuento) de", "the number of"),
+]
+# ---- 29r: where an op ends up ("¿acaba en la CPU?", "¿termina corriendo en el host?") is a fallback, read before
+# the end-of-support verbs below take "acaba" for an end of life; "el propio Python", "Ubuntu en sí" name the
+# product's own (upstream) end of life, not Neuron's support of it
+_ES_PHRASES[:0] = [
+    (r"(?:se )?(?:acaba|acaban|acabara|acabaran|termina|terminan|terminara|terminaran|queda|quedan)"
+     r"(?: (?:corriendo|ejecutandose|yendo))? (?:en|a) (?:la |el )?(?:cpu|host|anfitrion)\b", "falls back to cpu"),
+    (r"propi[oa](?= (?:python|ubuntu|amazon|pytorch)\b)", "upstream"),
+    (r"en si(?: mism[oa])?(?=[ ,?)]|$)", "itself"),
+    # an op's history: "¿en qué versión se añadió X y en cuál se quitó?", "¿desde qué versión está?"
+    (r"(?:en |con )?(?:que|cual) (?:version|release|lanzamiento)", "in which version"),
+    (r"desde (?:que|cual) (?:version|release|lanzamiento)", "since which version"),
+    (r"se (?:anadio|agrego|incorporo|introdujo|sumo)|(?:anadieron|agregaron|incorporaron|introdujeron)", "was added"),
+    (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?=[ ?,.]|$)", "was removed"),
 ]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",

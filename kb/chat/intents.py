@@ -143,8 +143,20 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# "will torch.sort end up on the CPU?", "does it wind up on the host?": where an op lands when it falls
+# back, said as an outcome; it asks whether it falls back, and names no second target `cpu` (29r).
+_END_UP_ON_CPU = re.compile(r"\b(?:end(?:s|ed|ing)?|wind(?:s|ing)?|wound)\s+up\s+(?:on|in|at|running on)\s+"
+                            r"(?:the\s+)?(?:cpu|host)\b", re.I)
+
+
+def fallback_outcome(text: str) -> str:
+    """"end up on the CPU" said as the fallback it is ("fall back to host")."""
+    return _END_UP_ON_CPU.sub("fall back to host", text)
+
+
 def _strip_cpu_destination(text: str) -> str:
     """"falls back to CPU" names where fallbacks go, not a target asked about."""
+    text = fallback_outcome(text)
     text = re.sub(r"\b(run|runs|running|execute|executes|land|lands)\s+on\s+(the\s+)?cpu\b", r"\1 on host", text, flags=re.I)
     # "which ops need the CPU on tpu?", "what hits the cpu": the CPU is where they go
     text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
@@ -371,6 +383,17 @@ _STOPPED = re.compile(r"\b(?:stop(?:s|ped)?|quit|ceased?|discontinued)\s+(?:ship
 def stopped(lowered: str) -> bool:
     """What a vendor stopped shipping or providing, or when something ended: an end-of-support question."""
     return _STOPPED.search(lowered) is not None
+
+
+# "Ubuntu 22.04 itself", "Python 3.12 upstream", "Python's own end of life" (Spanish "el propio Python" and "en sí"
+# read so by kb.chat.entities): the product's own end of life, which its maintainers state, not Neuron's support
+# of it (29r)
+_UPSTREAM = re.compile(r"\b(?:itself|upstream|its own (?:end|eol|support)|own (?:end of (?:life|support)|eol))\b", re.I)
+
+
+def asks_upstream(text: str) -> bool:
+    """Whether an end-of-support question asks for the product's own (upstream) end of life."""
+    return _UPSTREAM.search(text) is not None
 
 
 def release_ends(lowered: str) -> bool:

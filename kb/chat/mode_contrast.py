@@ -34,6 +34,21 @@ def names_no_mode(text: str) -> bool:
     return _NAMES_MODE.search(text or "") is None
 
 
+# "is hardtanh native on neuron? and in compile mode?", "¿corre en neuron? ¿y en modo compile?" (read in English
+# as "... and on compile mode?"): a mode said only in a trailing follow-up asks about it besides eager, so the
+# first question keeps its eager answer and compile is answered beside it (29r)
+_FOLLOW_UP_MODE = re.compile(r"[?.;,]\s+(?:and |also |plus |what about |how about )?(?:also )?(?:on |in |under |with |using )?"
+                             r"(?:the )?(?:compile mode|torch\.compile|compiled|compile)(?: mode)?(?: too| as well)?\s*\?*\s*$",
+                             re.I)
+
+
+def follow_up_mode(text: str) -> bool:
+    """Whether the only mode the question names is a trailing "and in compile mode?" clause."""
+    text = text or ""
+    m = _FOLLOW_UP_MODE.search(text)
+    return m is not None and names_no_mode(text[:m.start()])
+
+
 _BOTH = re.compile(r"\b(?:both|either|each|all|the two|two) (?:modes?|ways)\b"
                    r"|\b(?:ambos|los dos|dos|cada|todos los) mod(?:os?|es?)\b", re.I)  # also as glossed: "on dos modos"
 _COMPILE = re.compile(r"compil|dynamo|inductor", re.I)
@@ -90,10 +105,10 @@ def where_words(row: dict[str, Any], es: bool = False) -> str:
     return _WORDS[key][1 if es else 0]
 
 
-def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]],
+def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]], *,
                  every: bool = False) -> dict[tuple[str, str, str], dict[str, Any]]:
     """The compile verdict of each eager verdict's op, target and version, where it says otherwise
-    (`every`: also where it agrees, for a question that asks about both modes)."""
+    (`every`: also where it agrees, for a question that asks about compile as well or about both modes)."""
     ops = sorted({r["op"] for r in eager})
     if not ops:
         return {}
@@ -108,6 +123,7 @@ def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]],
 
 
 def differs(eager: dict[str, Any], compiled: dict[str, Any]) -> bool:
+    """Whether one op's eager and compile verdicts say different things (own status or where it runs)."""
     return (eager["status"], verdict.effective_status(eager)) != (compiled["status"], verdict.effective_status(compiled))
 
 

@@ -55,8 +55,8 @@ MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
 # about compile mode?") is the same question continued: the whole question's reading answers it.
 _FOLLOW_UP = re.compile(r"^(?:(?:does|do|is|are|can|will|would|could|did|how (?:does|do|well does))\s+(?:it|they|this|that|"
-                        r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:compile|eager)\b"
-                        r"|y (?:en|con) (?:modo )?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
+                        r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:torch\.)?(?:compile|eager)\b"
+                        r"|y (?:en|con) (?:modo |el modo )?(?:torch\.)?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
 # A Spanish clause opened by a bare verb ("... y cae a la cpu?", "... y es nativo en tpu?") has the first
 # clause's subject: unless it names an op or a version of its own, it continues that question (29l).
 _ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae|caen|sigue|siguen|va|van|da|dan"
@@ -148,9 +148,14 @@ def split_two(text: str) -> tuple[str, str] | None:
     return None
 
 
+# torch.compile / torch._dynamo name a mode, not an op: "¿…? ¿y con torch.compile?" continues the question (29r)
+# and is no follow-up naming an op of its own (29q)
+_MODE_AS_CODE = re.compile(r"\btorch\.(?:compile|_dynamo)\b(?:\(\))?", re.I)
+
+
 def names_code_op(text: str) -> bool:
-    """Whether a clause names an op as code (torch.roll, aten::nonzero, x())."""
-    return re.search(_CODE_OP, text) is not None
+    """Whether a clause names an op as code (torch.roll, aten::nonzero, x()); torch.compile is a mode."""
+    return re.search(_CODE_OP, _MODE_AS_CODE.sub(" ", text)) is not None
 
 
 # Kinds of question whose reading of the whole question takes every op and target it names: two clauses
@@ -229,6 +234,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     op = bool(q.op_words or q.function_words)
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
+            "asks_cost": "cost" in ents.cues, "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 
@@ -242,6 +248,10 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
     said = [_context(p, lang) for p in parts]
     words = MODE_WORDS.get(lang, MODE_WORDS["en"])
     out, facts = list(parts), []
+    moved = _move_figures(parts, said, lang)
+    if moved is not None:
+        out, fact = moved
+        facts.append(fact)
     for i, mine in enumerate(said):
         targets, modes, priced = mine["targets"], mine["modes"], mine["priced"]
         other_targets, other_modes = said[1 - i]["targets"], said[1 - i]["modes"]
@@ -279,6 +289,50 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
         if carried:
             facts.append({"part": i + 1, "carried": carried})
     return (out[0], out[1]), facts
+
+
+# The words that tie a price or a rate into its clause ("at 6 USD/hr doing 12000 tokens/s", "con 3 EUR la hora y…")
+_FIGURE_TIES = r"(?:at|doing|with|for|pushing|and|costing|paying|a|con|y|por|pagando|haciendo|dando|sacando)"
+_PER_HOUR_TAIL = r"(?:\s?/\s?(?:h|hr|hour|hora)\b|\s(?:an|a|per|por|la|a la) (?:hour|hr|hora)\b)?"
+
+
+def _without_figures(text: str, amounts: list[Any]) -> str:
+    """A clause with its prices and rates (and the word tying each in) taken out, tidied."""
+    for a in amounts:
+        text = re.sub(rf"(?:\b{_FIGURE_TIES}\s+)?{re.escape(a.text)}{_PER_HOUR_TAIL}", " ", text, count=1, flags=re.I)
+    text = re.sub(r"\s+([,.;?])", r"\1", re.sub(r"\s+", " ", text)).strip()
+    return re.sub(r"^[,.;]\s*|(?<=[.?])[,.;]+", "", text).strip()
+
+
+def _figures_said(said: dict[str, Any], lang: str) -> str:
+    """One price and one rate, said again for the clause that asks the cost."""
+    price, rate = said["prices"][0], said["rates"][0]
+    p, r = format(price.value.normalize(), "f"), format(rate.value.normalize(), "f")
+    if lang == "es":
+        return f"a {p} {price.unit} por hora y {r} tokens/s"
+    return f"at {p} {price.unit} an hour and {r} tokens/s"
+
+
+def _move_figures(parts: tuple[str, str], said: list[dict[str, Any]], lang: str
+                  ) -> tuple[list[str], dict[str, Any]] | None:
+    """"We'd serve GPT-2 on tpu at 6 USD/hr doing 12000 tokens/s. Will it run there, and what's the cost
+    per 1M tokens?": the figures belong to the clause that asks the cost; left in the other one, they
+    would make it a cost question and the model question would be lost (29r). Only one price and one
+    rate, said in a clause that does not ask the cost itself, move; the move is a fact of the answer."""
+    for i in (0, 1):
+        mine, other = said[i], said[1 - i]
+        if not (len(mine["prices"]) == 1 and len(mine["rates"]) == 1 and not mine["asks_cost"]
+                and other["asks_cost"] and not other["priced"]):
+            continue
+        out = list(parts)
+        left = _without_figures(parts[i], mine["prices"] + mine["rates"])
+        if len(left.split()) < MIN_WORDS:
+            return None
+        out[i] = left if left.endswith("?") else left + "?"
+        out[1 - i] = parts[1 - i].rstrip(" ?¿.") + " " + _figures_said(mine, lang) + "?"
+        other["priced"] = True  # the cost clause names its own machine now: no target is carried into it
+        return out, {"part": 2 - i, "carried": {"figures": _figures_said(mine, lang), "from_part": i + 1}}
+    return None
 
 
 def _body_and_sources(text: str) -> tuple[str, list[str]]:

@@ -1499,7 +1499,7 @@ add_29p("policy", "es", "policy", ["TorchTPU, torch.compile", "torch.compile bac
 # (numbered parts, "¿…? y ¿…?", "and when?"), context carried (a version into a follow-up naming its own op), both
 # modes said when they agree, a policy for every version, the user's own name filter, a missing model's nearest verdict
 TPU_RELEASE = "pypi.org/project/torch-tpu"
-SNAPSHOT = "test-repo-parmoham"  # the pre-release snapshot and its replay, which neuron's verdicts rest on
+PRE_RELEASE_REPO = "test-repo-parmoham"  # the pre-release snapshot and its replay, which neuron's verdicts rest on
 TWO_EN, TWO_ES = "Two questions in one", "Dos preguntas en una"
 add("two_parts", "en", "op", [TWO_EN, "**(1)** _is aten::nonzero native on tpu 0.2.0?_", "cpu fallback with warning"],
     NEURON_POLICY, ["Q1: is aten::nonzero native on tpu 0.2.0? Q2: what does neuron do with an op it lacks?"])
@@ -1525,13 +1525,13 @@ add("two_parts", "es", "op", [TWO_ES, "_¿cuándo salió neuron 2.33?_", "neuron
     "release-notes/2.33.0.html", ["¿neuron 2.33 tiene aten::nonzero nativo y desde cuándo?"])
 # a follow-up naming its own op is asked at the first clause's target and version
 add("two_parts", "en", "op", [TWO_EN, "_what about aten::unique on neuron 2.33?_", "**Presumably yes, but on the CPU**"],
-    SNAPSHOT, ["on neuron 2.33, does aten::nonzero run natively, and what about aten::unique?"])
+    PRE_RELEASE_REPO, ["on neuron 2.33, does aten::nonzero run natively, and what about aten::unique?"])
 add("two_parts", "en", "op", [TWO_EN, "_what about aten::sort on tpu 0.1.1?_", "**Yes, inferred**"], TPU_011,
     ["is aten::nonzero native on tpu 0.1.1? and what about aten::sort?"])
 add("two_parts", "en", "op", [TWO_EN, "_how about aten::argsort on tpu 0.2.0?_"], TPU_PROBE,
     ["does aten::sort run natively on tpu 0.2.0, and how about aten::argsort?"])
 add("two_parts", "es", "op", [TWO_ES, "_¿y aten::unique en neuron 2.33?_", "**Presumiblemente sí, pero en la CPU**"],
-    SNAPSHOT, ["¿aten::nonzero es nativo en neuron 2.33? ¿y aten::unique?"])
+    PRE_RELEASE_REPO, ["¿aten::nonzero es nativo en neuron 2.33? ¿y aten::unique?"])
 add("two_parts", "es", "op", [TWO_ES, "_¿y qué tal aten::sort en tpu 0.1.1?_"], TPU_011,
     ["en tpu 0.1.1, ¿aten::nonzero es nativo? ¿y qué tal aten::sort?"])
 add("two_parts", "es", "op", [TWO_ES, "_¿y aten::argsort en tpu 0.2.0?_"], TPU_PROBE,
@@ -1560,12 +1560,12 @@ add("policy", "es", "policy", ["TorchTPU 0.1.1, modo eager", "error unless fallb
 add("list", "en", "family", ["Filtered to ops whose name contains 'conv'", "38 conv ops are unsupported (raise) on tpu 0.2.0",
                              "--grep conv"], TPU_PROBE,
     ["list the tpu ops whose name contains 'conv'", "which tpu ops have conv in their name and are unsupported?"])
-add("list", "en", "ops_by_status", ["Filtered to ops whose name contains 'pool'", "56 ops that run as **fallback**"], SNAPSHOT,
+add("list", "en", "ops_by_status", ["Filtered to ops whose name contains 'pool'", "56 ops that run as **fallback**"], PRE_RELEASE_REPO,
     ["which ops with 'pool' in the name fall back on neuron?"])
 add("list", "es", "family", ["Filtrado a los ops cuyo nombre contiene 'conv'", "38 conv ops no están soportados (error) en tpu 0.2.0"],
     TPU_PROBE, ["lista los ops de tpu cuyo nombre contiene 'conv'"])
 add("list", "es", "family", ["Filtrado a los ops cuyo nombre contiene 'conv'", "34 conv ops hacen fallback a la CPU en neuron 2.14.3.1"],
-    SNAPSHOT, ["¿qué ops de neuron tienen conv en el nombre?"])
+    PRE_RELEASE_REPO, ["¿qué ops de neuron tienen conv en el nombre?"])
 add("list", "es", "ops_by_status", ["Filtrado a los ops cuyo nombre contiene 'pool'", "24 ops que se ejecutan como **unsupported**"],
     TPU_PROBE, ["¿qué ops con 'pool' en el nombre no soporta tpu?"])
 # a model the gallery lacks: its nearest gallery model's own verdict, labelled as that model's
@@ -1581,6 +1581,91 @@ add("model", "es", "model", ["sdxl no está en la galería", "Stable Diffusion 1
                              "llamadas a ops en el dispositivo: 100.0% (tpu 0.2.0)"], GALLERY, ["¿funciona sdxl en tpu?"])
 add("model", "es", "model", ["llama 4 no está en la galería", "El veredicto propio del modelo más cercano de la galería, Llama 3.1 70B"],
     GALLERY, ["¿llama 4 corre en tpu?"])
+
+# ---------------------------------------------------------------- 29r (round 8's causes, own paraphrases): an
+# upstream end of life asked ("X itself", "el propio X"), figures and a follow-up mode in two-part questions,
+# where an op ends up ("end up on the CPU"), an op's history and several releases' dates, TorchTPU compile
+# with a missing op from the per-op verdicts, and long answers folded
+INF1_HISTORY = "neuron-inf1-op-history"
+
+
+def add_29r(*args, **extra) -> None:
+    add(*args, slice="29r", **extra)
+
+
+add_29r("platform_eol", "en", "eol", ["**Until 2029-04** — Ubuntu 24.04's own (upstream) end of life"], "ubuntu.com",
+    ["when does Ubuntu 24.04 itself go end of life?"])
+add_29r("platform_eol", "en", "eol", ["**Until 2029-10** — Python 3.13's own (upstream) end of life"], PYDEV,
+    ["Python 3.13 upstream: until when is it supported?"])
+add_29r("platform_eol", "en", "eol", ["**Already ended (2026-10)** — Python 3.10's own (upstream) end of life"], PYDEV,
+    ["has Python 3.10 itself reached its own end of life?"])
+add_29r("platform_eol", "es", "eol", ["**Hasta 2029-04** — el fin de vida propio (upstream) de Ubuntu 24.04"],
+    "ubuntu.com", ["¿Cuándo llega a fin de vida el propio Ubuntu 24.04?"])
+add_29r("platform_eol", "es", "eol", ["**Hasta 2029-10** — el fin de vida propio (upstream) de Python 3.13"], PYDEV,
+    ["¿Hasta cuándo tiene soporte el propio Python 3.13?"])
+add_29r("platform_eol", "es", "eol", ["**Ya terminó (2026-10)** — el fin de vida propio (upstream) de Python 3.10"], PYDEV,
+    ["¿Python 3.10 en sí ya llegó a fin de vida?"])
+add_29r("model", "en", "model", ["runs fully on the device", "0.63 USD per million tokens"], COST,
+    ["We'd run Llama 3.1 8B on tpu at 9 USD/hr with 4000 tokens/s. Does it run there, and what's the price per million tokens?"])
+add_29r("model", "es", "model", ["se ejecuta entero en el dispositivo", "0,56 USD por millón de tokens"], COST,
+    ["Con 5 USD por hora y 2500 tokens/s, ¿GPT-2 corre en la tpu? ¿y cuánto sale el millón de tokens?"])
+add_29r("op", "en", "op", ["**Presumably no** — fallback", "**Eager and torch.compile differ**", "(compile)"], SNAPSHOT,
+    ["is aten::hardtanh native on neuron? and in compile mode?", "is aten::hardtanh native on neuron? and with torch.compile?"])
+add_29r("op", "en", "op", ["**Presumably yes** — it falls back", "**Eager and torch.compile differ**"], SNAPSHOT,
+    ["does torch.sort fall back on trn2? what about compile mode?"])
+add_29r("op", "es", "op", ["**Presumiblemente no** — fallback", "**Eager y torch.compile difieren**", "(compile)"], SNAPSHOT,
+    ["¿aten::hardtanh es nativo en neuron? ¿y en modo compilación?"])
+add_29r("op", "es", "op", ["**Presumiblemente sí** — hace fallback", "**Eager y torch.compile difieren**"], SNAPSHOT,
+    ["¿torch.sort cae a la CPU en trn2? ¿y con torch.compile?"])
+add_29r("op", "en", "op", ["**Presumably yes** — it falls back (fallback at aten::sort.values_stable)"], SNAPSHOT,
+    ["will torch.sort end up on the CPU on trn2?"])
+add_29r("op", "en", "op", ["**Presumably yes** — it falls back (fallback at aten::argmax.out)"], SNAPSHOT,
+    ["does aten::argmax wind up on the CPU on neuron?"])
+add_29r("op", "en", "compare", ["**They differ.**", "neuron: **Presumably yes, but on the CPU**"], TPU_PROBE,
+    ["is group_norm fine on tpu 0.2.0 and on neuron?"])
+add_29r("op", "es", "op", ["**Presumiblemente sí** — hace fallback (fallback en aten::sort.values_stable)"], SNAPSHOT,
+    ["¿torch.sort acaba en la CPU en trn2?"])
+add_29r("op", "es", "op", ["**Presumiblemente sí** — hace fallback (fallback en aten::argmax.out)"], SNAPSHOT,
+    ["¿aten::argmax termina en la CPU en neuron?"])
+add_29r("op", "es", "compare", ["**Difieren.**"], TPU_PROBE, ["¿group_norm va bien en tpu 0.2.0 y en neuron?"])
+add_29r("release", "en", "op", ["added in 1.0.763.0 (native); removed in 1.0.1001.0", "added in torch-neuron 1.0.763.0"],
+    INF1_HISTORY, ["which torch-neuron version added aten::embedding on inf1?",
+                   "in which release was aten::embedding removed on inf1?"])
+add_29r("release", "en", "release", ["torchneuron 2.13.3.0 was released on 2026-10-19",
+                                     "torchneuron 2.14.3.0 was released on 2026-10-19"], TORCHNEURON,
+    ["when were torchneuron 2.13.3.0 and 2.14.3.0 released?"])
+add_29r("release", "es", "op", ["añadido en 1.0.763.0 (native); quitado en 1.0.1001.0", "added in torch-neuron 1.0.763.0"],
+    INF1_HISTORY, ["¿en qué versión de torch-neuron se añadió aten::embedding en inf1?",
+                   "¿en cuál versión se quitó aten::embedding en inf1?"])
+add_29r("release", "es", "release", ["torchneuron 2.13.3.0 se publicó el 2026-10-19",
+                                     "torchneuron 2.14.3.0 se publicó el 2026-10-19"], TORCHNEURON,
+    ["¿cuándo se publicaron torchneuron 2.13.3.0 y 2.14.3.0?"])
+add_29r("policy", "en", "policy", ["TorchTPU, torch.compile: unsupported by the per-op verdicts", "no vendor rule stated",
+                                   "compile mode is assumed not to reach the eager CPU fallback"], TPU_PROBE,
+    ["under torch.compile on tpu, do missing ops fall back to the CPU?",
+     "torch.compile on TorchTPU: what happens to an op with no kernel?",
+     "with torch.compile on the tpu, is the CPU fallback used for ops it lacks?"])
+add_29r("policy", "es", "policy", ["TorchTPU, torch.compile: “unsupported” (sin soporte) según los veredictos por op",
+                                   "sin regla declarada del proveedor", "(veredictos por op, inferido)"], TPU_PROBE,
+    ["con torch.compile en la tpu, ¿los ops que faltan caen a la CPU?",
+     "¿qué pasa en TorchTPU con torch.compile si un op no tiene kernel?",
+     "en modo compilación en tpu, ¿se usa el fallback a CPU para ops sin kernel?"])
+add_29r("list", "en", "ops_by_status", ["**404** ops run as native on neuron", "**674** ops run as native on tpu",
+                                        "more: `kb ops --target tpu=0.2.0 --status native`"], TPU_PROBE,
+    ["how many ops are native on neuron vs tpu?"])
+add_29r("list", "en", "ops_by_status", ["**1,127** ops run as fallback on neuron",
+                                        "more: `kb ops --target neuron=2.14.3.1 --status fallback`"], SNAPSHOT,
+    ["how many ops fall back on neuron and how many on tpu?"])
+add_29r("op", "en", "op", ["Two questions in one", "`kb op aten::argmax -t neuron` shows them", "2026-05-21"], SNAPSHOT,
+    ["does argmax fall back on trn2, and when did python 3.10 lose support on Neuron?"])
+add_29r("list", "es", "ops_by_status", ["**404** ops se ejecutan como native en neuron",
+                                        "más: `kb ops --target tpu=0.2.0 --status native`"], TPU_PROBE,
+    ["¿cuántas ops son nativas en neuron y en tpu?"])
+add_29r("list", "es", "ops_by_status", ["**1.127** ops se ejecutan como fallback en neuron",
+                                        "más: `kb ops --target neuron=2.14.3.1 --status fallback`"], SNAPSHOT,
+    ["¿cuántos ops hacen fallback en neuron y cuántos en tpu?"])
+add_29r("op", "es", "op", ["Dos preguntas en una", "`kb op aten::argmax -t neuron` los muestra", "2026-05-21"], SNAPSHOT,
+    ["¿argmax cae a la CPU en trn2? y de paso, ¿cuándo terminó el soporte de Python 3.10 en Neuron?"])
 
 
 def main() -> None:

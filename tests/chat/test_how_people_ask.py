@@ -170,9 +170,11 @@ def test_ubuntu_2204_names_the_neuron_dlami_row(conn):
 
 
 def test_tpu_compile_policy_unknown_names_the_compile_limitations(conn):
+    # 29r: no vendor rule, so the per-op compile verdicts answer (said as theirs), with the limitations beside
     a = ask(conn, "what's tpu 0.2.0 policy for missing ops in compile")
-    assert a["intent"] == "policy" and "unknown" in a["text"]
-    unknown = next(f for f in a["facts"] if f.get("status") == "unknown")
+    assert a["intent"] == "policy" and "no vendor rule stated" in a["text"]
+    unknown = next(f for f in a["facts"] if f.get("basis") == "per-op verdicts")
+    assert unknown["rule_stated"] is False
     features = [c["feature"] for c in unknown["compile_limitations"]]
     assert "torch.compile backend=inductor" in features and "torch.compile dynamic=True" in features
     assert any(f.startswith("torch.compile mode") for f in features)

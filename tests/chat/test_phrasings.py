@@ -136,8 +136,10 @@ def test_policy_in_eager_and_compile_mode(conn):
     by = {(f["target"], f["mode"]): f for f in both["facts"]}
     assert by[("neuron", "eager")]["status"] == "cpu fallback with warning"
     assert by[("tpu", "eager")]["status"].startswith("cpu fallback if enabled")
-    assert by[("tpu", "compile")]["status"] == "unknown"  # no stated rule: said, not guessed
-    assert all(f["source_url"].startswith("https://") for f in both["facts"] if f["status"] != "unknown")
+    # no stated rule: the per-op compile verdicts answer, said to be theirs, never as a vendor rule (29r)
+    assert by[("tpu", "compile")]["basis"] == "per-op verdicts" and by[("tpu", "compile")]["rule_stated"] is False
+    assert all(f["source_url"].startswith("https://") for f in both["facts"]
+               if f["status"] != "unknown" and f.get("basis") != "per-op verdicts")
 
 
 # ---------------------------------------------------------------- Spanish
