@@ -193,7 +193,7 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         m.target == "neuron" and m.version and releases.find(conn, "neuron-sdk", m.version)
         and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
     if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)
-                            or intents.stopped(text)):
+                            or intents.stopped(text) or intents.lost_support(text)):
         return intent
     if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
             and re.search(r"\bsupported\b|\bsupports?\b", text):

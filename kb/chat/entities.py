@@ -195,7 +195,8 @@ _ES_PHRASES = [
      "what's new in"),
     (r"que (?:cambio|cambiaron|cambios hay|ha cambiado) (?:entre|de)", "what changed between"),
     (r"que (?:cambio|cambiaron|ha cambiado)", "what changed"),
-    (r"(?:perdio|perdieron)", "lost"), (r"(?:gano|ganaron)", "gained"),
+    (r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado) sin", "lost"),  # 29s: "¿inf1 se quedó sin DLAMI?"
+    (r"(?:perdio|perdieron|ha perdido|han perdido)", "lost"), (r"(?:gano|ganaron)", "gained"),
     (r"compara(?:r)?", "compare"), (r"entre", "between"),
     (r"(?:va|van|anda|andan) bien", "runs"),
     (r"que puedo preguntar(?:te)?|que (?:sabes|puedes) hacer|que se puede preguntar", "what can you do"),
