@@ -36,6 +36,7 @@ from kb.chat import (
     mode_contrast,
     names,
     op_first,
+    plain_verdict,
     scoring,
     spanish,
     understand,
@@ -524,6 +525,10 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     else:
         others = []
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    if head is None and own_sources and q.intent == "op" and _asks(q.text):
+        # "tpu chokes on torch.roll?": a verb kb does not know; the verdict said plainly, never a guessed yes/no (29s)
+        head = plain_verdict.headline(verdict_for_yes_no, q.language or "en",
+                                      lambda h, rows: _qualified(conn, h, rows))
     aside = _other_overloads(verdict_for_yes_no, others) if head else None
     if head and head.startswith("**It depends"):
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
@@ -533,6 +538,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     head = "\n".join(x for x in (head, both, aside) if x) or None
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
+
+
+def _asks(text: str) -> bool:
+    """Whether the text asks something of its op (a question mark, or a yes/no question's opening)."""
+    return text.rstrip().endswith("?") or intents.asks_yes_no(text)
 
 
 def _implicit_line(op: str, catalog: dict[str, Any], shown: list[dict[str, Any]]) -> str:
