@@ -36,6 +36,7 @@ from kb.chat import (
     mode_contrast,
     names,
     op_first,
+    op_since,
     plain_verdict,
     scoring,
     spanish,
@@ -119,7 +120,11 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             and sdk_version_asked(conn, q):
         top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
     try:
-        result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
+        result = op_since.since_answer(conn, q) if op_since.asks_since(q.text) else None  # (29s)
+        if result is not None:
+            top = other = None
+        else:
+            result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
         if result is not None:
             other = None
         elif top:
