@@ -39,6 +39,7 @@ from kb.chat import (
     op_since,
     plain_verdict,
     scoring,
+    sections,
     spanish,
     understand,
 )
@@ -86,6 +87,12 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
+    many = sections.split_all((question or "").strip())
+    if many:  # three or more parts: a section each (29s)
+        whole_text = understand.unnumbered((question or "").strip())
+        lang = entities.language(whole_text)
+        return sections.answer_all(whole_text, many, lang, lambda p: _answer_one(p, conn, allow_files, lang),
+                                   lambda: _answer_one(whole_text, conn, allow_files))
     parts = understand.split_two((question or "").strip())
     question = understand.unnumbered((question or "").strip())  # "Q1: … Q2: …" read whole without its numbers
     if parts:
