@@ -195,7 +195,6 @@ _ES_PHRASES = [
      "what's new in"),
     (r"que (?:cambio|cambiaron|cambios hay|ha cambiado) (?:entre|de)", "what changed between"),
     (r"que (?:cambio|cambiaron|ha cambiado)", "what changed"),
-    (r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado) sin", "lost"),  # 29s: "¿inf1 se quedó sin DLAMI?"
     (r"(?:perdio|perdieron|ha perdido|han perdido)", "lost"), (r"(?:gano|ganaron)", "gained"),
     (r"compara(?:r)?", "compare"), (r"entre", "between"),
     (r"(?:va|van|anda|andan) bien", "runs"),
@@ -274,6 +273,9 @@ _ES_PHRASES += [  # 29p: past tenses of the support verbs, and what a vendor "st
      r"|actualizar|incluir)", "stopped providing"),
     (r"(?:el )?(?:numero|cantidad|conteo|recuento) de", "the number of"),
 ]
+# 29s: "¿inf1 se quedó sin DLAMI?", "¿cuándo se quedó inf1 sin sus DLAMI?", "¿python 3.9 se quedó sin soporte?": what
+# a thing was left without, it lost (the subject kept, before "lost"); first, before "sin soporte" reads "unsupported"
+_ES_PHRASES[:0] = [(r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado)(?: ([a-z][\w.-]*))? sin", r"\1 lost")]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",

@@ -671,12 +671,12 @@ add("op", "es", "op", ["**Presumiblemente sí**", "aten::argmax", "fallback en a
     ["el argmax cae al cpu en trainium?", "argmax hace fallback en neuron?"])
 add("op", "es", "op", ["**Probablemente**", "1 de 2 ops se ejecutan en el dispositivo", "con hojas no trazadas"], TPU_PROBE,
     ["nn.GroupNorm funciona en tpu?", "el nn.GroupNorm anda en la tpu?", "se puede usar nn.GroupNorm en tpu v5e?"])
-add("op", "es", "op", ["**No cae a la CPU: nativo**", "su único op", "1 de 1 op native"], TPU_PROBE,
+add("op", "es", "op", ["**No cae a la CPU: nativo**", "su único op", "1 de 1 op nativo"], TPU_PROBE,
     ["nn.Embedding va en tpu 0.2.0 o cae al cpu?", "el nn.Embedding se cae a cpu en tpu?"])
 add("op", "es", "op", ["**Sí**", "aten::native_layer_norm", "su único op"], SNAPSHOT,
     ["nn.LayerNorm funciona en neuron?", "la nn.LayerNorm anda en trainium?"])
 add("op", "es", "op", ["**Sí**", "aten::convolution", "su único op"], SNAPSHOT, ["se puede usar nn.Conv2d en trainium?"])
-add("op", "es", "op", ["**Presumiblemente no**", "parte de él se ejecuta como fallback",
+add("op", "es", "op", ["**Presumiblemente no**", "parte de él recurre a la CPU",
                        "fallback en aten::upsample_nearest2d.out"], SNAPSHOT,
     ["F.interpolate corre nativo en trainium?", "el F.interpolate es nativo en neuron?"])
 add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "aten::silu"], TPU_PROBE,
@@ -692,7 +692,7 @@ add("op", "es", "compare", ["**El mismo estado en todos.**", "aten::nonzero"], T
     ["compara nonzero entre neuron y tpu", "nonzero en neuron vs tpu"])
 add("list", "es", "ops_by_status", ["1.128 ops que se ejecutan como", "fallback", "2.14.3.0"], SNAPSHOT,
     ["que ops caen a cpu en neuron 2.14.3.0?", "q operadores hacen fallback en neuron 2.14.3.0"])
-add("list", "es", "ops_by_status", ["**1.128** ops se ejecutan como fallback en neuron 2.14.3.0"], SNAPSHOT,
+add("list", "es", "ops_by_status", ["**1.128** ops recurren a la CPU en neuron 2.14.3.0"], SNAPSHOT,
     ["cuantos ops hacen fallback en neuron 2.14.3.0?"])
 add("list", "es", "ops_by_status", ["800", "0.1.1", "unsupported"], TPU_011,
     ["cuales ops no corren en tpu 0.1.1?", "qué ops le faltan a torchtpu 0.1.1", "que le falta a tpu 0.1.1?"])
@@ -735,7 +735,7 @@ add("op", "es", "op", ["**No cae a la CPU**", "ninguno de sus 14 ops hace fallba
 add("list", "es", "ops_by_status", ["1.127 ops que se ejecutan como", "fallback", "2.14.3.1"], SNAPSHOT,
     ["que operadores se van a cpu en trainium?", "lista las ops que hacen fallback en neuron"])
 add("list", "es", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["¿que ops no tiene tpu 0.2.0?"])
-add("list", "es", "ops_by_status", ["**68** ops se ejecutan como unsupported en neuron 2.14.3.1"], "supported-operators",
+add("list", "es", "ops_by_status", ["**68** ops no están soportados en neuron 2.14.3.1"], "supported-operators",
     ["cuantas ops no soporta neuron 2.14.3.1"])
 add("policy", "es", "policy", ["“cpu fallback with warning”"], NEURON_POLICY, ["neuron tira error o hace fallback?"])
 add("policy", "es", "policy", ["“cpu fallback if enabled else error”"], TPU_POLICY, ["tpu tira error si falta un op?"])
@@ -1422,11 +1422,11 @@ def add_29p(*args, **extra) -> None:
 add_29p("op", "en", "op", ["**No** — native (own kernel)", "`aten::nonzero`"], TPU_PROBE,
     ["does tpu flat-out not support torch.nonzero?", "does tpu really not support aten::nonzero?",
      "tpu just plain refuses aten::nonzero?"])
-add_29p("op", "es", "op", ["**No** — native (kernel propio)", "`aten::nonzero`"], TPU_PROBE,
+add_29p("op", "es", "op", ["**No** — nativo (kernel propio)", "`aten::nonzero`"], TPU_PROBE,
     ["¿tpu no soportaba torch.nonzero?", "¿es verdad que tpu no soportaba aten::nonzero?", "¿torch.nonzero no corría en tpu?"])
 add_29p("op", "en", "op", ["**No, inferred** — native (own kernel)"], TPU_011,
     ["does tpu 0.1.1 really not support torch.roll?"])
-add_29p("op", "es", "op", ["**No, inferido** — native (kernel propio)"], TPU_011,
+add_29p("op", "es", "op", ["**No, inferido** — nativo (kernel propio)"], TPU_011,
     ["¿antes tpu 0.1.1 no soportaba torch.roll?"])
 add_29p("eol", "en", "eol", ["2025-12-19", "Neuron 2.27", "Inf1 virtual environments and AMIs"], ENV_INF1,
     ["when did they stop shipping inf1 DLAMIs?", "when did aws quit providing the inf1 deep learning AMIs?",
@@ -1480,9 +1480,9 @@ add_29p("list", "en", "ops_by_status", ["**674** ops run as native on tpu 0.2.0 
     ["what is the nativ op count on tpu in compile mode", "what's the native op count for tpu under torch.compile?"])
 add_29p("list", "en", "ops_by_status", ["**386** ops run as native on neuron 2.14.3.1 (compile)"], SNAPSHOT,
     ["nativ op count on neuron, compile mode?"])
-add_29p("list", "es", "ops_by_status", ["**674** ops se ejecutan como native en tpu 0.2.0 (compile)"], TPU_PROBE,
+add_29p("list", "es", "ops_by_status", ["**674** ops se ejecutan como nativos en tpu 0.2.0 (compile)"], TPU_PROBE,
     ["¿cuál es el número de ops nativs en tpu en modo compilación?", "dame el conteo de ops nativos de tpu en compilación"])
-add_29p("list", "es", "ops_by_status", ["**386** ops se ejecutan como native en neuron 2.14.3.1 (compile)"], SNAPSHOT,
+add_29p("list", "es", "ops_by_status", ["**386** ops se ejecutan como nativos en neuron 2.14.3.1 (compile)"], SNAPSHOT,
     ["¿cuál es la cantidad de ops nativos en neuron en modo compilación?"])
 add_29p("policy", "en", "policy", ["TorchTPU, torch.compile", "torch.compile backend=inductor"], TORCH_COMPILE_TPU,
     ["torch.compile(backend='inductor') on tpu: what happens to ops without a kernel?",
