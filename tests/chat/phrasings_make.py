@@ -1583,6 +1583,74 @@ add("model", "es", "model", ["llama 4 no está en la galería", "El veredicto pr
     GALLERY, ["¿llama 4 corre en tpu?"])
 
 
+# ---------------------------------------------------------------- slice 29s (issue #29): more of how people ask
+# An op asked with a verb kb does not know gets its verdict said plainly; "lose"/"perdió"/"se quedó sin" as end of
+# support; "since when" an op runs on a target; three or more parts a section each; status labels in Spanish
+# sentences said in Spanish. Facts from kb op aten::roll -t tpu, kb op aten::argmax -t neuron, kb op
+# aten::_addmm_activation.out -t tpu, kb eol (inf1-virtual-environments, python 3.9), kb ops --status ... on the
+# shipped KB (2026-12-01).
+def add_29s(*args, **extra) -> None:
+    add(*args, slice="29s", **extra)
+
+
+INF1_AMIS = "announce-eos-inf1-virtual-environments"
+TPU_REPLAY = "tpu_aten_kernels.cc"
+add_29s("op", "en", "op", ["**`aten::roll` on tpu 0.2.0 (eager): runs on the device, its own kernel**"], TPU_PROBE,
+        ["tpu chokes on torch.roll?", "does tpu choke on torch.roll?", "is torch.roll borked on tpu?",
+         "torch.roll trips up the tpu?"])
+add_29s("op", "en", "op", ["**`aten::argmax` on neuron 2.14.3.1 (eager): falls back to the CPU, presumably**",
+                           "a leaf falls back to the CPU"], SNAPSHOT, ["neuron chokes on aten::argmax?"])
+add_29s("op", "es", "op", ["**`aten::roll` en tpu 0.2.0 (eager): se ejecuta en el dispositivo, con kernel propio**"],
+        TPU_PROBE, ["¿se atraganta la tpu con torch.roll?", "¿la tpu se traba con torch.roll?",
+                    "¿torch.roll le sienta mal a la tpu?"])
+add_29s("op", "es", "op", ["**`aten::argmax` en neuron 2.14.3.1 (eager): recurre a la CPU, presumiblemente**",
+                           "una hoja recurre a la CPU"], SNAPSHOT, ["¿neuron se atraganta con aten::argmax?",
+                                                                    "¿a neuron se le atraganta aten::argmax?"])
+add_29s("eol", "en", "eol", ["**Already ended", "2025-12-19"], INF1_AMIS,
+        ["did inf1 lose its DLAMI?", "has inf1 lost its DLAMI?", "when did inf1 lose its DLAMIs?"])
+add_29s("eol", "en", "eol", ["**Already ended**", "2025-12-19"], "python-3-9", ["has python 3.9 lost support on neuron?"])
+add_29s("eol", "es", "eol", ["**Ya terminó**", "2025-12-19"], INF1_AMIS,
+        ["¿inf1 perdió su DLAMI?", "¿inf1 se quedó sin DLAMI?", "¿cuándo se quedó inf1 sin sus DLAMI?"])
+add_29s("eol", "es", "eol", ["**Ya terminó**", "2025-12-19"], "python-3-9", ["¿python 3.9 se quedó sin soporte en neuron?"])
+add_29s("op", "en", "op_since", ["**At least since tpu 0.1.1**", "the oldest tpu release the KB holds",
+                                 "inferred: a dispatcher replay"], TPU_REPLAY,
+        ["since when does tpu support torch.roll?", "since which version does tpu run aten::roll?"])
+add_29s("op", "en", "op_since", ["**Since tpu 0.2.0**", "before it: 0.1.1 unsupported"], TPU_PROBE,
+        ["since which version does tpu support aten::_addmm_activation.out?"])
+add_29s("op", "en", "op", ["_Two questions in one", "**(2)** _since when does tpu support torch.roll?_",
+                           "**At least since tpu 0.1.1**"], TPU_REPLAY, ["is torch.roll native on tpu? since when?"])
+add_29s("op", "es", "op_since", ["**Al menos desde tpu 0.1.1**", "es la versión de tpu más antigua que tiene el KB"],
+        TPU_REPLAY, ["¿desde cuándo soporta la tpu torch.roll?"])
+add_29s("op", "es", "op_since", ["**Desde tpu 0.2.0**", "antes: 0.1.1 no soportado"], TPU_PROBE,
+        ["¿desde qué versión es nativo aten::_addmm_activation.out en tpu?"])
+add_29s("op", "es", "op", ["**(2)** _¿desde cuándo soporta tpu aten::nonzero?_", "**Al menos desde tpu 0.1.1**"], TPU_REPLAY,
+        ["¿aten::nonzero es nativo en tpu? ¿desde cuándo?"])
+add_29s("two", "en", "op", ["_3 questions in one", "**(2)** _what's the fallback policy on neuron?_",
+                            "**(3)** _when does python 3.10 leave neuron?_", "**Ended with Neuron 2.30**"], NEURON_POLICY,
+        ["is nonzero native on tpu? what's the fallback policy on neuron? when does python 3.10 leave neuron?"])
+add_29s("two", "en", "op", ["_3 questions in one", "**(3)** _when does python 3.10 leave neuron?_"], NEURON_POLICY,
+        ["Q1: is nonzero native on tpu? Q2: what's the fallback policy on neuron? Q3: when does python 3.10 leave neuron?",
+         "1) is aten::sort native on tpu 0.2.0? 2) what does neuron do with an op it lacks? 3) when does python 3.10 "
+         "leave neuron?"])
+add_29s("two", "es", "op", ["_3 preguntas en una", "cuándo termina el soporte de python 3.10 en neuron?_",
+                            "**Terminó con Neuron 2.30**"], NEURON_POLICY,
+        ["1) ¿aten::nonzero es nativo en tpu? 2) ¿qué política de fallback tiene neuron? 3) ¿cuándo termina el soporte "
+         "de python 3.10 en neuron?",
+         "¿aten::nonzero es nativo en tpu? ¿qué política de fallback tiene neuron? ¿cuándo termina el soporte de python "
+         "3.10 en neuron?",
+         "P1: ¿corre aten::sort en tpu 0.2.0? P2: ¿qué hace neuron si le falta un op? P3: ¿cuándo termina el soporte de "
+         "python 3.10 en neuron?"])
+add_29s("list", "es", "ops_by_status", ["**595** ops no están soportados en tpu 0.2.0"], TPU_PROBE,
+        ["¿cuántos ops no soporta tpu 0.2.0?", "¿cuántas operaciones no soporta tpu 0.2.0?"])
+add_29s("list", "es", "ops_by_status", ["**1.127** ops recurren a la CPU en neuron 2.14.3.1"], SNAPSHOT,
+        ["¿cuántas ops caen a la cpu en neuron 2.14.3.1?"])
+add_29s("list", "es", "ops_by_status", ["**674** ops se ejecutan como nativos en tpu 0.2.0"], TPU_PROBE,
+        ["¿cuántos ops nativos hay en tpu 0.2.0?"])
+add_29s("op", "es", "op", ["descompuesto, y parte de él recurre a la CPU"], SNAPSHOT, ["¿F.interpolate corre nativo en trainium?"])
+add_29s("list", "en", "ops_by_status", ["**595** ops run as unsupported on tpu 0.2.0"], TPU_PROBE,
+        ["how many ops does tpu 0.2.0 not support?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
