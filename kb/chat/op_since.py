@@ -39,6 +39,25 @@ def _on_device(row: dict[str, Any]) -> bool:
                                          and verdict.effective_status(row) in ("native", "decomposed"))
 
 
+# What "since when" asks about: a status the question names ("since when does X fall back?"), else running on
+# the device. (predicate, what it is said as, what its absence is said as) per language.
+_ASKED = {
+    "fallback": (lambda r: verdict.effective_status(r) == "fallback",
+                 {"en": ("falls back to the CPU", "does not fall back"), "es": ("recurre a la CPU", "no recurre a la CPU")}),
+    "unsupported": (lambda r: verdict.effective_status(r) in ("unsupported", "crash", "timeout"),
+                    {"en": ("is unsupported", "is not unsupported"), "es": ("no está soportado", "sí está soportado")}),
+    "native": (lambda r: r["status"] == "native",
+               {"en": ("has its own kernel", "has no kernel of its own"), "es": ("tiene kernel propio", "no tiene kernel propio")}),
+}
+_RUNS = (lambda r: _on_device(r), {"en": ("runs on the device", "does not run on the device"),
+                                   "es": ("se ejecuta en el dispositivo", "no se ejecuta en el dispositivo")})
+
+
+def _asked(q: Question):
+    """The predicate and words for what the question asks since when."""
+    return next((_ASKED[s] for s in q.statuses if s in _ASKED), _RUNS)
+
+
 def _named(match) -> list[str]:
     """The op a match stands for: the one named, else the default overload, else its first."""
     exact = [o for o in match.ops if o in (match.asked, f"aten::{match.asked}")]
@@ -47,10 +66,10 @@ def _named(match) -> list[str]:
 
 
 _TEXT = {
-    "en": {"since": "**Since {target} {version}**{dev} — `{op}` runs on the device there ({status}) {cite}; {before}.",
-           "least": "**At least since {target} {version}**{dev} — `{op}` runs on the device there ({status}) {cite}; "
-                    "that is the oldest {target} release the KB holds, so an older one may have run it too.",
-           "never": "**Not in any {target} release the KB holds** — `{op}` does not run on the device in {versions} "
+    "en": {"since": "**Since {target} {version}**{dev} — `{op}` {what} there ({status}) {cite}; {before}.",
+           "least": "**At least since {target} {version}**{dev} — `{op}` {what} there ({status}) {cite}; "
+                    "that is the oldest {target} release the KB holds, so an older one may have done the same.",
+           "never": "**Not in any {target} release the KB holds** — `{op}` {what_not} in {versions} "
                     "(newest: {status}) {cite}.",
            "none": "**Unknown** — the KB holds no {target} verdict for `{op}`; `{settle}` would settle it.",
            "before": "before it: {said}",
@@ -59,10 +78,10 @@ _TEXT = {
            "dev": " (a pre-release snapshot)",
            "basis": {"inferred": "inferred: a dispatcher replay of a kernel list",
                      "presumed": "presumed: carried from an older version"}},
-    "es": {"since": "**Desde {target} {version}**{dev} — `{op}` se ejecuta en el dispositivo ahí ({status}) {cite}; {before}.",
-           "least": "**Al menos desde {target} {version}**{dev} — `{op}` se ejecuta en el dispositivo ahí ({status}) {cite}; "
-                    "es la versión de {target} más antigua que tiene el KB, así que una anterior pudo ejecutarlo también.",
-           "never": "**En ninguna versión de {target} que tenga el KB** — `{op}` no se ejecuta en el dispositivo en "
+    "es": {"since": "**Desde {target} {version}**{dev} — `{op}` {what} ahí ({status}) {cite}; {before}.",
+           "least": "**Al menos desde {target} {version}**{dev} — `{op}` {what} ahí ({status}) {cite}; "
+                    "es la versión de {target} más antigua que tiene el KB, así que una anterior pudo hacer lo mismo.",
+           "never": "**En ninguna versión de {target} que tenga el KB** — `{op}` {what_not} en "
                     "{versions} (en la más reciente: {status}) {cite}.",
            "none": "**Desconocido** — el KB no tiene ningún veredicto de {target} para `{op}`; `{settle}` lo resolvería.",
            "before": "antes: {said}",
@@ -91,6 +110,8 @@ def since_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
     lines: list[str] = []
     facts: list[dict[str, Any]] = []
     key = queries.version_key
+    wanted, words = _asked(q)
+    what, what_not = words[lang]
     for op in ops[:3]:
         rows = queries.op_verdicts(conn, [op], mode=mode)
         targets = q.target_names() or list(dict.fromkeys(r["target"] for r in rows if r["target"] not in _REFERENCE))
@@ -100,10 +121,10 @@ def since_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
                 lines.append(say["none"].format(target=target, op=op, settle=verdict.settle(target)))
                 facts.append({"op": op, "target": target, "mode": mode, "since": None, "status": "unknown"})
                 continue
-            first = next((r for r in mine if _on_device(r)), None)
+            first = next((r for r in mine if wanted(r)), None)
             if first is None:
                 versions = ", ".join(dict.fromkeys(r["backend_version"] for r in mine))
-                lines.append(say["never"].format(target=target, op=op, versions=versions, cite=src.cite(mine[-1]),
+                lines.append(say["never"].format(target=target, op=op, versions=versions, cite=src.cite(mine[-1]), what_not=what_not,
                                                  status=status_word(mine[-1]["status"], lang)))
                 facts.append({"op": op, "target": target, "mode": mode, "since": None, "versions": versions})
                 continue
@@ -113,7 +134,7 @@ def since_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
             held = sorted(pick_versions(conn, TargetMention(target)).with_data, key=key)
             oldest = held[0] if held else mine[0]["backend_version"]
             earlier = [r for r in mine if key(r["backend_version"]) < key(version)]
-            fill = {"target": target, "version": version, "op": op, "status": status, "cite": src.cite(first),
+            fill = {"target": target, "version": version, "op": op, "status": status, "cite": src.cite(first), "what": what,
                     "dev": say["dev"] if "dev" in version else ""}
             if earlier:
                 said = "; ".join(f"{r['backend_version']} {status_word(r['status'], lang)} {src.cite(r)}"

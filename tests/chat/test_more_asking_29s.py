@@ -172,3 +172,10 @@ def test_the_slice_rows_pass_and_hold_no_english(conn):
         assert not check(a, row), (row["question"], check(a, row))
         if row["language"] == "es":
             assert not english_in(a), (row["question"], english_in(a))
+
+
+def test_since_when_a_status_asks_for_that_status(conn):
+    a = ask(conn, "since when is aten::_addmm_activation.out native on tpu?")
+    assert a["text"].startswith("**Since tpu 0.2.0** — `aten::_addmm_activation.out` has its own kernel there")
+    never = ask(conn, "since when is aten::nonzero unsupported on tpu?")
+    assert never["text"].startswith("**Not in any tpu release the KB holds**")
