@@ -38,7 +38,10 @@ from kb.chat import (
     names,
     op_first,
     op_history,
+    op_since,
+    plain_verdict,
     scoring,
+    sections,
     spanish,
     understand,
 )
@@ -86,6 +89,12 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
+    many = sections.split_all((question or "").strip())
+    if many:  # three or more parts: a section each (29s)
+        whole_text = understand.unnumbered((question or "").strip())
+        lang = entities.language(whole_text)
+        return sections.answer_all(whole_text, many, lang, lambda p: _answer_one(p, conn, allow_files, lang),
+                                   lambda: _answer_one(whole_text, conn, allow_files))
     parts = understand.split_two((question or "").strip())
     question = understand.unnumbered((question or "").strip())  # "Q1: … Q2: …" read whole without its numbers
     if parts:
@@ -121,7 +130,11 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             and sdk_version_asked(conn, q):
         top = other = None  # "what did neuron 2.33 bring for native pytorch?": the SDK release's news (29i), not an op list
     try:
-        result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
+        result = op_since.since_answer(conn, q) if op_since.asks_since(q.text) else None  # (29s)
+        if result is not None:
+            top = other = None
+        else:
+            result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
         if result is not None:
             other = None
         elif top:
@@ -196,7 +209,7 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         m.target == "neuron" and m.version and releases.find(conn, "neuron-sdk", m.version)
         and not releases.find(conn, "torchneuron", m.version) for m in q.targets)
     if intent == "eol" and (stated_eol or sdk_stack or intents.still_supported(text) or intents.release_ends(text)
-                            or intents.stopped(text)):
+                            or intents.stopped(text) or intents.lost_support(text)):
         return intent
     if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
             and re.search(r"\bsupported\b|\bsupports?\b", text):
@@ -537,6 +550,10 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     else:
         others = []
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    if head is None and own_sources and q.intent == "op" and _asks(q.text):
+        # "tpu chokes on torch.roll?": a verb kb does not know; the verdict said plainly, never a guessed yes/no (29s)
+        head = plain_verdict.headline(verdict_for_yes_no, q.language or "en",
+                                      lambda h, rows: _qualified(conn, h, rows))
     aside = _other_overloads(verdict_for_yes_no, others) if head else None
     if head and head.startswith("**It depends"):
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
@@ -550,6 +567,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         head = "\n".join(mine[:MAX_OPS_PER_ANSWER] + ([head] if head else []))
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
+
+
+def _asks(text: str) -> bool:
+    """Whether the text asks something of its op (a question mark, or a yes/no question's opening)."""
+    return text.rstrip().endswith("?") or intents.asks_yes_no(text)
 
 
 def _implicit_line(op: str, catalog: dict[str, Any], shown: list[dict[str, Any]]) -> str:

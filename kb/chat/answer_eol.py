@@ -610,8 +610,10 @@ _BOLDS = {
 def when_headline(question: str, text: str, es: bool) -> str:
     """"When does Ubuntu 24.04 support end on trn2?" asks for a date, not yes or no: the
     yes/no headline becomes the date (a stated end, "already ended", or "no end date stated"
-    with the earliest date the answer gives), and the yes/no it had follows in words."""
-    if not _WHEN.search(question) or not text.startswith("**"):
+    with the earliest date the answer gives), and the yes/no it had follows in words. "Has Python 3.9
+    lost support?" turns a yes/no around (its "yes" is the answer's "no"): it gets the same date
+    headline, which needs no polarity (29s)."""
+    if not (_WHEN.search(question) or intents.lost_support(question.lower())) or not text.startswith("**"):
         return text
     first, nl, body = text.partition("\n")
     bold, _, rest = first[2:].partition("**")

@@ -145,7 +145,7 @@ SAY = {
         "no_host": ("**No** en {where} — {few} hace fallback a la CPU{suffix}",
                     "**No** en {where} — {few} hacen fallback a la CPU{suffix}"),
         "not_own": "**Se ejecuta en {target}, aunque no todos como kernels propios** en {where} — {native} de {count} "
-                   "native, los demás descompuestos en ops del dispositivo{suffix}",
+                   "nativos, los demás descompuestos en ops del dispositivo{suffix}",
         "partly_cpu": ("**Sí, pero en parte en la CPU** en {where} — {few} hace fallback{suffix}",
                        "**Sí, pero en parte en la CPU** en {where} — {few} hacen fallback{suffix}"),
         "unknown": "**Desconocido** en {where} para {unknown} de {total} ops ({few}){suffix}",

@@ -196,7 +196,7 @@ _ES_PHRASES = [
      "what's new in"),
     (r"que (?:cambio|cambiaron|cambios hay|ha cambiado) (?:entre|de)", "what changed between"),
     (r"que (?:cambio|cambiaron|ha cambiado)", "what changed"),
-    (r"(?:perdio|perdieron)", "lost"), (r"(?:gano|ganaron)", "gained"),
+    (r"(?:perdio|perdieron|ha perdido|han perdido)", "lost"), (r"(?:gano|ganaron)", "gained"),
     (r"compara(?:r)?", "compare"), (r"entre", "between"),
     (r"(?:va|van|anda|andan) bien", "runs"),
     (r"que puedo preguntar(?:te)?|que (?:sabes|puedes) hacer|que se puede preguntar", "what can you do"),
@@ -283,11 +283,14 @@ _ES_PHRASES[:0] = [
     (r"propi[oa](?= (?:python|ubuntu|amazon|pytorch)\b)", "upstream"),
     (r"en si(?: mism[oa])?(?=[ ,?)]|$)", "itself"),
     # an op's history: "¿en qué versión se añadió X y en cuál se quitó?", "¿desde qué versión está?"
+    (r"desde (?:que|cual) (?:version|release|lanzamiento)", "since which version"),  # before "qué versión" alone
     (r"(?:en |con )?(?:que|cual) (?:version|release|lanzamiento)", "in which version"),
-    (r"desde (?:que|cual) (?:version|release|lanzamiento)", "since which version"),
     (r"se (?:anadio|agrego|incorporo|introdujo|sumo)|(?:anadieron|agregaron|incorporaron|introdujeron)", "was added"),
     (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?=[ ?,.]|$)", "was removed"),
 ]
+# 29s: "¿inf1 se quedó sin DLAMI?", "¿cuándo se quedó inf1 sin sus DLAMI?", "¿python 3.9 se quedó sin soporte?": what
+# a thing was left without, it lost (the subject kept, before "lost"); first, before "sin soporte" reads "unsupported"
+_ES_PHRASES[:0] = [(r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado)(?: ([a-z][\w.-]*))? sin", r"\1 lost")]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",

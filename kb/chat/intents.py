@@ -396,6 +396,19 @@ def asks_upstream(text: str) -> bool:
     return _UPSTREAM.search(text) is not None
 
 
+# "did inf1 lose its DLAMI?", "has python 3.9 lost support on neuron?", "when did trn1 lose pytorch/xla training?"
+# (29s): a product or platform that lost something lost its support; a list of what a release lost ("what did tpu
+# lose between 0.1.1 and 0.2.0?", "which kernels were lost in 0.2.0?") is a diff, kept apart by its opening or its
+# ops, and so is an op that lost its kernel ("did nonzero lose its kernel on tpu?", answered by its verdicts).
+_LOST = re.compile(r"^(?!\s*(?:what|which|list|show|how many)\b)[^?]*?\b(?:lose|loses|losing|lost)\b"
+                   r"(?!\s+(?:(?:any|some|its|their|the|a)\s+)?(?:ops?|operators?|kernels?)\b)")
+
+
+def lost_support(lowered: str) -> bool:
+    """A thing said to lose or to have lost something (support, an AMI, a package): an end-of-support question."""
+    return _LOST.search(lowered) is not None and not re.search(r"\b(?:ops?|operators?|kernels?)\b", lowered)
+
+
 def release_ends(lowered: str) -> bool:
     """"what does Neuron 2.34 end or deprecate?", "what did neuron 2.34 drop?": what a release ends."""
     return re.search(r"^\s*(what|which)\b[^?]*\b(ends?|ended|deprecat\w*|drop(s|ped)?|remov\w*|retir\w*|"
@@ -409,7 +422,7 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
-    if not has_op and (still_supported(lowered) or stopped(lowered)
+    if not has_op and (still_supported(lowered) or stopped(lowered) or lost_support(lowered)
                        or release_ends(lowered) and any(m.version for m in q.targets)):
         return "eol"  # "is PyTorch/XLA inference still supported on Trn2?"
     platform_versions = any(v and p in PLATFORM_PRODUCTS for p, v in q.products)

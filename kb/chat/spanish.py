@@ -385,3 +385,38 @@ def in_spanish(result: Answer) -> Answer:
         result.text = body + ("\n\n**Fuentes**" + sources.replace(", retrieved ", ", consultado ") if sep else "")
     result.text = finish_quotes(result.text, "es")
     return result
+
+
+# ---- 29s: a status label inside a running Spanish sentence is said in Spanish ("1 de 1 op nativo", "68 ops no están
+# soportados", "parte de él recurre a la CPU"); a label shown as a label (after its symbol, in bold, in code, in
+# a table cell) stays kb's vocabulary. Applied last, over what the phrases and patterns above left.
+_ONE = {"native": "nativo", "decomposed": "descompuesto", "unsupported": "no soportado", "unknown": "desconocido",
+        "fallback": "que recurre a la CPU"}
+_MANY = {"native": "nativos", "decomposed": "descompuestos", "unsupported": "no soportados", "unknown": "desconocidos",
+         "fallback": "que recurren a la CPU"}
+_RUNS_AS = {("native", False): "se ejecuta como nativo", ("native", True): "se ejecutan como nativos",
+            ("decomposed", False): "se ejecuta descompuesto", ("decomposed", True): "se ejecutan descompuestos",
+            ("fallback", False): "recurre a la CPU", ("fallback", True): "recurren a la CPU",
+            ("unsupported", False): "no está soportado", ("unsupported", True): "no están soportados"}
+_LABEL = r"(native|decomposed|fallback|unsupported|unknown)"
+_NOT_LABEL = r"(?![\w*])"  # not "**native**", not "native_x"
+_WORD_END = r"(?!\w)"  # "**… 1 de 1 op native**": the whole phrase in bold is a sentence still
+_COUNT = r"(\d+(?:[.,]\d{3})*)"
+
+
+def _counted(number: str, label: str) -> str:
+    many = number.replace(".", "").replace(",", "") != "1"
+    return f"{number} {(_MANY if many else _ONE)[label]}"
+
+
+PATTERNS += [
+    (re.compile(r"\bse (ejecutan?) como " + r"(native|decomposed|fallback|unsupported)" + _WORD_END),
+     lambda m: _RUNS_AS[(m.group(2), m.group(1) == "ejecutan")]),
+    (re.compile(r"\b(ops?) " + _LABEL + _WORD_END),  # "1 de 1 op native", "(una lista de 5 ops unsupported)"
+     lambda m: f"{m.group(1)} {(_MANY if m.group(1) == 'ops' else _ONE)[m.group(2)]}"),
+    (re.compile(r"(?<=[(,;] )" + _COUNT + " " + _LABEL + _NOT_LABEL), lambda m: _counted(m.group(1), m.group(2))),
+    (re.compile(r"(?<=\()" + _COUNT + " " + _LABEL + _NOT_LABEL), lambda m: _counted(m.group(1), m.group(2))),
+    (re.compile(r"(?<=— )" + r"(native|decomposed|unsupported|unknown)" + _NOT_LABEL), lambda m: _ONE[m.group(1)]),
+    (re.compile(r"(?<=— )fallback(?= \()"), "recurre a la CPU"),
+    (re.compile(r"\bes " + r"(native|decomposed|unsupported|unknown)" + _NOT_LABEL), lambda m: "es " + _ONE[m.group(1)]),
+]

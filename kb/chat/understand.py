@@ -19,6 +19,7 @@ from typing import Any
 from kb.chat import entities, intents
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
+from kb.chat.op_since import asks_since
 from kb.chat.reply import Answer
 from kb.neutral import markdown as md
 
@@ -223,6 +224,19 @@ _THEM = {"en": re.compile(r"\b(?:them|those(?: ops| operators)?|these(?: ops| op
 LACKED = {"en": "the ops it has no kernel for", "es": "los ops sin kernel"}
 
 
+SINCE_ASKS = {"en": ("since when does {where} support {ops}?", "since when is {ops} supported?"),
+              "es": ("¿desde cuándo soporta {where} {ops}?", "¿desde cuándo está soportado {ops}?")}
+
+
+def since_asked(ops: list[str], targets: list[str], lang: str) -> str:
+    """"since when?" after a clause about ops with no version, asked whole: since when the ops run."""
+    with_where, without = SINCE_ASKS.get(lang, SINCE_ASKS["en"])
+    joined = (" y " if lang == "es" else " and ").join(ops[:3])
+    if targets:
+        return with_where.format(where=(" y " if lang == "es" else " and ").join(targets), ops=joined)
+    return without.format(ops=joined)
+
+
 def _context(part: str, lang: str) -> dict[str, Any]:
     """What one clause names on its own: targets with their versions, modes, whether it is priced,
     whether it names an op, whether it lists ops a target cannot run on the device."""
@@ -233,6 +247,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     targets = [(m.target, m.version) for m in q.targets if m.target in _NAMED_TARGETS]
     op = bool(q.op_words or q.function_words)
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
+            "ops": list(dict.fromkeys(q.op_words + q.function_words)),
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "asks_cost": "cost" in ents.cues, "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
@@ -263,6 +278,13 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             # the first clause lists are ops without a kernel, so the second asks the policy for them
             out[1] = them.sub(LACKED.get(lang, LACKED["en"]), out[1], count=1)
             carried["them"] = LACKED.get(lang, LACKED["en"])
+        if i == 1 and WHEN.match(parts[1]) and said[0]["ops"] and not any(v for _, v in other_targets) \
+                and asks_since(parts[1]):
+            # "is torch.roll native on tpu? since when?": no version asked, so since which release the op runs (29s)
+            out[1] = since_asked(said[0]["ops"], [t for t, _ in other_targets], lang)
+            facts.append({"part": 2, "carried": {"ops": said[0]["ops"], "targets": [t for t, _ in other_targets],
+                                                 "asks": "first version"}})
+            continue
         if i == 1 and WHEN.match(parts[1]) and len(other_targets) == 1:
             # "does TorchTPU 0.2.0 support nonzero, and when?": when what the first clause names came out (29q)
             name = " ".join(x for x in other_targets[0] if x)

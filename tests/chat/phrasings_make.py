@@ -671,12 +671,12 @@ add("op", "es", "op", ["**Presumiblemente sí**", "aten::argmax", "fallback en a
     ["el argmax cae al cpu en trainium?", "argmax hace fallback en neuron?"])
 add("op", "es", "op", ["**Probablemente**", "1 de 2 ops se ejecutan en el dispositivo", "con hojas no trazadas"], TPU_PROBE,
     ["nn.GroupNorm funciona en tpu?", "el nn.GroupNorm anda en la tpu?", "se puede usar nn.GroupNorm en tpu v5e?"])
-add("op", "es", "op", ["**No cae a la CPU: nativo**", "su único op", "1 de 1 op native"], TPU_PROBE,
+add("op", "es", "op", ["**No cae a la CPU: nativo**", "su único op", "1 de 1 op nativo"], TPU_PROBE,
     ["nn.Embedding va en tpu 0.2.0 o cae al cpu?", "el nn.Embedding se cae a cpu en tpu?"])
 add("op", "es", "op", ["**Sí**", "aten::native_layer_norm", "su único op"], SNAPSHOT,
     ["nn.LayerNorm funciona en neuron?", "la nn.LayerNorm anda en trainium?"])
 add("op", "es", "op", ["**Sí**", "aten::convolution", "su único op"], SNAPSHOT, ["se puede usar nn.Conv2d en trainium?"])
-add("op", "es", "op", ["**Presumiblemente no**", "parte de él se ejecuta como fallback",
+add("op", "es", "op", ["**Presumiblemente no**", "parte de él recurre a la CPU",
                        "fallback en aten::upsample_nearest2d.out"], SNAPSHOT,
     ["F.interpolate corre nativo en trainium?", "el F.interpolate es nativo en neuron?"])
 add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "aten::silu"], TPU_PROBE,
@@ -692,7 +692,7 @@ add("op", "es", "compare", ["**El mismo estado en todos.**", "aten::nonzero"], T
     ["compara nonzero entre neuron y tpu", "nonzero en neuron vs tpu"])
 add("list", "es", "ops_by_status", ["1.128 ops que se ejecutan como", "fallback", "2.14.3.0"], SNAPSHOT,
     ["que ops caen a cpu en neuron 2.14.3.0?", "q operadores hacen fallback en neuron 2.14.3.0"])
-add("list", "es", "ops_by_status", ["**1.128** ops se ejecutan como fallback en neuron 2.14.3.0"], SNAPSHOT,
+add("list", "es", "ops_by_status", ["**1.128** ops recurren a la CPU en neuron 2.14.3.0"], SNAPSHOT,
     ["cuantos ops hacen fallback en neuron 2.14.3.0?"])
 add("list", "es", "ops_by_status", ["800", "0.1.1", "unsupported"], TPU_011,
     ["cuales ops no corren en tpu 0.1.1?", "qué ops le faltan a torchtpu 0.1.1", "que le falta a tpu 0.1.1?"])
@@ -735,7 +735,7 @@ add("op", "es", "op", ["**No cae a la CPU**", "ninguno de sus 14 ops hace fallba
 add("list", "es", "ops_by_status", ["1.127 ops que se ejecutan como", "fallback", "2.14.3.1"], SNAPSHOT,
     ["que operadores se van a cpu en trainium?", "lista las ops que hacen fallback en neuron"])
 add("list", "es", "ops_by_status", ["595", "unsupported"], TPU_PROBE, ["¿que ops no tiene tpu 0.2.0?"])
-add("list", "es", "ops_by_status", ["**68** ops se ejecutan como unsupported en neuron 2.14.3.1"], "supported-operators",
+add("list", "es", "ops_by_status", ["**68** ops no están soportados en neuron 2.14.3.1"], "supported-operators",
     ["cuantas ops no soporta neuron 2.14.3.1"])
 add("policy", "es", "policy", ["“cpu fallback with warning”"], NEURON_POLICY, ["neuron tira error o hace fallback?"])
 add("policy", "es", "policy", ["“cpu fallback if enabled else error”"], TPU_POLICY, ["tpu tira error si falta un op?"])
@@ -1422,11 +1422,11 @@ def add_29p(*args, **extra) -> None:
 add_29p("op", "en", "op", ["**No** — native (own kernel)", "`aten::nonzero`"], TPU_PROBE,
     ["does tpu flat-out not support torch.nonzero?", "does tpu really not support aten::nonzero?",
      "tpu just plain refuses aten::nonzero?"])
-add_29p("op", "es", "op", ["**No** — native (kernel propio)", "`aten::nonzero`"], TPU_PROBE,
+add_29p("op", "es", "op", ["**No** — nativo (kernel propio)", "`aten::nonzero`"], TPU_PROBE,
     ["¿tpu no soportaba torch.nonzero?", "¿es verdad que tpu no soportaba aten::nonzero?", "¿torch.nonzero no corría en tpu?"])
 add_29p("op", "en", "op", ["**No, inferred** — native (own kernel)"], TPU_011,
     ["does tpu 0.1.1 really not support torch.roll?"])
-add_29p("op", "es", "op", ["**No, inferido** — native (kernel propio)"], TPU_011,
+add_29p("op", "es", "op", ["**No, inferido** — nativo (kernel propio)"], TPU_011,
     ["¿antes tpu 0.1.1 no soportaba torch.roll?"])
 add_29p("eol", "en", "eol", ["2025-12-19", "Neuron 2.27", "Inf1 virtual environments and AMIs"], ENV_INF1,
     ["when did they stop shipping inf1 DLAMIs?", "when did aws quit providing the inf1 deep learning AMIs?",
@@ -1480,9 +1480,9 @@ add_29p("list", "en", "ops_by_status", ["**674** ops run as native on tpu 0.2.0 
     ["what is the nativ op count on tpu in compile mode", "what's the native op count for tpu under torch.compile?"])
 add_29p("list", "en", "ops_by_status", ["**386** ops run as native on neuron 2.14.3.1 (compile)"], SNAPSHOT,
     ["nativ op count on neuron, compile mode?"])
-add_29p("list", "es", "ops_by_status", ["**674** ops se ejecutan como native en tpu 0.2.0 (compile)"], TPU_PROBE,
+add_29p("list", "es", "ops_by_status", ["**674** ops se ejecutan como nativos en tpu 0.2.0 (compile)"], TPU_PROBE,
     ["¿cuál es el número de ops nativs en tpu en modo compilación?", "dame el conteo de ops nativos de tpu en compilación"])
-add_29p("list", "es", "ops_by_status", ["**386** ops se ejecutan como native en neuron 2.14.3.1 (compile)"], SNAPSHOT,
+add_29p("list", "es", "ops_by_status", ["**386** ops se ejecutan como nativos en neuron 2.14.3.1 (compile)"], SNAPSHOT,
     ["¿cuál es la cantidad de ops nativos en neuron en modo compilación?"])
 add_29p("policy", "en", "policy", ["TorchTPU, torch.compile", "torch.compile backend=inductor"], TORCH_COMPILE_TPU,
     ["torch.compile(backend='inductor') on tpu: what happens to ops without a kernel?",
@@ -1666,6 +1666,74 @@ add_29r("list", "es", "ops_by_status", ["**1.127** ops se ejecutan como fallback
     ["¿cuántos ops hacen fallback en neuron y cuántos en tpu?"])
 add_29r("op", "es", "op", ["Dos preguntas en una", "`kb op aten::argmax -t neuron` los muestra", "2026-05-21"], SNAPSHOT,
     ["¿argmax cae a la CPU en trn2? y de paso, ¿cuándo terminó el soporte de Python 3.10 en Neuron?"])
+
+
+# ---------------------------------------------------------------- slice 29s (issue #29): more of how people ask
+# An op asked with a verb kb does not know gets its verdict said plainly; "lose"/"perdió"/"se quedó sin" as end of
+# support; "since when" an op runs on a target; three or more parts a section each; status labels in Spanish
+# sentences said in Spanish. Facts from kb op aten::roll -t tpu, kb op aten::argmax -t neuron, kb op
+# aten::_addmm_activation.out -t tpu, kb eol (inf1-virtual-environments, python 3.9), kb ops --status ... on the
+# shipped KB (2026-12-01).
+def add_29s(*args, **extra) -> None:
+    add(*args, slice="29s", **extra)
+
+
+INF1_AMIS = "announce-eos-inf1-virtual-environments"
+TPU_REPLAY = "tpu_aten_kernels.cc"
+add_29s("op", "en", "op", ["**`aten::roll` on tpu 0.2.0 (eager): runs on the device, its own kernel**"], TPU_PROBE,
+        ["tpu chokes on torch.roll?", "does tpu choke on torch.roll?", "is torch.roll borked on tpu?",
+         "torch.roll trips up the tpu?"])
+add_29s("op", "en", "op", ["**`aten::argmax` on neuron 2.14.3.1 (eager): falls back to the CPU, presumably**",
+                           "a leaf falls back to the CPU"], SNAPSHOT, ["neuron chokes on aten::argmax?"])
+add_29s("op", "es", "op", ["**`aten::roll` en tpu 0.2.0 (eager): se ejecuta en el dispositivo, con kernel propio**"],
+        TPU_PROBE, ["¿se atraganta la tpu con torch.roll?", "¿la tpu se traba con torch.roll?",
+                    "¿torch.roll le sienta mal a la tpu?"])
+add_29s("op", "es", "op", ["**`aten::argmax` en neuron 2.14.3.1 (eager): recurre a la CPU, presumiblemente**",
+                           "una hoja recurre a la CPU"], SNAPSHOT, ["¿neuron se atraganta con aten::argmax?",
+                                                                    "¿a neuron se le atraganta aten::argmax?"])
+add_29s("eol", "en", "eol", ["**Already ended", "2025-12-19"], INF1_AMIS,
+        ["did inf1 lose its DLAMI?", "has inf1 lost its DLAMI?", "when did inf1 lose its DLAMIs?"])
+add_29s("eol", "en", "eol", ["**Already ended**", "2025-12-19"], "python-3-9", ["has python 3.9 lost support on neuron?"])
+add_29s("eol", "es", "eol", ["**Ya terminó**", "2025-12-19"], INF1_AMIS,
+        ["¿inf1 perdió su DLAMI?", "¿inf1 se quedó sin DLAMI?", "¿cuándo se quedó inf1 sin sus DLAMI?"])
+add_29s("eol", "es", "eol", ["**Ya terminó**", "2025-12-19"], "python-3-9", ["¿python 3.9 se quedó sin soporte en neuron?"])
+add_29s("op", "en", "op_since", ["**At least since tpu 0.1.1**", "the oldest tpu release the KB holds",
+                                 "inferred: a dispatcher replay"], TPU_REPLAY,
+        ["since when does tpu support torch.roll?", "since which version does tpu run aten::roll?"])
+add_29s("op", "en", "op_since", ["**Since tpu 0.2.0**", "before it: 0.1.1 unsupported"], TPU_PROBE,
+        ["since which version does tpu support aten::_addmm_activation.out?"])
+add_29s("op", "en", "op", ["_Two questions in one", "**(2)** _since when does tpu support torch.roll?_",
+                           "**At least since tpu 0.1.1**"], TPU_REPLAY, ["is torch.roll native on tpu? since when?"])
+add_29s("op", "es", "op_since", ["**Al menos desde tpu 0.1.1**", "es la versión de tpu más antigua que tiene el KB"],
+        TPU_REPLAY, ["¿desde cuándo soporta la tpu torch.roll?"])
+add_29s("op", "es", "op_since", ["**Desde tpu 0.2.0**", "antes: 0.1.1 no soportado"], TPU_PROBE,
+        ["¿desde qué versión es nativo aten::_addmm_activation.out en tpu?"])
+add_29s("op", "es", "op", ["**(2)** _¿desde cuándo soporta tpu aten::nonzero?_", "**Al menos desde tpu 0.1.1**"], TPU_REPLAY,
+        ["¿aten::nonzero es nativo en tpu? ¿desde cuándo?"])
+add_29s("two", "en", "op", ["_3 questions in one", "**(2)** _what's the fallback policy on neuron?_",
+                            "**(3)** _when does python 3.10 leave neuron?_", "**Ended with Neuron 2.30**"], NEURON_POLICY,
+        ["is nonzero native on tpu? what's the fallback policy on neuron? when does python 3.10 leave neuron?"])
+add_29s("two", "en", "op", ["_3 questions in one", "**(3)** _when does python 3.10 leave neuron?_"], NEURON_POLICY,
+        ["Q1: is nonzero native on tpu? Q2: what's the fallback policy on neuron? Q3: when does python 3.10 leave neuron?",
+         "1) is aten::sort native on tpu 0.2.0? 2) what does neuron do with an op it lacks? 3) when does python 3.10 "
+         "leave neuron?"])
+add_29s("two", "es", "op", ["_3 preguntas en una", "cuándo termina el soporte de python 3.10 en neuron?_",
+                            "**Terminó con Neuron 2.30**"], NEURON_POLICY,
+        ["1) ¿aten::nonzero es nativo en tpu? 2) ¿qué política de fallback tiene neuron? 3) ¿cuándo termina el soporte "
+         "de python 3.10 en neuron?",
+         "¿aten::nonzero es nativo en tpu? ¿qué política de fallback tiene neuron? ¿cuándo termina el soporte de python "
+         "3.10 en neuron?",
+         "P1: ¿corre aten::sort en tpu 0.2.0? P2: ¿qué hace neuron si le falta un op? P3: ¿cuándo termina el soporte de "
+         "python 3.10 en neuron?"])
+add_29s("list", "es", "ops_by_status", ["**595** ops no están soportados en tpu 0.2.0"], TPU_PROBE,
+        ["¿cuántos ops no soporta tpu 0.2.0?", "¿cuántas operaciones no soporta tpu 0.2.0?"])
+add_29s("list", "es", "ops_by_status", ["**1.127** ops recurren a la CPU en neuron 2.14.3.1"], SNAPSHOT,
+        ["¿cuántas ops caen a la cpu en neuron 2.14.3.1?"])
+add_29s("list", "es", "ops_by_status", ["**674** ops se ejecutan como nativos en tpu 0.2.0"], TPU_PROBE,
+        ["¿cuántos ops nativos hay en tpu 0.2.0?"])
+add_29s("op", "es", "op", ["descompuesto, y parte de él recurre a la CPU"], SNAPSHOT, ["¿F.interpolate corre nativo en trainium?"])
+add_29s("list", "en", "ops_by_status", ["**595** ops run as unsupported on tpu 0.2.0"], TPU_PROBE,
+        ["how many ops does tpu 0.2.0 not support?"])
 
 
 def main() -> None:

@@ -56,7 +56,7 @@ def test_a_plain_support_question_keeps_its_status():
 
 @pytest.mark.parametrize("text, head", [
     ("does tpu flat-out not support torch.nonzero?", "**No** — native (own kernel)"),
-    ("¿tpu no soportaba torch.nonzero?", "**No** — native (kernel propio)"),
+    ("¿tpu no soportaba torch.nonzero?", "**No** — nativo (kernel propio)"),
     ("if I call torch.nonzero on tpu, does it run natively?", "**Yes** — its own kernel on tpu"),
 ])
 def test_the_op_and_target_answer_whatever_the_verb(conn, text, head):

@@ -1,0 +1,114 @@
+"""A question of three or more parts answered in as many sections (29s).
+
+"Q1: is nonzero native on tpu? Q2: what's the fallback policy on neuron? Q3: when does Python 3.10
+leave Neuron?", or three questions joined by "?" and "and": kb.chat.understand.split_two finds the
+first join only, so parts 2 and up used to share one section (and one reading). Here the question is
+split at every join, each part is read with what the part before it names (kb.chat.understand's
+carry_context, pairwise along the parts), and each gets its own section, headed by the part as read.
+Sources are merged into one list at the end and every [n] renumbered into it, as for two parts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from kb.chat import understand
+from kb.chat.reply import Answer
+from kb.neutral import markdown as md
+
+MAX_PARTS = 6  # a longer run of questions is still read, the rest kept with the last part
+HEAD = {"en": "_{n} questions in one; each is answered in turn._",
+        "es": "_{n} preguntas en una; cada una se responde por separado._"}
+
+
+def split_all(text: str) -> list[str] | None:
+    """Every part of a question of three or more parts, or None (one or two parts: kb.chat.understand)."""
+    parts = understand.numbered(text)
+    if parts:
+        parts = [p if p.endswith("?") else p + "?" for p in parts]
+    else:
+        two = understand.split_two(text)
+        if two is None:
+            return None
+        parts, rest = [two[0]], two[1]
+        while len(parts) < MAX_PARTS - 1 and (more := understand.split_two(rest)) is not None:
+            parts.append(more[0])
+            rest = more[1]
+        parts.append(rest)
+    if len(parts) > MAX_PARTS:
+        parts = parts[:MAX_PARTS - 1] + [" ".join(parts[MAX_PARTS - 1:])]
+    return parts if len(parts) >= 3 else None
+
+
+def read_all(parts: list[str], lang: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """Each part as read: with what the part before it (as read) names and it does not."""
+    read, facts = [parts[0]], []
+    for i in range(1, len(parts)):
+        (before, mine), carried = understand.carry_context((read[i - 1], parts[i]), lang)
+        if i == 1:
+            read[0] = before  # the first part takes the second's target, as with two parts
+        read.append(mine)
+        facts += [{**f, "part": i + 1} for f in carried if f.get("part") == 2]
+        facts += [f for f in carried if f.get("part") == 1 and i == 1]
+    return read, facts
+
+
+def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], Answer],
+               whole: Callable[[], Answer]) -> Answer:
+    """Each part answered by `one`; a part that reads as nothing says so in one line. When at most
+    one part reads as something, the whole question's reading (`whole`) answers instead."""
+    read, carried = read_all(parts, lang)
+    answers = [one(p) for p in read]
+    if sum(a.intent not in understand.WEAK for a in answers) <= 1:
+        return whole()
+    answers = [understand.unread_part(p, lang) if a.intent in understand.WEAK else a for p, a in zip(read, answers)]
+    return combine_all(question, read, answers, lang, carried)
+
+
+def _body_and_sources(text: str) -> tuple[str, list[str]]:
+    for header in ("\n\n**Sources**", "\n\n**Fuentes**"):
+        body, sep, rest = text.partition(header)
+        if sep:
+            return body, [line for line in rest.split("\n") if line.strip()]
+    return text, []
+
+
+def _renumbered(body: str, numbers: dict[int, int]) -> str:
+    """A section's [n] citations pointed into the one merged source list."""
+    return re.sub(r"(?<!\\)\[(\d+)\]", lambda m: f"[{numbers.get(int(m.group(1)), int(m.group(1)))}]", body)
+
+
+def combine_all(question: str, parts: list[str], answers: list[Answer], lang: str,
+                carried: list[dict[str, Any]]) -> Answer:
+    """One answer of a section per part; a source several sections cite keeps its first number."""
+    seen: dict[str, int] = {}
+    sources: list[str] = []
+    say = understand.SECTION.get(lang, understand.SECTION["en"])
+    lines = [HEAD.get(lang, HEAD["en"]).format(n=len(parts))]
+    for n, (part, result) in enumerate(zip(parts, answers), start=1):
+        body, src = _body_and_sources(result.text)
+        numbers: dict[int, int] = {}
+        for line in src:
+            m = re.match(r"\[(\d+)\] (.*)", line)
+            if m is None:
+                sources.append(line)
+                continue
+            if m.group(2) not in seen:
+                seen[m.group(2)] = len(seen) + 1
+                sources.append(f"[{seen[m.group(2)]}] {m.group(2)}")
+            numbers[int(m.group(1))] = seen[m.group(2)]
+        body = _renumbered(body, numbers)
+        lines += ["", say.format(n=n, part=md(part)), "", body]
+    if sources:
+        lines += ["", "**Fuentes**" if lang == "es" else "**Sources**", *sources]
+    facts: list[dict[str, Any]] = list(answers[0].facts)
+    merged = list(answers[0].sources)
+    for n, result in enumerate(answers[1:], start=2):
+        facts += [{"part": n, "question": parts[n - 1], "intent": result.intent}] + list(result.facts)
+        merged += [s for s in result.sources if s not in merged]
+    strong = [a.intent for a in answers if a.intent not in understand.WEAK]
+    others = [i for i in strong[1:] if i != strong[0]]
+    return Answer(question, strong[0], "\n".join(lines), facts + carried, merged, lang,
+                  other_reading=others[0] if others else None)
