@@ -56,6 +56,7 @@ will with work works would yes you your versus against between copy cpu host dec
 slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug bugs issue issues caveat
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
+since desde
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
 everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
 won don doesn isn aren wouldn couldn shouldn didn wasn hasn haven hey

@@ -247,8 +247,24 @@ def _near_function(base: str, bases: dict[str, list[str]]) -> str | None:
 
 
 def _fuzzy(word: str, bases: dict[str, list[str]], cutoff: float) -> str | None:
+    """The one close op base name; a short word (under five letters) only one edit away from it,
+    since any short word is "close" to some op ("aten::foo" is not floor, "evil" not ceil)."""
     close = difflib.get_close_matches(word.lower(), list(bases), n=1, cutoff=cutoff)
+    if close and len(word) < 5 and not _one_edit(word.lower(), close[0]):
+        return None
     return close[0] if close else None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One letter changed, added, dropped, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 def _family(conn: sqlite3.Connection, base: str, asked: str) -> list[str]:

@@ -1,0 +1,36 @@
+"""Findings of a hostile-input tester of chat (session 7), each as a case that must not come back:
+"since"/"desde" read as the op aten::sinc (one letter off), and an unknown short op name answered
+with another op's verdict (aten::foo as floor, aten::evil as ceil)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.chat.phrasings import ask
+
+
+@pytest.mark.parametrize("question", [
+    "since which version does nonzero run on neuron?",
+    "since when is gelu native on tpu?",
+    "¿desde qué versión funciona nonzero en neuron?",
+    "is nonzero native on neuron since 2.33?",
+])
+def test_since_is_a_word_not_the_op_sinc(conn, question):
+    got = ask(conn, question)
+    assert "aten::sinc" not in got["text"] and "`sinc`" not in got["text"], got["text"][:300]
+
+
+@pytest.mark.parametrize(("question", "not_this"), [
+    ("is aten::foo native on neuron?", "floor"),
+    ("is aten::evil native on tpu?", "ceil"),
+])
+def test_a_short_unknown_op_is_unknown_not_a_neighbours_verdict(conn, question, not_this):
+    got = ask(conn, question)
+    head = got["text"].splitlines()[0]
+    assert "unknown" in head and "Did you mean" in head, head  # the close names offered, not answered
+    assert not any(f.get("op", "").startswith(f"aten::{not_this}") for f in got["facts"])
+
+
+def test_a_one_letter_typo_of_an_op_is_still_read(conn):
+    got = ask(conn, "is nonzer native on tpu?")
+    assert got["text"].startswith("**Yes**") and any(f.get("op") == "aten::nonzero" for f in got["facts"])
