@@ -18,9 +18,12 @@ from kb.chat import understand
 from kb.chat.reply import Answer
 from kb.neutral import markdown as md
 
-MAX_PARTS = 6  # a longer run of questions is still read, the rest kept with the last part
+MAX_PARTS = 6  # the first six parts are answered; the answer says how many more to ask on their own
 HEAD = {"en": "_{n} questions in one; each is answered in turn._",
         "es": "_{n} preguntas en una; cada una se responde por separado._"}
+LEFT_OUT = {"en": "_{n} questions in one; the first {max} are answered here: ask the other {left} on their own._",
+            "es": "_{n} preguntas en una; aquí se responden las {max} primeras: haz las otras {left} por separado._"}
+SCAN_PARTS = 40  # how many joins are looked for at most (the question is at most 1,000 characters)
 
 
 def split_all(text: str) -> list[str] | None:
@@ -33,12 +36,10 @@ def split_all(text: str) -> list[str] | None:
         if two is None:
             return None
         parts, rest = [two[0]], two[1]
-        while len(parts) < MAX_PARTS - 1 and (more := understand.split_two(rest)) is not None:
+        while len(parts) < SCAN_PARTS - 1 and (more := understand.split_two(rest)) is not None:
             parts.append(more[0])
             rest = more[1]
         parts.append(rest)
-    if len(parts) > MAX_PARTS:
-        parts = parts[:MAX_PARTS - 1] + [" ".join(parts[MAX_PARTS - 1:])]
     return parts if len(parts) >= 3 else None
 
 
@@ -58,13 +59,16 @@ def read_all(parts: list[str], lang: str) -> tuple[list[str], list[dict[str, Any
 def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], Answer],
                whole: Callable[[], Answer]) -> Answer:
     """Each part answered by `one`; a part that reads as nothing says so in one line. When at most
-    one part reads as something, the whole question's reading (`whole`) answers instead."""
+    one part reads as something, the whole question's reading (`whole`) answers instead. Past
+    MAX_PARTS parts, the first MAX_PARTS are answered and the head line says how many were not."""
+    asked = len(parts)
+    parts = parts[:MAX_PARTS]
     read, carried = read_all(parts, lang)
     answers = [one(p) for p in read]
     if sum(a.intent not in understand.WEAK for a in answers) <= 1:
         return whole()
     answers = [understand.unread_part(p, lang) if a.intent in understand.WEAK else a for p, a in zip(read, answers)]
-    return combine_all(question, read, answers, lang, carried)
+    return combine_all(question, read, answers, lang, carried, asked)
 
 
 def _body_and_sources(text: str) -> tuple[str, list[str]]:
@@ -81,12 +85,16 @@ def _renumbered(body: str, numbers: dict[int, int]) -> str:
 
 
 def combine_all(question: str, parts: list[str], answers: list[Answer], lang: str,
-                carried: list[dict[str, Any]]) -> Answer:
-    """One answer of a section per part; a source several sections cite keeps its first number."""
+                carried: list[dict[str, Any]], asked: int | None = None) -> Answer:
+    """One answer of a section per part; a source several sections cite keeps its first number.
+    `asked`: how many parts the question had, when more than were answered."""
     seen: dict[str, int] = {}
     sources: list[str] = []
     say = understand.SECTION.get(lang, understand.SECTION["en"])
-    lines = [HEAD.get(lang, HEAD["en"]).format(n=len(parts))]
+    if asked and asked > len(parts):
+        lines = [LEFT_OUT.get(lang, LEFT_OUT["en"]).format(n=asked, max=len(parts), left=asked - len(parts))]
+    else:
+        lines = [HEAD.get(lang, HEAD["en"]).format(n=len(parts))]
     for n, (part, result) in enumerate(zip(parts, answers), start=1):
         body, src = _body_and_sources(result.text)
         numbers: dict[int, int] = {}

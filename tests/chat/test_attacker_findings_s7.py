@@ -34,3 +34,14 @@ def test_a_short_unknown_op_is_unknown_not_a_neighbours_verdict(conn, question, 
 def test_a_one_letter_typo_of_an_op_is_still_read(conn):
     got = ask(conn, "is nonzer native on tpu?")
     assert got["text"].startswith("**Yes**") and any(f.get("op") == "aten::nonzero" for f in got["facts"])
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    (" ".join(f"Q{i}: is aten::nonzero native on tpu?" for i in range(1, 10)), "the first 6 are answered here: ask the other 3"),
+    ("¿funciona nonzero en tpu? ¿y en neuron? ¿y gelu en tpu? ¿y relu en tpu? ¿y silu en tpu? ¿y sort en tpu? "
+     "¿y topk en tpu? ¿y roll en tpu?", "las 6 primeras: haz las otras 2 por separado"),
+])
+def test_parts_past_six_are_said_not_silently_dropped(conn, question, head):
+    got = ask(conn, question)
+    assert head in got["text"].splitlines()[0]
+    assert got["text"].count("**(") == 6  # six sections, each answered
