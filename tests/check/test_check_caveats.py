@@ -62,6 +62,7 @@ def check(model, index_dtype, *extra):
     return code, json.loads(out.getvalue())["reports"][0]
 
 
+@pytest.mark.heavy  # seconds each on 2 cores: behind `heavy` for the default suite's time (#26)
 def test_int64_gather_on_neuron_warns_with_the_source_and_int32_does_not(small_data, isolated_kb, model):
     ingest_records(str(isolated_kb), [op_status("aten::sin", "native", version="2.14.3.0"), gather_caveat()],
                    source_name="test")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from kb.store.ingest import ingest_records
 from tests.conftest import op_status, probe_run
 
@@ -23,6 +25,7 @@ def build():
 """
 
 
+@pytest.mark.heavy  # seconds each on 2 cores: behind `heavy` for the default suite's time (#26)
 def test_check_reads_the_kb_and_saves_its_report(small_data, isolated_kb, tmp_path, capsys):
     from cli.entry import main
 

@@ -187,7 +187,7 @@ def test_the_shipped_specs_are_plain():
         assert replay.out_file(spec, "/tmp/out").startswith("/tmp/out/replay-")
 
 
-@pytest.mark.parametrize("progress", ["", "lines"])
+@pytest.mark.parametrize("progress", ["", pytest.param("lines", marks=pytest.mark.heavy)])
 def test_replay_progress_lines_only_where_progress_is_wanted(tmp_path, capsys, monkeypatch, progress):
     """Issue 26: off a terminal, stderr is kept for the one-line error and notices; kb replay's
     progress lines come only with KB_PROGRESS=lines, as every long command's do (cli.progress)."""

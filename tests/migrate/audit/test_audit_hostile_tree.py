@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from tests import hostile_cases as hc
 
 
@@ -23,6 +25,7 @@ def _tree(root) -> str:
     return str(root)
 
 
+@pytest.mark.heavy  # seconds each on 2 cores: behind `heavy` for the default suite's time (#26)
 def test_hostile_tree_is_audited_with_one_finding_per_bad_file(tmp_path):
     root = _tree(str(tmp_path / "repo"))
     fifo_before = os.stat(os.path.join(root, "pipe.py"))
