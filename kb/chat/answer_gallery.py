@@ -75,7 +75,8 @@ TEXT = {
            "none": "No gallery model is named in the question; kb gallery lists them.",
            "list_cpu": "Gallery models that need the CPU (or do not run) on {where}: {models}",
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
-           "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more", "not_built": "{name} is in the gallery but did not export: {reason}"},
+           "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more",
+           "models_left": "_{n} more models named ({names}): ask about them one at a time, or `kb gallery --target {target}` lists every model._", "not_built": "{name} is in the gallery but did not export: {reason}"},
     "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
            "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
                            "(veredictos presumidos de una versión anterior)",
@@ -102,7 +103,8 @@ TEXT = {
            "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
            "list_cpu": "Modelos de la galería que necesitan la CPU (o no corren) en {where}: {models}",
            "list_full": "Modelos de la galería que corren enteros en el dispositivo en {where}: {models}",
-           "models": "La galería tiene {n} modelos: {models}", "nobody": "ninguno", "more": " y {n} más", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
+           "models": "La galería tiene {n} modelos: {models}", "nobody": "ninguno", "more": " y {n} más",
+           "models_left": "_{n} modelos más nombrados ({names}): pregunta por ellos de uno en uno, o `kb gallery --target {target}` lista todos los modelos._", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
 }
 
 
@@ -254,7 +256,8 @@ def _find_exact(text: str) -> list[str]:
         if top == 0 and _unmatched_version(asked, family):
             continue  # "llama 4": a Llama the gallery lacks, not every Llama
         chosen.extend(s for s in slugs if hits[s] == top and (top > 0 or best == 0 or len(by_family) > 1))
-    return sorted(chosen)
+    # in the order the question names them (the first few are answered in full), then by name
+    return sorted(chosen, key=lambda s: (min((r.start for r in spans.get(s) or []), default=len(asked)), s))
 
 
 def _inside_other(slug: str, asked: list[str], families: dict[str, str], spans: dict[str, list[range]]) -> bool:
@@ -620,9 +623,13 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
     if named:
         lookups = views.Lookups(conn)
         lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]] + version_notes
-        for slug in named[:MAX_LIST]:
+        for slug in named[:MAX_MODELS]:
             lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
                                       versions, "training" if TRAINING_ASKED.search(lowered) else "inference"))
+        if len(named) > MAX_MODELS:  # a question naming many models: each in full would be pages long
+            left = named[MAX_MODELS:]
+            lines.append(say["models_left"].format(n=len(left), names=", ".join(markdown(m) for m in left[:MAX_LIST])
+                                                   + (" …" if len(left) > MAX_LIST else ""), target=targets[0]))
         intent = "gallery_model"
     elif missing:
         lines = _missing_answer(conn, missing, targets, say, mode, sources, facts, versions)
@@ -645,6 +652,7 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
                   sources=sources.items)
 
 
+MAX_MODELS = 4  # models of one question answered in full (a hostile tester named 19: a 41 KB answer)
 WARM_TARGETS = (("neuron",), ("tpu",), views.DEFAULT_TARGETS)  # what list questions name: one target or both
 
 

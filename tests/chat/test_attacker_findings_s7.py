@@ -45,3 +45,11 @@ def test_parts_past_six_are_said_not_silently_dropped(conn, question, head):
     got = ask(conn, question)
     assert head in got["text"].splitlines()[0]
     assert got["text"].count("**(") == 6  # six sections, each answered
+
+
+def test_a_question_naming_many_models_answers_the_first_four_and_lists_the_rest(conn):
+    got = ask(conn, "will gpt2, bert, t5, llama, mistral, mixtral, gemma, phi and whisper run on neuron?")
+    text = got["text"]
+    assert len(text) < 8_000  # 19 models named gave 41 KB
+    assert text.index("GPT-2") < text.index("BERT base")  # in the order asked
+    assert "more models named" in text and "mixtral-8x7b" in text and "`kb gallery --target neuron`" in text

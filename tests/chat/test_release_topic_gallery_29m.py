@@ -108,8 +108,8 @@ def test_a_partly_answer_states_the_device_share(conn):
     ("¿CLIP ViT-B/32 corre en tpu?", ["clip-vit-b-32"]),
     ("is gpt-neox ok on tpu?", ["pythia-1.4b"]),
     ("will XLM-RoBERTa base run on trn2?", ["xlm-roberta-base"]),
-    ("t5 and flan-t5 on neuron?", ["flan-t5-base", "t5-base"]),  # each said on its own: both
-    ("will resnet-50 and detr run on trn2?", ["detr-resnet-50", "resnet-50"]),
+    ("t5 and flan-t5 on neuron?", ["t5-base", "flan-t5-base"]),  # each said on its own: both, in the question's order
+    ("will resnet-50 and detr run on trn2?", ["resnet-50", "detr-resnet-50"]),
 ])
 def test_model_numbers_are_read_after_the_family_word(text, models):
     assert find_models(text) == models
