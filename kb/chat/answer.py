@@ -73,6 +73,22 @@ MAX_OPS_PER_ANSWER = 6  # a chat answer about a whole family stays readable
 WORKS = ("native", "decomposed", "fallback")
 
 
+# Fullwidth ASCII (ｔｐｕ ０.２.０, from an East Asian keyboard) and the other scripts' decimal digits (٢٫٣٣)
+# read as the ASCII they stand for; nothing else of the question is changed
+_FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+def plain_digits(text: str) -> str:
+    """The question with fullwidth characters and non-ASCII decimal digits in ASCII, so a version or
+    a price typed on another keyboard reads as it does in ASCII (a hostile tester's finding)."""
+    import unicodedata
+
+    text = text.translate(_FULLWIDTH)
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in text)
+
+
 def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | None = None,
            allow_files: bool = False) -> Answer:
     """Answer one chat question from the KB (opened with kb.store.db.open_kb unless given).
@@ -89,6 +105,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
+    question = plain_digits(question or "")
     many = sections.split_all((question or "").strip())
     if many:  # three or more parts: a section each (29s)
         whole_text = understand.unnumbered((question or "").strip())

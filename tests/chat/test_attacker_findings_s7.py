@@ -53,3 +53,9 @@ def test_a_question_naming_many_models_answers_the_first_four_and_lists_the_rest
     assert len(text) < 8_000  # 19 models named gave 41 KB
     assert text.index("GPT-2") < text.index("BERT base")  # in the order asked
     assert "more models named" in text and "mixtral-8x7b" in text and "`kb gallery --target neuron`" in text
+
+
+@pytest.mark.parametrize("question", ["is aten::nonzero native on ｔｐｕ ０.２.０?", "is aten::nonzero native on tpu ٠.٢.٠?"])
+def test_fullwidth_and_other_scripts_digits_read_as_ascii(conn, question):
+    got = ask(conn, question)
+    assert got["text"].startswith("**Yes**") and any(f.get("backend_version") == "0.2.0" for f in got["facts"])
