@@ -292,6 +292,7 @@ _ES_PHRASES[:0] = [
 # a thing was left without, it lost (the subject kept, before "lost"); first, before "sin soporte" reads "unsupported"
 # 29t: "¿qué variable de entorno controla el fallback?" names an environment variable (never the op aten::var)
 _ES_PHRASES[:0] = [(r"variables? de(?:l)? (?:entorno|ambiente)", "env var"),
+                   (r"(?:fin|final) de (?:su )?vida propi[oa]", "own end of life"),  # "su fin de vida propio" (29t)
                    # "¿cómo veo qué ops cayeron a la CPU?": how to see them (29t)
                    (r"(?:como|de que (?:manera|forma)) (?:veo|ver|puedo ver|se|sabe|puedo saber|compruebo|reviso|listo"
                     r"|averiguo|consulto)(?= )", "how do i see")]

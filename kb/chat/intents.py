@@ -193,7 +193,7 @@ def _strip_cpu_beside_fallback(text: str) -> str:
 
 # An amount with a currency or a rate unit ("$35.76/h", "0,76 usd/h", "12k tok/s", "1.20 EUR"): a price
 # or a throughput, never a version of the target beside it (29n).
-_AMOUNT = re.compile(
+AMOUNT = re.compile(
     r"[$€£¥]\s?\d[\d.,]*\s?[kKmM]?(?:\s?/\s?[a-z]+)?"
     r"|\b\d[\d.,]*\s?[kKmM]?\s?(?:usd|eur|gbp|jpy|dollars?|d[oó]lares|euros?|[$€£¥]|"
     r"(?:tok(?:en)?s?|tk)\s?(?:/|per |por |a |al )\s?[a-z]+|/\s?(?:h|hr|hour|hora)\b)", re.I)
@@ -201,7 +201,7 @@ _AMOUNT = re.compile(
 
 def _strip_amounts(text: str) -> str:
     """Prices and rates out of the reader's way: they are kb.chat.entities' to read."""
-    return _AMOUNT.sub(" ", text)
+    return AMOUNT.sub(" ", text)
 
 
 # "which env var controls the fallback?": an environment variable, never the op aten::var (29t)

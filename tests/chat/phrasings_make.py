@@ -1784,6 +1784,41 @@ add_29t("policy", "en", "policy", ["get_fallback_ops() lists them", "eager mode"
 add_29t("policy", "es", "policy", ["get_fallback_ops() lists them", "modo eager"], NEURON_POLICY,
         ["¿cómo sé qué ops corrieron en la CPU por el fallback en trainium?",
          "¿de qué forma compruebo qué ops cayeron en la cpu por el fallback en neuron?"])
+# two clauses: a figure is no question of its own; "and when?" after an end of support asks that end; a later clause's
+# version stays there; a pronoun is the product the first clause names
+add_29t("cost", "en", "cost", ["**1.74 USD per million tokens**"], COST,
+        ["what's the price per million tokens if the trn1 runs 5 USD an hour and does 800 tok/s?"])
+add_29t("cost", "en", "cost", ["**1.39 EUR per million tokens**"], COST,
+        ["per 1M tokens, how much if we pay 3 EUR per hour and get 600 tokens/s?"])
+add_29t("cost", "es", "cost", ["**1,11 EUR por millón de tokens**"], COST,
+        ["¿cuánto sale el millón de tokens si pagamos 2 EUR la hora y saca 500 tokens por segundo?"])
+add_29t("cost", "es", "cost", ["**1,11 USD por millón de tokens**"], COST,
+        ["¿precio por millón de tokens si la máquina cuesta 6 USD por hora y hace 1500 tok/s?"])
+add_29t("eol", "en", "eol", ["**Already ended**", "Python 3.10: out of support since 2026-10-01"], PYDEV,
+        ["neuron 2.33 with python 3.10 and ubuntu 22.04: which part loses support first, and when?"])
+add_29t("eol", "en", "eol", ["**Ended with Neuron 2.30** (2026-05-21)"], PY310,
+        ["for python 3.10 on neuron 2.33, when does support end? and when?"])
+add_29t("eol", "es", "eol", ["Python 3.10: sin soporte desde 2026-10-01"], PYDEV,
+        ["mi pila es neuron 2.33 + python 3.10 + ubuntu 22.04: ¿qué pierde soporte primero, y cuándo?"])
+add_29t("eol", "es", "eol", ["**Terminó con Neuron 2.30** (2026-05-21)"], PY310,
+        ["con neuron 2.33 y python 3.10, ¿cuándo termina el soporte? ¿y cuándo?"])
+add_29t("mixed", "en", "ops_by_status", ["**inf1** 2.9.1.0 (eager): 5 ops that run as **unsupported**", "ended 2024-12-03"],
+        PY_TORCH_NEURON, ["which ops are unsupported on inf1 with the newest torch-neuron, and when did torch-neuron 1.9 "
+                          "reach end of support?"])
+add_29t("mixed", "en", "ops_by_status", ["**0** ops run as fallback on tpu 0.2.0", "**(2)** _when was tpu 0.1.1 released?_"],
+        TPU_PROBE, ["how many ops fall back on tpu (latest), and when was tpu 0.1.1 released?"])
+add_29t("mixed", "es", "ops_by_status", ["**5** ops no están soportados en inf1 2.9.1.0", "terminó el 2024-12-03"],
+        PY_TORCH_NEURON, ["¿cuántos ops no soporta inf1 (la última), y cuándo terminó el soporte de torch-neuron 1.9?"])
+add_29t("mixed", "en", "eol", ["**(2)** _when is ubuntu 22.04's own end of life?_", "**Until 2027-05**"], "ubuntu.com",
+        ["Ubuntu 22.04: is it still supported on neuron? and when is its own end of life?"])
+add_29t("mixed", "en", "eol", ["**(2)** _when does python 3.11 reach end of life upstream?_", "**Until 2027-10**"], PYDEV,
+        ["is python 3.11 supported on neuron, and when does it reach end of life upstream?"])
+add_29t("mixed", "es", "eol", ["**(2)** _¿y cuándo es el fin de vida propio de ubuntu 22.04?_", "**Hasta 2027-05**"],
+        "ubuntu.com", ["Ubuntu 22.04: ¿sigue soportado en neuron? ¿y cuándo es su fin de vida propio?"])
+add_29t("mixed", "es", "eol", ["**(2)** _¿y cuándo llega el fin de vida upstream de python 3.11?_", "**Hasta 2027-10**"],
+        PYDEV, ["¿python 3.11 está soportado en neuron? ¿y cuándo llega su fin de vida upstream?"])
+add_29t("policy", "en", "limitation", ["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
+        ["what env var sets neuron's fallback execution under torch.compile, and what's it set to by default?"])
 
 def main() -> None:
     seen = set()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.chat import entities, intents
+from kb.chat import entities, intents, understand
 from tests.chat.phrasings import ask
 
 # ---------------------------------------------------------------- a version after "in"
@@ -106,3 +106,59 @@ def test_how_to_see_the_fallback_ops_is_the_policy(conn, text):
 
 def test_the_cpu_compared_without_a_fallback_word_stays_a_target():
     assert intents.read("compare cpu and neuron for aten::add").target_names() == ["cpu", "neuron"]
+
+
+# ---------------------------------------------------------------- two clauses
+
+
+@pytest.mark.parametrize("text", ["what's the cost per 1M tokens if trn2 costs 7 USD an hour and does 2000 tok/s?",
+                                  "price per million tokens: 3 EUR per hour and it gets 900 tokens/s?",
+                                  "¿cuánto cuesta el millón de tokens si pago 4 EUR la hora y saca 1200 tokens por segundo?"])
+def test_a_figure_after_and_is_no_second_question(text):
+    assert understand.split_two(text) is None
+
+
+def test_a_real_second_question_after_a_figure_still_splits():
+    assert understand.split_two("cost per 1M tokens at 7 USD an hour and 2000 tok/s, and does aten::nonzero run on tpu?")
+
+
+@pytest.mark.parametrize("text", ["neuron 2.33 + python 3.10: what reaches end of support first, and when?",
+                                  "con neuron 2.33 y python 3.10, ¿qué pierde soporte primero? ¿y cuándo?"])
+def test_and_when_after_an_end_of_support_asks_that_end(text):
+    assert understand.split_two(text) is None
+
+
+def test_and_when_after_a_release_question_still_asks_the_release_date():
+    parts = understand.split_two("does tpu 0.2.0 support aten::nonzero, and when?")
+    read, _ = understand.carry_context(parts, "en")
+    assert read[1] == "when was tpu 0.2.0 released?"
+
+
+def test_a_later_clauses_version_stays_in_it():
+    parts = understand.split_two("how many ops are unsupported on inf1 (latest), and when did torch-neuron 1.9 lose support?")
+    read, _ = understand.carry_context(parts, "en")
+    assert "1.9" not in read[0] and "1.9" in read[1]
+
+
+def test_a_version_carries_forward_never_back():
+    read, _ = understand.carry_context(("is aten::sort native on neuron 2.33?", "is aten::nonzero native on neuron?"), "en")
+    assert read[1] == "is aten::nonzero native on neuron 2.33?"
+    read, _ = understand.carry_context(("is aten::sort native on neuron?", "is aten::nonzero native on neuron 2.33?"), "en")
+    assert read[0] == "is aten::sort native on neuron?"
+
+
+@pytest.mark.parametrize(("text", "lang", "second", "product"), [
+    ("Python 3.12: is it supported on neuron? and when does it reach end of life upstream?", "en",
+     "when does python 3.12 reach end of life upstream?", "python 3.12"),
+    ("Ubuntu 22.04: ¿sigue soportado en neuron? ¿y cuándo es su fin de vida propio?", "es",
+     "¿y cuándo es el fin de vida propio de ubuntu 22.04?", "ubuntu 22.04"),
+])
+def test_a_pronoun_is_the_product_the_first_clause_names(text, lang, second, product):
+    read, facts = understand.carry_context(understand.split_two(text), lang)
+    assert read[1] == second and {"part": 2, "carried": {"product": product}} in facts
+
+
+def test_whats_it_set_to_continues_the_env_var_question(conn):
+    text = "which env var turns off neuron's fallback execution, and what's it set to by default?"
+    assert understand.split_two(text) is None
+    assert "defaults to 1" in ask(conn, text)["text"]
