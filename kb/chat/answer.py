@@ -207,6 +207,10 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     # a torch.nn module named in any capitalisation (nn.MultiHeadAttention) is as explicit as an op
     explicit_op = explicit_op or any(torchnames.looks_like_module(w) and torchnames.resolve_module(w)
                                      for w in q.plain_words)
+    # "in which version was pixel_shuffle added?": a catalog op's own name with an `_` is no English word, so it
+    # is as explicit as aten::pixel_shuffle (29t); a family's word ("log_softmax") still names its family
+    explicit_op = explicit_op or any("_" in w.strip("_") and w.lower() in _op_bases(conn) and families.family(w) is None
+                                     for w in q.plain_words)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
             and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
             and (_OVERVIEW.search(text) or _HOW_MANY.search(text) or _OP_COUNT.search(text)) \
@@ -361,6 +365,11 @@ def _family_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     spelled = list_filter.literal(conn, q.text)
     if spelled is not None:  # "ops whose name contains 'conv'": the user's substring, not the family (29q)
         return family_answer(conn, q, literal=spelled.word)
+    fam = families.families_in(q.text)[0]
+    member = next((w.lower() for w in q.plain_words if families.family(w) is fam
+                   and list_filter.member_op(conn, w.lower(), fam)), None)
+    if member is not None:  # "which scatter ops fall back?": the ops named scatter, not all of indexing (29t)
+        return family_answer(conn, q, literal=member)
     return _family_read(conn, q)
 
 

@@ -290,6 +290,12 @@ _ES_PHRASES[:0] = [
 ]
 # 29s: "¿inf1 se quedó sin DLAMI?", "¿cuándo se quedó inf1 sin sus DLAMI?", "¿python 3.9 se quedó sin soporte?": what
 # a thing was left without, it lost (the subject kept, before "lost"); first, before "sin soporte" reads "unsupported"
+# 29t: "¿qué variable de entorno controla el fallback?" names an environment variable (never the op aten::var)
+_ES_PHRASES[:0] = [(r"variables? de(?:l)? (?:entorno|ambiente)", "env var"),
+                   (r"(?:fin|final) de (?:su )?vida propi[oa]", "own end of life"),  # "su fin de vida propio" (29t)
+                   # "¿cómo veo qué ops cayeron a la CPU?": how to see them (29t)
+                   (r"(?:como|de que (?:manera|forma)) (?:veo|ver|puedo ver|se|sabe|puedo saber|compruebo|reviso|listo"
+                    r"|averiguo|consulto)(?= )", "how do i see")]
 _ES_PHRASES[:0] = [(r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado)(?: ([a-z][\w.-]*))? sin", r"\1 lost")]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
@@ -308,6 +314,8 @@ _ES_WORDS = {
     "dias": "days", "modo": "mode", "kernels": "kernels", "sigue": "still", "todavia": "still", "aun": "still",
     "ultima": "last", "ultimo": "last", "ayuda": "help", "hola": "hello", "instancia": "instance", "instancias": "instances",
     "jala": "runs", "jalan": "run", "faltan": "lacks", "falta": "lacks", "q": "what",
+    "tenia": "had", "tenian": "had",  # 29t: "¿cuántos kernels tenía la tpu en la 0.1.1?"
+    "aparecio": "appeared", "aparecieron": "appeared", "controla": "controls", "controlan": "control", "desactiva": "turns off", "activa": "turns on",
 }
 # ---- 29k: the op families people name in Spanish ("ops de convolución", "ops de pérdida"), read as the
 # English family words of kb.store.families, so a Spanish list is filtered as the English one is
@@ -623,7 +631,10 @@ CUES = {
               # "eager vs compile: which one falls back to CPU?" (r2-29 #4): the modes compared, no op
               r"|\b(?:eager|compile)\s*(?:vs\.?|versus|or)\s*(?:torch\.)?(?:eager|compile)\b(?=.*\bfalls? ?back\b)"
               # 29l: "the policy in compile mode", "neuron's eager policy": a mode's policy is the missing-op one
-              r"|\bpolic(?:y|ies)\b(?=[^?]{0,40}\b(?:eager|compile)\b)|\b(?:eager|compile)(?: mode)? polic(?:y|ies)\b",
+              r"|\bpolic(?:y|ies)\b(?=[^?]{0,40}\b(?:eager|compile)\b)|\b(?:eager|compile)(?: mode)? polic(?:y|ies)\b"
+              # 29t: "how do I see which ops ran on the CPU because of the fallback?": how to list them
+              r"|\bhow (?:do|can|could|would|should) (?:i|we|you|one) (?:see|tell|know|find out|check|list|log|inspect|get"
+              r"|spot)\b[^?]{0,80}?\b(?:fall(?:s|ing)? ?back|fell back|fallbacks?)\b",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
     # 29p: a torch.compile backend named ("backend='inductor'", "the inductor backend") is compile mode
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b|\binductor\b|\baot_?eager\b"
@@ -727,6 +738,14 @@ def _shorthand(text: str) -> str:
     return text
 
 
+# "going 0.1.1 -> 0.2.0", "0.1.1 → 0.2.0": two versions joined by an arrow are a range, said in words
+_ARROW = re.compile(r"(\bfrom\s+)?(v?\d+(?:\.\d+)+)\s*(?:-+>|=+>|→|⇒|⟶|➔)\s*(v?\d+(?:\.\d+)+)", re.I)
+
+
+def _arrow_range(m: re.Match) -> str:
+    return f"from {m.group(2)} to {m.group(3)}"
+
+
 def extract(text: str, lang: str | None = None) -> Entities:
     """Everything of the above a question names, with its English reading (`lang`: the language
     when known, for one clause of a longer question)."""
@@ -735,6 +754,7 @@ def extract(text: str, lang: str | None = None) -> Entities:
     english = _INFERENTIA_1.sub("inf1", english)  # "inferentia 1" is Inf1, not Inferentia at version 1
     english = _shorthand(english)
     english, corrections = correct_names(english)
+    english = _ARROW.sub(_arrow_range, english)  # "0.1.1 -> 0.2.0" is the range from 0.1.1 to 0.2.0 (29t)
     english = _VERSION_COMMA.sub(r"\1 \2.\3", english)  # "python 3,11" is Python 3.11, not Python 3 (r2-29 #1)
     for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention
         english = pattern.sub(name, english)

@@ -30,7 +30,7 @@ TARGET_ALIASES = {
 STATUS_WORDS = {
     "native": "native", "natively": "native", "kernel": "native",
     "decomposed": "decomposed", "decompose": "decomposed", "decomposes": "decomposed",
-    "fallback": "fallback", "fall": "fallback", "falls": "fallback", "fallbacks": "fallback",
+    "fallback": "fallback", "fall": "fallback", "falls": "fallback", "fallbacks": "fallback", "fell": "fallback",
     "unsupported": "unsupported", "supported": "supported", "support": "supported", "work": "supported",
     "works": "supported", "run": "supported", "runs": "supported",
     # "is aten::nonzero okay on trainium?", "is F.gelu fine on tpu?": asks whether it runs
@@ -60,6 +60,7 @@ since desde
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
 everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
 won don doesn isn aren wouldn couldn shouldn didn wasn hasn haven hey
+since had envvar
 """.split())
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
@@ -163,6 +164,8 @@ def _strip_cpu_destination(text: str) -> str:
     text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
                   flags=re.I)
     text = _strip_cpu_beside_fallback(text)
+    if _FALLBACK_WORD.search(text):  # "which ops ran on the CPU because of the fallback?": where they went (29t)
+        text = _ON_CPU.sub(r"\1 host", text)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
 
 
@@ -176,6 +179,12 @@ _CPU_OR_DEVICE = re.compile(r"\b(device|dispositivo|chip|accelerator|acelerador|
                             r"\b(or|o|u)\s+(?:on\s+|en\s+)?(?:the\s+|la\s+|el\s+)?cpu\b", re.I)
 
 
+# A question that speaks of the fallback names the CPU as where ops went, "on the CPU", "en la CPU", never as a
+# second target to compare with (29t)
+_FALLBACK_WORD = re.compile(r"\bfall(?:s|ing)?[\s-]?back|\bfell[\s-]?back|\bfallbacks?\b", re.I)
+_ON_CPU = re.compile(r"\b(on|in|en|onto)\s+(?:the\s+|la\s+|el\s+)?cpu\b", re.I)
+
+
 def _strip_cpu_beside_fallback(text: str) -> str:
     """The CPU named as a fallback's destination or as the other choice to the device reads as "host"."""
     text = _CPU_FALLBACK.sub("host ", text)
@@ -185,7 +194,7 @@ def _strip_cpu_beside_fallback(text: str) -> str:
 
 # An amount with a currency or a rate unit ("$35.76/h", "0,76 usd/h", "12k tok/s", "1.20 EUR"): a price
 # or a throughput, never a version of the target beside it (29n).
-_AMOUNT = re.compile(
+AMOUNT = re.compile(
     r"[$€£¥]\s?\d[\d.,]*\s?[kKmM]?(?:\s?/\s?[a-z]+)?"
     r"|\b\d[\d.,]*\s?[kKmM]?\s?(?:usd|eur|gbp|jpy|dollars?|d[oó]lares|euros?|[$€£¥]|"
     r"(?:tok(?:en)?s?|tk)\s?(?:/|per |por |a |al )\s?[a-z]+|/\s?(?:h|hr|hour|hora)\b)", re.I)
@@ -193,7 +202,11 @@ _AMOUNT = re.compile(
 
 def _strip_amounts(text: str) -> str:
     """Prices and rates out of the reader's way: they are kb.chat.entities' to read."""
-    return _AMOUNT.sub(" ", text)
+    return AMOUNT.sub(" ", text)
+
+
+# "which env var controls the fallback?": an environment variable, never the op aten::var (29t)
+_ENV_VAR = re.compile(r"\b(?:env(?:ironment)?[\s_-]*var(?:iable)?s?|variables? de entorno)\b", re.I)
 
 
 def is_function_spelling(word: str) -> bool:
@@ -211,12 +224,15 @@ def read(text: str) -> Question:
     q = Question(text=text.strip())
     lowered = " " + re.sub(r"\s+", " ", q.text.lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
-    tokens = _tokens(_strip_amounts(_strip_cpu_destination(q.text)))
+    tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(q.text))))
     pending_target: TargetMention | None = None
     pending_product: str | None = None
     sdk_seen = False
+    loose: list[str] = []  # dotted versions said after "in" with no name beside them ("back in 0.1.1")
+    previous = ""
     for kind, value in tokens:
         lower = value.lower().rstrip(".")
+        after, previous = previous, (lower if kind == "word" else "")
         if kind == "path":
             q.model_path = value
             continue
@@ -228,6 +244,8 @@ def read(text: str) -> Question:
                 pending_target = None
                 continue
             q.versions.append(version)
+            if pending_target is None and pending_product in _TARGET_PRODUCTS and after in _LOOSE_BEFORE and "." in version:
+                loose.append(version)
             if pending_target is not None and pending_target.version is None:
                 pending_target.version = version
                 pending_target.sdk = pending_target.sdk or sdk_seen
@@ -268,6 +286,7 @@ def read(text: str) -> Question:
         sdk_seen = False
     if pending_product is not None:
         q.products.append((pending_product, None))
+    _bind_loose(q, loose)
     if re.match(r"\s*(?:can|could|may)\s+(?:i|we|you)\s+(?:still\s+)?use\b", lowered) and "supported" not in q.statuses:
         q.statuses.append("supported")  # "can I use F.grid_sample on neuron?" asks whether it runs
     if terse(q.text) and not q.statuses or re.match(r"\s*how (?:well )?(?:does|do|will|would)\b", lowered):
@@ -282,6 +301,20 @@ def read(text: str) -> Question:
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
+
+
+# "how many native kernels did the tpu have back in 0.1.1?", "¿qué tenía la tpu en la 0.1.1?": a version said after
+# "in" ("en la", read "on") with no name beside it is the release of the one target the question names (29t).
+_LOOSE_BEFORE = frozenset({"in", "on", "en", "of", "release", "version", "v"})
+# a target's own word left waiting for a version ("the tpu have back in"): its version, not a product's
+_TARGET_PRODUCTS = frozenset({None, "neuron", "tpu", "inf1", "inf2", "trn1", "trn2", "trn3"})
+
+
+def _bind_loose(q: Question, loose: list[str]) -> None:
+    """A loose version (see _LOOSE_BEFORE) read as the version of the single target named without one."""
+    if len(loose) != 1 or len(q.target_names()) != 1 or any(m.version for m in q.targets):
+        return
+    q.targets[0].version = loose[0]
 
 
 _NEURON_XLA = re.compile(r"\b(?:aws[ -])?neuron(?:'s)?[\s/-]+(?:pytorch[/ -]?xla|torch[-_ ]?xla|xla)\b")

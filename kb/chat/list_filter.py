@@ -94,6 +94,13 @@ _LITERAL = re.compile(
     rf"\s+(?:in|on|en)\s+(?:the |their |its |el |su |sus )?(?:names?|nombres?)\b", re.I)
 
 
+def member_op(conn: sqlite3.Connection, word: str, fam: families.Family) -> bool:
+    """"which scatter ops fall back?" asks for the ops named scatter, not the whole indexing family: a single word
+    that is one member op's own name (a catalog base), neither the family's name nor its short form ("norm",
+    "conv", "pool"), narrows the list to op names containing it (29t)."""
+    return " " not in word and word in _bases(conn) and not fam.name.startswith(word) and word != fam.name
+
+
 def literal(conn: sqlite3.Connection, text: str) -> NameFilter | None:
     """The substring the user spelled for op names ("whose name contains 'conv'"), when some op has it."""
     for m in _LITERAL.finditer(text or ""):
@@ -115,6 +122,8 @@ def name_filter(conn: sqlite3.Connection, text: str) -> NameFilter | None:
         if not all(_is_name_word(w) for w in words):
             continue
         fam = families.family(phrase)
+        if fam is not None and member_op(conn, phrase, fam):
+            return NameFilter("grep", phrase)
         if fam is not None:
             return NameFilter("family", phrase, fam)
     for phrase in _candidates(lowered):

@@ -166,6 +166,7 @@ FEATURE_WORDS: dict[str, tuple[str, ...]] = {
     "dynamic shapes": ("dynamic=true",), "dynamic=true": ("dynamic=true",), "dynamic shape": ("dynamic=true",),
     "dynamic": ("dynamic=true",),
     "compile fallback": ("compile fallback",), "fallback_execution": ("compile fallback",),
+    "fallback execution": ("compile fallback",),  # 29t: the vendor's name of that setting, said in words
     "fallback policy": ("fallback",), "cpu fallback": ("fallback",), "missing op": ("missing op",),
     "torch.compile": ("torch.compile", "compile"), "compile options": ("torch.compile", "compile"),
     # compile settings (TorchTPU reads them in its compile backend: data/manual/torch-tpu-0.2.0-compile.jsonl)

@@ -419,4 +419,7 @@ PATTERNS += [
     (re.compile(r"(?<=— )" + r"(native|decomposed|unsupported|unknown)" + _NOT_LABEL), lambda m: _ONE[m.group(1)]),
     (re.compile(r"(?<=— )fallback(?= \()"), "recurre a la CPU"),
     (re.compile(r"\bes " + r"(native|decomposed|unsupported|unknown)" + _NOT_LABEL), lambda m: "es " + _ONE[m.group(1)]),
+    # 29t: "5 ops no están soportados on inf1": the target after a status said in Spanish is "en" it
+    (re.compile(r"\b(no están? soportados?|se ejecutan? como nativos?|se ejecutan? descompuestos?|recurren? a la CPU)"
+                r" on (?=\S)"), r"\1 en "),
 ]

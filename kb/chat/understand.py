@@ -57,7 +57,10 @@ MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # about compile mode?") is the same question continued: the whole question's reading answers it.
 _FOLLOW_UP = re.compile(r"^(?:(?:does|do|is|are|can|will|would|could|did|how (?:does|do|well does))\s+(?:it|they|this|that|"
                         r"those|these|the same)\b|(?:what|how) about\b|(?:and )?(?:in|under|with) (?:torch\.)?(?:compile|eager)\b"
-                        r"|y (?:en|con) (?:modo |el modo )?(?:torch\.)?compil|(?:y )?qu[eé] (?:tal|hay de)\b)", re.I)
+                        r"|y (?:en|con) (?:modo |el modo )?(?:torch\.)?compil|(?:y )?qu[eé] (?:tal|hay de)\b"
+                        # 29t: "… and what's it set to by default?", "¿y cuál es su valor por defecto?": the same thing's value
+                        r"|what(?:'s| is| does) (?:it|that|this)(?: set to| default to| by default)\b"
+                        r"|(?:y )?(?:cu[aá]l|qu[eé]) (?:es|valor tiene) (?:su|el) valor(?: por defecto| predeterminado)?\b)", re.I)
 # A Spanish clause opened by a bare verb ("... y cae a la cpu?", "... y es nativo en tpu?") has the first
 # clause's subject: unless it names an op or a version of its own, it continues that question (29l).
 _ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae|caen|sigue|siguen|va|van|da|dan"
@@ -72,12 +75,28 @@ WHEN = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:since w
                   r"(?: exactly| exactamente| then| entonces)?[ ?!.]*$", re.I)
 
 
+# "… costs £2.10 an hour and does 450 tok/s?", "… a 3 EUR la hora y saca 900 tokens/s?": a clause that only adds
+# a figure (a verb, then a price or a rate) belongs to the first one's question (29t)
+_FIGURE_VERB = re.compile(r"^(?:(?:it|we|that|this|the box|the instance|they)\s+)?(?:does|do|gets?|runs?|pushes|delivers?|makes?"
+                          r"|manages?|hits?|reaches|is|costs?|hace|da|saca|rinde|genera|llega a|cuesta|sale|va a|corre a)"
+                          r"(?:\s+(?:at|a|about|around|roughly|some|unos|unas|como|con))?\s+", re.I)
+
+
+def _figure_only(second: str) -> bool:
+    """Whether a clause is a verb and a figure only (see _FIGURE_VERB)."""
+    m = _FIGURE_VERB.match(second)
+    if m is None:
+        return False
+    rest = second[m.end():]
+    return bool(intents.AMOUNT.search(rest)) and not intents.AMOUNT.sub(" ", rest).strip(" ?!.,;")
+
+
 def _continues(second: str) -> bool:
     """Whether a second clause is the first one's question continued (see _FOLLOW_UP, _ES_BARE_VERB)."""
     second = second.lstrip("¿ ")
     if _ABOUT.match(second) and names_code_op(second):
         return False
-    if _FOLLOW_UP.match(second):
+    if _FOLLOW_UP.match(second) or _figure_only(second):
         return True
     return _ES_BARE_VERB.match(second) is not None and not names_code_op(second) and not re.search(r"\d", second)
 
@@ -126,6 +145,13 @@ def _short_ok(second: str, join: str) -> bool:
     return _ABOUT.match(second.lstrip("¿ ")) is not None or ("?" in join and len(second.split()) <= 2)
 
 
+def _asks_end(clause: str) -> bool:
+    """"our stack is neuron 2.29 + python 3.11: what leaves support first, and when?": a clause that asks an end
+    of support; a bare "and when?" after it asks that end's date, which its own answer gives (29t)."""
+    english = entities.extract(clause).english
+    return intents.read(english).intent == "eol" or "eol" in entities.extract(clause).cues
+
+
 def split_two(text: str) -> tuple[str, str] | None:
     """The two clauses of a question that joins two questions, or None. Only the first join
     that starts a question counts (a third clause stays with the second); numbered parts
@@ -137,7 +163,7 @@ def split_two(text: str) -> tuple[str, str] | None:
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
-        if _continues(second):
+        if _continues(second) or WHEN.match(second) and _asks_end(first):
             return None
         if len(first.split()) >= MIN_WORDS and (len(second.split()) >= MIN_WORDS or _short_ok(second, m.group(0))):
             return (first if first.endswith("?") else first + "?"), second
@@ -248,9 +274,23 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     op = bool(q.op_words or q.function_words)
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
             "ops": list(dict.fromkeys(q.op_words + q.function_words)),
+            "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "asks_cost": "cost" in ents.cues, "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
+
+
+# A pronoun for a thing named before ("it", "its", Spanish "su", "sus")
+_PRONOUN = {"en": re.compile(r"\b(?:it|its)\b", re.I), "es": re.compile(r"\b(?:su|sus)\b", re.I)}
+
+
+def _name_for_pronoun(clause: str, name: str, lang: str) -> str:
+    """The clause with its pronoun said as the product it stands for."""
+    if lang == "es":
+        return re.sub(r"\bsus?\b", "el", clause, count=1, flags=re.I).rstrip(" ?¿.") + f" de {name}?"
+    if re.search(r"\bit\b", clause, re.I):
+        return re.sub(r"\bit\b", name, clause, count=1, flags=re.I)
+    return re.sub(r"\bits\b", f"{name}'s", clause, count=1, flags=re.I)
 
 
 def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], list[dict[str, Any]]]:
@@ -291,9 +331,18 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             out[1] = WHEN_ASKS.get(lang, WHEN_ASKS["en"]).format(name=name)
             facts.append({"part": 2, "carried": {"targets": [name], "asks": "release date"}})
             continue
+        if i == 1 and not targets and not mine["platforms"] and len(said[0]["platforms"]) == 1 \
+                and _PRONOUN.get(lang, _PRONOUN["en"]).search(parts[1]):
+            # "Python 3.12: still supported on Neuron? and when is its own end of life?": the pronoun is the product
+            # the first clause names, not its target (29t)
+            out[1] = _name_for_pronoun(out[1], said[0]["platforms"][0], lang)
+            facts.append({"part": 2, "carried": {"product": said[0]["platforms"][0]}})
+            continue
         versions = dict(other_targets)
         for t, v in targets:
-            if v is None and versions.get(t) and re.search(rf"\b{re.escape(t)}\b", out[i], re.I):
+            # forward only: a later clause's version never rewrites an earlier one ("… on inf1 (latest), and when did
+            # torch-neuron 1.9 lose support?" asks the latest inf1 first, 29t)
+            if i == 1 and v is None and versions.get(t) and re.search(rf"\b{re.escape(t)}\b", out[i], re.I):
                 # "on neuron 2.33 is X native, and on neuron is Y?": the same target at the version said (29q)
                 out[i] = re.sub(rf"\b{re.escape(t)}\b", f"{t} {versions[t]}", out[i], count=1, flags=re.I)
                 carried["version"] = f"{t} {versions[t]}"
