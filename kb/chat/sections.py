@@ -71,14 +71,6 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
     return combine_all(question, read, answers, lang, carried, asked)
 
 
-def _body_and_sources(text: str) -> tuple[str, list[str]]:
-    for header in ("\n\n**Sources**", "\n\n**Fuentes**"):
-        body, sep, rest = text.partition(header)
-        if sep:
-            return body, [line for line in rest.split("\n") if line.strip()]
-    return text, []
-
-
 def _renumbered(body: str, numbers: dict[int, int]) -> str:
     """A section's [n] citations pointed into the one merged source list."""
     return re.sub(r"(?<!\\)\[(\d+)\]", lambda m: f"[{numbers.get(int(m.group(1)), int(m.group(1)))}]", body)
@@ -96,7 +88,7 @@ def combine_all(question: str, parts: list[str], answers: list[Answer], lang: st
     else:
         lines = [HEAD.get(lang, HEAD["en"]).format(n=len(parts))]
     for n, (part, result) in enumerate(zip(parts, answers), start=1):
-        body, src = _body_and_sources(result.text)
+        body, src = understand.body_and_sources(result.text)
         numbers: dict[int, int] = {}
         for line in src:
             m = re.match(r"\[(\d+)\] (.*)", line)

@@ -406,7 +406,8 @@ def _move_figures(parts: tuple[str, str], said: list[dict[str, Any]], lang: str
     return None
 
 
-def _body_and_sources(text: str) -> tuple[str, list[str]]:
+def body_and_sources(text: str) -> tuple[str, list[str]]:
+    """An answer's text without its sources block, and that block's lines (to merge sections' sources)."""
     for header in ("\n\n**Sources**", "\n\n**Fuentes**"):
         body, sep, rest = text.partition(header)
         if sep:
@@ -419,8 +420,8 @@ def combine(question: str, parts: tuple[str, str], first: Answer, second: Answer
     """One answer of two sections, each headed by its clause as read (with the context carried into
     it, `carried`); the second's sources renumbered after the first's, so every [n] points into the
     one list at the end. A first clause that read as nothing leaves the answer the second's intent."""
-    body1, src1 = _body_and_sources(first.text)
-    body2, src2 = _body_and_sources(second.text)
+    body1, src1 = body_and_sources(first.text)
+    body2, src2 = body_and_sources(second.text)
     # a source both sections cite keeps the first's number; the second's others follow the first's list
     seen = {line.partition("] ")[2]: int(line[1:line.index("]")]) for line in src1 if line.startswith("[") and "] " in line}
     numbers: dict[int, int] = {}
