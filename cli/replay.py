@@ -120,9 +120,13 @@ def _write(records, path: str | None) -> str | None:
 
 def _ingest(records, db: str | None, run_id: str) -> dict:
     from kb.paths import default_db_path
-    from kb.store.ingest import ingest_records
+    from kb.store.ingest import held_as_shipped, ingest_records
 
-    return ingest_records(db or default_db_path(), records, source_name=f"replay:{run_id}")
+    path = db or default_db_path()
+    if held_as_shipped(path, records):  # the shipped run, reproduced: nothing to add
+        return {"source": f"replay:{run_id}", "added": 0, "unchanged": True, "shipped": True, "changes": [],
+                "new_releases": [], "new_support_windows": []}
+    return ingest_records(path, records, source_name=f"replay:{run_id}")
 
 
 def _counts(statuses) -> dict[str, dict[str, int]]:
@@ -151,5 +155,6 @@ def _render(results, json_output: bool) -> None:
         if written:
             note(f"wrote {len(statuses) + 1} records to {written}")
         if ingested is not None:
-            note("ingested: nothing new" if ingested.get("unchanged") else
+            note("ingested: nothing new (the KB ships this run as it is)" if ingested.get("shipped") else
+                 "ingested: nothing new" if ingested.get("unchanged") else
                  f"ingested: {ingested['added']} new observations, {len(ingested['changes'])} verdicts changed")

@@ -54,6 +54,36 @@ def _outranked(conn, local: dict[str, Any]) -> int:
     ).scalar() or 0
 
 
+def held_as_shipped(db_path: str, records: list[rec.Record]) -> bool:
+    """True when the shipped data already holds this probe run and every observation of it, as
+    they are (a `kb replay` of a spec the KB ships, on the same torch): ingesting them again
+    would only restate shipped rows as local ones, which adds nothing and makes every later
+    data/ change a full rebuild instead of kb.store.incremental's in-place refresh (#26)."""
+    import sqlite3
+
+    from kb.store.packed import fingerprint_bytes
+    from kb.store.writer import fingerprint
+
+    runs = [r for r in records if isinstance(r, rec.ProbeRun)]
+    observations = [r for r in records if isinstance(r, rec.OpStatus)]
+    if len(runs) != 1 or len(runs) + len(observations) != len(records) or not os.path.isfile(db_path):
+        return False
+    db.open_kb(db_path).close()  # built and current, as ingest_records would have it
+    conn = sqlite3.connect(db_path)
+    try:
+        found = conn.execute("SELECT origin FROM proberun WHERE run_id = ?", (runs[0].run_id,)).fetchone()
+        if found is None or found[0] != "shipped":
+            return False
+        for r in observations:
+            row = conn.execute("SELECT b.origin FROM observation_packed o JOIN provenance_batch b ON b.id = o.batch_id "
+                               "WHERE o.fingerprint = ?", (fingerprint_bytes(fingerprint(r)),)).fetchone()
+            if row is None or row[0] != "shipped":
+                return False
+        return True
+    finally:
+        conn.close()
+
+
 def ingest_records(
     db_path: str,
     records: Iterable[rec.Record],
