@@ -223,7 +223,11 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         own_head = upstream_head(q, asked_pairs, result["windows"]) if intents.asks_upstream(q.text) else None
         if own_head:  # "Ubuntu 22.04 itself": its own end of life first, Neuron's support of it after (29r)
             head = own_head + ("\n\n" + _neuron_said(head, getattr(q, "language", "en") == "es") if head else "")
-        lines = ([head, ""] if head else []) + lines + matrix
+        if result["first_eol"] and result["windows"] and _FIRST_ASKED.search(q.text):
+            # "what leaves support first?": the stack's first end of support is the answer, so it leads
+            lines = [lines[0], ""] + ([head, ""] if head else []) + lines[1:] + matrix
+        else:
+            lines = ([head, ""] if head else []) + lines + matrix
         facts = [_eol_fact(w) for w in result["windows"]] + [
             {"issue": i["kind"], "message": i["message"], "source_url": i.get("source_url")} for i in result["issues"]]
         if not facts:  # the other cycles' statements shown are facts too: their titles are quoted records (29l)
@@ -605,6 +609,12 @@ _BOLDS = {
     "Sí, por ahora": ("until", "soportado por ahora"), "Presumiblemente no": ("no", "presumiblemente no soportado hoy"),
     "En parte": ("open", "terminado en parte"),
 }
+
+
+# "what leaves support first?", "which part of my stack ends soonest?", "¿qué deja de tener soporte primero?" (read in
+# English): the question asks for the stack's first end of support
+_FIRST_ASKED = re.compile(r"\b(?:what|which)\b[^?]{0,80}\b(?:first|soonest|earliest|sooner)\b"
+                          r"|\b(?:first|soonest|earliest) to (?:leave|lose|end|drop|go)\b|\bprimer[oa]?\b|\bantes\b", re.I)
 
 
 def when_headline(question: str, text: str, es: bool) -> str:
