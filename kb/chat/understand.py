@@ -47,7 +47,11 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"| ?[,;]? {_ES_LINK}(?:¿ ?)?(?=¿|{_ES_ASK})"
                    rf"|; (?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"|\? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
-                   rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))", re.I)
+                   rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))"
+                   # "…, y ResNet-50 corre en la 0.2.0?", "…, and BART large runs on trn2?": a comma, then a subject
+                   # of one to three words and its verb, a question of its own (Spanish puts the subject first)
+                   rf"|[,;] (?:and|y) (?=(?:[\w.-]+ ){{1,3}}(?:corre|corren|funciona|funcionan|anda|andan|se ejecuta|"
+                   rf"se ejecutan|runs|works|fits|cabe)\b)", re.I)
 # "cost at 0,76 usd/h with 300 tok/s, and nn.Embedding runs on inf1?": a comma, "and"/"y", then an op or
 # module named as code with a word after it opens a second question when the first clause names no op
 # (29o); after a clause that does name one, it is a list of ops ("torch.add, and torch.mul on tpu").
