@@ -1077,6 +1077,31 @@ def limitations_first(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
     return sorted(keep, key=kind), [r for r in rows if r not in keep]
 
 
+_LIMIT_NO = re.compile(r"^(?:unsupported|not supported|rejected|raises|compile error|end of support)\b", re.I)
+_LIMIT_YES = re.compile(r"^supported\b", re.I)
+
+
+def _limitation_yes_no(q: Question, rows: list[dict[str, Any]]) -> str | None:
+    """The yes/no headline of a yes/no question that one limitation row answers, by its status
+    ("unsupported", "rejected: TypeError" say no; "supported" says yes); None for other statuses or
+    several rows, whose list is the answer."""
+    from kb.chat.entities import to_english
+
+    es = getattr(q, "language", "en") == "es"
+    if len(rows) != 1 or not intents.asks_yes_no(to_english(q.text) if es else q.text):
+        return None
+    r = rows[0]
+    status = (r["status"] or "").strip()
+    where = f"{r['target']} ({r['product']} {r['version']})"
+    if _LIMIT_NO.match(status):
+        return (f"**No** — {quoted(md(r['feature']))} no está soportado en {where}: {quoted(md(status))}." if es
+                else f"**No** — {md(r['feature'])} is not supported on {where}: {md(status)}.")
+    if _LIMIT_YES.match(status):
+        return (f"**Sí** — {quoted(md(r['feature']))} está soportado en {where}: {quoted(md(status))}." if es
+                else f"**Yes** — {md(r['feature'])} is supported on {where}: {md(status)}.")
+    return None
+
+
 def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any]]) -> Answer:
     wanted = [r for r in rows if _limitation_matches_version(r, q)]
     src = Sources()
@@ -1087,6 +1112,9 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
     wanted, not_limits = limitations_first(wanted)
     lines = [f"Known limitations ({len(wanted)}):"]
+    verdict = _limitation_yes_no(q, wanted)
+    if verdict:  # "does torch.compile dynamic=True work on trainium?": one limitation answers it yes or no
+        lines[:0] = [verdict, ""]
     default = default_asked(q, wanted)
     if default is not None:  # "¿qué backend usa si no le paso ninguno?": that row is the answer, said first (29o)
         note = f" — {quoted(md(default['note']))}" if default.get("note") else ""

@@ -44,3 +44,20 @@ def test_a_list_joined_without_a_comma_stays_one_question(question):
 def test_both_halves_are_answered(conn):
     text = ask(conn, "¿cuántos kernels ganó la tpu 0.2.0 frente a la 0.1.1, y ResNet-50 funciona en la 0.2.0?")["text"]
     assert "**166**" in text and "ResNet-50" in text and text.startswith("_Dos preguntas en una")
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    ("does torch.compile with dynamic=True work on trainium?", "**No** — torch.compile dynamic=True is not supported on neuron"),
+    ("¿funciona torch.compile con dynamic=True en trn2?", "**No** — “torch.compile dynamic=True” no está soportado en neuron"),
+])
+def test_a_yes_no_question_one_limitation_answers_gets_its_headline(conn, question, head):
+    from tests.chat.english_guard import english_in
+
+    got = ask(conn, question)
+    assert got["text"].startswith(head)
+    if question.startswith("¿"):
+        assert not english_in(got)
+
+
+def test_a_list_of_limitations_has_no_yes_no_headline(conn):
+    assert ask(conn, "what are the known limitations of neuron 2.33?")["text"].lstrip("_").find("**No**") != 0
