@@ -77,6 +77,7 @@ def build():
 """
 
 
+@pytest.mark.heavy  # seconds each on 2 cores: behind `heavy` for the default suite's time (#26)
 def test_limitations_the_model_hits_and_end_of_support_become_warnings(small_data, isolated_kb, tmp_path, capsys,
                                                                          monkeypatch):
     from cli.entry import main

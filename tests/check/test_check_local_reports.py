@@ -44,6 +44,7 @@ def _check(capsys, model, *extra):
     return run_kb(capsys, "check", f"{model}:build", "--input-shape", "2x4", "--target", "neuron", *extra)
 
 
+@pytest.mark.heavy  # seconds each on 2 cores: behind `heavy` for the default suite's time (#26)
 def test_check_keeps_the_vendor_verdict_over_a_local_report(small_data, isolated_kb, tmp_path, capsys):
     report, model = _setup(small_data, tmp_path)
     run_kb(capsys, "ingest", report)
