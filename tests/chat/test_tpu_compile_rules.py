@@ -13,13 +13,7 @@ from tests.conftest import REPO
 DATA = REPO / "data" / "manual" / "torch-tpu-0.2.0-compile.jsonl"
 
 
-@pytest.fixture(scope="module")
-def shipped_kb(tmp_path_factory):
-    from kb.store.build import build
-
-    path = tmp_path_factory.mktemp("tpu-compile") / "kb.sqlite"
-    build(str(path))
-    return str(path)
+# shipped_kb: the session's KB of the shipped data (tests/chat/conftest.py), not a build of its own
 
 
 @pytest.mark.parametrize("question, feature, status", [
