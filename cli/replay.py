@@ -120,13 +120,9 @@ def _write(records, path: str | None) -> str | None:
 
 def _ingest(records, db: str | None, run_id: str) -> dict:
     from kb.paths import default_db_path
-    from kb.store.ingest import held_as_shipped, ingest_records
+    from kb.store.ingest import ingest_replay
 
-    path = db or default_db_path()
-    if held_as_shipped(path, records):  # the shipped run, reproduced: nothing to add
-        return {"source": f"replay:{run_id}", "added": 0, "unchanged": True, "shipped": True, "changes": [],
-                "new_releases": [], "new_support_windows": []}
-    return ingest_records(path, records, source_name=f"replay:{run_id}")
+    return ingest_replay(db or default_db_path(), records, run_id)
 
 
 def _counts(statuses) -> dict[str, dict[str, int]]:

@@ -59,8 +59,6 @@ def held_as_shipped(db_path: str, records: list[rec.Record]) -> bool:
     they are (a `kb replay` of a spec the KB ships, on the same torch): ingesting them again
     would only restate shipped rows as local ones, which adds nothing and makes every later
     data/ change a full rebuild instead of kb.store.incremental's in-place refresh (#26)."""
-    import sqlite3
-
     from kb.store.packed import fingerprint_bytes
     from kb.store.writer import fingerprint
 
@@ -68,8 +66,7 @@ def held_as_shipped(db_path: str, records: list[rec.Record]) -> bool:
     observations = [r for r in records if isinstance(r, rec.OpStatus)]
     if len(runs) != 1 or len(runs) + len(observations) != len(records) or not os.path.isfile(db_path):
         return False
-    db.open_kb(db_path).close()  # built and current, as ingest_records would have it
-    conn = sqlite3.connect(db_path)
+    conn = db.open_kb(db_path)  # built and current, as ingest_records would have it
     try:
         found = conn.execute("SELECT origin FROM proberun WHERE run_id = ?", (runs[0].run_id,)).fetchone()
         if found is None or found[0] != "shipped":
@@ -82,6 +79,16 @@ def held_as_shipped(db_path: str, records: list[rec.Record]) -> bool:
         return True
     finally:
         conn.close()
+
+
+def ingest_replay(db_path: str, records: list[rec.Record], run_id: str) -> dict[str, Any]:
+    """A `kb replay` run's records ingested as source `replay:RUN_ID`; a run the KB ships as it is
+    writes nothing (`held_as_shipped`) and its report says so (`shipped`, `unchanged`)."""
+    source = f"replay:{run_id}"
+    if held_as_shipped(db_path, records):
+        return {"source": source, "added": 0, "unchanged": True, "shipped": True, "changes": [],
+                "new_releases": [], "new_support_windows": []}
+    return ingest_records(db_path, records, source_name=source)
 
 
 def ingest_records(

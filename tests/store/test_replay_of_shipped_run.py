@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 from kb.store import build, db
-from kb.store.ingest import held_as_shipped
+from kb.store.ingest import held_as_shipped, ingest_replay
 from tests.conftest import op_status, probe_run, write_records
 
 RUN = "replay-tpu-0.1.1-test"
@@ -22,6 +22,7 @@ def test_a_replay_the_kb_ships_as_it_is_is_not_ingested_again(small_data, isolat
     write_records(small_data / "inferred" / "replay.jsonl", _records())
     db.open_kb(str(isolated_kb)).close()
     assert held_as_shipped(str(isolated_kb), _records())
+    assert ingest_replay(str(isolated_kb), _records(), RUN)["shipped"] is True
     assert not build.holds_local_rows(str(isolated_kb))
 
 
@@ -33,3 +34,5 @@ def test_a_replay_that_differs_or_is_not_shipped_is_ingested(small_data, isolate
     assert not held_as_shipped(str(isolated_kb), other)  # a run the KB does not ship
     conn = sqlite3.connect(isolated_kb)
     assert conn.execute("SELECT count(*) FROM proberun WHERE run_id = ?", (RUN,)).fetchone()[0] == 1
+    assert "shipped" not in ingest_replay(str(isolated_kb), _records("fallback"), RUN)  # ingested, as local
+    assert build.holds_local_rows(str(isolated_kb))
