@@ -105,15 +105,15 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
-    question = plain_digits(question or "")
-    many = sections.split_all((question or "").strip())
+    question = plain_digits(question or "").strip()
+    many = sections.split_all(question)
     if many:  # three or more parts: a section each (29s)
-        whole_text = understand.unnumbered((question or "").strip())
+        whole_text = understand.unnumbered(question)
         lang = entities.language(whole_text)
         return sections.answer_all(whole_text, many, lang, lambda p: _answer_one(p, conn, allow_files, lang),
                                    lambda: _answer_one(whole_text, conn, allow_files))
-    parts = understand.split_two((question or "").strip())
-    question = understand.unnumbered((question or "").strip())  # "Q1: … Q2: …" read whole without its numbers
+    parts = understand.split_two(question)
+    question = understand.unnumbered(question)  # "Q1: … Q2: …" read whole without its numbers
     if parts:
         lang = entities.language(question)
         read, carried = understand.carry_context(parts, lang)
@@ -302,8 +302,7 @@ def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
 _HOW_MANY = re.compile(r"^\s*(?:how many|number of)\s+(?:aten\s+)?(?:ops|operators|kernels)\b"
                        r".*\b(?:support|supports|run|runs|have|has|cover|covers|handle|handles)\b")
 # "what is the op count on tpu?", "number of ops on neuron 2.14.3.1" (29p): the counts by status too
-_OP_COUNT = re.compile(r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?"
-                       r"(?:ops|operators|kernels)\b")
+_OP_COUNT = re.compile(entities.OP_COUNT)
 _OVERVIEW = re.compile(r"^\s*(?:what|which)\s+(?:aten\s+)?(?:ops|operators)\s+(?:(?:does|do|is|are|did)\b.*)?"
                        r"\b(?:cover|covers|covered|know|knows|include|includes|list|lists|have|has)\b")
 

@@ -597,11 +597,13 @@ FEATURE_RE = {
 }
 USE_RE = {"training": r"\btrain(?!ium)\w*|\bfine-?tun\w*|\bpre-?train\w*",
           "inference": r"\binfer(?:ence|encing)?\b|\bserv(?:e|ing)\b|\bdeploy\w*|\bpredict\w*|\bgenerat\w*"}
+# "what is the native op count on tpu?", "the number of ops native on tpu" (29p): a count of ops by status
+OP_COUNT = r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?(?:ops|operators|kernels)\b"
 CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
             r"|per 1m|\$/m|dollars per)\b",
     "list": r"^\s*(?:list|show|which|what)\b|\b(?:list|enumerate)\b|\bhow many\b|\bwhich ops\b|\bwhat ops\b"
-            r"|\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?(?:ops|operators|kernels)\b",
+            r"|" + OP_COUNT,
     "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available"
            r"|ok|okay|fine|alive)\b|\bdrop(?:s|ped|ping)?\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb.chat.entities import MODEL_RE, Entities
+from kb.chat.entities import MODEL_RE, OP_COUNT, Entities
 from kb.chat.intents import PLATFORM_PRODUCTS, Question
 from kb.store import torchnames
 
@@ -89,9 +89,7 @@ _LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tel
                          r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
                          r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b"
                          r"|^\s*(?:how many|number of|count)\b"
-                         # 29p: "what is the native op count on tpu?", "the number of ops native on tpu"
-                         r"|\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?"
-                         r"(?:ops|operators|kernels)\b"
+                         r"|" + OP_COUNT +  # 29p: "what is the native op count on tpu?"
                          r"|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\b(?=.*\b(?:can'?t|cannot|won'?t|doesn'?t|"
                          r"does not|don'?t|missing|unsupported|lacks?)\b)"
                          # "tpu unsupported ops", "neuron 2.14.3.1 fallback ops": a target, a status, ops
