@@ -52,6 +52,7 @@ def test_check_reads_the_kb_and_saves_its_report(small_data, isolated_kb, tmp_pa
     assert ops == [("aten::relu", 1, "native"), ("aten::add.Tensor", 1, "unknown"), ("aten::silu", 1, "fallback")]
 
 
+@pytest.mark.heavy  # seconds each on 2 cores: behind `heavy` for the default suite's time (#26)
 def test_unknown_target_is_a_one_line_error(small_data, isolated_kb, tmp_path, capsys):
     from cli.entry import main
 

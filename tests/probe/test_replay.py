@@ -187,7 +187,8 @@ def test_the_shipped_specs_are_plain():
         assert replay.out_file(spec, "/tmp/out").startswith("/tmp/out/replay-")
 
 
-@pytest.mark.parametrize("progress", ["", pytest.param("lines", marks=pytest.mark.heavy)])
+@pytest.mark.heavy  # a real replay run (2 s); test_replay_progress_helpers_follow_kb_progress is the quick twin
+@pytest.mark.parametrize("progress", ["", "lines"])
 def test_replay_progress_lines_only_where_progress_is_wanted(tmp_path, capsys, monkeypatch, progress):
     """Issue 26: off a terminal, stderr is kept for the one-line error and notices; kb replay's
     progress lines come only with KB_PROGRESS=lines, as every long command's do (cli.progress)."""
@@ -197,4 +198,18 @@ def test_replay_progress_lines_only_where_progress_is_wanted(tmp_path, capsys, m
     spec = os.path.join(paths.data_dir(), "replay", "tpu-0.1.1.json")
     code, _out, err = run_kb(capsys, "replay", spec, "--no-ingest", "--ops", "add", "--out-dir", str(tmp_path))
     assert code == 0
+    assert ("kb: replaying" in err) == (progress == "lines"), err
+
+
+@pytest.mark.parametrize("progress", ["", "lines"])
+def test_replay_progress_helpers_follow_kb_progress(capsys, monkeypatch, progress):
+    """The same rule as above, on kb replay's own progress writers (off a terminal, as under pytest)."""
+    from cli import replay as replay_cli
+
+    monkeypatch.setenv("KB_PROGRESS", progress)
+    replay_cli._progress("tpu 0.1.1", 0, 10)
+    tick = replay_cli._ticker("tpu 0.1.1")
+    for _ in range(100):
+        tick(None)
+    err = capsys.readouterr().err
     assert ("kb: replaying" in err) == (progress == "lines"), err
