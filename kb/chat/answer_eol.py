@@ -140,6 +140,12 @@ def _dlami_windows(conn: sqlite3.Connection, eol: Any, pairs: list[tuple[str, st
     return [w for w in eol.current_windows(conn, eol.today()) if w["product"] == "neuron-dlami" and w["cycle"] in cycles]
 
 
+def _ended_or_state(window: dict[str, Any]) -> str:
+    """"already ended" for a date before today, else how the date is known (announced, projected...)."""
+    from kb.eol import windows as eol
+    return "already ended" if window["eol_from"] < eol.today().isoformat() else window["state"]
+
+
 def _product_filter(q: Question) -> list[str]:
     """Product words that select windows when no version is given (nxd, python, neuron...)."""
     words = [p for p, v in q.products if not v]
@@ -175,9 +181,10 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         dlami = _dlami_windows(conn, eol, pairs)  # "ubuntu-22.04 ended 2026-05-21" in kb eol's neuron-dlami rows
         lines += _window_lines(dlami, src)
         result["windows"] = result["windows"] + dlami
-        if dlami and result.get("first_eol") and any(w["eol_from"] and w["eol_from"] < result["first_eol"]["eol_from"]
-                                                     for w in dlami):
-            result["first_eol"] = min((w for w in dlami if w["eol_from"]), key=lambda w: w["eol_from"])
+        # the stack's first end is `kb eol --stack`'s; a DLAMI that ended sooner is said beside it, since the
+        # stack names an Ubuntu release, not Neuron's machine image of it
+        dlami_sooner = [w for w in dlami if w["eol_from"] and result.get("first_eol")
+                        and w["eol_from"] < result["first_eol"]["eol_from"]]
         earliest: dict[str, dict[str, Any]] = {}
         for issue in result["issues"]:  # one "⚠ ended" per component: the soonest (the windows above date each)
             if issue["kind"] == "ended":
@@ -216,7 +223,9 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         elif result["first_eol"]:
             first = result["first_eol"]
             lines.insert(0, f"First end of support in this stack: **{first['eol_from']}** ({first['product']} "
-                            f"{first['cycle']}, {first['state']}).")
+                            f"{first['cycle']}, {first['state']})." + "".join(
+                                f" Sooner, if you use Neuron's machine images: {w['product']} {w['cycle']} "
+                                f"**{w['eol_from']}** ({_ended_or_state(w)})." for w in dlami_sooner[:1]))
         if result["unknown"]:
             lines.append(f"- no source dates the end of support of {', '.join(result['unknown'])} (not verified)")
         head, matrix = _platform_matrix(conn, pairs, result, src)

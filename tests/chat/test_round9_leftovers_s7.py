@@ -13,13 +13,26 @@ from tests.chat.phrasings import ask
 
 @pytest.mark.parametrize(("question", "lead"), [
     ("our stack is neuron 2.29 + python 3.11 + ubuntu 22.04. what leaves support first?",
-     "First end of support in this stack: **2026-05-21**"),
+     "First end of support in this stack: **2027-05-01** (ubuntu 22.04"),
     ("neuron 2.33, python 3.12, ubuntu 24.04: which part ends soonest?", "First end of support in this stack:"),
     ("nuestra pila es neuron 2.29, python 3.11 y ubuntu 22.04: ¿qué pierde soporte primero?",
-     "Primer fin de soporte en esta pila: **2026-05-21**"),
+     "Primer fin de soporte en esta pila: **2027-05-01** (ubuntu 22.04"),
 ])
 def test_what_leaves_first_leads_with_the_first_end_of_support(conn, question, lead):
     assert ask(conn, question)["text"].startswith(lead)
+
+
+@pytest.mark.parametrize(("question", "dlami"), [
+    ("our stack is neuron 2.33, torch 2.9, python 3.11, ubuntu 22.04 - what leaves support first?",
+     "Sooner, if you use Neuron's machine images: neuron-dlami ubuntu-22.04 **2026-05-21** (already ended)."),
+    ("tenemos neuron 2.33 con python 3.11 sobre ubuntu 22.04, ¿qué pierde soporte primero?",
+     "Antes, si usas las imágenes de máquina de Neuron: neuron-dlami ubuntu-22.04 **2026-05-21** (ya terminó)."),
+])
+def test_the_stack_first_end_is_kb_eols_and_an_earlier_dlami_is_said_beside_it(conn, question, dlami):
+    """Held-out q28 (session 7): chat's first end was the DLAMI's, `kb eol --stack`'s Ubuntu's own."""
+    head = ask(conn, question)["text"].split("\n")[0]
+    assert head.startswith(("First end of support in this stack: **2027-05-01**",
+                            "Primer fin de soporte en esta pila: **2027-05-01**")) and dlami in head
 
 
 def test_a_stack_question_that_does_not_ask_first_keeps_its_headline(conn):
