@@ -43,10 +43,11 @@ _ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|lu
 _CODE_OP = r"(?:(?:torch|F|nn|aten|Tensor)(?:\.|::)[\w.:]+|\w+\(\))"
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
+# A Spanish second question keeps its opening "¿" (the join is looked ahead of it, never taken in).
 _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK})"
-                   rf"| ?[,;]? {_ES_LINK}(?:¿ ?)?(?=¿|{_ES_ASK})"
-                   rf"|; (?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
-                   rf"|\? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?:¿ ?)?(?=¿|{_EN_ASK}|{_ES_ASK})"
+                   rf"| ?[,;]? {_ES_LINK}(?=¿|{_ES_ASK})"
+                   rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
+                   rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))"
                    # "…, y ResNet-50 corre en la 0.2.0?", "…, and BART large runs on trn2?": a comma, then a subject
                    # of one to three words and its verb, a question of its own (Spanish puts the subject first)
@@ -55,7 +56,7 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
 # "cost at 0,76 usd/h with 300 tok/s, and nn.Embedding runs on inf1?": a comma, "and"/"y", then an op or
 # module named as code with a word after it opens a second question when the first clause names no op
 # (29o); after a clause that does name one, it is a list of ops ("torch.add, and torch.mul on tpu").
-_COMMA_OP = re.compile(rf"[,;] (?:and|y|e|plus|also|adem[aá]s) (?:¿ ?)?(?=(?:is |es |does |el |la )?{_CODE_OP} \w)", re.I)
+_COMMA_OP = re.compile(rf"[,;] (?:and|y|e|plus|also|adem[aá]s) (?=(?:¿ ?)?(?:is |es |does |el |la )?{_CODE_OP} \w)", re.I)
 MIN_WORDS = 3  # a clause shorter than this is no question of its own
 # A second clause about the first one's subject ("... and does it run natively on tpu", "... and what
 # about compile mode?") is the same question continued: the whole question's reading answers it.

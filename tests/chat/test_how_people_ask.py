@@ -218,7 +218,8 @@ def test_an_ended_platform_cites_each_statement_as_itself(conn):
     a = ask(conn, "when does python 3.10 support end on neuron?")
     assert not any(s["name"] == "support matrix" and "python.org" in (s["url"] or "") for s in a["sources"])
     ubuntu = ask(conn, "when does ubuntu 22.04 support end?")["text"]
-    assert "First end of support in this stack: **2026-05-21** (neuron-dlami ubuntu-22.04" in ubuntu
+    assert "First end of support in this stack: **2027-05-01** (ubuntu 22.04" in ubuntu
+    assert "Sooner, if you use Neuron's machine images: neuron-dlami ubuntu-22.04 **2026-05-21**" in ubuntu
 
 
 def test_a_policy_clause_with_a_list_word_is_answered_beside_the_op(conn):

@@ -23,7 +23,7 @@ from tests.chat.phrasings import ask
     ("pregunta 1: ¿es nativo aten::nonzero en tpu? pregunta 2: ¿cuánto cuesta el millón a 5 USD/h y 2000 tok/s?",
      ("¿es nativo aten::nonzero en tpu?", "¿cuánto cuesta el millón a 5 USD/h y 2000 tok/s?")),
     ("¿es nativo aten::nonzero en tpu 0.2.0? y ¿cuál es la política de fallback en neuron?",
-     ("¿es nativo aten::nonzero en tpu 0.2.0?", "cuál es la política de fallback en neuron?")),
+     ("¿es nativo aten::nonzero en tpu 0.2.0?", "¿cuál es la política de fallback en neuron?")),
     ("does TorchTPU 0.2.0 support nonzero and when?", ("does TorchTPU 0.2.0 support nonzero?", "when?")),
     ("is aten::unique native on tpu 0.2.0 and since when?", ("is aten::unique native on tpu 0.2.0?", "since when?")),
     ("¿tpu 0.2.0 soporta aten::nonzero y desde cuándo?", ("¿tpu 0.2.0 soporta aten::nonzero?", "desde cuándo?")),

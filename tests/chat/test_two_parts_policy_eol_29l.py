@@ -20,7 +20,7 @@ from tests.chat.phrasings import ask
     ("list what tpu can't run and tell me what happens to those ops in compile mode",
      ("list what tpu can't run?", "tell me what happens to those ops in compile mode")),
     ("¿funciona aten::cumsum en neuron? y de paso, ¿cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?",
-     ("¿funciona aten::cumsum en neuron?", "cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?")),
+     ("¿funciona aten::cumsum en neuron?", "¿cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?")),
     ("what did tpu gain between 0.1.1 and 0.2.0, and how many ops does it support now?",
      ("what did tpu gain between 0.1.1 and 0.2.0?", "how many ops does it support now?")),
     ("show me the unsupported ops on tpu 0.2.0; also what's the fallback policy in eager?",
@@ -34,11 +34,11 @@ from tests.chat.phrasings import ask
     ("aten::nonzero es nativo en neuron? otra cosa: cuanto cuesta un millon de tokens a 5 USD la hora y 2000 tokens/s",
      ("aten::nonzero es nativo en neuron?", "cuanto cuesta un millon de tokens a 5 USD la hora y 2000 tokens/s")),
     ("¿corre aten::sort en tpu? aparte, ¿hasta cuándo hay soporte para python 3.10?",
-     ("¿corre aten::sort en tpu?", "hasta cuándo hay soporte para python 3.10?")),
+     ("¿corre aten::sort en tpu?", "¿hasta cuándo hay soporte para python 3.10?")),
     ("dame las ops que no corren en tpu 0.2.0 y además qué pasa con ellas en modo compilación",
      ("dame las ops que no corren en tpu 0.2.0?", "qué pasa con ellas en modo compilación")),
     ("¿qué ganó tpu entre 0.1.1 y 0.2.0? también, ¿cuántos ops soporta ahora?",
-     ("¿qué ganó tpu entre 0.1.1 y 0.2.0?", "cuántos ops soporta ahora?")),
+     ("¿qué ganó tpu entre 0.1.1 y 0.2.0?", "¿cuántos ops soporta ahora?")),
     ("is aten::sort native on tpu? and when does python 3.10 end on neuron?",
      ("is aten::sort native on tpu?", "when does python 3.10 end on neuron?")),
     ("does aten::cumsum work on trainium? and also, what's the price per million tokens at 1.5 USD/h and 600 tok/s",
@@ -80,8 +80,8 @@ def test_target_and_version_carry_both_ways_and_a_mode_forward_only():
 
 def test_a_priced_part_takes_no_target():
     parts, facts = understand.carry_context(("¿funciona aten::cumsum en neuron?",
-                                             "cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?"), "es")
-    assert parts[1] == "cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?" and facts == []
+                                             "¿cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?"), "es")
+    assert parts[1] == "¿cuánto cuesta el millón de tokens a 1,34 USD/h y 900 tokens/s?" and facts == []
 
 
 def test_them_after_a_list_of_ops_it_cannot_run_is_those_ops():

@@ -1,0 +1,29 @@
+"""Leftovers of session 7's #29 list, fixed by the lead in session 8 (own paraphrases): a Spanish
+question after the first keeps its opening "¿" in its section heading, and "?, ¿" joins two
+questions as "? ¿" does."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.chat import sections, understand
+from tests.chat.phrasings import ask
+
+
+@pytest.mark.parametrize(("text", "second"), [
+    ("¿funciona nonzero en tpu?, ¿cuándo termina el soporte de python 3.10 en neuron?",
+     "¿cuándo termina el soporte de python 3.10 en neuron?"),
+    ("¿es nativo aten::sort en neuron?; ¿y cuánto cuesta a 2 USD/h con 900 tok/s?", "¿y cuánto cuesta a 2 USD/h con 900 tok/s?"),
+    ("is aten::sort native on tpu?, and when does python 3.10 end on neuron?", "when does python 3.10 end on neuron?"),
+])
+def test_a_question_mark_then_a_comma_joins_two_questions(text, second):
+    assert understand.split_two(text)[1] == second
+
+
+def test_every_spanish_part_keeps_its_opening_mark_in_its_heading(conn):
+    question = ("¿funciona nonzero en tpu?, ¿cuándo termina el soporte de python 3.10 en neuron? y ¿cuánto cuesta "
+                "a 7.5 USD la hora con 1800 tokens/s?")
+    assert sections.split_all(question) == ["¿funciona nonzero en tpu?", "¿cuándo termina el soporte de python 3.10 en neuron?",
+                                            "¿cuánto cuesta a 7.5 USD la hora con 1800 tokens/s?"]
+    text = ask(conn, question)["text"]
+    assert "**(3)** _¿cuánto cuesta" in text and "**(2)** _¿cuándo termina" in text and "nonzero" in text.split("**(2)**")[0]
