@@ -262,7 +262,8 @@ PATTERNS += [(re.compile(r"\(all (\d[\d,]*) ops\)"), r"(los \1 ops)"),
              (re.compile(r"^No ([\w-]+) op (" + "|".join(re.escape(k) for k in _SINGULAR) + ")", re.M),
               lambda m: f"Ningún op {m.group(1)} {_SINGULAR[m.group(2)]}"),  # "No upsampling op have…" (family)
              (re.compile(r" on (neuron|tpu|xla)\b"), r" en \1"),  # after the phrases: "runs on" had its turn
-             (re.compile(r"\b(\d{1,3}),(\d{3})(\*\*)? ops\b"), r"\1.\2\3 ops"),  # Spanish digit groups: 1.128 ops
+             # Spanish digit groups: "1.127 de 3.136", "1.128 ops" (a decimal "1,34" has two digits, no group)
+             (re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d]|[.,]\d)"), lambda m: m.group(1).replace(",", ".")),
              (re.compile(r"(\S) is (native|decomposed|fallback|unsupported|unknown)\b"), r"\1 es \2"),
              (re.compile(r"\bNeuron (\d[\d.]*)'s, "), r"la de Neuron \1, "),
              (re.compile(r" in Neuron (\d[\d.]*); "), r" en Neuron \1; "),

@@ -27,3 +27,12 @@ def test_every_spanish_part_keeps_its_opening_mark_in_its_heading(conn):
                                             "¿cuánto cuesta a 7.5 USD la hora con 1800 tokens/s?"]
     text = ask(conn, question)["text"]
     assert "**(3)** _¿cuánto cuesta" in text and "**(2)** _¿cuándo termina" in text and "nonzero" in text.split("**(2)**")[0]
+
+
+@pytest.mark.parametrize(("english", "spanish"), [
+    ("1,127 of 3,136 ops", "1.127 de 3.136 ops"), ("(12,345,678 tokens)", "(12.345.678 tokens)"),
+    ("a 1,34 USD/h", "a 1,34 USD/h"), ("versions 2.13.0, 2.14.0", "versions 2.13.0, 2.14.0")])
+def test_spanish_numbers_group_thousands_with_a_point_everywhere(english, spanish):
+    """Session 7 left "1,127 de 3.136": only a count before "ops" took Spanish digit groups."""
+    from kb.chat.spanish import to_spanish
+    assert to_spanish(english) == spanish
