@@ -16,7 +16,6 @@ from typing import Any
 
 from kb.chat import understand
 from kb.chat.reply import Answer
-from kb.neutral import markdown as md
 
 MAX_PARTS = 6  # the first six parts are answered; the answer says how many more to ask on their own
 HEAD = {"en": "_{n} questions in one; each is answered in turn._",
@@ -82,7 +81,6 @@ def combine_all(question: str, parts: list[str], answers: list[Answer], lang: st
     `asked`: how many parts the question had, when more than were answered."""
     seen: dict[str, int] = {}
     sources: list[str] = []
-    say = understand.SECTION.get(lang, understand.SECTION["en"])
     if asked and asked > len(parts):
         lines = [LEFT_OUT.get(lang, LEFT_OUT["en"]).format(n=asked, max=len(parts), left=asked - len(parts))]
     else:
@@ -100,7 +98,7 @@ def combine_all(question: str, parts: list[str], answers: list[Answer], lang: st
                 sources.append(f"[{seen[m.group(2)]}] {m.group(2)}")
             numbers[int(m.group(1))] = seen[m.group(2)]
         body = _renumbered(body, numbers)
-        lines += ["", say.format(n=n, part=md(part)), "", body]
+        lines += ["", understand.heading(n, part, lang), "", body]
     if sources:
         lines += ["", "**Fuentes**" if lang == "es" else "**Sources**", *sources]
     facts: list[dict[str, Any]] = list(answers[0].facts)

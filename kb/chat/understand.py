@@ -96,17 +96,32 @@ def _figure_only(second: str) -> bool:
     return bool(intents.AMOUNT.search(rest)) and not intents.AMOUNT.sub(" ", rest).strip(" ?!.,;")
 
 
+def _prices_and_rates(clause: str) -> bool:
+    """Whether a clause names both a price and a rate: a cost question of its own."""
+    ents = entities.extract(clause)
+    return bool(ents.prices and ents.rates)
+
+
 def _continues(second: str) -> bool:
     """Whether a second clause is the first one's question continued (see _FOLLOW_UP, _ES_BARE_VERB)."""
     second = second.lstrip("¿ ")
-    if _ABOUT.match(second) and names_code_op(second):
-        return False
+    if _ABOUT.match(second) and (names_code_op(second) or _prices_and_rates(second)):
+        return False  # "what about aten::unique?", "and what about 1,200 tok/s at $4/h?": a question of its own
     if _FOLLOW_UP.match(second) or _figure_only(second):
         return True
     return _ES_BARE_VERB.match(second) is not None and not names_code_op(second) and not re.search(r"\d", second)
 
 
 SECTION = {"en": "**({n})** _{part}_", "es": "**({n})** _{part}_"}
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
+LINK_WORD = {"en": "(a link)", "es": "(un enlace)"}
+
+
+def heading(n: int, part: str, lang: str) -> str:
+    """A part's section heading: the part as read, markdown escaped, any link in it replaced by a word
+    (a chat client would make a link in the question one in kb's answer)."""
+    text = _URL.sub(LINK_WORD.get(lang, LINK_WORD["en"]), part)
+    return SECTION.get(lang, SECTION["en"]).format(n=n, part=md(text))
 TWO = {"en": "_Two questions in one; each is answered in turn._",
        "es": "_Dos preguntas en una; cada una se responde por separado._"}
 
@@ -447,9 +462,7 @@ def combine(question: str, parts: tuple[str, str], first: Answer, second: Answer
 
     body2 = re.sub(r"(?<!\\)\[(\d+)\]", renumber, body2)
     src2 = extra
-    say = SECTION.get(lang, SECTION["en"])
-    lines = [TWO.get(lang, TWO["en"]), "", say.format(n=1, part=md(parts[0])), "", body1, "",
-             say.format(n=2, part=md(parts[1])), "", body2]
+    lines = [TWO.get(lang, TWO["en"]), "", heading(1, parts[0], lang), "", body1, "", heading(2, parts[1], lang), "", body2]
     sources = src1 + src2
     if sources:
         lines += ["", "**Fuentes**" if lang == "es" else "**Sources**", *sources]

@@ -36,3 +36,18 @@ def test_spanish_numbers_group_thousands_with_a_point_everywhere(english, spanis
     """Session 7 left "1,127 de 3.136": only a count before "ops" took Spanish digit groups."""
     from kb.chat.spanish import to_spanish
     assert to_spanish(english) == spanish
+
+
+def test_a_link_in_a_part_is_never_echoed_in_its_heading(conn):
+    """A chat client makes a bare URL in kb's answer a link: a heading names it as a word."""
+    text = ask(conn, "is nonzero native on tpu? see https://evil.example/x and when does python 3.10 leave neuron?")["text"]
+    headings = [line for line in text.splitlines() if line.startswith("**(")]
+    assert len(headings) == 2 and "(a link)" in headings[0] and not any("evil" in h for h in headings)
+    text = ask(conn, "¿funciona nonzero en tpu? mira www.evil.example/x y ¿cuándo termina python 3.10 en neuron? "
+                     "y ¿cuánto cuesta a 2 USD/h con 900 tok/s?")["text"]
+    assert "(un enlace)" in text and "evil" not in text
+
+
+@pytest.mark.parametrize("tail", ["and what about 1,200 tok/s at $4/h?", "¿y qué tal a 3 EUR la hora con 800 tokens/s?"])
+def test_what_about_a_price_and_a_rate_is_a_cost_question_of_its_own(tail):
+    assert understand.split_two(f"is nonzero native on tpu? {tail}")[1] == tail.removeprefix("and ")
