@@ -16,6 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from itertools import islice
 
 # ---------------------------------------------------------------- language
 
@@ -501,6 +502,10 @@ class Entities:
     corrections: list[tuple[str, str]] = field(default_factory=list)  # (word as typed, how it was read): neuorn → neuron
 
 
+MAX_AMOUNTS = 32  # figures read of each kind: a question names a few; a hostile one thousands (each checked
+# against those taken before it)
+
+
 def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amount]]:
     """Prices, throughputs and token counts of a question. A decimal comma anywhere ("7,5 €")
     makes "1.800" a thousands group, as in Spanish (r2-29 #11)."""
@@ -510,7 +515,7 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
     prices: list[Amount] = []
     taken: list[tuple[int, int]] = []
     for pattern in (_PRICE_AFTER, _PRICE_BEFORE):
-        for m in pattern.finditer(text):
+        for m in islice(pattern.finditer(text), MAX_AMOUNTS):
             if any(a <= m.start() < b for a, b in taken):
                 continue
             value = number(m.group("n"), lang, comma["price"])
@@ -528,7 +533,7 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
                 r"(?:per|an?|por|la|/)\s?(?:hour|hr|hora)\s*$", text[max(0, m.start() - 12):m.start()], re.I) is not None
             prices.append(Amount(value, code, m.group(), hourly))
             taken.append((m.start(), m.end()))
-    for m in _PRICE_BARE.finditer(text):  # "5.2/h": an hourly price that names no currency
+    for m in islice(_PRICE_BARE.finditer(text), MAX_AMOUNTS):  # "5.2/h": an hourly price that names no currency
         value = number(m.group("n"), lang, comma["price"])
         if value is not None and not any(a <= m.start() < b for a, b in taken):
             prices.append(Amount(value, "", m.group(), True))
@@ -538,7 +543,7 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
         for price in prices:
             price.unit = price.unit or next(iter(named))
     rates = []
-    for m in _RATE.finditer(text):
+    for m in islice(_RATE.finditer(text), MAX_AMOUNTS):
         value = number(m.group("n") or m.group("n2") or m.group("n3"), lang, comma["any"])
         if value is not None:
             unit = (m.group("u") or ("min" if m.group("n3") else "s")).lower()
@@ -549,7 +554,7 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
                 rates.append(Amount(value / per, "tokens/s", m.group(), period=_period(unit), said=value))
             taken.append((m.start(), m.end()))
     tokens = []
-    for m in _TOKENS.finditer(text):
+    for m in islice(_TOKENS.finditer(text), MAX_AMOUNTS):
         if any(a <= m.start() < b for a, b in taken):
             continue
         value = number(m.group("n"), lang, comma["any"])
@@ -741,7 +746,7 @@ def _shorthand(text: str) -> str:
 
 
 # "going 0.1.1 -> 0.2.0", "0.1.1 → 0.2.0": two versions joined by an arrow are a range, said in words
-_ARROW = re.compile(r"(\bfrom\s+)?(v?\d+(?:\.\d+)+)\s*(?:-+>|=+>|→|⇒|⟶|➔)\s*(v?\d+(?:\.\d+)+)", re.I)
+_ARROW = re.compile(r"(\bfrom\s+)?(?<![\d.])(v?\d+(?:\.\d+)+)\s*(?:-+>|=+>|→|⇒|⟶|➔)\s*(v?\d+(?:\.\d+)+)", re.I)
 
 
 def _arrow_range(m: re.Match) -> str:

@@ -193,10 +193,11 @@ def _strip_cpu_beside_fallback(text: str) -> str:
 
 
 # An amount with a currency or a rate unit ("$35.76/h", "0,76 usd/h", "12k tok/s", "1.20 EUR"): a price
-# or a throughput, never a version of the target beside it (29n).
+# or a throughput, never a version of the target beside it (29n). A number starts only where no digit run
+# goes on before it, so a long run ("2.33.0.2.33.0…") is scanned once, not once per digit (linear time).
 AMOUNT = re.compile(
     r"[$€£¥]\s?\d[\d.,]*\s?[kKmM]?(?:\s?/\s?[a-z]+)?"
-    r"|\b\d[\d.,]*\s?[kKmM]?\s?(?:usd|eur|gbp|jpy|dollars?|d[oó]lares|euros?|[$€£¥]|"
+    r"|(?<![\d,])(?<!\d\.)\b\d[\d.,]*\s?[kKmM]?\s?(?:usd|eur|gbp|jpy|dollars?|d[oó]lares|euros?|[$€£¥]|"
     r"(?:tok(?:en)?s?|tk)\s?(?:/|per |por |a |al )\s?[a-z]+|/\s?(?:h|hr|hour|hora)\b)", re.I)
 
 
