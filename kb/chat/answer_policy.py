@@ -167,6 +167,8 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                                   "release_product": r["product"], "feature": r["feature"],
                                   "status": r["status"], "note": r.get("note"), "source_kind": r["source_kind"],
                                   "source_url": r["source_url"]})
+                if asked is None and len(sets) == 1:
+                    lines += earlier_rules(conn, target, mode, first, src, es)
     intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
              else "What each backend does with an ATen op it has no kernel for")
     head = f"**{intro}** — " + ("; ".join(heads) if heads else ("desconocido" if es else "unknown")) + "."
@@ -175,6 +177,25 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
             "of its ops that rule applies to.")
     return Answer(q.text, "policy", "\n".join([head, ""] + lines + ["", tail]) + src.markdown(), facts, src.items,
                   language=ents.language)
+
+
+def earlier_rules(conn: sqlite3.Connection, target: str, mode: str, newest: dict[str, Any], src: Sources,
+                  es: bool) -> list[str]:
+    """An older release's rule that differs from the newest one (TorchTPU 0.1.1's fallback_mode switch beside
+    0.2.0's enable_cpu_fallback), one line each, for a question that names no version: code written for an
+    older release meets that rule."""
+    label = LABELS[target]
+    out = []
+    for version in policy_versions(conn, target):
+        if version == newest["version"]:
+            continue
+        for r in policy_rows(conn, target, version):
+            if r["version"] == version and mode_of(r) == mode and r["status"] != newest["status"]:
+                note = (f" — “{md(r['note'])}”" if es else f" — {md(r['note'])}") if r.get("note") else ""
+                lead = "antes" if es else "earlier"
+                out.append(f"- _{lead}_, **{version_label(conn, label, r)}**: {_status(r['status'], es)}{note} {src.cite(r)}")
+                break
+    return out
 
 
 def compile_limits(conn: sqlite3.Connection, target: str, src: Sources, facts: list[dict[str, Any]],

@@ -51,3 +51,17 @@ def test_a_link_in_a_part_is_never_echoed_in_its_heading(conn):
 @pytest.mark.parametrize("tail", ["and what about 1,200 tok/s at $4/h?", "¿y qué tal a 3 EUR la hora con 800 tokens/s?"])
 def test_what_about_a_price_and_a_rate_is_a_cost_question_of_its_own(tail):
     assert understand.split_two(f"is nonzero native on tpu? {tail}")[1] == tail.removeprefix("and ")
+
+
+@pytest.mark.parametrize("question", ["what does tpu do with an op it has no kernel for in eager mode?",
+                                      "¿qué hace torch_tpu con un op sin kernel?"])
+def test_a_policy_question_without_a_version_also_names_an_older_rule_that_differs(conn, question):
+    """Code written for TorchTPU 0.1.1 meets fallback_mode(ALLOW_FALLBACK), not 0.2.0's switch."""
+    text = ask(conn, question)["text"].replace("\\_", "_")
+    assert "TorchTPU 0.2.0" in text.split("\n")[0] and "fallback_mode(ALLOW_FALLBACK)" in text
+    assert "ALLOW_FALLBACK" not in text.split("\n")[0]
+
+
+def test_a_policy_question_naming_the_version_gets_that_rule_only(conn):
+    text = ask(conn, "what does torchtpu 0.2.0 do with an op it lacks in eager?")["text"].replace("\\_", "_")
+    assert "ALLOW_FALLBACK" not in text and "enable_cpu_fallback" in text
