@@ -35,9 +35,7 @@ def asks_history(text: str) -> bool:
 
 def _said_rows(conn: sqlite3.Connection, op: str, target: str, mode: str) -> list[dict[str, Any]]:
     """The op's rows on the target that rest on evidence of their own, oldest version first."""
-    rows = [r for r in queries.op_verdicts(conn, [op], mode=mode)
-            if r["target"] == target and (r.get("basis") or "evidence") != "presumed"]
-    return sorted(rows, key=lambda r: queries.version_key(r["backend_version"]))
+    return queries.op_timeline(queries.op_verdicts(conn, [op], mode=mode), target, evidence_only=True)
 
 
 def history(conn: sqlite3.Connection, op: str, target: str, mode: str, src: Sources,

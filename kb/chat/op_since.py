@@ -120,7 +120,7 @@ def since_answer(conn: sqlite3.Connection, q: Question) -> Answer | None:
         rows = queries.op_verdicts(conn, [op], mode=mode)
         targets = q.target_names() or list(dict.fromkeys(r["target"] for r in rows if r["target"] not in _REFERENCE))
         for target in targets:
-            mine = sorted((r for r in rows if r["target"] == target), key=lambda r: key(r["backend_version"]))
+            mine = queries.op_timeline(rows, target)
             if not mine:
                 lines.append(say["none"].format(target=target, op=op, settle=verdict.settle(target)))
                 facts.append({"op": op, "target": target, "mode": mode, "since": None, "status": "unknown"})

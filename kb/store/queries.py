@@ -125,6 +125,15 @@ def op_catalog_entry(conn: sqlite3.Connection, op: str) -> dict[str, Any] | None
     return entry
 
 
+def op_timeline(rows: list[dict[str, Any]], target: str, *, evidence_only: bool = False) -> list[dict[str, Any]]:
+    """One target's rows of `op_verdicts`, oldest version first: the timeline "since when does X run"
+    and "which version added X" read. `evidence_only` drops rows presumed from an older version
+    (a history is where something was said about the op)."""
+    mine = [r for r in rows if r["target"] == target
+            and not (evidence_only and (r.get("basis") or "evidence") == "presumed")]
+    return sorted(mine, key=lambda r: version_key(r["backend_version"]))
+
+
 def op_verdicts(conn: sqlite3.Connection, ops: list[str], target: str | None = None,
                 mode: str | None = None, newest: bool = False) -> list[dict[str, Any]]:
     """Every verdict the KB holds for these ops, across targets, versions and modes.
