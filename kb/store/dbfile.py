@@ -29,9 +29,14 @@ APPLICATION_ID = 0x6B624B42  # kb.store.schema.APPLICATION_ID, mirrored likewise
 
 def resolve_path(db: str | None = None) -> str:
     """The KB file's absolute path (--db, else KB_DB, else the user cache), checked to be a
-    regular file or absent."""
+    regular file or absent; a --db in a folder that does not exist is refused."""
     path = os.path.abspath(os.path.expanduser(db or paths.default_db_path()))
     check_path(path)
+    folder = os.path.dirname(path)
+    if db and not os.path.isdir(folder):  # a typo'd --db must not grow a tree of folders and a fresh KB there
+        from kb.errors import KBError              # (KB_DB may name a cache folder a CI job has yet to make)
+
+        raise KBError(f"{db}: the folder {folder} does not exist; create it first, or pass another --db")
     return path
 
 

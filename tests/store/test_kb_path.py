@@ -35,6 +35,18 @@ def test_a_fifo_as_db_is_refused_and_stays_a_fifo(small_data, tmp_path, capsys, 
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and not list(tmp_path.glob("kb.fifo.building-*"))
 
 
+def test_a_db_in_a_folder_that_does_not_exist_is_refused_and_no_folder_is_made(small_data, tmp_path, capsys,
+                                                                                monkeypatch):
+    """A typo'd --db once grew the folders and a fresh KB there. KB_DB's folder is still made (a CI job's cache)."""
+    missing = tmp_path / "no" / "such" / "kb.sqlite"
+    code, out, err = run_kb(capsys, "op", "aten::relu", "--db", missing)
+    _one_line_exit_2(code, out, err)
+    assert "does not exist" in err and not (tmp_path / "no").exists()
+    code, out, err = run_kb(capsys, "ask", "is relu native on tpu?", "--db", missing)
+    _one_line_exit_2(code, out, err)
+    assert not (tmp_path / "no").exists()
+
+
 def test_a_character_device_as_db_is_refused_and_untouched(small_data, tmp_path, capsys):
     node = tmp_path / "null"
     try:
