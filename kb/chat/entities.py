@@ -298,6 +298,9 @@ _ES_PHRASES[:0] = [(r"variables? de(?:l)? (?:entorno|ambiente)", "env var"),
                    (r"(?:como|de que (?:manera|forma)) (?:veo|ver|puedo ver|se|sabe|puedo saber|compruebo|reviso|listo"
                     r"|averiguo|consulto)(?= )", "how do i see")]
 _ES_PHRASES[:0] = [(r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado)(?: ([a-z][\w.-]*))? sin", r"\1 lost")]
+# "¿cuándo desapareció el entrenamiento?" (r11 q58), "¿cuál es la versión más nueva?" (r10 q47)
+_ES_PHRASES[:0] = [(r"(?:desaparecio|desaparecieron|desaparecera|desapareceran)", "disappeared"),
+                   (r"mas (?:nueva|nuevo|nuevas|nuevos|reciente|recientes)", "newest")]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",
@@ -612,7 +615,8 @@ CUES = {
     "eol": r"\bend of (?:support|life)\b|\bend-of-(?:support|life)\b|\bstill (?:be )?(?:supp?orted|supports?|works?|available"
            r"|ok|okay|fine|alive)\b|\bdrop(?:s|ped|ping)?\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
-           r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support)\b"
+           r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support|go away"
+           r"|goes away|disappear|disappears|disappeared)\b|\bwhen disappeared\b"  # "when did training go away?" (r11 q58)
            r"|\bmaintenance\b|\bsupport window\b"
            # 29p: what a vendor stopped doing ("when did they stop shipping Inf1 DLAMIs?")
            r"|\b(?:stop(?:s|ped)?|quit|ceased?|discontinued) (?:shipping|providing|supporting|offering|publishing|releasing"

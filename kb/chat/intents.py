@@ -247,9 +247,17 @@ def read(text: str) -> Question:
             q.versions.append(version)
             if pending_target is None and pending_product in _TARGET_PRODUCTS and after in _LOOSE_BEFORE and "." in version:
                 loose.append(version)
-            if pending_target is not None and pending_target.version is None:
+            if pending_target is not None and pending_target.version is None and target_version_ok(version):
                 pending_target.version = version
                 pending_target.sdk = pending_target.sdk or sdk_seen
+            if pending_product in _TARGET_PRODUCTS and not target_version_ok(version):
+                # "the Neuron DLAMI on 22.04": an Ubuntu release, never Neuron's (r11 q28)
+                if pending_product is not None:
+                    q.products.append((pending_product, None))
+                pending_product = None
+                if _UBUNTU_RELEASE.match(version):
+                    q.products.append(("ubuntu", version))
+                continue
             if pending_product is not None:
                 q.products.append((pending_product, version))
                 pending_product = None
@@ -311,10 +319,22 @@ _LOOSE_BEFORE = frozenset({"in", "on", "en", "of", "release", "version", "v"})
 _TARGET_PRODUCTS = frozenset({None, "neuron", "tpu", "inf1", "inf2", "trn1", "trn2", "trn3"})
 
 
+_UBUNTU_RELEASE = re.compile(r"^(?:1[4-9]|[2-4]\d)\.(?:04|10)$")  # "22.04", "24.10"
+
+
+def target_version_ok(version: str) -> bool:
+    """Whether a dotted version can be a backend's: every Neuron, TorchNeuron, torch-neuron and TorchTPU
+    release starts at major 0, 1 or 2; "22.04", "24.10" (an Ubuntu release) never does."""
+    head = version.split(".", 1)[0]
+    return not (head.isdigit() and int(head) >= 10 and "." in version)
+
+
 def _bind_loose(q: Question, loose: list[str]) -> None:
     """A loose version (see _LOOSE_BEFORE) read as the version of the single target named without one."""
     if len(loose) != 1 or len(q.target_names()) != 1 or any(m.version for m in q.targets):
         return
+    if not target_version_ok(loose[0]):
+        return  # "is the Neuron DLAMI on 22.04 still supported?": Ubuntu's release, not Neuron's (r11 q28)
     q.targets[0].version = loose[0]
 
 

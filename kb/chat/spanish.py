@@ -84,6 +84,7 @@ PHRASES: list[tuple[str, str]] = [
                                                              "no está en el catálogo de ops ni en ninguna evidencia"),
     ("Did you mean", "¿Quisiste decir"), ("Status is", "El estado es"), ("Ask `help` for examples.",
                                                                           "Pregunta `help` para ver ejemplos."),
+    ("with op verdicts in the KB:", "con veredictos de ops en el KB:"), ("Versions of ", "Versiones de "),
     ("The latest", "La última"), ("release in the KB is", "versión en el KB es"), ("released", "publicada el"),
     ("no release date in the KB", "sin fecha de publicación en el KB"), ("PyTorch packages in", "Paquetes de PyTorch en"),
     ("read as", "leído como"), ("ask about", "pregunta por"), ("the newest release that lists them",

@@ -41,6 +41,9 @@ _EN_LINK = r"(?:and(?: then| also| as well)?|also|plus|as well as)[,:]? "  # "th
 _ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|luego)|y|e)[,:]? (?:adem[aá]s |tambi[eé]n )?")
 # An op named as code opens a clause of its own ("... in eager and torch.roll is one of those?").
 _CODE_OP = r"(?:(?:torch|F|nn|aten|Tensor)(?:\.|::)[\w.:]+|\w+\(\))"
+# A subject's own verb, for a question that puts its subject first ("y ResNet-50 corre…", "y la Neuron 2.33 soporta…")
+_SUBJECT_VERB = (r"(?:corre|corren|funciona|funcionan|anda|andan|se ejecuta|se ejecutan|soporta|soportan|sigue soportando"
+                 r"|admite|admiten|incluye|runs|works|fits|cabe|supports)")
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
 # A Spanish second question keeps its opening "¿" (the join is looked ahead of it, never taken in).
@@ -51,8 +54,10 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))"
                    # "…, y ResNet-50 corre en la 0.2.0?", "…, and BART large runs on trn2?": a comma, then a subject
                    # of one to three words and its verb, a question of its own (Spanish puts the subject first)
-                   rf"|[,;] (?:and|y) (?=(?:[\w.-]+ ){{1,3}}(?:corre|corren|funciona|funcionan|anda|andan|se ejecuta|"
-                   rf"se ejecutan|runs|works|fits|cabe)\b)", re.I)
+                   rf"|[,;] (?:and|y) (?=(?:[\w.-]+ ){{1,3}}{_SUBJECT_VERB}\b)"
+                   # "¿…tokens/s? y la Neuron 2.33 soporta Python 3.11?": after a question mark, the same subject-first
+                   # question, with or without its "y" (held-out r10 q63)
+                   rf"|\?[,;]? (?:(?:and|y|e) )?(?=(?:[\w.-]+ ){{1,3}}{_SUBJECT_VERB}\b)", re.I)
 # "cost at 0,76 usd/h with 300 tok/s, and nn.Embedding runs on inf1?": a comma, "and"/"y", then an op or
 # module named as code with a word after it opens a second question when the first clause names no op
 # (29o); after a clause that does name one, it is a list of ops ("torch.add, and torch.mul on tpu").
@@ -172,6 +177,60 @@ def _asks_end(clause: str) -> bool:
     return intents.read(english).intent == "eol" or "eol" in entities.extract(clause).cues
 
 
+# "… en trainium? y con torch.compile? ah y cuándo …": a word said only to go on ("ah", "oh", "btw") after a question
+# mark belongs to no clause (held-out r11 q62: the first clause read "…? ah?")
+_FILLER = re.compile(r"\?\s*(?:ah|oh|eh|ok|okay|vale|bueno|pues|btw|by the way|por cierto|anyway)[,.!]*$", re.I)
+# "… still supported on Neuron? when did it end?", "¿… sigue soportado? ¿cuándo se terminó?": a clause that asks only
+# when it ended, after one that asks an end of support, is that question's date, which its answer gives (r10 q30)
+WHEN_END = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:when|cu[aá]ndo)(?: exactly| exactamente)?"
+                      r"(?: (?:did|does|will|is|was|has))?(?: (?:it|that|this|support|its support|eso|el soporte|su soporte))?"
+                      r"(?: se)? (?:end|ended|ends|stop|stopped|stops|go away|went away|termin[oó]|terminar[aá]|termina|acab[oó]"
+                      r"|acaba|acabar[aá]|finaliz[oó]|finaliza|dej[oó] de estar soportad[oa])[ ?!.]*$", re.I)
+# "does F.group_norm run on the device, will HuBERT base run fully there, and when …?": a comma then a verb or a
+# question word opens a question of its own in a series that ends in ", and …" (r10 q57, q60)
+_SERIES_ASK = (r"(?:does|do|is|are|will|would|can|could|did|has|have|when|what|which|how|where|"
+               r"¿?(?:es|est[aá]|corre|funciona|hay|cu[aá]ndo|qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|sigue|se puede))\b")
+_SERIES_COMMA = re.compile(rf", (?={_SERIES_ASK})", re.I)
+_SUBORDINATE = re.compile(r"^(?:[^:]*:\s*)?(?:if|when|whenever|once|after|before|while|si|cuando|al)\b", re.I)
+
+
+def _series(first: str) -> tuple[str, str] | None:
+    """The first question of a series "A, B, and C" (see _SERIES_COMMA) and the rest of `first`, or None.
+    A clause opened by "if"/"when" ("if an op has no kernel, what happens?") is no question of its own."""
+    m = _SERIES_COMMA.search(first)
+    if m is None or _SUBORDINATE.match(first):
+        return None
+    left, right = first[:m.start()].strip(), first[m.end():].strip()
+    asks = re.search(rf"(?:^|\s|¿){_SERIES_ASK}", left, re.I)  # "on neuron 2.33, does …": a place, not a question
+    if not asks or len(left.split()) < MIN_WORDS or len(right.split()) < MIN_WORDS or _continues(right):
+        return None
+    return (left if left.endswith("?") else left + "?"), right
+
+
+# "F.rms_norm es nativo en tpu 0.1.1? y en 0.2.0?", "is X native on tpu 0.1.1? what about 0.2.0?": the same question
+# at another version (held-out r11 q61, r10 q52)
+_AGAIN_AT = re.compile(r"\?\s*(?:¿\s*)?(?:(?:and|y|e|but|pero)\s+)?(?:(?:what|how)\s+about|qu[eé]\s+tal|qu[eé]\s+pasa\s+con)?"
+                       r"\s*(?:(?:on|in|with|for|at|en|con|para)\s+)?(?:(?:la|el|the)\s+)?(?:(?:versi[oó]n|version|release)\s+)?"
+                       r"v?(?P<version>\d+(?:\.\d+)+)\s*[?!.]*$", re.I)
+
+
+def again_at(text: str) -> tuple[str, str] | None:
+    """The two clauses of a question asked again at another version (see _AGAIN_AT): the first as said, the
+    second the first with its version replaced by the new one; None unless the first names one version."""
+    text = re.sub(r"\s+", " ", text).strip()
+    m = _AGAIN_AT.search(text)
+    if m is None:
+        return None
+    first = text[:m.start() + 1].strip()
+    said = re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", first)
+    if len(said) != 1 or len(first.split()) < MIN_WORDS or said[0].lstrip("v") == m.group("version"):
+        return None
+    if said[0].lstrip("v") not in [t.version for t in intents.read(entities.extract(first).english).targets]:
+        return None  # a version the first clause's reading does not bind to its target would be answered at another
+    second = re.sub(rf"(?<![\w.]){re.escape(said[0])}(?![\w.])", m.group("version"), first, count=1)
+    return first, second
+
+
 def split_two(text: str) -> tuple[str, str] | None:
     """The two clauses of a question that joins two questions, or None. Only the first join
     that starts a question counts (a third clause stays with the second); numbered parts
@@ -182,9 +241,11 @@ def split_two(text: str) -> tuple[str, str] | None:
         return (parts[0] if parts[0].endswith("?") else parts[0] + "?"), " ".join(rest)
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
-        first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
-        if _continues(second) or WHEN.match(second) and _asks_end(first):
+        first, second = _FILLER.sub("?", text[:m.start()].strip(" ,;")), text[m.end():].strip()
+        if _continues(second) or (WHEN.match(second) or WHEN_END.match(second)) and _asks_end(first):
             return None
+        if m.group(0).lstrip().startswith(",") and (series := _series(first)) is not None:
+            return series[0], series[1] + text[m.start():]  # "does A…, will B…, and when C?": A first (r10 q57)
         if len(first.split()) >= MIN_WORDS and (len(second.split()) >= MIN_WORDS or _short_ok(second, m.group(0))):
             return (first if first.endswith("?") else first + "?"), second
     m = _COMMA_OP.search(text)
@@ -208,6 +269,12 @@ def names_code_op(text: str) -> bool:
 # Kinds of question whose reading of the whole question takes every op and target it names: two clauses
 # of one of these kinds are one question ("is torch.add native on tpu and is torch.mul?").
 ONE_READING = ("op", "compare", "caveat", "family", "collective")
+
+
+def same_answer(first: Answer, second: Answer) -> bool:
+    """Both clauses got the same answer ("¿cuál es la versión más nueva de TorchTPU y qué requisitos tiene?": the
+    release card answers both): one section would say it twice."""
+    return first.intent not in WEAK and body_and_sources(first.text)[0] == body_and_sources(second.text)[0]
 
 
 def answers_both(first: Answer, second: Answer) -> bool:
@@ -291,12 +358,15 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     ents = entities.extract(part, lang)
     q = intents.read(ents.english)
     targets = [(m.target, m.version) for m in q.targets if m.target in _NAMED_TARGETS]
+    said = {intents.TARGET_ALIASES.get(p.lower()): v for p, v in q.products if v} if len(q.versions) == 1 else {}
+    # "que trae torch-neuronx en la 2.33?": the version said after "en la" is the target's, carried with it (r11 q45)
+    targets = [(t, v or said.get(t)) for t, v in targets]
     op = bool(q.op_words or q.function_words)
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
             "ops": list(dict.fromkeys(q.op_words + q.function_words)),
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
-            "asks_cost": "cost" in ents.cues, "prices": ents.prices, "rates": ents.rates,
+            "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff"), "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 
@@ -366,12 +436,15 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
                 # "on neuron 2.33 is X native, and on neuron is Y?": the same target at the version said (29q)
                 out[i] = re.sub(rf"\b{re.escape(t)}\b", f"{t} {versions[t]}", out[i], count=1, flags=re.I)
                 carried["version"] = f"{t} {versions[t]}"
-        if not targets and not priced and 1 <= len(other_targets) <= 2:
+        own_platform = i == 0 and mine["platforms"] and mine["modeless"]  # "end of life for Ubuntu 22.04, and …": its own
+        if not targets and not priced and 1 <= len(other_targets) <= 2 and not own_platform:
             names = [t + (f" {v}" if v else "") for t, v in other_targets]
             joined = (" y " if lang == "es" else " and ").join(names)
             extra.append(("en " if lang == "es" else "on ") + joined)
             carried["targets"] = names
-        if i == 1 and not modes and len(other_modes) == 1 and not priced:
+        if i == 1 and not modes and len(other_modes) == 1 and not priced and not mine["modeless"]:
+            # an end of support or a release has no mode: "… with torch.compile? and when does Python 3.10 end?"
+            # carries none into the second (held-out r10 q60, r11 q62)
             mode = next(iter(other_modes))
             extra.append(words[mode])
             carried["mode"] = mode

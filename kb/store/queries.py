@@ -602,6 +602,11 @@ def same_presumed_source(old_map: dict[str, dict[str, Any]], new_map: dict[str, 
     return {"ops": len(both), "of": len(set(old_map) | set(new_map)), "sources": sources}
 
 
+def target_versions_with_data(conn: sqlite3.Connection, target: str) -> list[str]:
+    """A target's versions that have any verdict (the `kb targets` column), unordered."""
+    return list(_release_versions(conn, target))
+
+
 def targets_overview(conn: sqlite3.Connection, versions: dict[str, str] | None = None,
                      only: list[str] | None = None) -> list[dict[str, Any]]:
     """Each target with its versions that have verdicts and its status counts (at the

@@ -1820,6 +1820,59 @@ add_29t("mixed", "es", "eol", ["**(2)** _¿y cuándo llega el fin de vida upstre
 add_29t("policy", "en", "limitation", ["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
         ["what env var sets neuron's fallback execution under torch.compile, and what's it set to by default?"])
 
+# ---- s8-split: multi-part questions (held-out rounds 10 and 11): a subject-first question after "?", a series
+# "A, B, and C", a filler word, a compile follow-up on a module, "when did it end?" after an end of support, "which
+# ones", a version carried, "22.04" as Ubuntu's, "go away", "and on 0.2.0?", and one answer said once
+
+
+def add_s8_split(*args, **extra) -> None:
+    add(*args, slice="s8-split", **extra)
+
+
+add_s8_split("mixed", "es", "cost", ["**(2)**", "no 3.11"], COST,
+             ["¿Qué sale el millón de tokens a 9 USD la hora con 2000 tokens/s? y Neuron 2.33 soporta Python 3.11?"])
+add_s8_split("mixed", "es", "cost", ["**(2)**", "no 3.10"], COST,
+             ["¿cuánto cuesta un millón de tokens a 4 EUR por hora y 800 tokens/s? ¿la Neuron 2.33 admite Python 3.10?"])
+add_s8_split("mixed", "en", "op", ["_3 questions in one", "**(3)**"], PRE_RELEASE_REPO,
+             ["for our trn2 move: does F.layer_norm run on the device, will BERT base run fully there, and when did "
+              "Neuron drop Python 3.9?"])
+add_s8_split("mixed", "en", "release", ["_3 questions in one", "runs as mode default", "Neuron 2.30"], "2.33.0.html",
+             ["What came out in Neuron 2.33, does torch.compile mode='max-autotune' do anything there, and when did "
+              "PyTorch/XLA training end?"])
+add_s8_split("mixed", "es", "op", ["**Eager y torch.compile difieren**", "Neuron 2.30",
+                                   "_cuándo termina python 3.10 en neuron?_"], PRE_RELEASE_REPO,
+             ["nn.BatchNorm1d funciona en trn2? y con torch.compile? ah y cuándo termina python 3.10 en neuron?"])
+add_s8_split("mixed", "en", "op", ["**Eager and torch.compile differ**", "_when does python 3.10 end on neuron?_"],
+             PRE_RELEASE_REPO, ["does nn.GroupNorm run on trainium? and with torch.compile? oh and when does python 3.10 "
+                                "end on neuron?"])
+add_s8_split("eol", "es", "eol", ["Neuron 2.29", "2026-04-09"], "pytorch.html",
+             ["¿PyTorch 2.7 sigue soportado en Neuron? ¿cuándo se acabó?"])
+add_s8_split("eol", "en", "eol", ["Neuron 2.29", "2026-04-09"], "pytorch.html",
+             ["is PyTorch 2.8 still supported on Neuron? when did it end?"])
+add_s8_split("policy", "en", "policy", ["fallback\\_ops"], NEURON_POLICY,
+             ["in eager mode on neuron what happens to an op without a kernel? and how can I tell which ones fell back?"])
+add_s8_split("eol", "en", "eol", ["2027-05", "2026-05-21"], "ubuntu.com",
+             ["when does Ubuntu 22.04 reach end of life, and is Neuron's DLAMI on 22.04 still supported?"])
+add_s8_split("eol", "es", "eol", ["2026-05-21"], "ubuntu.com", ["¿la DLAMI de Neuron sobre 22.04 sigue con soporte?"])
+add_s8_split("release", "en", "release", ["0.1.1, 0.2.0", "**0.2.0**"], TPU_RELEASE,
+             ["what TorchTPU versions are in the KB, and which is the latest?"])
+add_s8_split("release", "es", "release", ["0.1.1, 0.2.0"], TPU_RELEASE, ["¿qué versiones de torch_tpu tenemos en el KB?"])
+add_s8_split("release", "es", "release", ["en neuron 2.33?_", "3.12, 3.13, 3.14"], "2.33.0.html",
+             ["¿qué incluye torch-neuronx en la 2.33? ¿qué versiones de python soporta?"])
+add_s8_split("release", "en", "release", ["neuron 2.33?_", "2.13.0, 2.14.0"], "2.33.0.html",
+             ["what's in torch-neuronx on 2.33? which pytorch versions does it support?"])
+add_s8_split("mixed", "en", "eol", ["Neuron 2.34", "Neuron 2.30"], XLA_INF_TRN,
+             ["is torch-xla inference on trn3 still supported? and when did training go away?"])
+add_s8_split("mixed", "es", "eol", ["Neuron 2.34", "Neuron 2.30"], XLA_INF_TRN,
+             ["¿la inferencia con torch-xla en trn2 sigue soportada? ¿y cuándo desapareció el entrenamiento?"])
+add_s8_split("op", "es", "op", ["**(2)** _¿aten::nonzero es nativo en tpu 0.2.0?_"], "tpu_aten_kernels.cc",
+             ["¿aten::nonzero es nativo en tpu 0.1.1? ¿y en la 0.2.0?"])
+add_s8_split("op", "en", "op", ["**(2)** _is aten::nonzero native on tpu 0.2.0?_"], "tpu_aten_kernels.cc",
+             ["is aten::nonzero native on tpu 0.1.1? what about 0.2.0?"])
+add_s8_split("release", "es", "release", ["**0.2.0**", "torch >=2.11.0,<=2.15.0"], TPU_RELEASE,
+             ["¿cuál es la versión más reciente de TorchTPU y qué requisitos tiene?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
