@@ -34,6 +34,7 @@ from kb.chat import (
     fold,
     intents,
     list_filter,
+    list_readings,
     mode_contrast,
     names,
     op_first,
@@ -47,7 +48,7 @@ from kb.chat import (
 )
 from kb.chat.answer_api import collective_answer, collective_in
 from kb.chat.answer_eol import eol_answer, when_headline
-from kb.chat.answer_family import family_answer
+from kb.chat.answer_family import family_answer, shown_first
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.answer_release_topic import topic_answer
@@ -62,7 +63,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
     pick_versions,
     same_line,
 )
-from kb.chat.reply import MAX_LIST, Answer, Sources, finish_quotes, quoted
+from kb.chat.reply import MAX_FILTERED, MAX_LIST, Answer, Sources, finish_quotes, quoted
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, releases, torchnames, verdict
@@ -218,8 +219,10 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
                                      for w in q.plain_words)
     # "in which version was pixel_shuffle added?": a catalog op's own name with an `_` is no English word, so it
     # is as explicit as aten::pixel_shuffle (29t); a family's word ("log_softmax") still names its family
+    # ... unless it is the word that qualifies "ops" in a list ("the batch_norm ops that fall back"): the list's filter (s8)
+    qualifier = _list_word(conn, q)
     explicit_op = explicit_op or any("_" in w.strip("_") and w.lower() in _op_bases(conn) and families.family(w) is None
-                                     for w in q.plain_words)
+                                     and w.lower() != qualifier for w in q.plain_words)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
             and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
             and (_OVERVIEW.search(text) or _HOW_MANY.search(text) or _OP_COUNT.search(text)) \
@@ -292,6 +295,14 @@ def _release_named(conn: sqlite3.Connection, q: Question) -> Answer | None:
     result.text = RELEASE_READ["es" if q.language == "es" else "en"] + "\n\n" + result.text
     result.facts = [{"read_as": "release"}] + list(result.facts)
     return result
+
+
+def _list_word(conn: sqlite3.Connection, q: Question) -> str | None:
+    """The name word a list question puts on "ops" ("which batch_norm ops fall back?"), when it asks a status."""
+    if scoring.list_status(q.text) is None or not re.search(r"\b(ops|operators|kernels)\b", q.text.lower()):
+        return None
+    named = list_filter.name_filter(conn, q.text)
+    return named.word if named is not None and named.kind == "grep" else None
 
 
 def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
@@ -376,6 +387,9 @@ def _family_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     fam = families.families_in(q.text)[0]
     member = next((w.lower() for w in q.plain_words if families.family(w) is fam
                    and list_filter.member_op(conn, w.lower(), fam)), None)
+    if member is None:  # "which sort ops…": the word that qualifies "ops", read as the list filter reads it (s8)
+        named = list_filter.name_filter(conn, q.text)
+        member = named.word if named is not None and named.kind == "grep" else None
     if member is not None:  # "which scatter ops fall back?": the ops named scatter, not all of indexing (29t)
         return family_answer(conn, q, literal=member)
     return _family_read(conn, q)
@@ -922,14 +936,21 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                       "count": len(ops), "with_evidence": known, "own_status": by["own_status"], "runs_as": by["runs_as"]})
         if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
             lines[-1] = lines[-1][:-1] + _empty_list_basis(conn, mention.target, status, listing["backend_version"], src)
-        for row in ops[:MAX_LIST]:
-            lines.append(f"- `{row['op']}` {src.cite(row)}")
+        limit = MAX_FILTERED if filt is not None else MAX_LIST  # a narrowed list is what was asked: whole (s8)
+        if filt is not None:
+            ops = sorted(ops, key=shown_first)  # past the limit, the public forward ops are the ones shown
+        for row in ops[:limit]:
+            # where each op runs: by its own status, or decomposed to the leaf named (s8: "which fall back themselves?")
+            lines.append(f"- `{row['op']}`: {verdict.label(row)} {src.cite(row)}")
             facts.append(_fact(row))
-        if len(ops) > MAX_LIST:
+        if len(ops) > limit:
             # the version answered, pinned: the command must list the same ops (tester t29 #5)
-            lines.append(f"_…{len(ops) - MAX_LIST} more: `kb ops --target {mention.target}={listing['backend_version']} "
+            lines.append(f"_…{len(ops) - limit} more: `kb ops --target {mention.target}={listing['backend_version']} "
                          f"--status {status}{' --mode compile' if mode == 'compile' else ''}"
                          f"{f' --grep {pattern}' if pattern else ''}`._")
+        if filt is not None and filt.kind == "grep" and ops:
+            other = list_readings.family_line(conn, filt.word, {r["op"] for r in ops}, q.language == "es")
+            lines += [other] if other and other not in lines else []
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 

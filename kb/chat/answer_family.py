@@ -11,9 +11,10 @@ import re
 import sqlite3
 from typing import Any
 
+from kb.chat import list_readings
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions
-from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
+from kb.chat.reply import MAX_FILTERED, Answer, Sources, quoted
 from kb.store import families, queries, verdict
 from kb.vocab import SEVERITY, UNKNOWN
 
@@ -39,6 +40,7 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
                   literal: str | None = None) -> Answer:
     """`literal`: the substring the user spelled ("whose name contains 'conv'"): the ops whose name holds
     it are listed, in place of any family the same word names (29q), and the answer says which filter."""
+    from kb.chat import list_filter
     from kb.chat.list_filter import NameFilter, said
 
     src = Sources()
@@ -56,6 +58,8 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
         facts = [{"family": fam.name, "ops": len(ops)}]
     status = asked_status(q)
     mode = "compile" if "compile" in q.text.lower() else "eager"
+    named = None if literal else list_filter.name_filter(conn, q.text)
+    asked = named.word if named is not None and named.kind == "family" and " " not in named.word else None
     mentions = q.targets or [TargetMention("neuron"), TargetMention("tpu")]
     yes_no: list[str] = []
     counted: list[str] = []  # per target and status asked: the count, for a how-many headline (29n)
@@ -81,22 +85,28 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
         wanted = [status] if status else [s for s in LISTED if s in by_status and s not in ("native", "decomposed")]
         known = len(ops) - len(by_status.get(UNKNOWN, []))  # the denominator: the family's ops with a verdict (29k)
         for s in wanted:
-            rows = sorted(by_status.get(s, []), key=_shown_first)
+            rows = sorted(by_status.get(s, []), key=shown_first)
             yes_no.append(s if rows else f"no-{s}")
             counted.append(f"**{len(rows)} {fam.name} ops** {_said(s)} on {mention.target} {version} "
                            f"({len(rows)} of {known} ops with evidence)")
             lines.append(f"{len(rows)} {fam.name} ops {_said(s)} on {mention.target} {version} "
                          f"({len(rows)} of {known} ops with evidence):" if rows else
                          f"No {fam.name} op {_said(s)} on {mention.target} {version} in the KB.")
-            for row in rows[:MAX_LIST]:
+            for row in rows[:MAX_FILTERED]:  # a family is a filter: shown whole up to MAX_FILTERED (s8)
                 lines.append(f"- `{row['op']}`: {verdict.label(row)} {src.cite(row)}")
                 facts.append({"op": row["op"], "target": mention.target, "backend_version": version,
                               "status": row["status"], "effective_status": verdict.effective_status(row),
                               "basis": row.get("basis"), "family": fam.name, "source_url": row.get("source_url")})
-            if len(rows) > MAX_LIST:
-                how = f" --grep {literal}`" if literal else "` and filter by name"  # the user's substring is kb's --grep
-                lines.append(f"_…{len(rows) - MAX_LIST} more: `kb ops --target {mention.target} --status {s} "
-                             f"--version {version}{how}._")
+            if len(rows) > MAX_FILTERED:
+                grep = literal or list_readings.grep_word(conn, fam, ops, asked)  # the same ops, by kb's --grep (s8)
+                how = f" --grep {grep}`" if grep else "` and filter by name"
+                lines.append(f"_…{len(rows) - MAX_FILTERED} more: `kb ops --target {mention.target}={version} --status {s}"
+                             f"{' --mode compile' if mode == 'compile' else ''}{how}._")
+            es = q.language == "es"
+            other = (list_readings.family_line(conn, literal, set(ops), es) if literal else
+                     list_readings.grep_line(verdicts, asked, rows, mention.target, version, s, mode, es) if asked and rows
+                     else None)  # the other reading of the word, in one line (s8)
+            lines += [other] if other and other not in lines else []
         if not status:  # the ones that run on the device, counted and cited once
             for row in (by_status.get("native") or by_status.get("decomposed") or [])[:1]:
                 src.cite(row)
@@ -114,7 +124,7 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
 BACKEND_VARIANTS = ("cudnn", "miopen", "mkldnn", "mps", "nnpack", "slow", "thnn", "fbgemm", "cslt", "triton", "cufft")
 
 
-def _shown_first(row: dict[str, Any]) -> tuple:
+def shown_first(row: dict[str, Any]) -> tuple:
     """Public ops before private (`_x`) ones and other backends' variants (cudnn_, mps_...)."""
     base = row["op"][len("aten::"):].split(".")[0]
     stem = base.lstrip("_")
@@ -129,8 +139,13 @@ def _said(status: str) -> str:
 _HOW_MANY = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.I)  # "¿Cuántos…?" reads as "how many"
 
 
+# "(dame) la lista de…", "¿qué ops…?" (read "does which ops…"): a list asked for, no yes/no headline (s8)
+_ASKS_LIST = re.compile(r"\b(?:list|give me|show me|dame|pasame|muestrame)\b|^\s*does (?:which|what)\b")
+
+
 def _head(q: Question, status: str | None, seen: list[str]) -> str | None:
-    if not status or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "are ", "can ", "will ", "any ")):
+    if not status or not q.text.lower().lstrip().startswith(("is ", "does ", "do ", "are ", "can ", "will ", "any ")) \
+            or _ASKS_LIST.search(q.text.lower()):
         return None
     if all(s.startswith("no-") for s in seen):
         return f"**No** — no op of that family is {status} where the KB has verdicts."

@@ -340,6 +340,8 @@ _INTERJECTION = re.compile(r"^(?:(?:oye|oiga|oigan|che|vale|tio|tia|mira|mire|po
                            r"una pregunta|pregunta|neta|ey|eh)\b\s*[,:;!]?\s*)+", re.I)
 
 
+# s8: "ops relacionadas con sort", "ops que tienen que ver con el pooling": the ops related to a name part
+_ES_PHRASES[:0] = [(r"(?:relacionad[oa]s?|que tienen que ver) con(?: (?:el|la|los|las))?", "related to")]
 _SMS_QUE = re.compile(r"(?<![\w./-])(?:q|k|ke)(?![\w./-])", re.I)
 
 

@@ -31,8 +31,19 @@ _NOT_NAMES = frozenset("""
 aten torch pytorch eager compile compiled graph mode modes other others all every some any few many most
 common main key basic popular important remaining these those such same different new old known missing
 unsupported supported native fallback decomposed failing broken slow cpu host device backend list show
-which what give tell me torchneuron torchtpu neuronx family families name names kernel kernels
+which what give tell me torchneuron torchtpu neuronx family families name names kernel kernels related
 """.split())
+# Verbs that follow "ops" in a sentence ("which ops fall back", "ops that run"): never a name right after "ops"
+_VERBS = frozenset("""
+fall falls fell run runs ran work works break breaks lack lacks need needs use uses hit hits get gets add adds
+cause causes make makes have has end ends fail fails raise raises error errors still does did can cannot will would
+should are were was not dont don't aren't isn't won't can't go goes went hang hangs crash crashes land lands
+""".split())
+# "the ops rnn", Spanish "las ops rnn que…": a name right after "ops", read last and only as an op name part
+_RIGHT_AFTER = re.compile(rf"\b{_OPS}\s+([a-z][\w-]*)")
+# "sort-related ops", "pool-like ops", "norm type ops": the word before the suffix is the name part
+_SUFFIXED = re.compile(r"\b([a-z][a-z0-9_]*)(?:-(?:related|ish|like|type|style|based|flavou?red)|\s+(?:related|type|style|based))"
+                       r"\b(?!\s+to\b)")
 MIN_WORD = 3  # "mm" is a name part of half the catalog's matrix ops; shorter words filter nothing
 
 
@@ -59,6 +70,7 @@ def _candidates(text: str) -> list[str]:
     for m in _AFTER.finditer(text):
         first, second = m.group(1), m.group(2)
         out += [first, f"{first} {second}"] if second else [first]
+    out += [m.group(1) for m in _RIGHT_AFTER.finditer(text) if m.group(1) not in _VERBS]
     return [w for w in dict.fromkeys(out) if w]
 
 
@@ -91,14 +103,18 @@ _LITERAL = re.compile(
     rf"|contiene|contienen|contenga|contengan|lleva|llevan|tiene|tienen|incluye|incluyen|con)\s+"
     rf"(?:the (?:word|string|substring|text) |la palabra |el texto )?{_WORD}"
     rf"|\b(?:with|containing|having|have|has|con|tienen|tengan|contengan|llevan|lleven|what \w+)\s+{_WORD}"
-    rf"\s+(?:in|on|en)\s+(?:the |their |its |el |su |sus )?(?:names?|nombres?)\b", re.I)
+    rf"\s+(?:in|on|en)\s+(?:the |their |its |el |su |sus )?(?:names?|nombres?)\b"
+    # a glob ("unique* ops", "*pool*"): a pattern over names, spelled as such (s8)
+    r"|(?<![\w*])\*?([a-z_][a-z0-9_]{2,30})\*(?![\w*])|(?<![\w*])\*([a-z_][a-z0-9_]{2,30})\b", re.I)
 
 
 def member_op(conn: sqlite3.Connection, word: str, fam: families.Family) -> bool:
     """"which scatter ops fall back?" asks for the ops named scatter, not the whole indexing family: a single word
     that is one member op's own name (a catalog base), neither the family's name nor its short form ("norm",
-    "conv", "pool"), narrows the list to op names containing it (29t)."""
-    return " " not in word and word in _bases(conn) and not fam.name.startswith(word) and word != fam.name
+    "conv", "pool"), narrows the list to op names containing it (29t). An op's name whose gerund is the family's
+    name ("sort" of sorting, "index" of indexing) is that op's name too: "sort ops" are the ops named sort (s8)."""
+    short = fam.name.startswith(word) and fam.name != word + "ing"
+    return " " not in word and word in _bases(conn) and not short and word != fam.name
 
 
 def literal(conn: sqlite3.Connection, text: str) -> NameFilter | None:
@@ -116,7 +132,7 @@ def name_filter(conn: sqlite3.Connection, text: str) -> NameFilter | None:
     spelled = literal(conn, text)
     if spelled is not None:
         return spelled
-    lowered = re.sub(r"\s+", " ", text.lower())
+    lowered = _SUFFIXED.sub(r"\1", re.sub(r"\s+", " ", text.lower()))
     for phrase in _candidates(lowered):
         words = phrase.split()
         if not all(_is_name_word(w) for w in words):

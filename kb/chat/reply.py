@@ -13,6 +13,9 @@ from typing import Any
 from kb.neutral import markdown, markdown_code, safe_url
 
 MAX_LIST = 15  # rows an answer lists before it says "and N more"
+# A list the question narrowed by name or family ("which pool ops fall back?") is what was asked: up to this many
+# rows it is shown whole, each with where it runs (s8: a cut at 15 hid max_pool2d_with_indices.out)
+MAX_FILTERED = 40
 # The longest question `kb ask` takes (the MCP tool's bound; the Slack bot's is 500).
 MAX_QUESTION_CHARS = 1000
 

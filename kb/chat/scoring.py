@@ -59,8 +59,9 @@ def _command(r: Reading, q: Question, ents: Entities) -> str:
 _CANT = re.compile(r"\b(?:can'?t|cannot|can not|won'?t|doesn'?t|does not|do not|don'?t|not able to|refuses? to|fails? to)"
                    r"\s+(?:[\w.-]+\s+){0,6}?(?:run|work|execute|compile)\b"
                    r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot)\s+support\b|\bnot\s+(?:run|work|execute|support)\b"
-                   r"|\bnot supported\b|\bunsupported\b|\bno kernel\b", re.I)
-_FALLS = re.compile(r"\bfalls? back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b"
+                   r"|\bnot supported\b|\bunsupported\b|\bno kernel\b"
+                   r"|\b(?:ops|operators|kernels)\b.*\bfail(?:s|ing)?\s+(?:on|under|with|in)\b", re.I)  # s8: "ops … fail on"
+_FALLS = re.compile(r"\b(?:falls?|falling) back\b|\bfallbacks?\b|\bruns? on (?:the )?(?:cpu|host)\b"
                     r"|\b(?:needs?|uses?|hits?|requires?) (?:the )?(?:cpu|host)\b", re.I)
 
 
@@ -83,10 +84,18 @@ def list_status(text: str) -> str | None:
     return None
 
 
+# s8: "which linalg ops…", "what batch norm ops…", "(pásame) la lista de ops…": ops asked for by kind, which a
+# policy reading of the same words ("hit the CPU fallback") does not answer
+OPS_ASKED = (r"^\s*(?:which|what)\s+(?:(?!(?:happens?|happened|about|to|with|if|when|do|does|did|should|will|would"
+             r"|can|are|is|was|were)\b)[\w*-]+\s+){0,2}(?:aten\s+)?(?:ops|operators|kernels)\b"
+             r"|\blist of (?:the )?(?:aten )?(?:ops|operators|kernels)\b")
+
+
 # A request for a list said as a request ("list", "show me", "give me", "which ops"): it outranks a
 # policy reading of the same words ("list the missing ops on tpu 0.2.0").
 _LIST_ASKED = re.compile(r"^\s*(?:please\s+)?(?:list|enumerate|show|give|get|tell)\b|^\s*(?:which|what)\s+(?:aten\s+)?"
-                         r"(?:ops|operators|kernels)\b|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
+                         r"(?:ops|operators|kernels)\b"
+                         r"|" + OPS_ASKED + r"|^\s*(?:the\s+)?(?:aten\s+)?(?:ops|operators|kernels)\s+"
                          r"(?:missing|unsupported|that|which|without)\b|\beverything\b|\ball (?:the )?(?:aten )?(?:ops|operators)\b"
                          r"|^\s*(?:how many|number of|count)\b"
                          r"|" + OP_COUNT +  # 29p: "what is the native op count on tpu?"
@@ -129,8 +138,10 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         cost = max(cost, THRESHOLD)  # "how much does a trn2 cost an hour?": a cost question, even without figures
     if cost:
         out.append(Reading("cost", cost, "price and rate" if ents.prices and ents.rates else "a price or a rate"))
-    if "policy" in ents.cues:
-        out.append(Reading("policy", 8 + (1 if q.targets else 0) + (1 if {"eager", "compile"} & ents.cues else 0),
+    asked_list = _LIST_ASKED.search(text) is not None
+    if "policy" in ents.cues:  # "which linalg ops hit the CPU fallback?" asks for ops, not the rule (s8)
+        listed = 2 if re.search(OPS_ASKED, text, re.I) and list_status(text) else 0
+        out.append(Reading("policy", 8 + (1 if q.targets else 0) + (1 if {"eager", "compile"} & ents.cues else 0) - listed,
                            "what a backend does with an op it lacks"))
     feature_lines = [f for f in ents.features if f != "torchneuron"]
     if feature_lines and ({"eol", "last_release"} & ents.cues):
@@ -145,7 +156,6 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         out.append(Reading("platform_eol", 8, f"{platform[0]} with a version and an end-of-support cue"))
     status = list_status(text)
     versioned = any(m.version for m in q.targets)
-    asked_list = _LIST_ASKED.search(text) is not None
     if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op:
         out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (4 if asked_list else 0),
                            f"a list of {status} ops"))

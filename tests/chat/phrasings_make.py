@@ -1872,6 +1872,48 @@ add_s8_split("op", "en", "op", ["**(2)** _is aten::nonzero native on tpu 0.2.0?_
 add_s8_split("release", "es", "release", ["**0.2.0**", "torch >=2.11.0,<=2.15.0"], TPU_RELEASE,
              ["¿cuál es la versión más reciente de TorchTPU y qué requisitos tiene?"])
 
+# ---- s8-list: held-out rounds 10/11's list misses, as paraphrases (never the held-out questions): the word that
+# qualifies "ops" filters however spelled (sort-related, unique*, "ops gru", "relacionadas con"); "sort ops" are the
+# ops named sort; a filtered list is whole up to 40, each op with where it runs; a policy word or an op's own name in
+# a list question leaves it a list.
+def add_s8_list(*args, **extra) -> None:
+    add(*args, slice="s8-list", **extra)
+
+
+add_s8_list("list", "en", "ops_by_status", ["'sort' (`--grep sort`)", "4 ops that run as **unsupported**",
+                                            "`aten::searchsorted.Scalar_out`"], TPU_REPLAY,
+            ["what sort-type ops does torch_tpu 0.1.1 fail on?"])
+add_s8_list("list", "en", "family", ["'sort' (`--grep sort`)", "4 sort ops are unsupported (raise) on tpu 0.1.1"],
+            TPU_REPLAY, ["sort related ops that tpu 0.1.1 cannot run?"])
+add_s8_list("list", "es", "ops_by_status", ["'sort' (`--grep sort`)", "4 ops que se ejecutan como **unsupported**"],
+            TPU_REPLAY, ["¿qué ops relacionadas con sort no puede correr TorchTPU 0.1.1?"])
+add_s8_list("list", "en", "ops_by_status", ["'nan' (`--grep nan`)", "6 ops that run as **unsupported**"], TPU_PROBE,
+            ["any nan* ops that tpu 0.2.0 can't run?"])
+add_s8_list("list", "es", "ops_by_status", ["'gru' (`--grep gru`)", "4 ops que se ejecutan como **unsupported**"],
+            TPU_PROBE, ["lista de ops gru no soportadas en TorchTPU 0.2.0"])
+add_s8_list("list", "en", "family", ["(12 of 13 ops with evidence)", "`aten::sort.values_stable`: ✘ unsupported",
+                                     "whole **sorting** family"], SNAPSHOT,
+            ["list the sort ops that raise under torch.compile on trn2"])
+add_s8_list("list", "es", "family", ["(12 de 13 ops con evidencia)", "familia **sorting** entera"], SNAPSHOT,
+            ["¿qué ops de sort fallan con torch.compile en trainium?"])
+add_s8_list("list", "en", "family", ["`aten::max_pool2d_with_indices.out`: ⇄ fallback", "--status fallback --grep pool`"],
+            SNAPSHOT, ["which pool ops fall back to the cpu on trn2? need to rewrite our backbone"])
+add_s8_list("list", "en", "ops_by_status", ["`aten::median.dim`: ◐ decomposed → ⇄ fallback at aten::median.dim_values"],
+            SNAPSHOT, ["which median ops fall back on neuron?"])
+add_s8_list("list", "es", "ops_by_status", ["⇄ fallback en aten::sort.values_stable"], SNAPSHOT,
+            ["¿qué ops de nanquantile caen a la cpu en neuron?"])
+add_s8_list("list", "en", "family", ["44 fft ops fall back to the CPU on neuron 2.14.3.1"], SNAPSHOT,
+            ["which fft ops hit the cpu fallback on neuron in eager mode?"])
+add_s8_list("list", "es", "family", ["84 linalg ops hacen fallback a la CPU", "los ops cuyo nombre contiene 'linalg': 65"],
+            SNAPSHOT, ["¿qué ops de linalg acaban en el fallback a CPU en trainium en eager?"])
+add_s8_list("list", "en", "ops_by_status", ["'group_norm' (`--grep group_norm`)",
+                                            "`aten::group_norm`: ◐ decomposed → ✘ unsupported"], SNAPSHOT,
+            ["give me the list of ops of group_norm unsupported in compile mode on neuron"])
+add_s8_list("list", "es", "ops_by_status", ["'group_norm' (`--grep group_norm`)"], SNAPSHOT,
+            ["dame la lista de ops de group_norm que no se soportan en compile en trainium"])
+add_s8_list("list", "es", "family", ["17 rnn ops no están soportados", "los ops cuyo nombre contiene 'rnn': 7 de ellos"],
+            TPU_PROBE, ["dame las ops rnn que no soporta la tpu 0.2.0"])
+
 
 def main() -> None:
     seen = set()

@@ -100,7 +100,8 @@ def test_another_word_filters_by_name_and_says_so(conn):
     assert {"filter": "grep", "word": "pad", "family": None} in a["facts"]
     b = ask(conn, "which pad ops fall back on neuron?")  # below the list threshold: the classic routing filters too
     assert b["intent"] == "ops_by_status" and "(22 of 50 matching ops with evidence)" in b["text"]
-    assert "--status fallback --grep pad`" in b["text"]
+    # s8: a filtered list of up to 40 ops is shown whole, each op with where it runs: no "N more" line
+    assert b["text"].count("\n- `aten::") == 22 and "more: `kb ops" not in b["text"]
 
 
 def test_an_unfiltered_list_states_its_denominator(conn):
