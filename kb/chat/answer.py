@@ -247,7 +247,7 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if intent == "eol" and not explicit_op and any(v and p in intents.PLATFORM_PRODUCTS for p, v in q.products) \
             and re.search(r"\bsupported\b|\bsupports?\b", text):
         return intent  # "is ubuntu 24.04 supported on trn2?": the platform's support, not a release card
-    if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat",) \
+    if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat", "limitation") \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:
         return "release"
     if intent == "eol":
@@ -365,6 +365,10 @@ def _ops_overview(conn: sqlite3.Connection, q: Question) -> Answer:
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "mode": mode,
                       "counts": {st: len(rows) for st, rows in by_status.items()}, "unknown": cover["unknown"],
                       "known": cover["known"]})
+    claim = claimed_coverage(conn, q, src)
+    if claim:  # "how many ATen ops do they say it covers?": the vendor's figure first (r11 q47)
+        lines[:0] = [claim[0], ""]
+        facts[:0] = [claim[1]]
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
@@ -952,7 +956,49 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
             other = list_readings.family_line(conn, filt.word, {r["op"] for r in ops}, q.language == "es")
             lines += [other] if other and other not in lines else []
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
+    claim = claimed_coverage(conn, q, src)
+    if claim:  # "how many ATen ops do they say it covers?": the vendor's own figure leads, the KB's counts follow
+        lines[:0] = [claim[0], ""]
+        facts[:0] = [claim[1]]
     return Answer(q.text, "ops_by_status", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+# "how many ops do they say it covers?", "what coverage does Google claim?", "cuántos ops dicen que cubre?": the
+# vendor's claim, not the KB's count (r11 q47)
+_CLAIM = re.compile(r"\b(?:claim\w*|say|says|said|advertis\w*|announc\w*|promis\w*|officially|dicen|dice|afirman?"
+                    r"|anuncian?|anunciaron|prometen?|publicitan?)\b", re.I)
+_COVER = re.compile(r"\bcover\w*|\bcoverage\b|\bcubre\w*|\bsupport\w*", re.I)
+
+
+_ES_ABOUT = {"about": "unos", "around": "unos", "over": "más de", "more": "más de"}
+
+
+def claimed_coverage(conn: sqlite3.Connection, q: Question, src: Sources) -> tuple[str, dict[str, Any]] | None:
+    """The vendor's stated op coverage (a "coverage-claim" limitation row) as a headline, when
+    the question asks what they say or claim it covers; None otherwise or when none is recorded."""
+    text = q.text
+    if not (_CLAIM.search(text) and _COVER.search(text)):
+        return None
+    targets = q.target_names()
+    rows = [r for r in limitation_rows(conn) if r["feature"].lower().startswith("coverage-claim")
+            and (not targets or r["target"] in targets) and _limitation_matches_version(r, q)]
+    if not rows:
+        return None
+    r = rows[0]
+    what = r["feature"].split(":", 1)[-1].strip()
+    es = getattr(q, "language", "en") == "es"
+    amount = re.sub(r"^(?:about|around|over|more than) (\d[\d,]*)$",
+                    lambda m: f"{_ES_ABOUT[m.group(0).split()[0]]} {m.group(1)}", r["status"])
+    amount = amount if amount != r["status"] else quoted(r["status"])
+    what_es = "operadores ATen" if what.lower() == "aten operators" else quoted(what)
+    head = (f"**{amount[:1].upper() + amount[1:]} {what_es}** — es lo que anuncia el proveedor para {r['product']} {r['version']} "
+            f"({quoted(r['note'])}) {src.cite(r)}; es su cifra, no un recuento del KB. Los recuentos propios del KB, "
+            "por dónde se ejecuta cada op:" if es else
+            f"**{r['status'][:1].upper() + r['status'][1:]} {what}** — the vendor's own claim for {r['product']} "
+            f"{r['version']} ({r['note']}) {src.cite(r)}; that is their figure, not a count of the KB's. "
+            "The KB's own counts, by where each op runs:")
+    return head, {"claim": r["feature"], "status": r["status"], "product": r["product"], "version": r["version"],
+                  "source_url": r["source_url"]}
 
 
 def _empty_list_basis(conn: sqlite3.Connection, target: str, status: str, version: str, src: Sources) -> str:
@@ -992,13 +1038,31 @@ def _limitation_hits(conn: sqlite3.Connection, q: Question) -> list[dict[str, An
         if feature in text or any(p in words or difflib.get_close_matches(p, words, n=1, cutoff=0.85) for p in parts) \
                 or any(len(w) >= 3 and w in feature for w in words):  # fp8 → MXFP8
             hits.append(row)
-    targets = q.target_names()
+    targets = limitation_targets(q)
     return [r for r in hits if not targets or r["target"] in targets]
 
 
 def _limitation_matches_version(row: dict[str, Any], q: Question) -> bool:
-    versions = [m.version for m in q.targets if m.version]
+    versions = [m.version for m in q.targets if m.version] + _sdk_as_pytorch(q)
     return not versions or any(same_line(v, row["version"]) for v in versions)
+
+
+def _sdk_as_pytorch(q: Question) -> list[str]:
+    """"PyTorch NeuronX in the 2.28 release": a 2.2x-2.3x "PyTorch" version beside a Neuron word is the
+    Neuron SDK release (no PyTorch 2.28 exists), read so for its limitations (r10 q44)."""
+    if not re.search(r"\bneuron\w*", q.text, re.I):
+        return []
+    return [v for p, v in q.products if p == "pytorch" and v and re.fullmatch(r"2\.(?:1\d|2\d|3\d)(?:\.\d+)?", v)
+            and queries.version_key(v) >= queries.version_key("2.18")]
+
+
+def limitation_targets(q: Question) -> list[str]:
+    """The targets whose limitation rows a question asks about; a Neuron SDK release's rows are stated per
+    package line (TorchNeuron: neuron, PyTorch NeuronX: neuron-xla), so "neuron" takes both."""
+    targets = q.target_names()
+    if _sdk_as_pytorch(q) and not targets:
+        targets = ["neuron"]
+    return targets + (["neuron-xla"] if "neuron" in targets and "neuron-xla" not in targets else [])
 
 
 def _feature_hits(conn: sqlite3.Connection, q: Question) -> tuple[list[tuple[str, tuple[str, ...]]], list[dict[str, Any]]]:
@@ -1006,7 +1070,7 @@ def _feature_hits(conn: sqlite3.Connection, q: Question) -> tuple[list[tuple[str
     asked = names.features_in(q.text)
     if not asked:
         return [], []
-    targets = q.target_names()
+    targets = limitation_targets(q)
     rows = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
     def matching(wanted):
         return [r for r in rows if any(w in r["feature"].lower() or (w == "fallback" and "fallback" in r["feature"].lower())
@@ -1023,8 +1087,15 @@ def _limitation(conn: sqlite3.Connection, q: Question) -> Answer:
         return _limitation_missing(conn, q, asked)
     hits = hits or _limitation_hits(conn, q)
     if not hits:
-        targets = q.target_names()
+        targets = limitation_targets(q)
         hits = [r for r in limitation_rows(conn) if not targets or r["target"] in targets]
+    elif _ALL_LIMITS.search(q.text) and (any(m.version for m in q.targets) or _sdk_as_pytorch(q)):
+        # "any known limitations in TorchNeuron 2.33? we use float64": that release's whole list, the feature named
+        # first — the word narrows what leads, not what is shown (r10 q43)
+        targets = limitation_targets(q)
+        rest = [r for r in limitation_rows(conn) if (not targets or r["target"] in targets)
+                and _limitation_matches_version(r, q) and r not in hits]
+        hits = hits + rest
     result = _limitation_answer(conn, q, hits)
     targets = q.target_names()
     if asked and targets:  # a target named without a row of its own for the feature
@@ -1033,6 +1104,10 @@ def _limitation(conn: sqlite3.Connection, q: Question) -> Answer:
             extra = _limitation_missing(conn, q, asked, missing)
             result.text = extra.text.split("\n\n**Sources**")[0] + "\n\n" + result.text
     return result
+
+
+_ALL_LIMITS = re.compile(r"\b(?:any|all|the|what|which|list)\b[^?]{0,20}\b(?:known )?(?:limitations|issues|caveats|gotchas"
+                         r"|restrictions)\b|\bknown (?:limitations|issues)\b", re.I)
 
 
 def _limitation_missing(conn: sqlite3.Connection, q: Question, asked: list[tuple[str, tuple[str, ...]]],

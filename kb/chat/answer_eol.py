@@ -230,7 +230,10 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             lines.append(f"- no source dates the end of support of {', '.join(result['unknown'])} (not verified)")
         head, matrix = _platform_matrix(conn, pairs, result, src)
         own_head = upstream_head(q, asked_pairs, result["windows"]) if intents.asks_upstream(q.text) else None
-        if own_head:  # "Ubuntu 22.04 itself": its own end of life first, Neuron's support of it after (29r)
+        if own_head and head and neuron_first(q.text):
+            # "is Python 3.10 ok on Neuron? what about upstream?": the answers in the order asked (r11 q27)
+            head = head + "\n\n" + _upstream_said(own_head, getattr(q, "language", "en") == "es")
+        elif own_head:  # "Ubuntu 22.04 itself": its own end of life first, Neuron's support of it after (29r)
             head = own_head + ("\n\n" + _neuron_said(head, getattr(q, "language", "en") == "es") if head else "")
         if result["first_eol"] and result["windows"] and _FIRST_ASKED.search(q.text):
             # "what leaves support first?": the stack's first end of support is the answer, so it leads
@@ -460,6 +463,19 @@ def upstream_head(q: Question, pairs: list[tuple[str, str]], windows: list[dict[
             f"**Until {day}** — {name}'s own (upstream) end of life: {day}, as its maintainers state it; not reached yet.")
 
 
+def neuron_first(text: str) -> bool:
+    """Whether a question asks about Neuron's support first and the upstream end after, in a
+    later sentence ("is Python 3.10 still ok on the Neuron SDK? what about upstream?")."""
+    m = intents._UPSTREAM.search(text)
+    before = text[:m.start()] if m else ""
+    return "?" in before and re.search(r"\bneuron\b|\bsdk\b|\btrn[123]\b|\binf[12]\b", before, re.I) is not None
+
+
+def _upstream_said(head: str, es: bool) -> str:
+    """The upstream headline, kept under Neuron's as the second answer."""
+    return ("Aguas arriba (upstream), aparte: " if es else "Upstream, a separate matter: ") + head
+
+
 def _neuron_said(head: str, es: bool) -> str:
     """The Neuron-support headline, kept under the upstream one as what it is."""
     return ("Soporte de Neuron, aparte: " if es else "Neuron's support of it, a separate matter: ") + head
@@ -487,14 +503,21 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
         return None, []
     facts = [f for f in eol.load_platform_facts(conn) if f["canonical"] == "neuron-sdk"]
     lines, heads = [], []
+    upstream_urls = {w.get("source_url") for w in result["windows"] if w.get("scope") == "upstream"}
+    by_url = {w.get("source_url"): w for w in result["windows"] if w.get("scope") != "upstream"}
     for product, version in asked:
         name = f"{PLATFORMS[product]} {version}"
         rows = [f for f in facts if f["platform"].lower() == name.lower()]
         own = [f for f in rows if same_line(sdk, f["version"])]
         gate = [i for i in result["issues"] if i.get("gate") and i.get("component") == f"{product}={version}"]
+        # Neuron's own statement decides Neuron's headline; the upstream date is the platform's (r11 q27)
+        gate.sort(key=lambda i: i.get("source_url") in upstream_urls)
+        vendor = by_url.get(gate[0].get("source_url")) if gate else None
         if gate:  # a finding against a presumed matrix (the release states none of its own) says so
+            release = (f" (Neuron {vendor['eol_release']})" if vendor and vendor.get("eol_release")
+                       and vendor.get("scope") != "upstream" else "")
             heads.append(f"**{'Presumably no' if gate[0].get('presumed') else 'No'}** — "
-                         f"{quote_notes(gate[0]['message'], rows)}")
+                         f"{quote_notes(gate[0]['message'], rows)}{release}")
         if own:
             f = own[0]
             lines.append(f"- Neuron {f['version']} platform matrix: {name} — {f['status']} {src.cite(_fact_source(f))}")
@@ -604,7 +627,8 @@ def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: Sources) -> l
 # "has X reached end of support?" ("¿ya caducó?", "¿se acaba?") ask for the date as well
 _WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b|\bwhen\b(?=[^?]*\bend of (?:support|life)\b)"
                    r"|\breach(?:es|ed)? (?:its )?end of (?:support|life)\b|\bhow much time\b|\b(?:time|support) left\b"
-                   r"|\bexpir\w*", re.I)
+                   r"|\bexpir\w*|\bwhen (?:does|do|did|will|is|are)\b[^?]{0,60}\b(?:end|ends|ended|stop\w*|go away|run out"
+                   r"|finish\w*|over|eol|lose|drop\w*)\b", re.I)
 _DATE_IN = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 # yes/no headline → (kind, what it says, in words): "no" ended, "until" a stated end, "open" no end stated
 _BOLDS = {
@@ -643,8 +667,11 @@ def when_headline(question: str, text: str, es: bool) -> str:
     stack = re.search(r"(?:First end of support in this stack|Primer fin de soporte en esta pila): \*\*([\d-]+)\*\*", body)
     date = stack.group(1) if stack else (dates[-1] if dates else None)
     if kind == "no":
-        ended = re.search(r"\b(?:ended|terminó)\s+(\d{4}-\d{2}(?:-\d{2})?)", first)
-        head = ("Ya terminó" if es else "Already ended") + (f" ({ended.group(1)})" if ended else "")
+        # "ended 2026-05-21", "ended with Neuron 2.34 (2026-11-30)": the day, and the release when one is said
+        ended = re.search(r"\b(?:ended|terminó)\s+(?:(?:with|con) (Neuron [\d.]+) \()?(\d{4}-\d{2}(?:-\d{2})?)", first)
+        head = ("Ya terminó" if es else "Already ended") + (
+            f" ({ended.group(2)}{', ' + ('con ' if es else 'with ') + ended.group(1) if ended.group(1) else ''})"
+            if ended else "")
         if bold.startswith(("Presumably", "Presumiblemente")):
             head = f"Presumiblemente y{head[1:]}" if es else f"Presumably a{head[1:]}"
     elif kind == "until" and dates:

@@ -19,8 +19,11 @@ from typing import Any
 from kb.chat.entities import Entities
 from kb.chat.eol_advice import advice, advice_line
 from kb.chat.intents import Question
+from kb.chat.oplookup import same_line
 from kb.chat.reply import Answer, Sources, quoted
-from kb.store import queries
+from kb.store import queries, releases
+
+STATUS_ES = {"not supported": "no soportado", "supported": "soportado", "unsupported": "no soportado"}
 
 # Feature lines (kb.chat.entities.FEATURE_RE) → the support-window products that state them.
 WINDOW_PRODUCTS = {
@@ -52,12 +55,40 @@ def narrow(windows: list[dict[str, Any]], ents: Entities) -> list[dict[str, Any]
     if ents.uses:
         keep = [w for w in hits if any(u in _about(w) for u in ents.uses)]
         hits = keep or hits
-    for instance in ents.instances:
-        named = [w for w in hits if re.search(r"\b(trn[123]|inf[12])\b", _about(w))]
-        keep = [w for w in named if instance in _about(w)]
+    if ents.instances:  # "on trn2? and on inf2?": the windows naming any family asked about (r11 q63)
+        named = [w for w in hits if _FAMILY.search(_about(w))]
+        keep = [w for w in named if any(i in _about(w) for i in ents.instances)]
         unnamed = [w for w in hits if w not in named]
         hits = keep or unnamed or hits
     return hits
+
+
+_FAMILY = re.compile(r"\b(trn[123]|inf[12])\b")
+
+
+def other_families(windows: list[dict[str, Any]], hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The line's windows for instance families the question did not name ("NxD Inference on
+    trn2" ended with 2.34; on Inf2 and Trn1 it is in maintenance mode, no date): one line beside
+    the answer, since a user of the line on the other families is told a different end (r11 q26)."""
+    return [w for w in windows if w not in hits and _FAMILY.search(_about(w))]
+
+
+def _by_family(hits: list[dict[str, Any]], instances: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(instance family asked, its window) for each family asked whose window differs from the others'."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for instance in instances:
+        w = next((x for x in hits if instance in _about(x)), None)
+        if w is not None and all(w is not y for _, y in out):
+            out.append((instance.capitalize(), w))
+    return out
+
+
+def _family_end(w: dict[str, Any], conn: sqlite3.Connection, es: bool) -> str:
+    """One family's end in words: "ended with Neuron 2.34 (2026-11-30)", or its state."""
+    if w.get("is_eol") is True and w.get("eol_release"):
+        day = f" ({w['eol_from']})" if w.get("eol_from") else ""
+        return (f"terminó con Neuron {w['eol_release']}{day}" if es else f"ended with Neuron {w['eol_release']}{day}")
+    return str(w.get("state") or "")
 
 
 def _last_release(conn: sqlite3.Connection, ends_with: str) -> str | None:
@@ -84,7 +115,10 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
     what = label + (f" ({', '.join(USE_ES[u] if es else u for u in uses)})" if uses else "") + \
         (f" {'en' if es else 'on'} {', '.join(i.capitalize() for i in ents.instances)}" if ents.instances else "")
     src = Sources()
-    hits = narrow(_windows(conn, feature), ents)
+    every = _windows(conn, feature)
+    hits = narrow(every, ents)
+    same_use = [w for w in every if not uses or any(u in _about(w) for u in ents.uses)] if ents.uses else every
+    others = other_families(same_use, hits) if ents.instances else []  # the same use only: training's end is no inference news
     if not hits:
         text = (f"**Desconocido** — el KB no tiene ninguna declaración de fin de soporte de {what}." if es
                 else f"**Unknown** — the KB has no end-of-support statement for {what}.")
@@ -119,12 +153,22 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
                 if es else f"**Yes, in maintenance mode** — {w.get('title') or what}: {w.get('state')} (critical fixes only).")
     else:
         head = (f"**Sí, por ahora** — {what}: {w.get('state')}." if es else f"**Yes, for now** — {what}: {w.get('state')}.")
+    by_family = _by_family(hits, ents.instances)
+    if len(by_family) > 1:  # "on trn2? and on inf2?": each family asked gets its own end, in the order asked (r11 q63)
+        said = "; ".join(f"{fam}: {_family_end(x, conn, es)}" for fam, x in by_family)
+        head = (f"**Depende de la familia de instancias** — {label}: {said}." if es
+                else f"**It depends on the instance family** — {label}: {said}.")
     lines = [head, ""] + [_window_line(x, src, es) for x in hits]
+    lines += [("- En otras familias de instancias: " if es else "- On other instance families: ")
+              + _window_line(x, src, es)[2:] for x in others]
+    if others:  # kept under the first fact: the facts list is the windows asked about
+        facts[0]["other_families"] = [{"cycle": x["cycle"], "is_eol": x.get("is_eol"), "eol_from": x.get("eol_from"),
+                                       "state": x.get("state"), "title": x.get("title")} for x in others]
     said = advice_line(hits, src, es)  # "use TorchNeuron … or vLLM Neuron": the record's own way out (29o)
     if said:
         lines.append(said)
         facts[0]["advice"] = advice(next(x.get("note") for x in hits if advice(x.get("note"))))
-    if len(hits) > 1:
+    if len(hits) > 1 and len(by_family) < 2:
         lines.append("_Varias declaraciones coinciden; la primera decide el titular._" if es
                       else "_Several statements match; the first decides the headline._")
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)
@@ -140,6 +184,12 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
     facts = [f for f in eol.load_platform_facts(conn) if f["platform"].lower() in ents.instances]
     rows = [dict(r) for r in conn.execute(
         "SELECT * FROM release WHERE product = 'torchneuron' AND instance_families IS NOT NULL")]
+    sdk = next((m.version for m in q.targets if m.target == "neuron" and m.version), None)
+    if sdk and not releases.find(conn, "torchneuron", sdk):  # "on Neuron 2.29?": that release's matrix, not the newest
+        facts = [f for f in facts if same_line(sdk, str(f["version"]))]
+        rows = [r for r in rows if same_line(sdk, str(r.get("sdk_version") or ""))]
+        if not facts and not rows:
+            return _no_matrix(q, ents, sdk)
     newest = max(rows, key=lambda r: queries.version_key(r["version"])) if rows else None
     lines, heads, out = [], [], []
     for instance in ents.instances:
@@ -163,11 +213,26 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
         no = status.startswith(("not supported", "unsupported", "end")) or (not mine and listed is False)
         word = ("**Sí**" if es else "**Yes**") if yes and not no else ("**No**" if no else
                                                                        ("**Desconocido**" if es else "**Unknown**"))
+        said = (STATUS_ES.get(mine[0]["status"].lower(), quoted(mine[0]["status"])) if es else mine[0]["status"]) \
+            if mine else ""
         heads.append(f"{word} — TorchNeuron {'en' if es else 'on'} {instance.capitalize()}"
-                     + (f": {mine[0]['status']}" if mine else ""))
+                     + (f" (Neuron {mine[0]['version']})" if mine and sdk else "") + (f": {said}" if mine else ""))
         out.append({"product": "torchneuron", "instance": instance, "status": mine[0]["status"] if mine else
                     ("listed" if listed else "not listed" if listed is False else "unknown"),
                     "release": newest["version"] if newest else None})
     head = "; ".join(heads) + "." if heads else ("**Desconocido**." if es else "**Unknown**.")
     return Answer(q.text, "support", "\n".join([head, ""] + lines) + src.markdown(), out, src.items,
+                  language=ents.language)
+
+
+def _no_matrix(q: Question, ents: Entities, sdk: str) -> Answer:
+    """An instance family asked of a Neuron release the KB has no platform matrix or TorchNeuron
+    release for: unknown, said as such, with the command that lists what it has."""
+    es = ents.language == "es"
+    fams = ", ".join(i.capitalize() for i in ents.instances)
+    text = (f"**Desconocido** — el KB no tiene matriz de plataformas ni versión de TorchNeuron para Neuron {sdk}, así que "
+            f"no puede decir si {fams} está soportado ahí. `kb eol --stack \"neuron={sdk} {ents.instances[0]}\"`" if es else
+            f"**Unknown** — the KB has no platform matrix or TorchNeuron release for Neuron {sdk}, so it cannot say "
+            f"whether {fams} is supported there. `kb eol --stack \"neuron={sdk} {ents.instances[0]}\"`")
+    return Answer(q.text, "support", text, [{"sdk": sdk, "instances": ents.instances, "status": "unknown"}],
                   language=ents.language)

@@ -18,7 +18,10 @@ from kb.store import queries, releases
 from kb.vocab import UNKNOWN
 
 NEWS = re.compile(r"\bwhat'?s new\b|\bwhat is new\b|\bnew in\b|\bnews\b|\bwhat changed\b|\bchanges in\b|\bchangelog\b"
-                  r"|\brelease notes\b|\bwhat does .{0,40}\bbring\b|\bwhat'?s in\b|\bhighlights\b", re.I)
+                  r"|\brelease notes\b|\bwhat does .{0,40}\bbring\b|\bwhat'?s in\b|\bhighlights\b"
+                  # "what shipped in Neuron 2.34?", "what does 2.34 include?": the release's contents too (r11 q41)
+                  r"|\bwhat (?:got |was |is |has )?(?:shipped|ships|included|released|came out) (?:in|with)\b"
+                  r"|\bwhat (?:does|did|do|will) .{0,40}\b(?:ship|include|contain)\b|\bwhat(?:'s| is) inside\b", re.I)
 LATEST = re.compile(r"\b(?:last|latest|newest|most recent|recent|current|ultima|ultimo|reciente|nueva|nuevo)\b", re.I)
 PACKAGES = ("torchneuron", "torch-neuronx-xla", "torch-xla", "torchao-neuron", "neuronx-cc")
 
@@ -55,11 +58,15 @@ def sdk_news(conn: sqlite3.Connection, q: Question, version: str) -> Answer:
     es = getattr(q, "language", "en") == "es"
     lines = [f"**Neuron SDK {sdk['version']}** — released {sdk['date'] or 'on a date the KB lacks'} {src.cite(sdk)}."]
     facts: list[dict[str, Any]] = [{"product": "neuron-sdk", "version": sdk["version"], "date": sdk["date"]}]
+    said = _components_said(sdk.get("note"))
+    if said:  # the release page's own list of component notes ("TorchNeuron (Beta) 2.34.0, TorchAO Neuron …")
+        lines.append(f"- {quoted(said)} {src.cite(sdk)}")
     parts = [c for c in releases.in_sdk(conn, sdk["version"]) if c["product"] in PACKAGES]
     if parts:
         lines.append("PyTorch packages in it:")
         for c in parts:
-            lines.append(f"- {c['product']} {c['version']}{_package_bits(conn, c, es)} {src.cite(c)}")
+            name = ALSO_CALLED.get(c["product"], c["product"])
+            lines.append(f"- {name} {c['version']}{_package_bits(conn, c, es)} {src.cite(c)}")
             if re.search(r"\bfirst release\b|\bnew\b", c.get("note") or "", re.I):  # what the package brings, as recorded
                 lines.append(f"  - {quoted(c['note'])}")
             facts.append({"product": c["product"], "version": c["version"], "sdk_version": sdk["version"]})
@@ -72,6 +79,21 @@ def sdk_news(conn: sqlite3.Connection, q: Question, version: str) -> Answer:
         lines.append(f"What ends with Neuron {version}: nothing the KB knows of.")
     lines += _torchneuron_changes(conn, parts, facts)
     return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+ALSO_CALLED = {"torchneuron": "torchneuron (torch-neuronx)"}  # the pip name people ask by
+
+
+def _components_said(note: str | None) -> str | None:
+    """The clauses of an SDK release's note that name its component notes, up to where the
+    note turns to what was searched for and not found (kept for the release card, not here)."""
+    kept = []
+    for clause in (note or "").split("; ")[:8]:
+        if clause.startswith(("searched", "no stored")):
+            break
+        kept.append(clause)
+    said = "; ".join(kept)
+    return said if "component" in said else None
 
 
 def _package_bits(conn: sqlite3.Connection, c: dict[str, Any], es: bool) -> str:

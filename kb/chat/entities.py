@@ -153,6 +153,9 @@ _ES_PHRASES = [
     (r"^\s*cuando (?:termina|acaba|se acaba|se termina|muere|caduca)(?= )", "when is the end of support of"),
     # ---- 29j: "qué ops no compilan con torch.compile": the ops compile mode cannot run
     (r"\bno (?:se )?(?:compila|compilan|compilaria|compilarian)\b", "don't compile"),
+    # s8: "¿qué se incluyó en la Neuron 2.34?", "qué vino con la 2.34": a release's contents (r11 q41)
+    (r"que (?:se )?(?:incluyo|incluye|incluyen|incluia|vino|vinieron|publico|publicaron)(?: (?:en|con))?"
+     r"(?=\s+(?:(?:la|el)\s+)?(?:neuron|torchneuron|torch[-_]?neuronx|sdk|version|release|\d))", "what shipped in"),
     (r"\b(?:cubre|cubren|abarca|abarcan)\b", "covers"), (r"\b(?:incluye|incluyen)\b", "includes"),
     # ---- 29j: the past tense, as a second clause asks it ("y cuando termino pytorch/xla para entrenamiento?")
     (r"^\s*cuando (?:termino|acabo|finalizo|se acabo|se termino|murio|caduco)(?= )", "when is the end of support of"),
@@ -301,6 +304,8 @@ _ES_PHRASES[:0] = [(r"(?:se )?(?:quedo|quedaron|ha quedado|han quedado)(?: ([a-z
 # "¿cuándo desapareció el entrenamiento?" (r11 q58), "¿cuál es la versión más nueva?" (r10 q47)
 _ES_PHRASES[:0] = [(r"(?:desaparecio|desaparecieron|desaparecera|desapareceran)", "disappeared"),
                    (r"mas (?:nueva|nuevo|nuevas|nuevos|reciente|recientes)", "newest")]
+# s8: "¿se va a la CPU sin avisar?": silently, not the op `sin` (r10 q35 paraphrase)
+_ES_PHRASES[:0] = [(r"sin (?:avisar|aviso|advertencia|advertir|decir nada|warning)|silenciosamente|en silencio", "silently")]
 _ES_WORDS = {
     "de": "of", "del": "of", "en": "on", "sobre": "on", "para": "for", "con": "with", "y": "and", "o": "or",
     "es": "is", "son": "are", "esta": "is", "estan": "are", "que": "what", "cual": "which", "cuales": "which",
@@ -631,14 +636,16 @@ CUES = {
               r"|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend|that it|that they) (?:doesn'?t|does not|don'?t|do not|"
               r"can'?t|cannot) (?:implement|support|handle|cover|provide)\b|\bunimplemented (?:op|ops|operators?)\b|\b(?:op|ops|operators?|kernels?) (?:it|they|the backend) (?:lacks?|"
               r"doesn'?t have|don'?t have|does not have|has no|have no)\b|\bmissing (?:op|ops|kernel|"
-              r"kernels|operator|operators)\b|\bhas no kernel\b|\bwithout (?:a|its own) kernel\b|\bno kernel\b"
+              r"kernels|operator|operators)\b|\bhas no kernel\b|\bno kernel\b"
+              # s8: "an op without a TPU kernel", "lacking a Neuron kernel" (r10 q35)
+              r"|\bwithout (?:a |an |its own |any )?(?:(?:neuron|tpu|device|native|xla|trainium) )?kernels?\b"
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bno (?:neuron|tpu|device|native|own) kernel\b"  # 29i: "an op with no neuron kernel"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"
-              r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b"
+              r"|\b(?:lacks?|lacking|missing|without) (?:a |an )?(?:(?:neuron|tpu|device|native) )?(?:kernel|op)\b|\b(?:can'?t|cannot|can not) be lowered\b"
               r"|\b(?:if|when) (?:an? |the )?(?:op|operator|kernel) (?:doesn'?t|does not|isn'?t|is not) (?:exist|there|"
               r"available|implemented|supported)\b"
               # "eager vs compile: which one falls back to CPU?" (r2-29 #4): the modes compared, no op

@@ -57,6 +57,7 @@ slow slower slowly fast faster broken break breaks wrong hang hangs hanging bug 
 caveats performance perf problem problems gotcha gotchas correct incorrect
 decompose decomposes kernel kernels backend backends end-of-support end-of-life eos
 since desde
+were been had did
 cost costs costing price prices pricing priced hour hours hourly million millions token tokens expensive cheap
 everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
 won don doesn isn aren wouldn couldn shouldn didn wasn hasn haven hey
@@ -485,6 +486,9 @@ def _intent(q: Question, lowered: str) -> str:
         return "eol"  # "is python 3.10 supported on neuron 2.33?": a stack question
     if q.model_path or any(p in lowered for p in MODEL_PATTERNS):
         return "model"
+    if not has_op and re.search(r"\bknown issues?\b", lowered) and (
+            any(m.version for m in q.targets) or any(v for _, v in q.products) or "release" in lowered):
+        return "limitation"  # "known issues with PyTorch NeuronX in the 2.28 release?": that release's rows (r10 q44)
     if (has_op or q.plain_words) and any(p in lowered for p in CAVEAT_PATTERNS):
         return "caveat"
     if any(p in lowered for p in LIMITATION_PATTERNS):

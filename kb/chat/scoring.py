@@ -124,6 +124,22 @@ def _gallery_list(text: str) -> bool:
     return is_list_question(text)
 
 
+_WHEN_WORD = re.compile(r"\b(?:when|until|how long|since)\b", re.I)
+_SUPPORT_WORD = re.compile(r"\b(?:supported|support|compatible|runs?|works?)\b", re.I)
+_OPS_WORD = re.compile(r"\b(?:ops?|operators?|kernels?|layers?|models?|functions?|modules?|dtypes?|python|ubuntu|pytorch"
+                       r"|torch \d)\b", re.I)
+
+
+def _sdk_on_instance(q: Question, ents: Entities, text: str) -> bool:
+    """"is trn1 supported with Neuron 2.33?", "queremos usar trn1 con Neuron 2.33, ¿está soportado?": an
+    instance family and a Neuron SDK release, asked whether they go together (r10 q31) — no op, model,
+    platform or list named, which the other readings answer."""
+    return (any(m.target == "neuron" and m.version and re.fullmatch(r"2\.[1-9]\d(?:\.\d+)*", m.version)
+                for m in q.targets) and not ents.models and not _WHEN_WORD.search(text)
+            and _SUPPORT_WORD.search(text) is not None and _OPS_WORD.search(text) is None
+            and not ({"eol", "last_release", "policy", "list"} & ents.cues))
+
+
 def readings(q: Question, ents: Entities) -> list[Reading]:
     """Every reading with a score, best first."""
     text = ents.english
@@ -147,10 +163,12 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     if feature_lines and ({"eol", "last_release"} & ents.cues):
         score = 4 + (5 if "last_release" in ents.cues else 4) + (1 if ents.uses else 0) + (1 if ents.instances else 0)
         out.append(Reading("feature_eol", score, f"{feature_lines[0]} and an end-of-support cue"))
-    elif ents.features and ents.instances and not explicit_op:
+    elif ents.instances and not explicit_op and (ents.features or _sdk_on_instance(q, ents, text)):
         short = len(text.split()) <= 5  # "torchneuron on trn1?" asks the same as "does TorchNeuron run on Trn1?"
-        out.append(Reading("feature_on", 4 + 3 + (1 if "yes_no" in ents.cues or short else 0) + (1 if ents.uses else 0),
-                           f"{ents.features[0]} on {ents.instances[0]}"))
+        asked = "yes_no" in ents.cues or short or (_SUPPORT_WORD.search(text) is not None and "eol" not in ents.cues
+                                                   and not _WHEN_WORD.search(text))  # "…, is it supported?"
+        out.append(Reading("feature_on", 4 + 3 + (1 if asked else 0) + (1 if ents.uses else 0),
+                           f"{(ents.features or ['neuron'])[0]} on {ents.instances[0]}"))
     platform = [p for p, v in q.products if v and p in PLATFORM_PRODUCTS]
     if platform and ("eol" in ents.cues) and not explicit_op:
         out.append(Reading("platform_eol", 8, f"{platform[0]} with a version and an end-of-support cue"))

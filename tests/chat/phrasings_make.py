@@ -1915,6 +1915,54 @@ add_s8_list("list", "es", "family", ["17 rnn ops no están soportados", "los ops
             TPU_PROBE, ["dame las ops rnn que no soporta la tpu 0.2.0"])
 
 
+# ---- s8-eolrel: end-of-support, release and policy causes of held-out rounds 10/11 (own paraphrases)
+def add_s8e(*args, **extra) -> None:
+    add(*args, slice="s8-eolrel", **extra)
+
+
+TORCHAO_RN = "components/torchao-neuron.html"
+TPU_CLAIM = "TorchTPU announcement"
+RN_228 = "neuron-release-notes"
+add_s8e("eol", "en", "eol", ["**Already ended (2026-11-30, with Neuron 2.34)**", "Inf2 and Trn1 maintenance mode"], NXDI,
+        ["our inference fleet runs NxD Inference on trn3, when does that stop?",
+         "we deploy with nxd inference on trn2. when will that end?"])
+add_s8e("eol", "es", "eol", ["**Depende de la familia de instancias**", "Trn2: terminó con Neuron 2.34 (2026-11-30)",
+                              "Inf2: modo de mantenimiento declarado, sin fecha"], NXDI,
+        ["¿cuándo se acaba el soporte de NxD Inference en trn2 y en inf2?"])
+add_s8e("eol", "en", "eol", ["**No** — Python 3.10: out of support since 2026-05-21 (Neuron 2.30)",
+                              "Upstream, a separate matter: **Already ended (2026-10)**"], PY310,
+        ["does the neuron sdk still support python 3.10? and upstream python itself?"])
+add_s8e("eol", "es", "eol", ["**No** — Python 3.10: sin soporte desde 2026-05-21 (Neuron 2.30)",
+                              "Aguas arriba (upstream), aparte: **Ya terminó (2026-10)**"], PY310,
+        ["¿python 3.10 sigue soportado en el SDK de Neuron? ¿y upstream?"])
+add_s8e("release", "en", "release", ["0.18.0+neuron.1", "Trainium3 instances only", "torchneuron (torch-neuronx) 2.14.3.1",
+                                      "released 2026-11-30"], TORCHAO_RN,
+        ["what does neuron 2.34 include?", "what got shipped with Neuron 2.34?"])
+add_s8e("release", "es", "release", ["0.18.0+neuron.1", "Trainium3 instances only", "publicada el 2026-11-30"], TORCHAO_RN,
+        ["¿qué se incluyó en la Neuron 2.34?"])
+add_s8e("release", "en", "ops_by_status", ["**About 450 ATen operators** — the vendor's own claim"], TPU_CLAIM,
+        ["how many ATen ops does Google claim torch_tpu 0.2.0 covers?"])
+add_s8e("release", "es", "ops_by_status", ["**Unos 450 operadores ATen** — es lo que anuncia el proveedor"], TPU_CLAIM,
+        ["¿cuántos operadores ATen anuncian que cubre TorchTPU 0.2.0?"])
+add_s8e("eol", "en", "support", ["**No** — TorchNeuron on Trn1 (Neuron 2.33.0): not supported",
+                                  "the 2.33 support matrix covers Trn2 and Trn3 only"], TORCHNEURON,
+        ["we want to run trn1 with neuron 2.33, is that supported?"])
+add_s8e("eol", "es", "support", ["**No** — TorchNeuron en Trn1 (Neuron 2.33.0): no soportado"], TORCHNEURON,
+        ["¿trn1 está soportado con Neuron 2.33 y TorchNeuron?"])
+add_s8e("policy", "en", "policy", ["error unless fallback\\_mode(ALLOW\\_FALLBACK)", "**by default, an error**"], TPU_REPLAY,
+        ["with torch_tpu 0.1.1, does an op lacking a TPU kernel quietly run on the CPU?"])
+add_s8e("policy", "es", "policy", ["**por defecto, un error**"], TPU_REPLAY,
+        ["en torch_tpu 0.1.1, un op sin kernel de TPU, ¿se va a la CPU sin avisar?"])
+add_s8e("release", "en", "limitation", ["Known limitations (3)", "Performance degradation with public PyPI torch-xla 2.8.0",
+                                         "Segmentation faults with certain vision models"], RN_228,
+        ["known issues of PyTorch NeuronX in the neuron 2.28 release?"])
+add_s8e("release", "es", "limitation", ["Limitaciones conocidas (3)", "PyTorch NeuronX 2.7 does not support Python 3.12"], RN_228,
+        ["¿qué problemas conocidos tenía PyTorch NeuronX en la versión 2.28?"])
+add_s8e("release", "en", "limitation", ["**float64** on neuron", "**torch.sparse** on neuron", "**torch.fft** on neuron"],
+        TORCHNEURON, ["what are the known limitations of neuron 2.33? we rely on float64"])
+add_s8e("release", "es", "limitation", ["**float64** en neuron", "**torch.nested** en neuron", "**torch.func** en neuron"],
+        TORCHNEURON, ["¿qué limitaciones conocidas tiene TorchNeuron 2.33? usamos float64"])
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:

@@ -193,7 +193,7 @@ def test_a_missing_op_is_not_a_target_list_unless_a_target_follows():
     ("¿cuándo deja de tener soporte la DLAMI de Ubuntu 22.04?", "**Presumiblemente ya terminó**", "2026-05-21", "dlamis"),
     ("¿cuánto le queda a Inf1?", "Declaraciones de fin de soporte de inf1", "2024-12-03", "torch-neuron-versions"),
     ("¿vllm v0 ya caducó en neuron?", "**Ya terminó**", "2026-02-26", "vllm-v0"),
-    ("¿cuándo vence el soporte de pytorch/xla para entrenamiento?", "**Ya terminó**", "2026-05-21", "xla-training")])
+    ("¿cuándo vence el soporte de pytorch/xla para entrenamiento?", "**Ya terminó (2026-05-21", "2026-05-21", "xla-training")])
 def test_spanish_end_of_support_gets_a_date_or_no_date_and_a_source(conn, question, head, fact, source):
     a = ask(conn, question)
     assert a["intent"] == "eol" and a["language"] == "es"
