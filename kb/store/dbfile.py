@@ -33,8 +33,10 @@ def resolve_path(db: str | None = None) -> str:
     path = os.path.abspath(os.path.expanduser(db or paths.default_db_path()))
     check_path(path)
     folder = os.path.dirname(path)
-    if db and not os.path.isdir(folder):  # a typo'd --db must not grow a tree of folders and a fresh KB there
-        from kb.errors import KBError              # (KB_DB may name a cache folder a CI job has yet to make)
+    # a typo'd --db must not grow a tree of folders and a fresh KB there (KB_DB may name a cache folder that a
+    # CI job has yet to make)
+    if db and not os.path.isdir(folder):
+        from kb.errors import KBError
 
         raise KBError(f"{db}: the folder {folder} does not exist; create it first, or pass another --db")
     return path
