@@ -50,7 +50,7 @@ NO_FALLBACK = {"en": ("**No fallbacks** — {name} runs fully on the device on {
                       "(veredictos presumidos de una versión anterior)")}
 
 TEXT = {
-    "en": {"yes": "**Yes** — {name} runs fully on the device on {where}",
+    "en": {"lang": "en", "yes": "**Yes** — {name} runs fully on the device on {where}",
            "presumed_yes": "**Presumably yes** — {name} runs fully on the device on {where} "
                            "(verdicts presumed from an earlier version)",
            "missing": "**{name} is not in the gallery.** The closest gallery models: {close}.",
@@ -77,7 +77,7 @@ TEXT = {
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
            "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more",
            "models_left": "_{n} more models named ({names}): ask about them one at a time, or `kb gallery --target {target}` lists every model._", "not_built": "{name} is in the gallery but did not export: {reason}"},
-    "es": {"yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
+    "es": {"lang": "es", "yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
            "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
                            "(veredictos presumidos de una versión anterior)",
            "missing": "**{name} no está en la galería.** Los modelos más cercanos de la galería: {close}.",
@@ -109,13 +109,15 @@ TEXT = {
 
 
 def _tokens(text: str) -> list[str]:
-    """Lower-case words, a letter run split from the digits after it ("qwen3" → qwen, 3)."""
+    """Lower-case words, a letter run split from the digits after it ("qwen3" → qwen, 3), and a
+    version's "v" from the name it is glued to ("MobileNetV2" → mobilenet, v, 2, as the slug
+    mobilenet-v2 reads; r11 q55 lost the model: "mobilenetv" matched no family)."""
     words = re.findall(r"[a-z0-9.]+", text.lower().replace("_", " ").replace("-", " "))
     out = []
     for word in words:
         word = word.strip(".")
-        match = re.fullmatch(r"([a-z]+)(\d[a-z0-9.]*)", word)
-        out.extend(match.groups() if match else [word] if word else [])
+        match = re.fullmatch(r"([a-z]+?)(v?)(\d[a-z0-9.]*)", word)
+        out.extend([g for g in match.groups() if g] if match else [word] if word else [])
     return out
 
 
@@ -328,25 +330,32 @@ def targets_in(text: str) -> list[str]:
     return [t for t, words in TARGET_WORDS.items() if asked & set(words)]
 
 
-def asked_versions(conn, text: str, targets: list[str]) -> tuple[dict[str, str], list[str]]:
-    """({target: backend version} the question names, e.g. "on tpu 0.1.1" or "neuron 2.13.3.0",
+def asked_versions(conn, text: str, targets: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """({target: [backend versions]} the question names, e.g. "on tpu 0.1.1" or "neuron 2.13.3.0",
     through the chat's own reading and version grammar (kb.chat.intents, kb.chat.oplookup), and
-    the lines that say a version the KB lacks, so the answer never silently reads the newest."""
+    the lines that say a version the KB lacks, so the answer never silently reads the newest.
+    A bare version after the first ("torch_tpu 0.1.1? what about 0.2.0") counts for the target
+    whose data holds exactly that version (r10 q52 dropped it); oldest first."""
     from kb.chat.intents import read
     from kb.chat.oplookup import pick_versions
 
-    chosen: dict[str, str] = {}
+    chosen: dict[str, list[str]] = {}
     notes: list[str] = []
-    for mention in read(text[:2000]).targets:
-        if not mention.version or mention.target not in targets or mention.target in chosen:
+    reading = read(text[:2000])
+    for mention in reading.targets:
+        if not mention.version or mention.target not in targets:
             continue
         pick = pick_versions(conn, mention)
         usable = [v for v in pick.versions if v in pick.with_data] or pick.versions
         if usable:
-            chosen[mention.target] = usable[-1]  # the newest the spelling stands for
-        else:
+            chosen.setdefault(mention.target, []).append(usable[-1])  # the newest the spelling stands for
+        elif mention.target not in chosen:
             notes.append(f"(no {markdown(pick.label)} in the KB: the answer below is for the newest "
                          f"{markdown(mention.target)} version)")
+    for target in [t for t in targets if t in chosen]:
+        held = views.versions_with_data(conn, target)
+        chosen[target] += [v for v in reading.versions if v in held]  # exact only: "wav2vec 2.0" is no version
+        chosen[target] = sorted(dict.fromkeys(chosen[target]), key=lambda v: held.index(v) if v in held else -1)
     return chosen, notes
 
 
@@ -366,19 +375,42 @@ def _plural(n: int) -> str:
     return "" if n == 1 else "s"
 
 
+def _cells(targets: list[str], versions: dict | None) -> list[tuple[str, str | None]]:
+    """(target, version) pairs to answer: each version asked of a target (a str or a list), else its default."""
+    out = []
+    for target in targets:
+        asked = (versions or {}).get(target)
+        out.extend((target, v) for v in ([asked] if asked is None or isinstance(asked, str) else asked or [None]))
+    return out
+
+
+def _first(versions: dict | None) -> dict:
+    """{target: one version}: what the list answers read (the first version asked of each target)."""
+    return {t: (v if isinstance(v, str) or v is None else (v[0] if v else None)) for t, v in (versions or {}).items()}
+
+
 def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sources: Sources, say: dict,
-                 facts: list, versions: dict | None = None, graph: str = "inference") -> list[str]:
+                 facts: list, versions: dict | None = None, graph: str = "inference", beside: bool = False,
+                 blockers: bool = False) -> list[str]:
+    """Each (target, version) asked: a headline, the ops that decide it, kb check's verdict. With
+    `beside` (a question about this model), the lines of kb.chat.gallery_beside after them; with
+    `blockers` ("what blocks it?"), a headline that names the blockers."""
+    from kb.chat import gallery_beside as gb
+
+    lang = say.get("lang", "en")
     lines = []
+    done = []
     if not views.census_rows_exist(conn, entry["model"], graph):
         reason = (entry["graphs"].get(graph) or {}).get("reason") or "not built"
         return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
                 + sources.cite(_gallery_source(entry))]
     gallery_mark = sources.cite(_gallery_source(entry))
     note = ["  " + quoted(markdown(entry["note"]))] if entry.get("note") else []  # under the first headline, not above it
-    for target in targets:
-        rep = views.report(conn, entry["model"], target, (versions or {}).get(target), mode, graph, lookups)
+    for target, version in _cells(targets, versions):
+        rep = views.report(conn, entry["model"], target, version, mode, graph, lookups)
         row = views.summary_row(entry, rep)
-        where = f"{target} {rep.backend_version or ''}".strip() + f" ({mode}{', ' + TRAINING if graph == 'training' else ''})"
+        done.append((target, version, rep, row))
+        where = _where(target, rep, mode, graph)
         problems = [op for op in rep.ops if op.status in views.PROBLEMS]
         fallback = [op for op in problems if op.status == "fallback"]
         if not problems and row["runs_fully"]:
@@ -399,14 +431,17 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         if problems:  # how much of the model runs on the device, and on what basis (t29m)
             head += say["share"].format(share=views.pct(row["device_call_share"]))
             head += say["presumed"] if row["basis"] == "presumed" else ""
+        if blockers:
+            head = gb.blockers_head(head, rep, row, markdown(entry["name"]), where, lang)
         marks = []
         for op in (problems or rep.ops)[:MAX_LIST]:
             cited = lookups.rows.get((target, rep.backend_version, mode), {}).get(op.op)
             if cited is not None:  # the verdict row itself: kind, name, URL or probe run, retrieval date
                 presumed = " (presumed)" if op.basis == "presumed" else ""  # as kb op marks it ᵖ
-                marks.append(f"{markdown(op.op)} {op.status}{presumed} " + sources.cite(cited))
+                marks.append(f"{markdown(op.op)} {op.status}{gb.leaf(op, lang)}{presumed} " + sources.cite(cited))
             elif problems:  # no verdict to cite: say why it is unknown
-                marks.append(f"{markdown(op.op)} {op.status}" + (f" ({markdown(op.reason)})" if op.reason else ""))
+                marks.append(f"{markdown(op.op)} {op.status}{gb.leaf(op, lang)}"
+                             + (f" ({markdown(op.reason)})" if op.reason else ""))
             if not problems and len(marks) >= 3:
                 break
         lines.append(f"{head} {gallery_mark}")
@@ -415,7 +450,7 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         if marks:
             lines.append("  " + "; ".join(marks))
         verdict = markdown(rep.verdict or "")
-        if say is TEXT["es"]:  # kb check's sentence in the answer's language
+        if lang == "es":  # kb check's sentence in the answer's language
             from kb.chat.spanish import to_spanish
 
             verdict = to_spanish(verdict)
@@ -423,6 +458,68 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         facts.append({**{k: row[k] for k in ("model", "target", "backend_version", "mode", "runs_fully",
                                              "device_call_share", "device_flop_share", "flops_partial", "fallback_ops",
                                              "unsupported_ops", "unknown_ops", "compile", "basis")}, "graph": graph})
+    if beside:
+        lines += _beside_lines(conn, entry, done, mode, graph, lookups, lang, gallery_mark, facts)
+        if facts and not facts[-1].get("beside"):
+            facts[-1].pop("beside", None)
+    return lines
+
+
+def _where(target: str, rep, mode: str, graph: str) -> str:
+    return f"{target} {rep.backend_version or ''}".strip() + f" ({mode}{', ' + TRAINING if graph == 'training' else ''})"
+
+
+def _beside_lines(conn, entry: dict, done: list, mode: str, graph: str, lookups, lang: str, mark: str,
+                  facts: list) -> list[str]:
+    """One line each, after the cells asked: the eager verdict beside a compile one where it differs
+    (r10 q51: "with torch.compile — any blockers?" never said argmax only falls back in eager); the
+    newest version of the one target asked where an older one does not run it (r11 q51, q56), or else
+    the other target (r11 q50, q54); "moving from 0.1.1 to 0.2.0 fixes it" where both were asked."""
+    from kb.chat import gallery_beside as gb
+
+    text = gb.say(lang)
+    lines = []
+    said = facts[-1].setdefault("beside", []) if facts else []  # kept under the asked cell: one fact per cell asked
+
+    def cell(target: str, version: str | None, cell_mode: str, role: str, keep: bool = True):
+        rep = views.report(conn, entry["model"], target, version, cell_mode, graph, lookups)
+        row = views.summary_row(entry, rep)
+        if keep:
+            said.append({**{k: row[k] for k in ("target", "backend_version", "mode", "runs_fully", "fallback_ops",
+                                                "unsupported_ops", "unknown_ops", "basis")}, "role": role})
+        return rep, row
+
+    if mode == "compile":
+        for target, version, rep, _row in done:
+            eager, row = cell(target, version, "eager", "eager", keep=False)
+            if gb.differs(eager, rep):
+                said.append({**{k: row[k] for k in ("target", "backend_version", "mode", "runs_fully", "fallback_ops",
+                                                    "unsupported_ops", "unknown_ops", "basis")}, "role": "eager"})
+                lines.append(text["eager"].format(where=_where(target, eager, "eager", graph).replace(" (eager)", ""),
+                                                  brief=gb.brief(eager, row, lang), mark=mark))
+    asked_targets = list(dict.fromkeys(t for t, *_ in done))
+    if len(asked_targets) != 1:
+        return lines
+    target = asked_targets[0]
+    mine = [(v, rep, row) for t, v, rep, row in done if t == target]
+    if len(mine) > 1 and not mine[0][2]["runs_fully"] and mine[-1][2]["runs_fully"]:
+        lines.append(text["upgrade"].format(old=f"{target} {mine[0][1].backend_version}",
+                                            new=f"{target} {mine[-1][1].backend_version}"))
+        return lines
+    if all(row["runs_fully"] for _, _, row in mine):
+        return lines
+    default = lookups.get(target, None, mode)[1]
+    newest_asked = mine[-1][1].backend_version
+    if gb.newer_than(conn, target, newest_asked, default):
+        rep, row = cell(target, None, mode, "newer")
+        key = "newer_fixes" if row["runs_fully"] else "newer"
+        lines.append(text[key].format(where=_where(target, rep, mode, graph), brief=gb.brief(rep, row, lang), mark=mark))
+        return lines
+    other = [t for t in views.DEFAULT_TARGETS if t != target]
+    if other and not lines and lookups.get(other[0], None, mode)[1]:  # one line beside at most: the eager one first
+        rep, row = cell(other[0], None, mode, "other_target")
+        lines.append(text["other"].format(where=_where(other[0], rep, mode, graph), brief=gb.brief(rep, row, lang),
+                                          mark=mark))
     return lines
 
 
@@ -615,17 +712,20 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
     missing = None if named else missing_model(text)
     targets = [t for t in targets if t != "cpu"]  # "need the CPU on tpu": the CPU is the fallback, not a target
     targets = list(dict.fromkeys(targets or targets_in(text) or views.DEFAULT_TARGETS))
-    mode = "compile" if re.search(r"\b(compile|compiled|torch\.compile|compilado|compilar)\b", lowered) else "eager"
+    mode = "compile" if COMPILE_ASKED.search(lowered) else "eager"
     sources = Sources()
     facts: list[dict] = []
     found_versions, version_notes = asked_versions(conn, text, targets)
     versions = {**found_versions, **(versions or {})}
+    from kb.chat.gallery_beside import BLOCKERS_ASKED
+
     if named:
         lookups = views.Lookups(conn)
         lines = [say["fuzzy"].format(word=w, reading=r) for w, r in pairs[:1]] + version_notes
         for slug in named[:MAX_MODELS]:
             lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
-                                      versions, "training" if TRAINING_ASKED.search(lowered) else "inference"))
+                                      versions, "training" if TRAINING_ASKED.search(lowered) else "inference",
+                                      beside=len(named) == 1, blockers=bool(BLOCKERS_ASKED.search(lowered))))
         if len(named) > MAX_MODELS:  # a question naming many models: each in full would be pages long
             left = named[MAX_MODELS:]
             lines.append(say["models_left"].format(n=len(left), names=", ".join(markdown(m) for m in left[:MAX_LIST])
@@ -641,10 +741,11 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
         lines = _models_answer(conn, say, sources, facts)
         intent = "gallery_models"
     elif _is_list(lowered) and BLOCK_WORDS.search(lowered):
-        lines = version_notes + _blockers_answer(conn, targets, mode, say, sources, facts, versions, _limit(lowered))
+        lines = version_notes + _blockers_answer(conn, targets, mode, say, sources, facts, _first(versions),
+                                                 _limit(lowered))
         intent = "gallery_blockers"
     elif _is_list(lowered):
-        lines = version_notes + _list_answer(conn, text, targets, mode, say, sources, facts, versions)
+        lines = version_notes + _list_answer(conn, text, targets, mode, say, sources, facts, _first(versions))
         intent = "gallery_list"
     else:
         return None
@@ -652,6 +753,8 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
                   sources=sources.items)
 
 
+# "with torch.compile", "compiled", "from compiling", "compilando": the compile-mode census (s8-gallery)
+COMPILE_ASKED = re.compile(r"\b(compile[sd]?|compiling|torch\.compile|compilad[oa]s?|compilar|compilando|compila)\b")
 MAX_MODELS = 4  # models of one question answered in full (a hostile tester named 19: a 41 KB answer)
 WARM_TARGETS = (("neuron",), ("tpu",), views.DEFAULT_TARGETS)  # what list questions name: one target or both
 

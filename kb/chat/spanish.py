@@ -174,7 +174,13 @@ PATTERNS = [(re.compile(r"; (\d+(?:\.\d+)*)'s is presumed:"), r"; se presume la 
             (re.compile(r"\bends (\d+) things?\b"), r"termina \1 cosas"),
             (re.compile(r"\b([A-Z][\w-]*(?: [A-Z][\w-]*)? \d+(?:\.\d+)*)'s fin de vida propio"), r"fin de vida propio de \1"),
             (re.compile(r" on (\d{4}-\d{2}(?:-\d{2})?)\b"), r" el \1"),
-            (re.compile(r"\bpublicada (\d+(?:\.\d+)+) el\b"), r"publicada la \1 el")]
+            (re.compile(r"\bpublicada (\d+(?:\.\d+)+) el\b"), r"publicada la \1 el"),
+            # kb check's "except 2 unsupported ops" (s8-gallery)
+            (re.compile(r"\b(\d+) unsupported ops\b"), r"\1 ops no soportadas"),
+            (re.compile(r"\b1 unsupported op\b"), "1 op no soportada"),
+            (re.compile(r"\b(\d+) unknown ops\b"), r"\1 ops sin evidencia"),
+            (re.compile(r"\b1 unknown op\b"), "1 op sin evidencia"),
+            (re.compile(r"\b(\d+) (crash|timeout) ops?\b"), r"\1 ops con \2")]
 # A link word alone between two code spans ("`neuron` or `tpu`").
 LINKS = {" or ": " o ", " and ": " y ", " or the ": " o el ", ", or ": ", o "}
 # s30b (#30): the help line between code spans, and kb check's verdict in gallery answers; put first, so

@@ -109,7 +109,8 @@ def verdict_sentence(report, compiled: dict) -> str:
             parts.append(f"{len(fallback)} op{'s' if len(fallback) != 1 else ''} on the host "
                          f"({share}; {hostcost.range_text(report.estimated_host_ms)} per step)")
         by_status = Counter(op.status for op in other)
-        parts.extend(f"{n} {status}" for status, n in sorted(by_status.items()))
+        # "except 2 unsupported ops", not "except 2 unsupported" (r11 q52 read it as garbled)
+        parts.extend(f"{n} {status} op{'s' if n != 1 else ''}" for status, n in sorted(by_status.items()))
         body = "runs on the device except " + ", ".join(parts)
     clause = "torch.compile: " + compile_outcome(report, compiled)["text"]
     sentence = f"{head}: {body}; {clause}"

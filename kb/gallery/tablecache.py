@@ -173,5 +173,9 @@ def cached(conn: sqlite3.Connection, args: dict, compute: Callable[[], dict]) ->
 
 
 def clear_memo() -> None:
-    """Forget the tables kept in this process (tests, the bench's cold runs)."""
+    """Forget the tables kept in this process (tests, the bench's cold runs), and the verdict
+    maps kept beside them (kb.gallery.views.Lookups)."""
+    from kb.gallery import views
+
     _MEMO.clear()
+    views.clear_support_memo()

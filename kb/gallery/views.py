@@ -85,6 +85,18 @@ def census_rows(conn: sqlite3.Connection, model: str, graph: str = "inference") 
     return [dict(r) for r in rows]
 
 
+# (KB state digest, target, version chosen, mode) → (support rows, lookup): a chat answer about one
+# model reads two or three of these (~0.1 s each), the same ones the previous answer read. Kept per
+# KB state (kb.gallery.tablecache.kb_state), so any write to the KB shows at once; never for a
+# connection whose state cannot be told (in memory, uncommitted writes).
+_SUPPORT_MEMO: dict[tuple, tuple] = {}
+_SUPPORT_MEMO_MAX = 16
+
+
+def clear_support_memo() -> None:
+    _SUPPORT_MEMO.clear()
+
+
 class Lookups:
     """The KB's verdicts per target × version × mode, read once for every model asked."""
 
@@ -92,14 +104,34 @@ class Lookups:
         self.conn = conn
         self._maps: dict[tuple, tuple] = {}
         self.rows: dict[tuple, dict] = {}  # (target, version chosen, mode) → the support rows (for citing)
+        self._state: str | None | bool = False  # False: not read yet
+
+    def _digest(self) -> str | None:
+        if self._state is False:
+            import hashlib
+
+            from kb.gallery import tablecache
+
+            state = tablecache.kb_state(self.conn)
+            self._state = None if state is None else hashlib.sha256(
+                json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+        return self._state
 
     def get(self, target: str, version: str | None, mode: str):
         key = (target, version, mode)
         if key not in self._maps:
             chosen = queries.pick_version(self.conn, target, version)
-            rows = queries.support_map(self.conn, target, chosen, mode)
-            self.rows[(target, chosen, mode)] = rows
-            self._maps[key] = (kc.lookup_from_rows(rows), chosen)
+            digest = self._digest()
+            kept = _SUPPORT_MEMO.get((digest, target, chosen, mode)) if digest else None
+            if kept is None:
+                rows = queries.support_map(self.conn, target, chosen, mode)
+                kept = (rows, kc.lookup_from_rows(rows))
+                if digest:
+                    if len(_SUPPORT_MEMO) >= _SUPPORT_MEMO_MAX:
+                        _SUPPORT_MEMO.clear()
+                    _SUPPORT_MEMO[(digest, target, chosen, mode)] = kept
+            self.rows[(target, chosen, mode)] = kept[0]
+            self._maps[key] = (kept[1], chosen)
         return self._maps[key]
 
 

@@ -1963,6 +1963,43 @@ add_s8e("release", "en", "limitation", ["**float64** on neuron", "**torch.sparse
 add_s8e("release", "es", "limitation", ["**float64** en neuron", "**torch.nested** en neuron", "**torch.func** en neuron"],
         TORCHNEURON, ["¿qué limitaciones conocidas tiene TorchNeuron 2.33? usamos float64"])
 
+
+# ---- s8-gallery (#29): held-out rounds 10 and 11's model-question causes, own paraphrases: "what blocks it?" names
+# the blockers in the headline; a bare second version is answered; an old version or one target that does not run
+# the model gets one line on the newer version or the other target; the leaf an op fails at; eager beside compile;
+# "MobileNetV2" as one word. Facts checked with kb gallery (-t neuron/tpu, --mode eager/compile) on the shipped KB.
+def add_s8g(*args, **extra) -> None:
+    add(*args, slice="s8-gallery", **extra)
+
+
+add_s8g("model", "en", "model", ["**1 blocker: aten::argmax**", "In eager mode (no torch.compile) on neuron 2.14.3.1: "
+                                 "aten::argmax falls back to the CPU"], GALLERY,
+        ["CLIP ViT-B/32 under torch.compile on trainium: is anything blocking it?"])
+add_s8g("model", "en", "model", ["**2 blockers: aten::roll, aten::adaptive_avg_pool1d**",
+                                 "aten::roll, aten::adaptive_avg_pool1d at aten::_adaptive_avg_pool2d fall back to the CPU"],
+        GALLERY, ["what blocks swin-t from compiling on trn2?"])
+add_s8g("model", "es", "model", ["**1 bloqueo: aten::min.other**", "En tpu 0.2.0 (eager): corre entero en el dispositivo"],
+        GALLERY, ["¿qué frena a T5 base en trainium?"])
+add_s8g("model", "es", "model", ["**3 bloqueos: aten::batch_norm, aten::max_pool2d, aten::adaptive_avg_pool2d**",
+                                 "En tpu 0.2.0 (eager): corre entero en el dispositivo"], GALLERY,
+        ["estamos migrando ResNet-50 a neuron, ¿qué lo bloquea?"])
+add_s8g("model", "en", "model", ["**No** — HuBERT base on tpu 0.1.1", "HuBERT base runs fully on the device on tpu 0.2.0",
+                                 "So moving from tpu 0.1.1 to tpu 0.2.0 fixes it"], GALLERY,
+        ["is HuBERT base fine on torch_tpu 0.1.1, or only on 0.2.0?"])
+add_s8g("model", "es", "model", ["wav2vec 2.0 base en tpu 0.1.1", "wav2vec 2.0 base se ejecuta entero en el dispositivo en tpu 0.2.0",
+                                 "Así que pasar de tpu 0.1.1 a tpu 0.2.0 lo resuelve"], GALLERY,
+        ["wav2vec2: ¿anda en TorchTPU 0.1.1 o hace falta la 0.2.0?"])
+add_s8g("model", "en", "model", ["aten::group_norm unsupported at aten::var_mean.correction",
+                                 "On the newer tpu 0.2.0 (eager): it runs fully on the device"], GALLERY,
+        ["will the stable diffusion 1.5 unet work with TorchTPU 0.1.1?"])
+add_s8g("model", "es", "model", ["**Sí** — MobileNetV2 1.0 224 se ejecuta entero en el dispositivo en tpu 0.2.0",
+                                 "57.1% de las llamadas a ops en el dispositivo", "aten::hardtanh fallback"], GALLERY,
+        ["¿MobileNetV2 funciona en tpu y en trainium?"])
+add_s8g("model", "en", "model", ["**Partly** — MobileNetV2 1.0 224 on neuron 2.14.3.1 (eager)",
+                                 "On tpu 0.2.0 (eager): it runs fully on the device"], GALLERY,
+        ["does MobileNetV2 run on trn2?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
