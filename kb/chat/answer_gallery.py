@@ -215,6 +215,16 @@ def find_models(text: str) -> list[str]:
     return found
 
 
+def model_name(slug: str) -> str:
+    """A gallery model's display name ("MobileNetV2 1.0 224"), as its census row gives it."""
+    import os
+
+    from kb.store import gallery as store
+
+    rows = {r["model"]: r for r in store.read_jsonl(os.path.join(store.folder(), store.MODELS_FILE))}
+    return str(rows.get(slug, {}).get("name") or slug)
+
+
 def missing_model(text: str) -> str | None:
     """The model a question asks about that the gallery does not hold ("Llama 4", "Grok-1"),
     as written; None when every model it names is in the gallery."""

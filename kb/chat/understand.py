@@ -362,7 +362,10 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     # "que trae torch-neuronx en la 2.33?": the version said after "en la" is the target's, carried with it (r11 q45)
     targets = [(t, v or said.get(t)) for t, v in targets]
     op = bool(q.op_words or q.function_words)
+    from kb.chat.answer_gallery import find_models
+
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
+            "models": [] if op else find_models(part),
             "ops": list(dict.fromkeys(q.op_words + q.function_words)),
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
@@ -428,6 +431,15 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             out[1] = _name_for_pronoun(out[1], said[0]["platforms"][0], lang)
             facts.append({"part": 2, "carried": {"product": said[0]["platforms"][0]}})
             continue
+        if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
+                and not mine["modeless"] and (targets or mine["modes"]):
+            # "¿MobileNetV2 funciona en tpu? ¿y en trainium cómo va?": the model the first part asks about, asked
+            # again where the second one names (s8)
+            from kb.chat.answer_gallery import model_name
+
+            name = model_name(said[0]["models"][0])
+            out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"
+            carried["model"] = name
         versions = dict(other_targets)
         for t, v in targets:
             # forward only: a later clause's version never rewrites an earlier one ("… on inf1 (latest), and when did

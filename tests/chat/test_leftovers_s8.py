@@ -65,3 +65,14 @@ def test_a_policy_question_without_a_version_also_names_an_older_rule_that_diffe
 def test_a_policy_question_naming_the_version_gets_that_rule_only(conn):
     text = ask(conn, "what does torchtpu 0.2.0 do with an op it lacks in eager?")["text"].replace("\\_", "_")
     assert "ALLOW_FALLBACK" not in text and "enable_cpu_fallback" in text
+
+
+@pytest.mark.parametrize(("question", "second"), [
+    ("¿MobileNetV2 funciona en tpu? ¿y en trainium cómo va?", "MobileNetV2 1.0 224"),
+    ("will BERT base run on trn2? and on tpu in compile mode?", "BERT base"),
+])
+def test_a_follow_up_part_asks_about_the_model_the_first_part_names(conn, question, second):
+    """The gallery slice's leftover: part 2 had no model and was refused."""
+    text = ask(conn, question)["text"]
+    part2 = text.split("**(2)**")[1] if "**(2)**" in text else text.split("\n", 1)[1]  # split, or read whole
+    assert second.lower() in part2.lower() and "could not read" not in part2 and "No pude leer" not in part2
