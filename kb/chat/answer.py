@@ -1327,7 +1327,8 @@ def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     verdicts = _op_answer(conn, q, src)
     if none_found:  # after the verdict, never above it: "no known issue" is no verdict (r10 q3, r11 q64)
         lines.append("No known issue recorded for " + "; ".join(none_found) + " (" + NO_MEASUREMENT + ").")
-    if not any(line.startswith("**Known issues") for line in lines):  # no caveat at all: the verdict leads
+    if q.statuses and not any(line.startswith("**Known issues") for line in lines):
+        # no caveat, and a status asked ("ok under torch.compile? … slow in eager"): the verdict leads
         text = verdicts.text + "\n\n" + "\n".join(lines) + src.markdown()
     else:
         text = "\n".join(lines) + "\n\n_Verdicts (field caveats do not change them):_\n" + verdicts.text + src.markdown()

@@ -442,7 +442,8 @@ _CONTEXT_THEN_ASK = re.compile(r"^[^?]{3,200}?[,;:]\s+(?:(?:and|so|but|y)\s+)?(?
 # "still on the old wheel — does nn.PReLU run there or does it blow up?", "torch.searchsorted on trn2 under
 # torch.compile — supported? (our bucketizer uses it)": context, a dash or colon, then the yes/no question itself
 _DASH_THEN_ASK = re.compile(r"[—–;:]\s*(?:(?:and|so|but)\s+)?(?:(?:is|are|does|do|can|will|would|could)\s+[^?]{0,200}"
-                            r"|(?:is it\s+|it'?s\s+)?(?:supported|native|ok|okay|fine|usable))\?", re.I)
+                            r"|(?:is it\s+|it'?s\s+)?(?:supported|native|ok|okay|fine|usable)"
+                            r"|[`\w.:()-]{2,80}\s+(?:runs?|works?|is (?:native|supported|ok|fine))\b[^?]{0,40})\?", re.I)
 
 
 # "aten::embedding on inf1 (torch-neuron) is supported?": Spanish word order read in English, the verb last

@@ -9,6 +9,7 @@ target's.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -28,9 +29,11 @@ def mentions(conn: sqlite3.Connection, q: Question) -> list[TargetMention]:
     first = q.targets[0]
     said = {m.version for m in q.targets if m.version}
     other = {v for p, v in q.products if v and p in _OTHER_PRODUCTS}
+    in_calls = " ".join(q.call_args.values())  # "y.bernoulli_(0.2)": an argument, not release 0.2
     extra = []
     for version in q.versions:
-        if "." not in version or version in said or version in other or version in extra:
+        if "." not in version or version in said or version in other or version in extra \
+                or re.search(rf"(?<![\w.]){re.escape(version)}(?![\w.])", in_calls):
             continue
         if pick_versions(conn, TargetMention(first.target, version)).versions:
             extra.append(version)

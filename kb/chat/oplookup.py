@@ -137,16 +137,28 @@ def _function_match(conn: sqlite3.Connection, q: Question, word: str, key: str, 
     """A torch function from the traced map; a call whose written argument picks one overload of a
     one-op function ("x.bernoulli_(0.5)": `aten::bernoulli_.float`) names that overload first, its
     other overloads after it, and says which argument picked it (r10 q2)."""
+    es = q.language == "es"
     method = key.startswith("torch.Tensor.") and not word.startswith(("Tensor.", "torch."))
-    said = f"`{word}` is a Tensor method call, `{key}`: it" if method else f"`{key}`"
+    if method:
+        said = (f"`{word}` es una llamada a un método de Tensor, `{key}`:" if es
+                else f"`{word}` is a Tensor method call, `{key}`: it")
+    else:
+        said = f"`{key}`"
     args = q.call_args.get(word)
     chosen = call_overload.picked(conn, known, args) if args and len(known) == 1 else None
     if chosen is None:
+        if method and es:
+            return OpMatch(word, known, "function-map", f"{said} despacha a estos ops ATen (trazado, {where})")
         return OpMatch(word, known, "function-map", f"{said} dispatches to these ATen ops (traced, {where})")
     op, others, kind = chosen
-    return OpMatch(word, [op, *others], "function-map",
-                   f"{said} dispatches to `{op}`: the argument `{args.split(',')[0].strip()}` binds its `{kind}` "
-                   f"parameter (other overloads below, for other arguments; traced, {where})", chosen=op)
+    first = args.split(",")[0].strip()
+    if es:
+        note = (f"{said} despacha a `{op}`: el argumento `{first}` va a su parámetro `{kind}` (las otras sobrecargas, "
+                f"abajo, para otros argumentos; trazado, {where})")
+    else:
+        note = (f"{said} dispatches to `{op}`: the argument `{first}` binds its `{kind}` parameter (other overloads "
+                f"below, for other arguments; traced, {where})")
+    return OpMatch(word, [op, *others], "function-map", note, chosen=op)
 
 
 def module_match(conn: sqlite3.Connection, word: str) -> OpMatch | None:
