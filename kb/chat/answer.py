@@ -40,6 +40,7 @@ from kb.chat import (
     op_first,
     op_history,
     op_since,
+    op_versions,
     plain_verdict,
     scoring,
     sections,
@@ -481,11 +482,12 @@ def _verdict_line(v: dict[str, Any], src: Sources) -> str:
 DEVICE_TARGETS = ("neuron", "neuron-xla", "tpu")  # what "everywhere" means when no target is named
 
 
-def _mentions_for(q: Question, rows: list[dict[str, Any]]) -> tuple[list[TargetMention], list[str]]:
-    """Targets to answer for: those named; else those with a verdict for the op, and the
-    device targets without one (listed once as unknown)."""
+def _mentions_for(q: Question, rows: list[dict[str, Any]],
+                  asked: list[TargetMention] | None = None) -> tuple[list[TargetMention], list[str]]:
+    """Targets to answer for: those named (`asked`: with the other releases named, kb.chat.op_versions);
+    else those with a verdict for the op, and the device targets without one (listed once as unknown)."""
     if q.targets:
-        return q.targets, []
+        return asked or q.targets, []
     with_rows = list(dict.fromkeys(r["target"] for r in rows))
     return [TargetMention(t) for t in with_rows], [t for t in DEVICE_TARGETS if t not in with_rows]
 
@@ -505,10 +507,14 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     facts: list[dict[str, Any]] = []
     both_modes = mode_contrast.names_both_modes(q.text)  # "in eager and compile": both said, also when equal (29q)
     mode = "compile" if "compile" in q.text.lower() and not both_modes else "eager"
+    if both_modes and (asked := mode_contrast.asked_mode(q.text)):
+        both_modes, mode = False, asked  # "ok under torch.compile? in eager it seemed to work": compile asked (r10 q3)
     open_mode = mode_contrast.names_no_mode(q.text)
     also_compile = mode_contrast.follow_up_mode(q.text)  # "…? and in compile mode?": eager, compile beside it (29r)
     if also_compile:
         mode, open_mode = "eager", True
+    # one mode named: the other said beside it where it differs ("under torch.compile": eager falls back, r11 q2)
+    beside = mode_contrast.other_mode(mode) if not (open_mode or both_modes) else "compile"
     past = op_history.asks_history(q.text)  # "which version added X?": the releases it changed in (29r)
     history_heads: list[tuple[str, str]] = []
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (eager, compile) verdicts that differ
@@ -516,6 +522,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     verdict_for_yes_no: list[dict[str, Any] | None] = []
     yes_no_ops: list[str] = []  # the op of each verdict_for_yes_no entry
     named: set[str] = set()  # the exact ops the question names ("aten::_scaled_mm", not its .out)
+    asked_mentions = op_versions.mentions(conn, q)  # "…on tpu 0.2.0? pretty sure it was on 0.1.1": both (r11 q3)
+    newer: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (verdict at an older release asked, the newest's)
     for match in matches:
         if match.how == "module-map":  # a torch.nn layer: kb.chat.answer_module
             from kb.chat.answer_module import module_lines
@@ -532,7 +540,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
             lines.append(f"_`{match.asked}` read as the op; it also names the {fam.name} family: ask "
                          f"`which {fam.name} ops fall back on {(q.target_names() or ['tpu'])[0]}?` for all of them._")
         ops = _focus(conn, match.ops)
-        if match.how == "exact":
+        if match.chosen:  # "x.bernoulli_(0.5)": the overload its argument reaches answers
+            named.add(match.chosen)
+        elif match.how == "exact":
             named |= {o for o in ops if o == match.asked or o == f"aten::{match.asked}"}
         elif match.how == "function-name" or (match.how == "typo" and not opnames.names_one_overload(match.asked)):
             # torch.bincount dispatches to the default overload, aten::bincount: its verdict is the
@@ -541,7 +551,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         for op in ops:
             lines.append(f"**`{op}`**")
             rows = queries.op_verdicts(conn, [op], mode=mode)
-            mentions, silent = _mentions_for(q, rows)
+            mentions, silent = _mentions_for(q, rows, asked_mentions)
             shown: list[dict[str, Any]] = []
             for mention in mentions:
                 pick = pick_versions(conn, mention)
@@ -555,10 +565,11 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     history_heads += [(op, said)] if said else []
                     lines += more
                     facts += said_facts
+                if chosen and mention.version and len(asked_mentions) == 1:
+                    newer += _newer_pairs(conn, chosen, pick, mode)
                 if chosen:
                     shown += chosen
-                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile) \
-                        if open_mode or both_modes else {}
+                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile, mode=beside)
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
@@ -572,10 +583,10 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                                          + src.cite(other))
                             facts.append(_fact(other))
                             agreed.append((v, other))
-                        elif other is not None:  # the mode left open and compile says otherwise: both (29n)
+                        elif other is not None:  # the other mode says otherwise: both (29n)
                             lines.append("  - " + _verdict_line(other, src))
                             facts.append(_fact(other))
-                            pairs.append((v, other))
+                            pairs.append((other, v) if mode == "compile" else (v, other))
                     continue
                 facts.append({"op": op, "target": mention.target, "backend_version": pick.asked, "mode": mode,
                               "status": UNKNOWN})
@@ -611,14 +622,36 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
     pairs = [p for p in pairs if mode_contrast.differs(*p)]  # compile shown because asked: the line only where they differ
-    both = mode_contrast.contrast_line([p for p in pairs if id(p[0]) in answered] or pairs, q.language == "es") \
+    both = mode_contrast.contrast_line([p for p in pairs if answered & {id(p[0]), id(p[1])}] or pairs,
+                                       q.language == "es") \
         or mode_contrast.agree_line([p for p in agreed if id(p[0]) in answered] or agreed, q.language == "es")
-    head = "\n".join(x for x in (head, both, aside) if x) or None
+    change = op_versions.change_line(verdict_for_yes_no, q.language == "es") if len(asked_mentions) > 1 else None
+    head = "\n".join(x for x in (head, both, aside, change, _newer_text(newer, src, q.language == "es")) if x) or None
     if history_heads:  # the history asked leads; the newest verdict's yes/no follows it
         mine = [h for o, h in history_heads if o in named] or [h for _, h in history_heads]
         head = "\n".join(mine[:MAX_OPS_PER_ANSWER] + ([head] if head else []))
     text = "\n".join(([head, ""] if head else []) + lines) + (src.markdown() if own_sources else "")
     return Answer(q.text, "op", text, facts, src.items)
+
+
+def _newer_pairs(conn: sqlite3.Connection, chosen: list[dict[str, Any]], pick: VersionPick,
+                 mode: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """An older release asked where the op does not run on the device, and the newest release says
+    otherwise: (that verdict, the newest's), to say in one line (r10 q2, r11 q1)."""
+    out = []
+    for v in chosen:
+        new = op_versions.newest(conn, v["op"], v["target"], mode)
+        if new and new[0]["backend_version"] not in pick.versions and not op_versions.on_device(v) \
+                and queries.version_key(new[0]["backend_version"]) > queries.version_key(v["backend_version"]) \
+                and mode_contrast.where_words(new[0]) != mode_contrast.where_words(v):
+            out.append((v, new[0]))
+    return out
+
+
+def _newer_text(newer: list[tuple[dict[str, Any], dict[str, Any]]], src: Sources, es: bool) -> str | None:
+    if not newer:
+        return None
+    return "\n".join(op_versions.newer_line(old, new, src.cite(new), es) for old, new in newer[:3])
 
 
 def _asks(text: str) -> bool:
@@ -781,10 +814,14 @@ def _per_target_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str,
     headline per target ("neuron: **Yes** — …" then "tpu: **It runs on tpu, though not as one
     kernel** — …"), each with its own basis, instead of "it depends" (29n). None otherwise."""
     by_target: dict[str, list[dict[str, Any]]] = {}
+    releases = {}
     for r in rows:
         if r is None:
             return None
-        by_target.setdefault(r["target"], []).append(r)
+        releases.setdefault(r["target"], set()).add(r["backend_version"])
+    for r in rows:  # two releases of one target asked ("with 0.1.1? and with 0.2.0?"): a headline each (r10 q8)
+        key = f"{r['target']} {r['backend_version']}" if len(releases[r["target"]]) > 1 else r["target"]
+        by_target.setdefault(key, []).append(r)
     if len(by_target) < 2:
         return None
     heads = []
@@ -1265,6 +1302,7 @@ def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         return _unknown_op(conn, q, missing, suggestions)
     src = Sources()
     lines: list[str] = []
+    none_found: list[str] = []  # "`F.hardtanh` on neuron": no caveat recorded there
     facts: list[dict[str, Any]] = []
     targets = q.target_names() or [None]
     for match in matches:
@@ -1274,8 +1312,7 @@ def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                 rows = queries.caveats(conn, ops=match.ops, target=target, version=version)
                 where = f"{target} {version}" if version else (target or "any target")
                 if not rows:
-                    lines.append(f"No known issue recorded for `{match.asked}` on {where} "
-                                 "(no public measurement in the KB; that is not a clean bill of health).")
+                    none_found.append(f"`{match.asked}` on {where}")
                     facts.append({"op": match.asked, "target": target, "backend_version": version, "caveats": 0})
                     continue
                 lines.append(f"**Known issues for `{match.asked}` on {where}** ({len(rows)}):")
@@ -1288,8 +1325,17 @@ def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if missing:
         lines.append(_missing_line(missing, suggestions))
     verdicts = _op_answer(conn, q, src)
-    text = "\n".join(lines) + "\n\n_Verdicts (field caveats do not change them):_\n" + verdicts.text + src.markdown()
+    if none_found:  # after the verdict, never above it: "no known issue" is no verdict (r10 q3, r11 q64)
+        lines.append("No known issue recorded for " + "; ".join(none_found) + " (" + NO_MEASUREMENT + ").")
+    if q.statuses and not any(line.startswith("**Known issues") for line in lines):
+        # no caveat, and a status asked ("ok under torch.compile? … slow in eager"): the verdict leads
+        text = verdicts.text + "\n\n" + "\n".join(lines) + src.markdown()
+    else:
+        text = "\n".join(lines) + "\n\n_Verdicts (field caveats do not change them):_\n" + verdicts.text + src.markdown()
     return Answer(q.text, "caveat", text, facts + verdicts.facts, src.items)
+
+
+NO_MEASUREMENT = "no public measurement in the KB; that is not a clean bill of health"
 
 
 _HANDLERS = {

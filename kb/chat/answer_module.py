@@ -9,10 +9,11 @@ not one per op.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
-from kb.chat import mode_contrast
+from kb.chat import mode_contrast, op_versions
 from kb.chat.intents import Question, TargetMention, asks_yes_no
 from kb.chat.op_first import offers_choices
 from kb.chat.oplookup import OpMatch, pick_versions
@@ -51,7 +52,9 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
     open_mode = mode_contrast.names_no_mode(q.text) or mode_contrast.follow_up_mode(q.text)
     compile_rows = queries.op_verdicts(conn, forward, mode="compile") if open_mode and forward else []
     contrasts: list[str] = []
-    for mention in q.targets or [TargetMention(t) for t in DEFAULT_TARGETS]:
+    asked = op_versions.mentions(conn, q) if q.targets else [TargetMention(t) for t in DEFAULT_TARGETS]
+    elsewhere: list[str] = []  # the newest release, or the other target, where the asked one does not run it
+    for mention in asked:
         pick = pick_versions(conn, mention)
         mine = [r for r in rows if r["target"] == mention.target]
         if mention.version:
@@ -92,7 +95,12 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
                 contrasts.append(line)
         _training_line(lines, mine, mention.target, training, forward)
         # "¿va en el dispositivo o cae a CPU?": a choice, so where it runs, not a yes to the last option (29n)
-        heads.append(_verdict(tally, "supported" if offers_choices(q.text) else _asked(q), q.language))
+        heads.append(_verdict(tally, "supported" if offers_choices(q.text) else _asked(q), q.language,
+                              _RUN_OR_FALL.search(q.text) is not None))
+        if len(asked) == 1 and forward and not _runs_all(tally):
+            elsewhere += _elsewhere(conn, q, mention, tally, forward, mode, src, facts, module.canonical)
+    if elsewhere:
+        lines.insert(0, "\n".join(elsewhere) + ("" if contrasts else "\n"))
     if contrasts:  # right under the headline, or first (29n)
         lines.insert(0, "\n".join(contrasts) + "\n")
     if heads and (asks_yes_no(q.text) or offers_choices(q.text)):  # "nn.GRU on tpu?", "… device or CPU?" too
@@ -109,6 +117,7 @@ SAY = {
         "ops": lambda n: "1 op" if n == 1 else f"{n} ops", "more": lambda n: f" and {n} more",
         "fallback": ("falls back", "fall back"), "unsupported": ("is unsupported", "are unsupported"),
         "yes_hit": "**Yes** on {where} — {few} ({hit} of its {count}) {verb}{suffix}",
+        "yes_fallback": "**Yes, it falls back to the CPU** on {where} — {few} ({hit} of its {count}) {verb}{suffix}",
         "not_known": "**Not known** on {where} — none of those with evidence {verb}; {unknown} of its {count} have none{suffix}",
         "no_fallback_native": "**No fallback: native**", "no_fallback": "**No fallback**", "no": "**No**",
         "one_negated": {"fallback": "does not fall back", "unsupported": "is not unsupported"},
@@ -134,6 +143,7 @@ SAY = {
         "ops": lambda n: "1 op" if n == 1 else f"{n} ops", "more": lambda n: f" y {n} más",
         "fallback": ("hace fallback", "hacen fallback"), "unsupported": ("no está soportado", "no están soportados"),
         "yes_hit": "**Sí** en {where} — {few} ({hit} de sus {count}) {verb}{suffix}",
+        "yes_fallback": "**Sí, cae a la CPU** en {where} — {few} ({hit} de sus {count}) {verb}{suffix}",
         "not_known": "**No se sabe** en {where} — ninguno de los que tienen evidencia {verb}; {unknown} de sus {count} "
                      "no tienen evidencia{suffix}",
         "no_fallback_native": "**No cae a la CPU: nativo**", "no_fallback": "**No cae a la CPU**", "no": "**No**",
@@ -158,13 +168,50 @@ SAY = {
 }
 
 
+def _runs_all(tally: dict[str, Any]) -> bool:
+    return bool(tally["ops"]) and all(o["status"] == "native" or o["status"] == "decomposed" and o["on_device"]
+                                      for o in tally["ops"])
+
+
+def _elsewhere(conn: sqlite3.Connection, q: Question, mention: TargetMention, tally: dict[str, Any],
+               forward: list[str], mode: str, src: Sources, facts: list[dict[str, Any]], module: str) -> list[str]:
+    """One line where the layer does not run fully on the release asked: the newest release of that target
+    when an older one was asked and it runs there (r11 q1), or, with no release asked, the other target
+    this tool is for when it runs it there (r11 q5, q7). Nothing when neither runs it."""
+    es = q.language == "es"
+    rows = queries.op_verdicts(conn, forward, mode=mode)
+    if mention.version:
+        where = [mention.target]
+    elif mention.target in DEFAULT_TARGETS:
+        where = [t for t in DEFAULT_TARGETS if t != mention.target]
+    else:
+        return []
+    out = []
+    for target in where:
+        other = oppage.tally([r for r in rows if r["target"] == target], target, forward)
+        if not other["version"] or other["version"] == tally["version"] or not _runs_all(other):
+            continue
+        cites = "".join(dict.fromkeys(src.cite(r) for r in rows if r["target"] == target
+                                      and r["backend_version"] == other["version"]))
+        facts.append({"module": module, "target": target, "backend_version": other["version"], "mode": mode,
+                      "counts": other["counts"], "summary": other["line"], "note": "elsewhere"})
+        label = ("Más nuevo" if es else "Newer") if target == mention.target else ("En el otro destino" if es
+                                                                                   else "On the other target")
+        out.append(f"_{label}: {md(other['line'])} ({mode}) {cites}_")
+    return out
+
+
 def _asked(q: Question) -> str:
     """The status a yes/no question asks about: "does X fall back?", "is X native?"; else "supported"."""
     asked = [s for s in q.statuses if s in ("native", "fallback", "unsupported")]
     return asked[0] if asked else "supported"
 
 
-def _verdict(tally: dict[str, Any], want: str = "supported", language: str = "en") -> str:
+# "does nn.Upsample run on trainium or fall back to cpu?": running and falling back offered as the two outcomes
+_RUN_OR_FALL = re.compile(r"\b(?:runs?|works?)\b[^?]{0,60}?\bor\b[^?]{0,40}?\b(?:fall\w*|cpu|host)\b", re.I)
+
+
+def _verdict(tally: dict[str, Any], want: str = "supported", language: str = "en", choice: bool = False) -> str:
     """One clause for a target: does the whole layer run there (its worst op decides), or,
     for "does it fall back / is it native / unsupported", do any / all of its ops? In the
     question's language (SAY)."""
@@ -184,7 +231,8 @@ def _verdict(tally: dict[str, Any], want: str = "supported", language: str = "en
     if want in ("fallback", "unsupported"):
         hit = host if want == "fallback" else bad
         if hit:
-            return say["yes_hit"].format(where=where, few=few(hit), hit=len(hit), count=count, verb=one(say[want], hit),
+            # "¿anda en trainium o se va a la cpu?": a bare Yes reads as "it runs"; say which Yes (r11 q5)
+            return say["yes_fallback" if want == "fallback" and choice else "yes_hit"].format(where=where, few=few(hit), hit=len(hit), count=count, verb=one(say[want], hit),
                                          suffix=suffix)
         if unknown:
             return say["not_known"].format(where=where, verb=say[want][0], unknown=len(unknown), count=count,

@@ -120,6 +120,7 @@ class Question:
     op_words: list[str] = field(default_factory=list)  # explicit op spellings: aten::x, torch.ops.aten.x, `x`
     function_words: list[str] = field(default_factory=list)  # torch.x, F.x, Tensor.x, x.y()
     plain_words: list[str] = field(default_factory=list)  # other words that may be op names
+    call_args: dict[str, str] = field(default_factory=dict)  # "x.bernoulli_(0.5)": function word → its argument text
     versions: list[str] = field(default_factory=list)  # every version-looking token, in order
     products: list[tuple[str, str | None]] = field(default_factory=list)  # (product word, version) for eol
     statuses: list[str] = field(default_factory=list)  # status words asked about
@@ -217,6 +218,31 @@ def is_function_spelling(word: str) -> bool:
         or word.endswith("()")
 
 
+# "x.roll(shifts=1, dims=-1)", "F.gelu(x)": a dotted name called with its arguments (no space before the parenthesis)
+_CALL_ARGS = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\(([^()]{0,120})\)?")
+
+
+def method_calls(text: str) -> dict[str, str]:
+    """"x.roll(shifts=1, dims=-1)", "attn_mask.bernoulli_(0.5)": a variable's method call, read as the Tensor
+    method of that name (torch.Tensor.roll) when the traced function map has one; {word: argument text}.
+    A receiver that names a namespace (torch., F., nn.) is a function already, not a method call."""
+    from kb.store import torchnames
+
+    out: dict[str, str] = {}
+    found = _CALL_ARGS.findall(text or "")
+    if not found:
+        return out
+    fmap = torchnames.function_map()[0]
+    for word, args in found:
+        receiver, _, method = word.rpartition(".")
+        if is_function_spelling(word) or receiver.lower() in ("torch", "f", "nn", "tensor", "aten") \
+                or "." in receiver and receiver.split(".")[0].lower() in ("torch", "nn", "f", "aten"):
+            continue
+        if fmap.get("torch.Tensor." + method):
+            out[word] = args
+    return out
+
+
 def is_op_spelling(word: str) -> bool:
     return word.startswith(("aten::", "aten.", "torch.ops.aten."))
 
@@ -232,6 +258,8 @@ def read(text: str) -> Question:
     sdk_seen = False
     loose: list[str] = []  # dotted versions said after "in" with no name beside them ("back in 0.1.1")
     previous = ""
+    calls = method_calls(q.text)
+    q.call_args = {k: v for k, v in calls.items()} | {w: a for w, a in _CALL_ARGS.findall(q.text) if w not in calls}
     for kind, value in tokens:
         lower = value.lower().rstrip(".")
         after, previous = previous, (lower if kind == "word" else "")
@@ -283,7 +311,7 @@ def read(text: str) -> Question:
             continue
         elif is_op_spelling(value) or value in backticked and not is_function_spelling(value):
             q.op_words.append(value)
-        elif is_function_spelling(value):
+        elif is_function_spelling(value) or value in calls:
             q.function_words.append(value.removesuffix("()"))
         elif lower in STATUS_WORDS:
             q.statuses.append(STATUS_WORDS[lower])
@@ -401,13 +429,21 @@ def asks_yes_no(text: str) -> bool:
                                                "how does ", "how do ", "how well ", "any fallback", "any cpu fallback")) \
         or _WHETHER_VERB.match(text) is not None or terse(text) or _ENDS_ASKING.search(text[-60:]) is not None \
         or text.rstrip().endswith("?") and _SAID_OF_SUBJECT.match(text) is not None \
-        or _CONTEXT_THEN_ASK.search(text) is not None
+        or _CONTEXT_THEN_ASK.search(text) is not None or _DASH_THEN_ASK.search(text) is not None \
+        or _ENDS_ASKING.search(text.partition("?")[0][-60:] + "?") is not None and "?" in text
 
 
 # "if I call torch.nonzero on tpu, does it run natively?", "our bert calls torch.nonzero, is that ok on tpu?": a
 # clause of context, then the yes/no question itself after its comma (29p)
 _CONTEXT_THEN_ASK = re.compile(r"^[^?]{3,200}?[,;:]\s+(?:(?:and|so|but|y)\s+)?(?:is|are|does|do|can|will|would|could)\s+"
                                r"(?:it|that|this|they|those|these)\b[^,;:]*\?\s*$", re.I)
+
+
+# "still on the old wheel — does nn.PReLU run there or does it blow up?", "torch.searchsorted on trn2 under
+# torch.compile — supported? (our bucketizer uses it)": context, a dash or colon, then the yes/no question itself
+_DASH_THEN_ASK = re.compile(r"[—–;:]\s*(?:(?:and|so|but)\s+)?(?:(?:is|are|does|do|can|will|would|could)\s+[^?]{0,200}"
+                            r"|(?:is it\s+|it'?s\s+)?(?:supported|native|ok|okay|fine|usable)"
+                            r"|[`\w.:()-]{2,80}\s+(?:runs?|works?|is (?:native|supported|ok|fine))\b[^?]{0,40})\?", re.I)
 
 
 # "aten::embedding on inf1 (torch-neuron) is supported?": Spanish word order read in English, the verb last
@@ -471,6 +507,14 @@ def release_ends(lowered: str) -> bool:
                      r"discontinu\w*|stop(?:s|ped)? supporting)\b", lowered) is not None
 
 
+def _without_names(lowered: str, q: Question) -> str:
+    """The question without the op and function names it holds: "aten::var_mean.correction" holds the
+    caveat word "correct", and names an op, not a problem (r11 q64)."""
+    for word in (*q.op_words, *q.function_words):
+        lowered = lowered.replace(word.lower(), " ")
+    return lowered
+
+
 def _intent(q: Question, lowered: str) -> str:
     has_op = bool(q.op_words or q.function_words)
     if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
@@ -489,7 +533,7 @@ def _intent(q: Question, lowered: str) -> str:
     if not has_op and re.search(r"\bknown issues?\b", lowered) and (
             any(m.version for m in q.targets) or any(v for _, v in q.products) or "release" in lowered):
         return "limitation"  # "known issues with PyTorch NeuronX in the 2.28 release?": that release's rows (r10 q44)
-    if (has_op or q.plain_words) and any(p in lowered for p in CAVEAT_PATTERNS):
+    if (has_op or q.plain_words) and any(p in _without_names(lowered, q) for p in CAVEAT_PATTERNS):
         return "caveat"
     if any(p in lowered for p in LIMITATION_PATTERNS):
         return "limitation"

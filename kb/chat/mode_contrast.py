@@ -105,16 +105,34 @@ def where_words(row: dict[str, Any], es: bool = False) -> str:
     return _WORDS[key][1 if es else 0]
 
 
+def asked_mode(text: str) -> str | None:
+    """"Is F.hardtanh ok under torch.compile? in eager it seemed to work": both modes are named, but the
+    question itself (the first sentence with a question mark) names one; that one is asked, the other is
+    context (r10 q3). None when the question names both, or neither, or asks about both modes."""
+    text = text or ""
+    if _BOTH.search(text) or "?" not in text:
+        return None
+    head = text.partition("?")[0]
+    head = re.split(r"[.!;]\s", head)[-1]
+    compiled, eager = _COMPILE.search(head) is not None, re.search(r"\beager\b", head, re.I) is not None
+    return "compile" if compiled and not eager else "eager" if eager and not compiled else None
+
+
+def other_mode(mode: str) -> str:
+    return "eager" if mode == "compile" else "compile"
+
+
 def compile_rows(conn: sqlite3.Connection, eager: list[dict[str, Any]], *,
-                 every: bool = False) -> dict[tuple[str, str, str], dict[str, Any]]:
+                 every: bool = False, mode: str = "compile") -> dict[tuple[str, str, str], dict[str, Any]]:
     """The compile verdict of each eager verdict's op, target and version, where it says otherwise
-    (`every`: also where it agrees, for a question that asks about compile as well or about both modes)."""
+    (`every`: also where it agrees, for a question that asks about compile as well or about both modes).
+    `mode="eager"`: the other way round, the eager verdict of each compile verdict (compile asked)."""
     ops = sorted({r["op"] for r in eager})
     if not ops:
         return {}
     wanted = {(r["op"], r["target"], r["backend_version"]): r for r in eager}
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for row in queries.op_verdicts(conn, ops, mode="compile"):
+    for row in queries.op_verdicts(conn, ops, mode=mode):
         key = (row["op"], row["target"], row["backend_version"])
         mine = wanted.get(key)
         if mine is not None and (every or differs(mine, row)):

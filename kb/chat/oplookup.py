@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from kb import opnames
-from kb.chat import english
+from kb.chat import call_overload, english
 from kb.chat.intents import Question, TargetMention
 from kb.errors import KBError, UnknownOpError
 from kb.store import queries, torchnames
@@ -42,6 +42,7 @@ class OpMatch:
     note: str = ""
     module: torchnames.TorchName | None = None  # how == module-map: the torch.nn module's entry
     read_as: str = ""  # a misspelt module or function read as this name ("nn.Upsample")
+    chosen: str = ""  # the overload the call's written argument reaches ("x.bernoulli_(0.5)")
 
 
 def _bases(conn: sqlite3.Connection) -> dict[str, list[str]]:
@@ -86,7 +87,7 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
             key = _function_key(word)
             if key in fmap and fmap[key]:
                 known = [op for op in fmap[key] if op in queries.known_op_names(conn)] or fmap[key]
-                matches.append(OpMatch(word, known, "function-map", f"`{key}` dispatches to these ATen ops (traced, {where})"))
+                matches.append(_function_match(conn, q, word, key, known, where))
                 continue
             base = key.rsplit(".", 1)[-1]
             if base not in bases and (near_key := _function_typo(key, fmap)) is not None:  # torch.cumsun (29n)
@@ -129,6 +130,35 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
                 missing.append(word)
                 suggestions += difflib.get_close_matches(word, list(bases), n=3, cutoff=0.5)
     return _dedupe(matches), missing, list(dict.fromkeys(suggestions))
+
+
+def _function_match(conn: sqlite3.Connection, q: Question, word: str, key: str, known: list[str],
+                    where: str | None) -> OpMatch:
+    """A torch function from the traced map; a call whose written argument picks one overload of a
+    one-op function ("x.bernoulli_(0.5)": `aten::bernoulli_.float`) names that overload first, its
+    other overloads after it, and says which argument picked it (r10 q2)."""
+    es = q.language == "es"
+    method = key.startswith("torch.Tensor.") and not word.startswith(("Tensor.", "torch."))
+    if method:
+        said = (f"`{word}` es una llamada a un método de Tensor, `{key}`:" if es
+                else f"`{word}` is a Tensor method call, `{key}`: it")
+    else:
+        said = f"`{key}`"
+    args = q.call_args.get(word)
+    chosen = call_overload.picked(conn, known, args) if args and len(known) == 1 else None
+    if chosen is None:
+        if method and es:
+            return OpMatch(word, known, "function-map", f"{said} despacha a estos ops ATen (trazado, {where})")
+        return OpMatch(word, known, "function-map", f"{said} dispatches to these ATen ops (traced, {where})")
+    op, others, kind = chosen
+    first = args.split(",")[0].strip()
+    if es:
+        note = (f"{said} despacha a `{op}`: el argumento `{first}` va a su parámetro `{kind}` (las otras sobrecargas, "
+                f"abajo, para otros argumentos; trazado, {where})")
+    else:
+        note = (f"{said} dispatches to `{op}`: the argument `{first}` binds its `{kind}` parameter (other overloads "
+                f"below, for other arguments; traced, {where})")
+    return OpMatch(word, [op, *others], "function-map", note, chosen=op)
 
 
 def module_match(conn: sqlite3.Connection, word: str) -> OpMatch | None:

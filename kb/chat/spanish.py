@@ -93,6 +93,8 @@ PHRASES: list[tuple[str, str]] = [
     ("ops have a different status between", "ops tienen un estado distinto entre"),
     ("a missing verdict counts as unknown", "un veredicto ausente cuenta como desconocido"),
     ("Known issues for", "Problemas conocidos de"), ("No known issue recorded for", "Ningún problema conocido registrado para"),
+    ("no public measurement in the KB; that is not a clean bill of health",
+     "ninguna medición pública en el KB; eso no es un certificado de buena salud"),
     ("Verdicts (field caveats do not change them)", "Veredictos (las advertencias de campo no los cambian)"),
     ("retrieved", "consultado"),
 ]

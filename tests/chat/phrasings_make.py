@@ -1999,6 +1999,56 @@ add_s8g("model", "en", "model", ["**Partly** — MobileNetV2 1.0 224 on neuron 2
                                  "On tpu 0.2.0 (eager): it runs fully on the device"], GALLERY,
         ["does MobileNetV2 run on trn2?"])
 
+# ---- s8-op: op and module answers of held-out rounds 10 and 11 (issue #29): the other mode beside a named one,
+# the other releases asked, the newest release where an older one fails, the other target where a module does not
+# run, a variable's method call read as the Tensor method (a number argument picks the overload), no caveat word
+# inside an op name, and "no known issue" after the verdict
+def add_s8op(*args, **extra) -> None:
+    add(*args, slice="s8-op", **extra)
+
+
+TPU_011 = "tpu_aten_kernels.cc"
+add_s8op("op", "en", "op", ["**Presumably yes**", "`torch.Tensor.roll`", EAGER_COMPILE,
+                            "torch.compile: unsupported (raises)"], SNAPSHOT, ["does t.roll(2, 0) fall back on trn2?"])
+add_s8op("op", "es", "op", ["**Presumiblemente sí**", "`torch.Tensor.roll`", EAGER_COMPILE_ES], SNAPSHOT,
+         ["¿t.roll(1) cae a la cpu en trainium?"])
+add_s8op("op", "en", "op", ["**Yes, inferred**", "the argument `0.3` binds its `float` parameter",
+                            "`aten::bernoulli_.Tensor` unsupported", "_Newer: on tpu 0.2.0, `aten::bernoulli_.Tensor` native"],
+         TPU_011, ["mask.bernoulli_(0.3) on torch_tpu 0.1.1 — does it run?"])
+add_s8op("op", "es", "op", ["**Sí, inferido**", "el argumento `0.2` va a su parámetro `float`",
+                            "_Más nuevo: en tpu 0.2.0, `aten::bernoulli_.Tensor`: nativo"], TPU_011,
+         ["¿corre y.bernoulli_(0.2) en tpu 0.1.1?"])
+add_s8op("op", "en", "op", ["**Presumably no** — unsupported (raises)", EAGER_COMPILE, "eager: falls back to the CPU"],
+         SNAPSHOT, ["is torch.searchsorted supported on neuron with torch.compile?",
+                    "F.hardtanh under torch.compile on trainium: ok? eager looked fine"])
+add_s8op("op", "es", "op", ["**Presumiblemente no**", EAGER_COMPILE_ES, "eager: cae a la CPU"], SNAPSHOT,
+         ["¿torch.searchsorted funciona en neuron con torch.compile?"])
+add_s8op("op", "en", "op", ["- tpu 0.2.0: **Yes**", "- tpu 0.1.1: **No, inferred**",
+                            "0.1.1 unsupported (raises) → 0.2.0 native (its own kernel)"], TPU_PROBE,
+         ["is F.logsigmoid native on tpu 0.2.0? I think it was unsupported on 0.1.1",
+          "F.logsigmoid on tpu: does it work with 0.1.1? and with 0.2.0?"])
+add_s8op("op", "es", "op", ["- tpu 0.2.0: **No**", "- tpu 0.1.1: **Sí, inferido**",
+                            "0.1.1 nativo (kernel propio) → 0.2.0 sin soporte (lanza un error)"], TPU_011,
+         ["¿aten::_scaled_dot_product_flash_attention es nativo en tpu 0.2.0? creo que en la 0.1.1 sí"])
+add_s8op("op", "en", "op", ["**No** on tpu 0.1.1", "_Newer: tpu 0.2.0: 2 of 2 ops native (eager)"], TPU_PROBE,
+         ["we are pinned to torch_tpu 0.1.1 — can nn.PReLU run there?"])
+add_s8op("op", "es", "op", ["**No** en tpu 0.1.1", "_Más nuevo: tpu 0.2.0: 2 de 2 ops nativos (eager)"], TPU_PROBE,
+         ["seguimos en TorchTPU 0.1.1: ¿nn.PReLU corre ahí?"])
+add_s8op("op", "en", "op", ["**No** on neuron 2.14.3.1 — `aten::hardtanh` falls back to the CPU",
+                            "_On the other target: tpu 0.2.0: 1 of 1 op native"], TPU_PROBE,
+         ["is nn.ReLU6 native on trainium?"])
+add_s8op("op", "es", "op", ["**Sí, cae a la CPU** en neuron 2.14.3.1", "_En el otro destino: tpu 0.2.0"], TPU_PROBE,
+         ["¿nn.Upsample corre en neuron o cae a la cpu?"])
+add_s8op("op", "en", "op", [EAGER_COMPILE, "torch.compile: unsupported (raises at a leaf)",
+                            "torch.compile: neuron 2.14.3.1: 1 of 2 ops run on the device"], SNAPSHOT,
+         ["does nn.BatchNorm2d run on neuron? and with torch.compile?"])
+add_s8op("op", "es", "op", [EAGER_COMPILE_ES, "torch.compile: sin soporte (una hoja lanza un error)"], SNAPSHOT,
+         ["¿nn.BatchNorm2d anda en neuron? ¿y con torch.compile?"])
+add_s8op("op", "en", "op", ["**Presumably yes, but on the CPU**", EAGER_COMPILE], SNAPSHOT,
+         ["does aten::var_mean.correction run on neuron?"])
+add_s8op("op", "es", "op", ["**Presumiblemente sí, pero en la CPU**", EAGER_COMPILE_ES], SNAPSHOT,
+         ["¿aten::var_mean.correction corre en neuron?"])
+
 
 def main() -> None:
     seen = set()
