@@ -172,10 +172,20 @@ def cached(conn: sqlite3.Connection, args: dict, compute: Callable[[], dict]) ->
     return json.loads(text)
 
 
-def clear_memo() -> None:
-    """Forget the tables kept in this process (tests, the bench's cold runs), and the verdict
-    maps kept beside them (kb.gallery.views.Lookups)."""
-    from kb.gallery import views
+# What else keeps per-KB-state memos in this process (kb.gallery.views' verdict maps), forgotten with
+# the tables; registered by their owners, so this module imports none of them.
+_ALSO_CLEAR: list[Callable[[], None]] = []
 
+
+def also_clear(forget: Callable[[], None]) -> None:
+    """Have `clear_memo` call `forget` too."""
+    if forget not in _ALSO_CLEAR:
+        _ALSO_CLEAR.append(forget)
+
+
+def clear_memo() -> None:
+    """Forget the tables kept in this process (tests, the bench's cold runs), and the memos
+    registered beside them (kb.gallery.views.Lookups' verdict maps)."""
     _MEMO.clear()
-    views.clear_support_memo()
+    for forget in _ALSO_CLEAR:
+        forget()

@@ -17,6 +17,7 @@ from kb.check import assess
 from kb.check import resolve as kc
 from kb.errors import KBError
 from kb.gallery import census as gc
+from kb.gallery import tablecache
 from kb.store import gallery as store
 from kb.store import queries
 
@@ -97,6 +98,9 @@ def clear_support_memo() -> None:
     _SUPPORT_MEMO.clear()
 
 
+tablecache.also_clear(clear_support_memo)
+
+
 class Lookups:
     """The KB's verdicts per target × version × mode, read once for every model asked."""
 
@@ -109,8 +113,6 @@ class Lookups:
     def _digest(self) -> str | None:
         if self._state is False:
             import hashlib
-
-            from kb.gallery import tablecache
 
             state = tablecache.kb_state(self.conn)
             self._state = None if state is None else hashlib.sha256(
