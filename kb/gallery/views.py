@@ -260,8 +260,6 @@ def table(conn: sqlite3.Connection, targets: list[str] | None = None, versions: 
     targets = list(targets or DEFAULT_TARGETS)
     if not cache:
         return _table(conn, targets, versions, modes, graph)
-    from kb.gallery import tablecache
-
     args = {"targets": targets, "versions": versions or {}, "modes": list(modes), "graph": graph}
     return tablecache.cached(conn, args, lambda: _table(conn, targets, versions, modes, graph))
 
