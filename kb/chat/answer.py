@@ -569,7 +569,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     newer += _newer_pairs(conn, chosen, pick, mode)
                 if chosen:
                     shown += chosen
-                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile, mode=beside)
+                    compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile or open_mode,
+                                                          mode=beside)
                     for v in chosen:
                         lines.append("- " + _verdict_line(v, src))
                         facts.append(_fact(v))
@@ -582,6 +583,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                             lines.append("  - " + mode_contrast.same_line(other, q.language == "es") + " "
                                          + src.cite(other))
                             facts.append(_fact(other))
+                            agreed.append((v, other))
+                        elif other is not None and not mode_contrast.differs(v, other):
+                            # the mode left open ("will it blow up?"): compile agrees, said once under the headline
                             agreed.append((v, other))
                         elif other is not None:  # the other mode says otherwise: both (29n)
                             lines.append("  - " + _verdict_line(other, src))
@@ -625,6 +629,8 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     both = mode_contrast.contrast_line([p for p in pairs if answered & {id(p[0]), id(p[1])}] or pairs,
                                        q.language == "es") \
         or mode_contrast.agree_line([p for p in agreed if id(p[0]) in answered] or agreed, q.language == "es")
+    if both and any(both in line for line in lines):  # a module's own line already says it: never twice (r12 q7)
+        both = None
     change = op_versions.change_line(verdict_for_yes_no, q.language == "es") if len(asked_mentions) > 1 else None
     head = "\n".join(x for x in (head, both, aside, change, _newer_text(newer, src, q.language == "es")) if x) or None
     if history_heads:  # the history asked leads; the newest verdict's yes/no follows it
@@ -801,12 +807,18 @@ def _yes_no(q: Question, rows: list[dict[str, Any] | None]) -> str | None:
 def _other_overloads(answered: list[dict[str, Any] | None], others: list[dict[str, Any]]) -> str | None:
     """The overloads left out of the headline whose verdict differs from it, named in one line
     ("_Other overloads, below, differ: `aten::bincount.out` decomposed (leaves not traced)._")."""
-    said = {(r["target"], r["status"], verdict.effective_status(r)) for r in answered if r is not None}
-    differ = [r for r in others if (r["target"], r["status"], verdict.effective_status(r)) not in said]
+    said = {_outcome(r) for r in answered if r is not None}
+    differ = [r for r in others if _outcome(r) not in said]
     if not said or not differ:
         return None
     named = "; ".join(f"`{r['op']}` {r['status']} ({verdict.runs(r)})" for r in differ[:3])
     return f"_Other overloads, below, differ: {named}._"
+
+
+def _outcome(row: dict[str, Any]) -> tuple[str, str, bool]:
+    """What a headline says of a verdict: where the op ends up and whether it is its own kernel. A
+    decomposed op that raises at its .out and that .out itself both raise, so they never "differ" (r12 q2)."""
+    return row["target"], verdict.effective_status(row), row["status"] == "native"
 
 
 def _per_target_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, Any] | None]) -> str | None:
@@ -1252,6 +1264,7 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
                 + (f" (it has limitations stated for {', '.join(seen)})." if seen else "."))
         return Answer(q.text, "limitation", text, [{"status": UNKNOWN}])
     wanted, not_limits = limitations_first(wanted)
+    wanted += _options_rows(conn, wanted)
     lines = [f"Known limitations ({len(wanted)}):"]
     verdict = _limitation_yes_no(q, wanted)
     if verdict:  # "does torch.compile dynamic=True work on trainium?": one limitation answers it yes or no
@@ -1276,6 +1289,21 @@ def _limitation_answer(conn: sqlite3.Connection, q: Question, rows: list[dict[st
                      + ", ".join(f"{quoted(md(r['feature']))} ({quoted(r['status'])})" for r in not_limits) + "._")
     facts = [{k: r[k] for k in ("target", "product", "version", "feature", "status", "note", "source_url")} for r in wanted]
     return Answer(q.text, "limitation", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+_THROUGH_OPTIONS = re.compile(r"\b(?:through|via|with|use|pass)\s+(?:the\s+)?options\b|\(options\b", re.I)
+
+
+def _options_rows(conn: sqlite3.Connection, wanted: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A limitation that says "tune through options" names no option: the record of the options that
+    backend reads (same target and version), so "how do I tune it?" gets their names (r12 q36)."""
+    said = {(r["target"], r["version"]) for r in wanted if _THROUGH_OPTIONS.search(r.get("note") or "")}
+    if not said:
+        return []
+    have = {id(r) for r in wanted}
+    shown = {(r["target"], r["version"], r["feature"]) for r in wanted}
+    return [r for r in limitation_rows(conn) if (r["target"], r["version"]) in said and id(r) not in have
+            and r["feature"].lower().endswith(" options") and (r["target"], r["version"], r["feature"]) not in shown]
 
 
 def caveat_line(c: dict[str, Any], src: Sources) -> str:
@@ -1325,14 +1353,25 @@ def _caveat_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if missing:
         lines.append(_missing_line(missing, suggestions))
     verdicts = _op_answer(conn, q, src)
-    if none_found:  # after the verdict, never above it: "no known issue" is no verdict (r10 q3, r11 q64)
+    leads = q.statuses and not any(line.startswith("**Known issues") for line in lines)  # the verdict leads
+    if none_found and leads and _negative(verdicts.text):
+        # after a "No" headline, "no known issue" reads as its contradiction: nothing beyond the verdict (r12 q7)
+        lines.append("No caveat recorded beyond the verdict for " + "; ".join(none_found) + ".")
+    elif none_found:  # after the verdict, never above it: "no known issue" is no verdict (r10 q3, r11 q64)
         lines.append("No known issue recorded for " + "; ".join(none_found) + " (" + NO_MEASUREMENT + ").")
-    if q.statuses and not any(line.startswith("**Known issues") for line in lines):
+    if leads:
         # no caveat, and a status asked ("ok under torch.compile? … slow in eager"): the verdict leads
         text = verdicts.text + "\n\n" + "\n".join(lines) + src.markdown()
     else:
         text = "\n".join(lines) + "\n\n_Verdicts (field caveats do not change them):_\n" + verdicts.text + src.markdown()
     return Answer(q.text, "caveat", text, facts + verdicts.facts, src.items)
+
+
+def _negative(text: str) -> bool:
+    """Whether an op answer's first line says the op does not run on the device (No, Unsupported, falls back)."""
+    first = (text or "").lstrip().partition("\n")[0].lower()
+    return first.startswith(("**no", "**presumably no", "**unsupported", "**yes, but on the cpu")) \
+        or ": unsupported" in first or "falls back" in first or "fallback" in first
 
 
 NO_MEASUREMENT = "no public measurement in the KB; that is not a clean bill of health"

@@ -235,6 +235,10 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             head = head + "\n\n" + _upstream_said(own_head, getattr(q, "language", "en") == "es")
         elif own_head:  # "Ubuntu 22.04 itself": its own end of life first, Neuron's support of it after (29r)
             head = own_head + ("\n\n" + _neuron_said(head, getattr(q, "language", "en") == "es") if head else "")
+        if len(pairs) > 1 and _ANYTHING.search(q.text):
+            # "is anything out of support or ending soon?": the stack as a whole answers first (r12 q31)
+            es = getattr(q, "language", "en") == "es"
+            head = _anything_head(result, es) + (f"\n{'Cada parte' if es else 'Each part'}: {head}" if head else "")
         if result["first_eol"] and result["windows"] and _FIRST_ASKED.search(q.text):
             # "what leaves support first?": the stack's first end of support is the answer, so it leads
             lines = [lines[0], ""] + ([head, ""] if head else []) + lines[1:] + matrix
@@ -648,6 +652,48 @@ _BOLDS = {
 # English): the question asks for the stack's first end of support
 _FIRST_ASKED = re.compile(r"\b(?:what|which)\b[^?]{0,80}\b(?:first|soonest|earliest|sooner)\b"
                           r"|\b(?:first|soonest|earliest) to (?:leave|lose|end|drop|go)\b|\bprimer[oa]?\b|\bantes\b", re.I)
+
+
+# "is anything out of support or ending soon?", "¿hay algo fuera de soporte?" (read "algo fuera of support"), "any
+# problem with this stack?": a question about the stack as a whole, whatever each part's own yes/no
+_ANYTHING = re.compile(r"\b(?:any|anything|something|algo|alguno|alguna|nada)\b[^?]{0,60}"
+                       r"\b(?:out of support|unsupported|fuera|sin soporte|end\w*|termin\w*|expir\w*|problem\w*|issues?"
+                       r"|wrong|incompatible|deprecat\w*|support\w*)", re.I)
+_BAD = ("ended", "incompatible")
+_LABELS = {"neuron": "Neuron", "python": "Python", "ubuntu": "Ubuntu", "pytorch": "PyTorch", "instance": "instance",
+           "amazon-linux": "Amazon Linux"}
+_SOON = ("within", "maintenance", "pending")
+_KINDS_ES = {"ended": "terminado", "within": "termina pronto", "maintenance": "en mantenimiento", "pending": "pendiente"}
+
+
+def _component(name: str | None) -> str:
+    product, _, version = (name or "").partition("=")
+    return f"{_LABELS.get(product, product.capitalize())} {version}".strip() if product else ""
+
+
+def _anything_head(result: dict[str, Any], es: bool = False) -> str:
+    """Yes, naming what is out of support (ended, or incompatible with the rest of the stack) or ends soon; or
+    "nothing out of support", with the stack's first end of support either way."""
+    bad = [i for i in result["issues"] if i["kind"] in _BAD]
+    soon = [i for i in result["issues"] if i["kind"] in _SOON]
+    first = result.get("first_eol")
+    when = (f"; {'primer fin de soporte de la pila' if es else 'first end of support in this stack'}: "
+            f"{first['eol_from']} ({first['product']} {first['cycle']})") if first else ""
+    if bad or soon:
+        kinds = _KINDS_ES if es else {}
+        one: dict[Any, dict[str, Any]] = {}
+        for i in sorted(bad, key=lambda i: (i["kind"] != "ended", i.get("eol_from") or "9")) + soon:  # the worst first
+            one.setdefault(i.get("component") or i["message"], i)
+        parts = []
+        for i in one.values():
+            name = _component(i.get("component"))
+            lead = f"{name}: " if name and not i["message"].lower().startswith(name.lower()) else ""
+            parts.append(f"{lead}{kinds.get(i['kind'], i['kind'])}: {i['message']}")
+        said = "; ".join(parts)
+        return f"**{'Sí' if es else 'Yes'}** — {said}{when}."
+    if es:
+        return f"**Nada fuera de soporte** — ninguna parte de esta pila terminó ni choca con otra{when}."
+    return f"**Nothing out of support** — no part of this stack has ended or clashes with another{when}."
 
 
 def when_headline(question: str, text: str, es: bool) -> str:

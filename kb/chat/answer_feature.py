@@ -99,6 +99,27 @@ def _last_release(conn: sqlite3.Connection, ends_with: str) -> str | None:
     return max(before, key=queries.version_key) if before else None
 
 
+# "me dijeron que ya no tiene soporte, ¿es cierto?", "is NxD Inference no longer supported?", "has support ended?":
+# the question claims the end, so an ended window answers it yes; "is it still supported?" is answered no (r12 q30)
+_CLAIMS_END = re.compile(r"\bno longer\b|\bend of support\b(?![^?]{0,40}\b(?:date|fecha)\b)|\bya no\b|\bany ?more\b|\bout of support\b|\bfuera de soporte\b"
+                         r"|\b(?:has|have|did)\b[^?]{0,60}\b(?:ended|end|dropped|drop|stopped|stop)\b"
+                         r"|\b(?:terminó|termino|se acabó|dejó de|dejaron de|dejo de)\b|\bsin soporte\b", re.I)
+_STILL = re.compile(r"\bstill\b|\bsigue\b|\bsiguen\b|\btodav[ií]a\b|\baún\b", re.I)
+_WHEN_ASKED = re.compile(r"\bwhen\b|\bcu[aá]ndo\b|\buntil\b|\bhasta\b|\bhow long\b", re.I)  # a date asked: the eol heads
+_TRUE = re.compile(r"\b(?:true|right|correct|cierto|verdad)\b", re.I)
+
+
+def _ended_word(text: str, english: str, es: bool) -> str:
+    """The headline word for a window that has ended: "No" to "still supported?", "Yes" to a question
+    that says it ended ("¿es cierto que ya no tiene soporte?": "Sí, es cierto")."""
+    said = f"{text} {english}"
+    if _STILL.search(said) or not _CLAIMS_END.search(said) or _WHEN_ASKED.search(said):
+        return "No"
+    if _TRUE.search(said):
+        return "Sí, es cierto" if es else "Yes, that is true"
+    return "Sí, terminó" if es else "Yes, it ended"
+
+
 def _window_line(w: dict[str, Any], src: Sources, es: bool) -> str:
     state = w.get("state") or ""
     ended = (" — **ya terminó**" if es else " — **already ended**") if w.get("is_eol") is True else ""
@@ -143,8 +164,10 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
         until = (f"; la última versión con soporte es Neuron {last}" if es else f"; the last release with it is Neuron {last}") \
             if last else ""
         title = w.get("title") or what  # the statement's own title first, as the eol answers write it
-        head = (f"**No** — {title}: terminó con {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}." if es
-                else f"**No** — {title}: ended with {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}.")
+        word = _ended_word(q.text, ents.english, es)
+        head = (f"**{word}** — {title}: terminó con {ends or w.get('state')}" + (f" ({day})" if day else "") + f"{until}."
+                if es else f"**{word}** — {title}: ended with {ends or w.get('state')}" + (f" ({day})" if day else "")
+                + f"{until}.")
         if re.search(r"\bhow long\b|\buntil when\b", ents.english.lower()) and last:
             head = (f"**Hasta Neuron {last}** — {what} terminó con {ends}" + (f" ({day})." if day else ".") if es else
                     f"**Until Neuron {last}** — {what} ended with {ends}" + (f" ({day})." if day else "."))

@@ -93,6 +93,9 @@ def module_lines(conn: sqlite3.Connection, q: Question, match: OpMatch, src: Sou
                 facts.append({"module": module.canonical, "target": mention.target, "backend_version": both["version"],
                               "mode": "compile", "counts": both["counts"], "summary": both["line"]})
                 contrasts.append(line)
+            elif both:  # "¿eso funciona?": the mode left open, and compile says the same: once, in a line (r12 q7)
+                contrasts.append(mode_contrast.module_agree(f"{mention.target} {tally['version']}", tally,
+                                                            q.language == "es"))
         _training_line(lines, mine, mention.target, training, forward)
         # "¿va en el dispositivo o cae a CPU?": a choice, so where it runs, not a yes to the last option (29n)
         heads.append(_verdict(tally, "supported" if offers_choices(q.text) else _asked(q), q.language,

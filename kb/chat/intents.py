@@ -336,6 +336,7 @@ def read(text: str) -> Question:
         # whatever other words the question uses
         q.statuses = ["unsupported" if s == "supported" else s for s in q.statuses]
     _neuron_xla(q, lowered)
+    _migration_source(q, lowered)
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
@@ -380,6 +381,27 @@ def _neuron_xla(q: Question, lowered: str) -> None:
     for m in q.targets:
         if m.target == "neuron-xla" and m.version is None and said:
             m.version = said
+
+
+# "the CUDA→Trainium guide", "migrating from GPUs to TPU", "la guía de migración de CUDA a Trainium" (read "of CUDA a
+# Trainium"): the platform moved away from is where the model comes from, not a target asked about (r12 q5)
+_FROM_TO = re.compile(r"\b(?:from|off|of|de|desde)\s+(?:the\s+|an?\s+|las?\s+|los\s+)?(?:nvidia\s+)?(cuda|gpus?)\b"
+                      r"\s*(?:(?:to|a|al|hacia|onto|over to|into|→|->|=>)\s*(?:the\s+|an?\s+)?([\w-]+))?"
+                      r"|\b(cuda|gpus?)\s*(?:→|->|=>|to|a)\s*([\w-]+)", re.I)
+_MOVE = re.compile(r"migra|port|mov|switch|pasa|guide|guía|guia", re.I)
+
+
+def _migration_source(q: Question, lowered: str) -> None:
+    """Drop cuda from the targets where it is only the platform a migration starts from, and another
+    target is named (a plain "cuda or tpu?" keeps both)."""
+    if not any(m.target == "cuda" for m in q.targets) or all(m.target == "cuda" for m in q.targets):
+        return
+    for m in _FROM_TO.finditer(lowered):
+        dest = m.group(2) or m.group(4)
+        if (dest and TARGET_ALIASES.get(dest) not in (None, "cuda", "cpu")) \
+                or _MOVE.search(lowered[max(0, m.start() - 40):m.start()]):
+            q.targets = [t for t in q.targets if t.target != "cuda"]
+            return
 
 
 def _dedupe(q: Question) -> None:

@@ -78,12 +78,16 @@ def agree_line(pairs: list[tuple[dict[str, Any], dict[str, Any]]], es: bool = Fa
     """Asked for both modes and they agree: one line that says so, where (29q)."""
     if not pairs:
         return None
-    said: dict[str, list[str]] = {}
+    by_where: dict[str, list[str]] = {}  # several ops on one release (a functional's ops): said once (r12 q54)
     for eager, _compiled in pairs:
-        where = f"{eager['target']} {eager['backend_version']}"
-        wheres = said.setdefault(where_words(eager, es), [])
-        if where not in wheres:
-            wheres.append(where)
+        words = by_where.setdefault(f"{eager['target']} {eager['backend_version']}", [])
+        if where_words(eager, es) not in words:
+            words.append(where_words(eager, es))
+    said: dict[str, list[str]] = {}
+    for where, words in by_where.items():
+        one = words[0] if len(words) == 1 else ("el mismo veredicto para cada op mostrado" if es
+                                               else "the same verdict for each op shown")
+        said.setdefault(one, []).append(where)
     parts = [f"{'en' if es else 'on'} {(' y ' if es else ' and ').join(w)}: {words}" for words, w in said.items()]
     head = "**Eager y torch.compile coinciden**" if es else "**Eager and torch.compile agree**"
     return f"{head} — {' · '.join(parts)}."
@@ -186,3 +190,10 @@ def module_contrast(where: str, eager: dict[str, Any], compiled: dict[str, Any],
     if e == c:
         return None
     return f"{_head(es)} — {'en' if es else 'on'} {where}: eager: {e}; torch.compile: {c}."
+
+
+def module_agree(where: str, eager: dict[str, Any], es: bool = False) -> str:
+    """A module's eager and compile tallies agree: the line that says so, so that a question leaving the
+    mode open ("does it work on the device?") hears about both (r12 q7)."""
+    head = "**Eager y torch.compile coinciden**" if es else "**Eager and torch.compile agree**"
+    return f"{head} — {'en' if es else 'on'} {where}: {tally_words(eager['counts'], eager['total'], es)}."

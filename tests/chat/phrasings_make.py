@@ -2050,6 +2050,52 @@ add_s8op("op", "es", "op", ["**Presumiblemente sí, pero en la CPU**", EAGER_COM
          ["¿aten::var_mean.correction corre en neuron?"])
 
 
+# ---- s8b-head2
+# headlines that mislead and facts left out (held-out round 12): the other mode said in one line also when it
+# agrees; no "differ" line for overloads that raise alike; no "no known issue" after a "no"; a migration's source
+# platform is no target; "¿es cierto que ya no tiene soporte?" answered yes; a stack's "anything out of support?"
+# answered for the stack; "tune through options" names the options
+def add_s8b_head2(*args, **extra) -> None:
+    add(*args, slice="s8b-head2", **extra)
+
+
+AGREE = "**Eager and torch.compile agree**"
+AGREE_ES = "**Eager y torch.compile coinciden**"
+add_s8b_head2("op", "en", "op", ["**No**", AGREE, "unsupported (raises at a leaf)"], TPU_PROBE,
+              ["our resize lowers to aten::_upsample_bilinear2d_aa on a v5e: does torch_tpu 0.2.0 have a kernel or "
+               "will it crash?"])
+add_s8b_head2("op", "es", "op", ["no soportado: lanza un error", AGREE_ES], TPU_PROBE,
+              ["¿aten::_upsample_bilinear2d_aa tiene kernel en TorchTPU 0.2.0 o va a reventar?"])
+add_s8b_head2("op", "en", "op", ["**No**", AGREE, "unsupported (raises at a leaf)"], TPU_PROBE,
+              ["box regression uses F.smooth_l1_loss on torch_tpu 0.2.0: does that work on the device?"])
+add_s8b_head2("op", "es", "op", ["**No** en tpu 0.2.0", AGREE_ES, "sin soporte (lanza un error)"], TPU_PROBE,
+              ["¿nn.HuberLoss funciona en el dispositivo con TorchTPU 0.2.0?"])
+add_s8b_head2("op", "en", "op", ["**Yes, but partly on the CPU** on neuron 2.14.3.1", EAGER_COMPILE], PRE_RELEASE_REPO,
+              ["following the CUDA→Trainium migration guide: does nn.EmbeddingBag on torch-neuronx 2.14.3.1 run on "
+               "the chip?"])
+add_s8b_head2("op", "es", "op", ["**Sí** en neuron 2.14.3.1", AGREE_ES, "nativo (kernel propio)"], PRE_RELEASE_REPO,
+              ["estamos migrando de GPU a Trainium: ¿nn.Embedding corre en el chip con 2.14.3.1?"])
+add_s8b_head2("eol", "en", "eol", ["**Yes, that is true**", "ended with Neuron 2.34 (2026-11-30)"], NXDI,
+              ["someone told me NxD Inference is no longer supported on trn2. Is that true?"])
+add_s8b_head2("eol", "es", "eol", ["**Sí, es cierto**", "terminó con Neuron 2.30 (2026-05-21)"], XLA_TRAIN,
+              ["me comentaron que PyTorch/XLA training en trn1 ya no tiene soporte, ¿es verdad?"])
+add_s8b_head2("eol", "en", "eol", ["**No** — ", "ended with Neuron 2.34"], NXDI,
+              ["is NxD Inference still supported on trn2 instances?"])
+add_s8b_head2("eol", "en", "eol", ["**Yes** — Python 3.11: incompatible", "2027-10-01"], PYDEV,
+              ["our stack: Neuron 2.34, Python 3.11, Ubuntu 24.04 on trn2. Is anything out of support or about to end?"])
+add_s8b_head2("eol", "es", "eol", ["**Sí** — Python 3.11: incompatible", "2027-10-01"], PYDEV,
+              ["pila de producción: Neuron 2.34, Python 3.11, Ubuntu 24.04, trn2. ¿Algo que termine pronto o esté "
+               "fuera de soporte?"])
+add_s8b_head2("eol", "en", "eol", ["**Nothing out of support**", "2028-10-01"], PYDEV,
+              ["stack is Neuron 2.34 with Python 3.12 and Ubuntu 24.04 on trn2; anything unsupported in there?"])
+add_s8b_head2("limitation", "en", "limitation", ["every mode except 'default'", "async_compile",
+                                                 "num_dynamic_buckets (1-8)", "bucket_size"], TPU_COMPILE,
+              ["torch.compile(mode='reduce-overhead') with torch_tpu 0.2.0 gives a TypeError. Which modes work and how "
+               "do I tune the backend?"])
+add_s8b_head2("limitation", "es", "limitation", ["async_compile", "num_dynamic_buckets (1-8)"], TPU_COMPILE,
+              ["torch.compile con mode=max-autotune en torch_tpu 0.2.0 da TypeError: ¿qué modos acepta y cómo se afina?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
