@@ -1073,10 +1073,18 @@ def _limitation_hits(conn: sqlite3.Connection, q: Question) -> list[dict[str, An
         feature = row["feature"].lower()
         parts = [p for p in feature.replace("(", " ").replace(")", " ").split() if len(p) > 2]
         if feature in text or any(p in words or difflib.get_close_matches(p, words, n=1, cutoff=0.85) for p in parts) \
-                or any(len(w) >= 3 and w in feature for w in words):  # fp8 → MXFP8
+                or any(len(w) >= 3 and w in feature and _inside_feature(w, feature) for w in words):  # fp8 → MXFP8
             hits.append(row)
     targets = limitation_targets(q)
     return [r for r in hits if not targets or r["target"] in targets]
+
+
+def _inside_feature(word: str, feature: str) -> bool:
+    """Whether a word found inside a feature's name names it: a whole part of it ("openmp" in
+    torch.backends.openmp), or a code with a digit inside a longer one ("fp8" in MXFP8). An English word
+    that only starts a part ("open" of "openmp", in "before I open a ticket") names nothing (r12 q9)."""
+    parts = re.split(r"[^a-z0-9_]+", feature)
+    return word in parts or any(ch.isdigit() for ch in word)
 
 
 def _limitation_matches_version(row: dict[str, Any], q: Question) -> bool:
