@@ -39,7 +39,8 @@ _DEFAULT_TARGET = {"policy: compile fallback execution": "neuron", "policy: comp
 _LABEL = {"neuron": "TorchNeuron", "tpu": "TorchTPU"}
 _NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}\b|\b(?:enable_cpu_fallback|fallback_execution"
                    r"|fallback_mode\([\w.]+\))")
-STATUS_ES = {"compile error by default": "error de compilación por defecto",
+_BESIDE = {"policy: compile fallback execution": "policy: compile fallback"}
+STATUS_ES = {"compile error": "error de compilación","compile error by default": "error de compilación por defecto",
              "decomposed by default": "descompuestos por defecto",
              "cpu fallback if enabled else error": "fallback a la CPU si está activado; si no, error",
              "error unless fallback_mode(ALLOW_FALLBACK)": "error salvo con fallback_mode(ALLOW_FALLBACK)"}
@@ -100,7 +101,13 @@ def switch_answer(conn: sqlite3.Connection, q: Question, lang: str) -> Answer | 
         head = (f"**Yes: {said}** — {label}: {status}; documented in the vendor's manual." if switches else
                 f"**{label}: {status}** — documented in the vendor's manual.")
         note = md(row["note"] or "")
-    lines = [head, "", f"- **{md(row['feature'])}** ({label}): {status} — {note} {src.cite(row)}"]
+    lines = [head, ""]
+    # the rule the switch changes, said beside it: "an op that cannot be lowered fails compilation" (r11 q34)
+    for r in _rows(conn, target, _BESIDE[feature]) if feature in _BESIDE else []:
+        said_status = STATUS_ES.get(r["status"], r["status"]) if es else r["status"]
+        said_note = f"“{md(r['note'])}”" if es else md(r["note"] or "")
+        lines.append(f"- **{md(r['feature'])}** ({r['product']} {r['version']}): {said_status} — {said_note} {src.cite(r)}")
+    lines.append(f"- **{md(row['feature'])}** ({label}): {status} — {note} {src.cite(row)}")
     facts = [{"target": target, "feature": row["feature"], "status": row["status"], "note": row["note"],
               "backend_version": row["version"], "switches": switches, "source_url": row["source_url"]}]
     return Answer(q.text, "policy", "\n".join(lines) + src.markdown(), facts, src.items, language=lang)

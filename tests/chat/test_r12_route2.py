@@ -60,6 +60,10 @@ def test_the_switch_topic(text, feature):
     ("¿hay alguna variable de entorno para que un grafo que falla al compilar corra en eager en neuron?",
      "**Sí: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`", "torch.compile mode (reduce-overhead"),
     ("is there a knob for complex numbers on trn2?", "**Yes: `TORCH_NEURONX_COMPLEX_DECOMPOSE`", "10 complex ops"),
+    ("¿Qué versiones de Python y torch pide torch_tpu 0.2.0? Lo que haga falta para la imagen de Docker.",
+     "Requires-Python >=3.11", "595 ops"),
+    ("what does torch_tpu 0.2.0 require? python and torch versions for our docker image", "torch >=2.11.0,<=2.15.0",
+     "595 ops"),
     ("¿Trainium ejecuta ops complejos? ¿hay algún flag para eso?", "**Sí: `TORCH_NEURONX_COMPLEX_DECOMPOSE`",
      "No pude leer esta parte"),
 ])
