@@ -55,6 +55,7 @@ from kb.chat.answer_release import diff_answer, release_answer
 from kb.chat.answer_release_topic import topic_answer
 from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
 from kb.chat.answer_sdk_news import sdk_news, sdk_version_asked
+from kb.chat.answer_switch import carry_topic, switch_answer
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -125,7 +126,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
     question = understand.unnumbered(question)  # "Q1: … Q2: …" read whole without its numbers
     if parts:
         lang = entities.language(question)
-        read, carried = understand.carry_context(parts, lang)
+        read, carried = understand.carry_context(carry_topic(parts), lang)
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
         if understand.same_answer(first, second):  # both clauses answered alike: said once (held-out r10 q47)
             return fold.fit(_answer_one(question, conn, allow_files))
@@ -162,7 +163,9 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
         if result is not None:
             top = other = None
         else:
-            result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
+            result = switch_answer(conn, q, ents.language)  # "is there a switch so a failed graph runs eagerly?" (r12 q34)
+            if result is None:
+                result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
         if result is not None:
             other = None
         elif top:
@@ -1085,10 +1088,18 @@ def _limitation_hits(conn: sqlite3.Connection, q: Question) -> list[dict[str, An
         feature = row["feature"].lower()
         parts = [p for p in feature.replace("(", " ").replace(")", " ").split() if len(p) > 2]
         if feature in text or any(p in words or difflib.get_close_matches(p, words, n=1, cutoff=0.85) for p in parts) \
-                or any(len(w) >= 3 and w in feature for w in words):  # fp8 → MXFP8
+                or any(len(w) >= 3 and w in feature and _inside_feature(w, feature) for w in words):  # fp8 → MXFP8
             hits.append(row)
     targets = limitation_targets(q)
     return [r for r in hits if not targets or r["target"] in targets]
+
+
+def _inside_feature(word: str, feature: str) -> bool:
+    """Whether a word found inside a feature's name names it: a whole part of it ("openmp" in
+    torch.backends.openmp), or a code with a digit inside a longer one ("fp8" in MXFP8). An English word
+    that only starts a part ("open" of "openmp", in "before I open a ticket") names nothing (r12 q9)."""
+    parts = re.split(r"[^a-z0-9_]+", feature)
+    return word in parts or any(ch.isdigit() for ch in word)
 
 
 def _limitation_matches_version(row: dict[str, Any], q: Question) -> bool:

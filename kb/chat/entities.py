@@ -228,6 +228,8 @@ _ES_PHRASES = [
     (r"(?:que )?(?:cambia|cambian|cambiara|cambiaran)(?= )", "what changes"), (r"cambios", "changes"),
     (r"^\s*(?:uso|usamos|utilizo|utilizamos)(?= )", "i use"),
     (r"que (?:necesito|necesitamos|necesita|hace falta) (?:para )?(?:instalar|usar)", "what do i need installed for"),
+    # "lo que haga falta para montar la imagen": what is needed, never a missing op (r12 q46)
+    (r"(?:lo que |todo lo que )?(?:haga|hace|hiciera|hagan|hacen) falta", "what is needed"),
     (r"(?:en )?que fecha (?:salio|se publico|se lanzo|lanzaron|sacaron|publicaron)", "when was released"),
     (r"(?:se )?(?:quito|quitaron|elimino|eliminaron|retiro|retiraron)(?= )", "removed"),
 ]

@@ -247,12 +247,38 @@ def is_op_spelling(word: str) -> bool:
     return word.startswith(("aten::", "aten.", "torch.ops.aten."))
 
 
+# A Python traceback's frame line, `File "gen/sample.py", line 41, in sample_next`: where the error was raised,
+# a source file of the asker's, never a model to check; the call quoted under it is what is asked (r12 q4)
+_TRACEBACK_FRAME = re.compile(r'\bFile\s+"[^"\n]{1,300}",\s+line\s+\d+(?:,\s+in\s+[\w<>.]+)?')
+
+
+def without_frames(text: str) -> str:
+    """The question without its traceback frame lines (see _TRACEBACK_FRAME)."""
+    return _TRACEBACK_FRAME.sub(" ", text)
+
+
+# "anything with `pool` in the aten name", "ops whose name contains `rand`": a substring of op names the list is
+# filtered by (kb.chat.list_filter.literal), never an op of that name (r12 q9)
+_IN_NAME = r"(?:\s+(?:in|on|en)\s+(?:the\s+|their\s+|its\s+|el\s+|su\s+|sus\s+)?(?:aten\s+|op\s+)?(?:names?|nombres?)\b)"
+_NAME_HAS = r"(?:\b(?:names?|nombres?)\s+(?:contains?|containing|includes?|including|with|matching|like|contiene|contienen|con)\s+)"
+
+
+def name_substring(word: str, text: str) -> bool:
+    """Whether a backticked or quoted word is said as a part of op names (see _IN_NAME), not as an op."""
+    quoted = rf"[`'\"‘“]{re.escape(word)}[`'\"’”]"
+    return re.search(quoted + _IN_NAME + "|" + _NAME_HAS + quoted, text, re.I) is not None
+
+
+# Backend packages whose dotted names are their own API ("torch_neuronx.get_fallback_ops()"), never an ATen op
+_BACKEND_APIS = frozenset({"torch_neuronx", "torch_tpu", "torch_xla", "torch_neuron", "neuronx_distributed", "libneuronxla"})
+
+
 def read(text: str) -> Question:
     """Parse a question into a Question (intent + entities)."""
     q = Question(text=text.strip())
-    lowered = " " + re.sub(r"\s+", " ", q.text.lower()) + " "
+    lowered = " " + re.sub(r"\s+", " ", without_frames(q.text).lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
-    tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(q.text))))
+    tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(without_frames(q.text)))))
     pending_target: TargetMention | None = None
     pending_product: str | None = None
     sdk_seen = False
@@ -309,8 +335,11 @@ def read(text: str) -> Question:
             sdk_seen = "sdk" in lower  # "neuron-sdk 2.33" names the SDK release
             q.targets.append(pending_target)
             continue
-        elif is_op_spelling(value) or value in backticked and not is_function_spelling(value):
+        elif is_op_spelling(value) or value in backticked and not is_function_spelling(value) \
+                and not name_substring(value, q.text):
             q.op_words.append(value)
+        elif lower.split(".", 1)[0] in _BACKEND_APIS and "." in lower:
+            pass  # "torch_neuronx.get_fallback_ops()": the backend's own API named in passing, no torch op (r12 q19)
         elif is_function_spelling(value) or value in calls:
             q.function_words.append(value.removesuffix("()"))
         elif lower in STATUS_WORDS:

@@ -151,6 +151,16 @@ def name_filter(conn: sqlite3.Connection, text: str) -> NameFilter | None:
     return None
 
 
+def qualifies_ops(text: str) -> bool:
+    """Whether a list question's words say which ops (a spelled substring, or a name word before or after
+    "ops"), read without the KB: "which ops fall back in ResNet-50's training graph?" says none, so it asks
+    for the model's ops; "which upsample ops fail in the UNet?" says which (kb.chat.scoring, r12 q16, q19)."""
+    if _LITERAL.search(text or ""):
+        return True
+    lowered = _SUFFIXED.sub(r"\1", re.sub(r"\s+", " ", (text or "").lower()))
+    return any(all(_is_name_word(w) for w in phrase.split()) for phrase in _candidates(lowered))
+
+
 def said(f: NameFilter) -> str:
     """The line that says which filter a list applied (kb.chat.spanish has its Spanish)."""
     if f.kind == "family":

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 
 from kb.chat.entities import MODEL_RE, OP_COUNT, Entities
-from kb.chat.intents import PLATFORM_PRODUCTS, Question
+from kb.chat.intents import PLATFORM_PRODUCTS, Question, fallback_outcome
+from kb.chat.list_filter import qualifies_ops
 from kb.store import torchnames
 
 THRESHOLD = 8
@@ -70,7 +71,9 @@ _PRICE_WORDS = re.compile(r"\b(?:cost|costs|costing|price|prices|pricing|priced|
 
 
 def list_status(text: str) -> str | None:
-    """The status a list question asks for: "what can't TorchTPU run" is the unsupported list."""
+    """The status a list question asks for: "what can't TorchTPU run" is the unsupported list; "which ops end
+    up on the CPU" is the fallback list (kb.chat.intents.fallback_outcome)."""
+    text = fallback_outcome(text)
     if _CANT.search(text):
         return "unsupported"
     if _FALLS.search(text):
@@ -86,7 +89,7 @@ def list_status(text: str) -> str | None:
 
 # s8: "which linalg ops…", "what batch norm ops…", "(pásame) la lista de ops…": ops asked for by kind, which a
 # policy reading of the same words ("hit the CPU fallback") does not answer
-OPS_ASKED = (r"^\s*(?:which|what)\s+(?:(?!(?:happens?|happened|about|to|with|if|when|do|does|did|should|will|would"
+OPS_ASKED = (r"(?:^|(?<=[.?!:;,]))\s*(?:which|what)\s+(?:(?!(?:happens?|happened|about|to|with|if|when|do|does|did|should|will|would"
              r"|can|are|is|was|were)\b)[\w*-]+\s+){0,2}(?:aten\s+)?(?:ops|operators|kernels)\b"
              r"|\blist of (?:the )?(?:aten )?(?:ops|operators|kernels)\b")
 
@@ -188,6 +191,11 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         # an aten:: name spelled out wins over a policy or list reading ("what happens with
         # aten::unique on tpu under torch.compile?" asks for that op's verdict; tester t29 #17)
         out.append(Reading("op", 11 if q.op_words else 7, "an op named as code"))
+    listed = next((r for r in out if r.intent == "ops_list"), None)
+    if listed is not None and gallery and not qualifies_ops(text):
+        for r in out:  # "ResNet-50 training step: which ops fall back?": the named model's ops, not the target's list
+            if r.intent == "model":
+                r.score = max(r.score, listed.score + 1)
     out.sort(key=lambda r: -r.score)
     for r in out:
         r.command = _command(r, q, ents)

@@ -2095,6 +2095,23 @@ add_s8b_head2("limitation", "en", "limitation", ["every mode except 'default'", 
 add_s8b_head2("limitation", "es", "limitation", ["async_compile", "num_dynamic_buckets (1-8)"], TPU_COMPILE,
               ["torch.compile con mode=max-autotune en torch_tpu 0.2.0 da TypeError: ¿qué modos acepta y cómo se afina?"])
 
+# ---- s8b-route2: wrong readings of held-out round 12 (traceback frames, name filters, switches), our own words
+def add_route2(*args, **extra) -> None:
+    add(*args, slice="s8b-route2", **extra)
+
+
+ENV_VARS = "env-vars.html"
+add_route2("list", "en", "ops_by_status", ["_Filtered to ops whose name contains 'norm'"], SNAPSHOT,
+           ["which ops with `norm` in the aten name fall back on neuron 2.14.3.1? I want to open an issue"])
+add_route2("list", "en", "ops_by_status", ["37 ops that run as **fallback**"], SNAPSHOT,
+           ["our sampler calls randn_like and randperm. On neuron 2.14.3.1, which ops with 'rand' in the name fall back?"])
+add_route2("policy", "en", "policy", ["**Yes: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`"], ENV_VARS,
+           ["Is there an env var so a torch.compile graph that fails to compile runs eagerly on neuron?"])
+add_route2("policy", "es", "policy", ["**Sí: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`"], ENV_VARS,
+           ["¿hay alguna variable de entorno para que un grafo que falla al compilar corra en eager en neuron?"])
+add_route2("policy", "en", "policy", ["**Yes: `TORCH_NEURONX_COMPLEX_DECOMPOSE`"], ENV_VARS,
+           ["is there a knob for complex numbers on trn2?"])
+
 
 def main() -> None:
     seen = set()
