@@ -131,7 +131,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         if understand.same_answer(first, second):  # both clauses answered alike: said once (held-out r10 q47)
             return fold.fit(_answer_one(question, conn, allow_files))
         if understand.answers_both(first, second) or (
-                first.intent == second.intent == "op" and understand.own_ops(read, lang)):
+                first.intent == second.intent == "op" and (understand.own_ops(read, lang) or understand.op_carried(carried))):
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, lang, carried)
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line

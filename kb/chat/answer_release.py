@@ -159,8 +159,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
 
 
 # "which TorchTPU versions do we have data for?", "¿qué versiones de torch_tpu hay en el KB?" (r11 q42)
-VERSIONS_ASKED = re.compile(r"\b(?:which|what|list|all|the)\b[^?]{0,25}\bversions\b(?![^?]{0,12}\bof (?:python|pytorch|torch|"
-                            r"ubuntu)\b)|\bversions\b[^?]{0,40}\b(?:do we have|does the kb have|in the kb|data)\b", re.I)
+VERSIONS_ASKED = re.compile(r"\b(?:which|what|list|all|the)\b[^?]{0,25}\b(?:versions|releases)\b(?![^?]{0,12}\bof (?:python|pytorch|torch|"
+                            r"ubuntu)\b)|\b(?:versions|releases)\b[^?]{0,40}\b(?:do we have|does the kb have|in the kb|data)\b", re.I)
 _PRODUCT_TARGET = {"torch_tpu": "tpu", "torchneuron": "neuron", "torch-neuronx-xla": "neuron-xla", "torch-neuron": "inf1"}
 
 

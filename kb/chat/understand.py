@@ -37,20 +37,27 @@ _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|
 # The words that join two questions (29l): English "and", "also", "plus", "as well as", "then"; Spanish
 # "y", "e", "y de paso", "además", "también", "aparte", "otra cosa", each alone or after "y", and a
 # comma or colon after it ("y de paso, ¿cuánto…", "otra cosa: cuánto…").
-_EN_LINK = r"(?:and(?: then| also| as well)?|also|plus|as well as)[,:]? "  # "then" alone: only after , ; ?
-_ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|luego)|y|e)[,:]? (?:adem[aá]s |tambi[eé]n )?")
+# "Also, unrelated: when did …", "y aparte, otra cosa: ¿cuándo …": a word that only says the next question is another
+# one rides on the join (held-out r12 q52)
+_ASIDE = r"(?:(?:unrelated|separately|another thing|one more thing|by the way|btw|sin relaci[oó]n|otra cosa|aparte)[,:]? )?"
+_EN_LINK = r"(?:and(?: then| also| as well)?|also|plus|as well as)[,:]? " + _ASIDE  # "then" alone: only after , ; ?
+_ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|luego)|y|e)[,:]? (?:adem[aá]s |tambi[eé]n )?"
+            + _ASIDE)
 # An op named as code opens a clause of its own ("... in eager and torch.roll is one of those?").
 _CODE_OP = r"(?:(?:torch|F|nn|aten|Tensor)(?:\.|::)[\w.:]+|\w+\(\))"
 # A subject's own verb, for a question that puts its subject first ("y ResNet-50 corre…", "y la Neuron 2.33 soporta…")
 _SUBJECT_VERB = (r"(?:corre|corren|funciona|funcionan|anda|andan|se ejecuta|se ejecutan|soporta|soportan|sigue soportando"
                  r"|admite|admiten|incluye|runs|works|fits|cabe|supports)")
+# "…? Y comparado con la 0.1.1, ¿cuáles perdió?", "…? And compared to 0.1.1, what did it lose?": a comparison opens a
+# question of its own after a question mark (held-out r12 q56)
+_COMPARED = r"(?:compared (?:to|with)|in comparison (?:to|with)|versus|vs\.?|comparad[oa] con|en comparaci[oó]n con|frente a)\b"
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
 # A Spanish second question keeps its opening "¿" (the join is looked ahead of it, never taken in).
 _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK})"
                    rf"| ?[,;]? {_ES_LINK}(?=¿|{_ES_ASK})"
                    rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
-                   rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK})"
+                   rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED})"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))"
                    # "…, y ResNet-50 corre en la 0.2.0?", "…, and BART large runs on trn2?": a comma, then a subject
                    # of one to three words and its verb, a question of its own (Spanish puts the subject first)
@@ -136,6 +143,9 @@ _NUMBER = re.compile(r"(?:^|(?<=[\s?.;,:]))\(?(?:(?:q|p|question|pregunta|part|p
                      r" ?", re.I)
 
 
+_LEAD_WORDS = 15  # the most words a lead that ends in a colon may have before the numbered parts
+
+
 def numbered(text: str) -> list[str] | None:
     """The parts of a question written as numbered parts ("Q1: is X native? Q2: what's the policy?",
     "1) ... 2) ..."), their numbers dropped; None unless it numbers at least two parts 1, 2, ... in order.
@@ -146,10 +156,14 @@ def numbered(text: str) -> list[str] | None:
         if int(m.group(1)) == want:
             marks.append(m)
             want += 1
-    if len(marks) < 2 or text[:marks[0].start()].strip(" :") and len(text[:marks[0].start()].split()) > 4:
+    if len(marks) < 2:
+        return None
+    lead = text[:marks[0].start()].strip()
+    # a lead of a few words ("Q:"), or one that ends in a colon ("three things for the migration ticket: (1) …", r12 q49)
+    if lead.strip(" :") and len(lead.split()) > (_LEAD_WORDS if lead.endswith(":") else 4):
         return None
     bounds = [m.start() for m in marks] + [len(text)]
-    parts = [text[marks[i].end():bounds[i + 1]].strip(" ,;") for i in range(len(marks))]
+    parts = [re.sub(r"(?<=\w)\.$", "", text[marks[i].end():bounds[i + 1]].strip(" ,;")) for i in range(len(marks))]
     return parts if all(parts) else None
 
 
@@ -231,6 +245,38 @@ def again_at(text: str) -> tuple[str, str] | None:
     return first, second
 
 
+# "…? And if the box is 1.34 USD an hour at 700 tok/s, what's the cost per million?": a conditional that brings a price
+# and a rate after a question is a cost question of its own
+_IF_COST = re.compile(r"\?[,;]? (?:(?:and|y|e|but|pero|so|entonces) )?(?=(?:if|si|say|suppose|sup[oó]n|suponiendo|assuming)\b)",
+                      re.I)
+# What an answer to the first part already says, asked again without a subject: since when and what to move to, after
+# an end of support ("¿es cierto que ya no tiene soporte? ¿desde cuándo y a qué nos movemos?", r12 q30); which backend to
+# use, after a backend that fails ("¿Inductor no jala en TPU? ¿Qué backend uso?", r12 q39); what was removed, after a
+# diff ("what changed between 0.1.1 and 0.2.0? did anything get removed?", r12 q43)
+_EOL_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:since when|from when|desde cu[aá]ndo|what (?:do|should) we (?:move|migrate|"
+                       r"switch|go) to|what(?:'s| is) the (?:replacement|alternative)|a qu[eé] nos (?:movemos|pasamos|cambiamos|"
+                       r"migramos|vamos)|qu[eé] lo reemplaza|what replaces it)\b", re.I)
+_BACKEND_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:(?:which|what) backend (?:should|do|can|must) (?:i|we) use"
+                           r"|(?:qu[eé]|cu[aá]l) backend (?:uso|usar|debo usar|usamos|me recomiendas|sirve))\b", re.I)
+_DIFF_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:did|was|were|has|have)? ?(?:anything|something|any ops?|algo|alg[uú]n op)"
+                        r"[^?]{0,20}\b(?:removed|lost|dropped|gained|added|quit[oó]|perdi[oó]|gan[oó]|se perdi[oó]|desapareci[oó])\b",
+                        re.I)
+
+
+def _more_of_first(first: str, second: str) -> bool:
+    """Whether `second` asks only what the first part's answer gives (see _EOL_MORE, _BACKEND_MORE, _DIFF_MORE)."""
+    if _EOL_MORE.match(second):
+        return _asks_end(first)
+    if _BACKEND_MORE.match(second):
+        return re.search(r"\bbackend|\bcompil|\binductor\b", first, re.I) is not None
+    if _DIFF_MORE.match(second):
+        english = entities.extract(first).english
+        changed = re.search(r"\b(?:changed?|changes|diff|between|compared?|cambi[oó]|cambios|entre|comparad[oa])\b", english, re.I)
+        return changed is not None and (intents.read(english).intent == "diff"
+                                        or len(re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", first)) >= 2)
+    return False
+
+
 def split_two(text: str) -> tuple[str, str] | None:
     """The two clauses of a question that joins two questions, or None. Only the first join
     that starts a question counts (a third clause stays with the second); numbered parts
@@ -242,12 +288,18 @@ def split_two(text: str) -> tuple[str, str] | None:
     text = re.sub(r"\s+", " ", text).strip()
     for m in _JOIN.finditer(text):
         first, second = _FILLER.sub("?", text[:m.start()].strip(" ,;")), text[m.end():].strip()
-        if _continues(second) or (WHEN.match(second) or WHEN_END.match(second)) and _asks_end(first):
+        if _continues(second) or (WHEN.match(second) or WHEN_END.match(second)) and _asks_end(first) \
+                or _more_of_first(first, second):
             return None
         if m.group(0).lstrip().startswith(",") and (series := _series(first)) is not None:
             return series[0], series[1] + text[m.start():]  # "does A…, will B…, and when C?": A first (r10 q57)
         if len(first.split()) >= MIN_WORDS and (len(second.split()) >= MIN_WORDS or _short_ok(second, m.group(0))):
             return (first if first.endswith("?") else first + "?"), second
+    m = _IF_COST.search(text)
+    if m:  # "¿Corre entero en el chip? Y si la instancia sale a 1,34 USD la hora con 700 tok/s, ¿cuánto …?" (r12 q55)
+        first, second = text[:m.start() + 1].strip(), text[m.end():].strip()
+        if len(first.split()) >= MIN_WORDS and _prices_and_rates(second) and not _prices_and_rates(first):
+            return first, second
     m = _COMMA_OP.search(text)
     if m and not names_code_op(text[:m.start()]):
         first, second = text[:m.start()].strip(" ,;"), text[m.end():].strip()
@@ -269,6 +321,13 @@ def names_code_op(text: str) -> bool:
 # Kinds of question whose reading of the whole question takes every op and target it names: two clauses
 # of one of these kinds are one question ("is torch.add native on tpu and is torch.mul?").
 ONE_READING = ("op", "compare", "caveat", "family", "collective")
+
+
+def op_carried(carried: list[dict[str, Any]]) -> bool:
+    """The second part asks the first one's op again in another mode ("… and what happens to it under torch.compile?"):
+    its own section, since the whole question's reading would answer only the first mode (r12 q1); another target
+    alone ("¿…en neuron? ¿y en la tpu?") is the whole question's comparison."""
+    return any("own_mode" in f.get("carried", {}) for f in carried)
 
 
 def same_answer(first: Answer, second: Answer) -> bool:
@@ -366,7 +425,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
 
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
             "models": [] if op else find_models(part),
-            "ops": list(dict.fromkeys(q.op_words + q.function_words)),
+            "ops": list(dict.fromkeys(q.op_words + q.function_words)), "named": _named_ops(part, lang), "policy": "policy" in ents.cues,
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff"), "prices": ents.prices, "rates": ents.rates,
@@ -384,6 +443,85 @@ def _name_for_pronoun(clause: str, name: str, lang: str) -> str:
     if re.search(r"\bit\b", clause, re.I):
         return re.sub(r"\bit\b", name, clause, count=1, flags=re.I)
     return re.sub(r"\bits\b", f"{name}'s", clause, count=1, flags=re.I)
+
+
+# "Is there a knob?", "¿hay alguna opción?": a switch, asked after a part about what a backend does with an op it lacks
+_KNOB = re.compile(r"\b(?:knobs?|switch(?:es)?|flags?|settings?|toggles?|options?|env(?:ironment)? var\w*|config\w*|"
+                   r"interruptor|opci[oó]n|opciones|variable|bandera|par[aá]metro|ajuste)\b", re.I)
+_FALLBACK_ASKED = re.compile(r"\bfall(?:s|ing)? back\b|\bfallback\b|\braises?\b|\berrors? out\b|\bca(?:e|en) a la cpu\b"
+                             r"|\blanza\b|\bfalla\b|\bda error\b", re.I)
+KNOB_WORDS = {"en": "for the CPU fallback", "es": "(cómo se activa el fallback a la CPU)"}
+# "… and compared to 0.1.1, what did it lose?": a part that asks what changed from a version
+_CHANGE = re.compile(rf"{_COMPARED}|\b(?:lost|lose|gained|gain|removed|added|perdi[oó]|gan[oó]|quit[oó]|cambi[oó])\b", re.I)
+# "which ops block it?", "¿qué ops se van a la CPU?", "is 0.2.0 clean for this model?": a part about the model named before
+_OF_MODEL = re.compile(r"\b(?:which|what|qu[eé]|cu[aá]les?) ops?\b|\bops? (?:block|bloquea)|\b(?:block|blocks|blocking) it\b"
+                       r"|\bthis model\b|\bthe model\b|\best?e modelo\b|\blo bloquea\b|\bfully\b|\bclean\b"
+                       r"|\b(?:entero|completo)\b", re.I)
+# "what happens to it", "same question on neuron", "¿y en TPU…?": a part whose subject is the part before's
+_SAME_SUBJECT = re.compile(r"\b(?:it|them|same question|the same|la misma(?: pregunta)?|lo mismo|eso|esto)\b"
+                           r"|^(?:¿ ?)?(?:and|y|e) (?:on|in|with|en|con)\b", re.I)
+
+
+BLOCKS_ASK = {"en": "which ops block {name}?", "es": "¿qué ops bloquean {name}?"}
+
+
+def _knob_for(parts: tuple[str, str], lang: str) -> str | None:
+    """The subject a bare "is there a knob?" asks about: the CPU fallback the part before asks about."""
+    if _KNOB.search(parts[1]) and len(parts[1].split()) <= 8 and _FALLBACK_ASKED.search(parts[0]) \
+            and not _FALLBACK_ASKED.search(parts[1]):
+        return KNOB_WORDS.get(lang, KNOB_WORDS["en"])
+    return None
+
+
+def _bare_version(part: str, targets: list[tuple[str, str | None]], other_targets: list[tuple[str, str | None]]
+                  ) -> tuple[str, str] | None:
+    """A part that names a version and no target, after a part that names one target: the part with the version said
+    as that target's ("¿Con la 0.2.0 ya jala?" → "¿Con tpu 0.2.0 ya jala?"), and the name said."""
+    names = {t for t, _ in other_targets}
+    if targets or len(names) != 1:
+        return None
+    m = re.search(r"(?:\b(?:la|el|the|versi[oó]n|version|release) )*(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.])", part, re.I)
+    # "22.04", "Python 3.10": a platform's version, not the target's; a target's own line shares its first number
+    if m is None or not any(v and v.split(".")[0] == m.group(1).split(".")[0] for _, v in other_targets):
+        return None
+    name = f"{next(iter(names))} {m.group(1)}"
+    return part[:m.start()] + name + part[m.end():], name
+
+
+# a word the reader leaves plain that still names an op or a module: nn.GroupNorm, batch_norm, LayerNorm
+_OP_LIKE = re.compile(r"^(?:nn\.\w+|[a-z]\w*_\w+|[A-Z]\w*(?:Norm|Loss|Pool|Conv|Embedding|Attention|Linear|Upsample|Dropout"
+                      r"|Softmax|LSTM|GRU)\w*)$")
+
+
+def _named_ops(part: str, lang: str) -> list[str]:
+    """The op or module a part asks about, at most one: the one its last sentence names (the question after the
+    context: "CLIP does `x[torch.arange(n), ids.argmax()]`. Does argmax run …?" asks about argmax), a module first."""
+    sentences = [x for x in re.split(r"(?<=[.?!])\s+(?=[¿A-Z])", part) if x.strip()]
+    for text in ([sentences[-1]] if len(sentences) > 1 else []) + [part]:
+        q = intents.read(entities.extract(text, lang).english)
+        whole = intents.read(entities.extract(part, lang).english) if text != part else q
+        said = q.op_words + q.function_words + [w for w in q.plain_words if _OP_LIKE.match(w)]
+        # "argmax" in the question, `input_ids.argmax(...)` in the code before it: the code's call
+        said += [f"Tensor.{w}" for w in q.plain_words for f in whole.function_words if f.rsplit(".", 1)[-1] == w]
+        said = [f"nn.{w}" if w[:1].isupper() and not w.startswith("Tensor.") else w for w in said]  # GroupNorm: nn.GroupNorm
+        if said:
+            return sorted(said, key=lambda w: not w.startswith("nn."))[:1]
+    return []
+
+
+def _ops_for(said: list[dict[str, Any]], part: str, lang: str) -> list[str]:
+    """The first part's ops, for a second part that names no subject of its own (see _SAME_SUBJECT) but says where or
+    how it asks: a target, a mode, or "same question"; none for a list, a cost, a release or an end of support."""
+    mine = said[1]
+    if not said[0]["named"] or mine["op"] or mine["named"] or mine["priced"] or mine["modeless"] or mine["lacking"] \
+            or mine["policy"] and re.search(r"\b(?:ops?|kernels?|operadore?s?)\b", part, re.I):
+        return []  # "what does neuron do with an op it lacks?": "it" is the backend, the question its policy
+    if mine["models"] and not _SAME_SUBJECT.search(part):
+        return []
+    if not (_SAME_SUBJECT.search(part) and (mine["targets"] or mine["modes"] or re.search(r"same|misma|mismo", part, re.I))
+            or only_context(part, lang) and (mine["targets"] or mine["modes"])):
+        return []
+    return said[0]["named"]
 
 
 def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], list[dict[str, Any]]]:
@@ -431,22 +569,48 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             out[1] = _name_for_pronoun(out[1], said[0]["platforms"][0], lang)
             facts.append({"part": 2, "carried": {"product": said[0]["platforms"][0]}})
             continue
+        if i == 1 and not mine["op"] and not priced and (knob := _knob_for(parts, lang)):
+            # "Does TorchTPU fall back to the CPU or raise? Is there a knob?": the switch of that fallback (r12 q35)
+            out[1] = out[1].rstrip(" ?¿.") + f" {knob}?"
+            carried["subject"] = knob
+        elif i == 1 and (bare := _bare_version(out[1], targets, other_targets)) is not None:
+            # "the prod image has torch_tpu 0.1.1 … is 0.2.0 actually clean?", "¿Con la 0.2.0 ya jala completo?": a bare
+            # version is the other part's target at that version; said once, not "0.2.0 … on tpu 0.2.0 and tpu 0.1.1"
+            out[1], name = bare
+            carried["version"] = name
+            targets = [tuple(name.split(" ", 1))]
+            if _CHANGE.search(parts[1]):  # "comparado con la 0.1.1, ¿cuáles perdió?": from that version to the other's
+                targets = []
+                other_targets = [(t, v) for t, v in other_targets if f"{t} {v}" != name][:1]
+        if i == 1 and (ops := _ops_for(said, parts[1], lang)):
+            # "Is GroupNorm on the host in eager, and what happens to it under torch.compile?", "¿batch_norm corre en
+            # Trainium? ¿Y en TPU con 0.2.0?", "(2) same question on neuron": the first part's op, asked again here
+            it = re.compile(r"\b(?:it|them)\b", re.I)
+            out[1] = it.sub(ops[0], out[1], count=1) if it.search(out[1]) else out[1].rstrip(" ?¿.") + f" ({ops[0]})?"
+            carried["ops"] = ops
+            if mine["modes"] and mine["modes"] != said[0]["modes"]:
+                carried["own_mode"] = sorted(mine["modes"])
         if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
-                and not mine["modeless"] and (targets or mine["modes"]):
+                and not mine["modeless"] and (targets or mine["modes"] or _OF_MODEL.search(parts[1])):
             # "¿MobileNetV2 funciona en tpu? ¿y en trainium cómo va?": the model the first part asks about, asked
             # again where the second one names (s8)
             from kb.chat.answer_gallery import model_name
 
             name = model_name(said[0]["models"][0])
-            out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"
+            if mine["lacking"]:  # "¿… funciona en neuron? que ops se van a la CPU": that model's ops, not every op (r10 q55)
+                out[1] = BLOCKS_ASK.get(lang, BLOCKS_ASK["en"]).format(name=name)
+            else:
+                out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"
             carried["model"] = name
         versions = dict(other_targets)
         for t, v in targets:
             # forward only: a later clause's version never rewrites an earlier one ("… on inf1 (latest), and when did
             # torch-neuron 1.9 lose support?" asks the latest inf1 first, 29t)
-            if i == 1 and v is None and versions.get(t) and re.search(rf"\b{re.escape(t)}\b", out[i], re.I):
+            # a target named in code (torch.compile(backend="neuron")) is a string of the code, kept as written (r12 q1)
+            named = rf"(?<![\w\"'=]){re.escape(t)}\b(?![\"'])"
+            if i == 1 and v is None and versions.get(t) and re.search(named, out[i], re.I):
                 # "on neuron 2.33 is X native, and on neuron is Y?": the same target at the version said (29q)
-                out[i] = re.sub(rf"\b{re.escape(t)}\b", f"{t} {versions[t]}", out[i], count=1, flags=re.I)
+                out[i] = re.sub(named, f"{t} {versions[t]}", out[i], count=1, flags=re.I)
                 carried["version"] = f"{t} {versions[t]}"
         own_platform = i == 0 and mine["platforms"] and mine["modeless"]  # "end of life for Ubuntu 22.04, and …": its own
         if not targets and not priced and 1 <= len(other_targets) <= 2 and not own_platform:

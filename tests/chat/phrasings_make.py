@@ -2112,6 +2112,59 @@ add_route2("policy", "es", "policy", ["**Sí: `TORCH_NEURONX_DISABLE_FALLBACK_EX
 add_route2("policy", "en", "policy", ["**Yes: `TORCH_NEURONX_COMPLEX_DECOMPOSE`"], ENV_VARS,
            ["is there a knob for complex numbers on trn2?"])
 
+# ---- s8b-split2: multi-part questions of held-out round 12 (and r10's model follow-ups): numbered parts after a lead,
+# "Also, unrelated:", "…? Y comparado con la 0.1.1", a conditional cost, follow-ups that carry the part before's subject
+def add_s8b_split2(*args, **extra) -> None:
+    add(*args, slice="s8b-split2", **extra)
+
+
+add_s8b_split2("mixed", "en", "op", ["_3 questions in one", "**(2)** _same question on tpu 0.2.0 (nn.LayerNorm)?_",
+                                     "tpu 0.2.0: 1 of 1 op native", "**Ended with Neuron 2.30** (2026-05-21)"], PY310,
+               ["two things for the port doc: (1) is nn.LayerNorm native on neuron 2.14.3.1? (2) same question on "
+                "tpu 0.2.0. (3) when did Neuron drop Python 3.10?"])
+add_s8b_split2("mixed", "es", "op", ["_3 preguntas en una", "(nn.LayerNorm)?_", "tpu 0.2.0: 1 de 1 op nativo",
+                                     "2026-05-21"], PY310,
+               ["tres cosas para el ticket: (1) ¿nn.LayerNorm es nativo en neuron 2.14.3.1? (2) la misma pregunta en "
+                "tpu 0.2.0. (3) ¿cuándo termina el soporte de Python 3.10 en Neuron?"])
+add_s8b_split2("mixed", "en", "op", ["**(2)** _when did Neuron drop Python 3.10?_", "`aten::upsample\\_nearest2d`",
+                                     "2026-05-21"], PY310,
+               ["Is nn.Upsample ok on tpu 0.2.0? Also, unrelated: when did Neuron drop Python 3.10?"])
+add_s8b_split2("mixed", "es", "gallery_model", ["BERT base uncased", "**0,62 USD por millón de tokens**"], COST,
+               ["¿Corre BERT base entero en Trainium? Y si la instancia cuesta 2 USD la hora con 900 tokens por "
+                "segundo, ¿cuánto sale el millón de tokens?"])
+add_s8b_split2("mixed", "en", "gallery_model", ["GPT-2 (124M) runs fully on the device", "**0.69 USD per million tokens**"],
+               COST, ["Does GPT-2 run fully on trn2? And if the box is 3 USD an hour at 1200 tok/s, what is the cost per "
+                      "million tokens?"])
+add_s8b_split2("mixed", "es", "family", ["**(2)** _comparado con tpu 0.1.1, ¿cuáles ganó o perdió en tpu 0.2.0?_",
+                                         "`aten::_scaled_dot_product_flash_attention`: ✔ native → ✘ unsupported"],
+               TPU_PROBE, ["¿Qué ops de atención no soporta TorchTPU 0.2.0? Y comparado con la 0.1.1, ¿cuáles ganó o "
+                           "perdió?"])
+add_s8b_split2("op", "en", "op", ["**(2)** _what happens to nn.GroupNorm under torch.compile on neuron 2.14.3.1?_",
+                                  "1 unsupported (aten::native\\_group\\_norm)** (compile)"], SNAPSHOT,
+               ["Our VAE uses nn.GroupNorm on trn2 with torch-neuronx 2.14.3.1. Does it fall back in eager, and what "
+                "happens to it under torch.compile?"])
+add_s8b_split2("op", "es", "op", ["(batch\\_norm)?_", "**`aten::batch_norm` en tpu 0.2.0 (eager): se ejecuta en el "
+                                                       "dispositivo**"], TPU_PROBE,
+               ["¿batch_norm cae a la CPU en neuron con torch-neuronx 2.14.3.1? ¿Y en TPU con torch_tpu 0.2.0? ¿Y cuál es "
+                "la última versión de TorchTPU?"])
+add_s8b_split2("policy", "en", "policy", ["enable\\_cpu\\_fallback", "**by default, an error**"], "torch_tpu",
+               ["torch_tpu 0.2.0 eager: missing ops, CPU fallback or an error? And is there a knob?"])
+add_s8b_split2("policy", "es", "policy", ["enable\\_cpu\\_fallback", "**por defecto, un error**"], "torch_tpu",
+               ["¿TorchTPU 0.2.0 cae a la CPU cuando le falta un op o lanza un error? ¿Hay alguna opción?"])
+add_s8b_split2("gallery", "en", "gallery_model", ["**(2)** _which ops block it (ResNet-50) on neuron?_",
+                                                  "**3 blockers: aten::batch\\_norm"], GALLERY,
+               ["Will ResNet-50 run on a trn2? which ops block it?"])
+add_s8b_split2("gallery", "es", "gallery_model", ["**(2)** _¿qué ops bloquean ResNet-50 en neuron?_", "**3 bloqueos:"],
+               GALLERY, ["¿ResNet-50 funciona en trainium? que ops se van a la CPU"])
+add_s8b_split2("gallery", "en", "gallery_model", ["**(2)** _Is tpu 0.2.0 clean for this model (HuBERT base)?_",
+                                                  "**Yes** — HuBERT base runs fully on the device on tpu 0.2.0"], GALLERY,
+               ["HuBERT base on torch_tpu 0.1.1 is blocked by which op? Is 0.2.0 clean for this model?"])
+add_s8b_split2("release", "en", "release", ["Versions of tpu with op verdicts in the KB: **0.1.1, 0.2.0**",
+                                            "**0.2.0**"], "pypi.org/project/torch-tpu",
+               ["Which torch_tpu releases does the kb have data for, and which is the newest?"])
+add_s8b_split2("release", "es", "release", ["Versiones de tpu con veredictos de ops en el KB: **0.1.1, 0.2.0**"],
+               "pypi.org/project/torch-tpu", ["¿De qué versiones de TorchTPU tiene datos el kb y cuál es la más nueva?"])
+
 
 def main() -> None:
     seen = set()
