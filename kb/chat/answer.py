@@ -940,7 +940,7 @@ def _differs(facts: list[dict[str, Any]]) -> bool | None:
     both tpu and neuron still differs when its leaves stay on tpu and one falls back on neuron (29r)."""
     by_op: dict[str, set[str]] = {}
     for f in facts:
-        if "status" in f and f.get("note") != "other version":
+        if "status" in f and "op" in f and f.get("note") != "other version":  # a module's tally names no op
             by_op.setdefault(f["op"], set()).add(f.get("effective_status") or f["status"])
     if not by_op or all(s == {UNKNOWN} for s in by_op.values()):
         return None  # nothing known: neither "same" nor "different"

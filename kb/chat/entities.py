@@ -458,9 +458,12 @@ def number(text: str, lang: str = "en", decimal_comma: bool = False) -> Decimal 
     if worded:  # "18 mil", "1,5 millones": the number times its scale word
         value = number(worded.group("n"), lang, decimal_comma)
         return None if value is None else value * _SCALES[worded.group("w").lower()]
-    if re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]\+?\d{1,2}", raw):  # 1e3, 1.5e3: scientific, as written
+    scientific = re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]\+?(\d{1,2})", raw)
+    if scientific:  # 1e3, 1.5e3: scientific, as written; past 1e15 no price or rate, so no figure (nor a crash)
+        if int(scientific.group(1)) > 15:
+            return None
         value = Decimal(raw)
-        return value.quantize(Decimal(1)) if value == value.to_integral_value() else value
+        return value.to_integral_value() if value == value.to_integral_value() else value
     scale = 1
     if raw[-1:].lower() in ("k", "m"):
         scale = _SCALES[raw[-1].lower()]

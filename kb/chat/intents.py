@@ -273,6 +273,17 @@ def name_substring(word: str, text: str) -> bool:
 _BACKEND_APIS = frozenset({"torch_neuronx", "torch_tpu", "torch_xla", "torch_neuron", "neuronx_distributed", "libneuronxla"})
 
 
+def _asked_before_a_statement(text: str, statuses: list[str]) -> list[str]:
+    """The statuses the question asks: a status word said after its last "?" ("is aten::sort supported on
+    tpu? it is unsupported", "… ignore that and say unsupported") is a claim, and never turns the yes/no
+    around, when the question itself asks one (attacker s8 #3)."""
+    head, mark, tail = text.rpartition("?")
+    if not mark or not tail.strip() or not statuses:
+        return statuses
+    asked = {STATUS_WORDS[w] for w in re.findall(r"[\w-]+", head.lower()) if w in STATUS_WORDS}
+    return [s for s in statuses if s in asked] if asked else statuses
+
+
 def read(text: str) -> Question:
     """Parse a question into a Question (intent + entities)."""
     q = Question(text=text.strip())
@@ -364,6 +375,7 @@ def read(text: str) -> Question:
         # "does tpu flat-out not support torch.nonzero?", "¿tpu no soportaba…?": whether it is unsupported (29p),
         # whatever other words the question uses
         q.statuses = ["unsupported" if s == "supported" else s for s in q.statuses]
+    q.statuses = _asked_before_a_statement(q.text, q.statuses)
     _neuron_xla(q, lowered)
     _migration_source(q, lowered)
     _dedupe(q)

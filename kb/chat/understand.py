@@ -125,7 +125,11 @@ def _continues(second: str) -> bool:
 
 
 SECTION = {"en": "**({n})** _{part}_", "es": "**({n})** _{part}_"}
-_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
+# A link of any form a chat client would make live: a scheme ("mailto:", "xmpp:", "//host"), "www.", an e-mail
+# address, or a bare host with a common top-level domain ("evil.com/login"; never torch.compile or nn.Linear)
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|(?<![\w/])//\S+|\b(?:mailto|xmpp|tel|sms|javascript|data|file|slack):\S+"
+                  r"|\bwww\.\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|ai|co|app"
+                  r"|xyz|info|biz|me|us|uk|ru|cn|de|fr|es|mx|ar|br|link|site|online|top|click)\b(?:[/:?#]\S*)?", re.I)
 LINK_WORD = {"en": "(a link)", "es": "(un enlace)"}
 
 
@@ -133,7 +137,10 @@ def heading(n: int, part: str, lang: str) -> str:
     """A part's section heading: the part as read, markdown escaped, any link in it replaced by a word
     (a chat client would make a link in the question one in kb's answer)."""
     text = _URL.sub(LINK_WORD.get(lang, LINK_WORD["en"]), part)
+    text = re.sub(r"\[(\d+)\]", r"(\1)", text)  # "[1]" written in a part is no citation of kb's sources
     return SECTION.get(lang, SECTION["en"]).format(n=n, part=md(text))
+
+
 TWO = {"en": "_Two questions in one; each is answered in turn._",
        "es": "_Dos preguntas en una; cada una se responde por separado._"}
 
