@@ -632,7 +632,7 @@ def _torch_in_releases(conn: sqlite3.Connection, q: Question, src: Sources) -> l
 _WHEN = re.compile(r"^\s*(?:until\s+)?when\b|\buntil when\b|\b(?:for\s+)?how long\b|\bwhen\b(?=[^?]*\bend of (?:support|life)\b)"
                    r"|\breach(?:es|ed)? (?:its )?end of (?:support|life)\b|\bhow much time\b|\b(?:time|support) left\b"
                    r"|\bexpir\w*|\bwhen (?:does|do|did|will|is|are)\b[^?]{0,60}\b(?:end|ends|ended|stop\w*|go away|run out"
-                   r"|finish\w*|over|eol|lose|drop\w*)\b", re.I)
+                   r"|finish\w*|over|eol|lose|drop\w*)\b|\bsince when\b[^?]{0,12}$|\bover since when\b", re.I)
 _DATE_IN = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 # yes/no headline → (kind, what it says, in words): "no" ended, "until" a stated end, "open" no end stated
 _BOLDS = {

@@ -101,7 +101,7 @@ def _last_release(conn: sqlite3.Connection, ends_with: str) -> str | None:
 
 # "me dijeron que ya no tiene soporte, ¿es cierto?", "is NxD Inference no longer supported?", "has support ended?":
 # the question claims the end, so an ended window answers it yes; "is it still supported?" is answered no (r12 q30)
-_CLAIMS_END = re.compile(r"\bno longer\b|\bend of support\b(?![^?]{0,40}\b(?:date|fecha)\b)|\bya no\b|\bany ?more\b|\bout of support\b|\bfuera de soporte\b"
+_CLAIMS_END = re.compile(r"\bno longer\b|\b(?:is|are|it's|its)\b[^?]{0,60}\bover\b|\bend of support\b(?![^?]{0,40}\b(?:date|fecha)\b)|\bya no\b|\bany ?more\b|\bout of support\b|\bfuera de soporte\b"
                          r"|\b(?:has|have|did)\b[^?]{0,60}\b(?:ended|end|dropped|drop|stopped|stop)\b"
                          r"|\b(?:terminó|termino|se acabó|dejó de|dejaron de|dejo de)\b|\bsin soporte\b", re.I)
 _STILL = re.compile(r"\bstill\b|\bsigue\b|\bsiguen\b|\btodav[ií]a\b|\baún\b", re.I)

@@ -431,7 +431,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     from kb.chat.answer_gallery import find_models
 
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
-            "models": [] if op else find_models(part),
+            "models": [] if op else find_models(part), "features": list(ents.features) + [p for p, _ in q.products],
             "ops": list(dict.fromkeys(q.op_words + q.function_words)), "named": _named_ops(part, lang), "policy": "policy" in ents.cues,
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
@@ -598,7 +598,9 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             if mine["modes"] and mine["modes"] != said[0]["modes"]:
                 carried["own_mode"] = sorted(mine["modes"])
         if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
-                and not mine["modeless"] and (targets or mine["modes"] or _OF_MODEL.search(parts[1])):
+                and not mine["modeless"] and not mine["features"] \
+                and (targets or mine["modes"] or _OF_MODEL.search(parts[1])):
+            # a part that names a feature line or a product ("is pytorch/xla inference on trn2 over?") asks of it
             # "¿MobileNetV2 funciona en tpu? ¿y en trainium cómo va?": the model the first part asks about, asked
             # again where the second one names (s8)
             from kb.chat.answer_gallery import model_name

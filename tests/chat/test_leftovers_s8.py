@@ -76,3 +76,19 @@ def test_a_follow_up_part_asks_about_the_model_the_first_part_names(conn, questi
     text = ask(conn, question)["text"]
     part2 = text.split("**(2)**")[1] if "**(2)**" in text else text.split("\n", 1)[1]  # split, or read whole
     assert second.lower() in part2.lower() and "could not read" not in part2 and "No pude leer" not in part2
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    ("is pytorch/xla inference on trn2 over since when", "**Already ended (2026-11-30, with Neuron 2.34)**"),
+    ("is pytorch/xla inference on trn2 over?", "**Yes, it ended**"),
+    ("is pytorch/xla training still supported on trn1?", "**No**"),
+])
+def test_an_ended_feature_line_answers_the_question_asked(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
+
+
+def test_an_end_of_support_part_takes_no_model_from_the_part_before(conn):
+    """Held-out r13 q58: the model of part 1 was carried into part 2, answered as a gallery check."""
+    text = ask(conn, "does llama 3.1 70b run on trn2 and is pytorch/xla inference on trn2 over since when")["text"]
+    part2 = text.split("**(2)**")[1].split("**Sources**")[0]
+    assert "2026-11-30" in part2 and "Llama" not in part2
