@@ -423,8 +423,10 @@ def _yes_no_head(q: Question, hits: list[dict[str, Any]]) -> str | None:
 def ends_with(conn: sqlite3.Connection, version: str, eol: Any) -> list[dict[str, Any]]:
     """Every support window that ends with Neuron `version`, or whose title names it."""
     windows = eol.current_windows(conn, eol.today())
-    named = re.compile(rf"\bneuron {re.escape(version)}(?:\.0)?\b", re.I)
-    return [w for w in windows if (w.get("eol_release") and same_line(version, str(w["eol_release"]))
+    # s8c-intent3: the SDK release's own number "2.34.0" ends what a statement says "ends with 2.34" (r14 q41)
+    line = re.sub(r"(?:\.0)+$", "", version) if re.fullmatch(r"\d+\.\d+(?:\.0)+", version) else version
+    named = re.compile(rf"\bneuron {re.escape(line)}(?:\.0)?\b", re.I)
+    return [w for w in windows if (w.get("eol_release") and same_line(line, str(w["eol_release"]))
                                    and (w.get("eol_release_product") or "neuron-sdk") == "neuron-sdk")
             or named.search(w.get("title") or "")]
 

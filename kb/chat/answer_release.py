@@ -18,7 +18,7 @@ from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict
 from kb.vocab import SYMBOLS, UNKNOWN
 
-NEWS_ASKED = re.compile(r"\bwhat'?s new\b|\bis it new\b|\bnews\b|\bnew in\b", re.I)
+NEWS_ASKED = re.compile(r"\bwhat'?s new\b|\bis it new\b|\bnews\b|\bnew in\b|\bbr(?:ing|ings|ought)\b", re.I)  # s8c-intent3: "what does X bring?"
 SHIPS = (("torch_versions", "PyTorch"), ("python_versions", "Python"), ("os", "OS"),
          ("instance_families", "instances"))
 
@@ -211,6 +211,10 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
             ok = any(v == want or v.startswith(want + ".") or want.startswith(v + ".") for v in r[key])
             lines.insert(0, f"**{'Yes' if ok else 'No'}** — {r['product']} {r['version']} lists {label} "
                             f"{', '.join(r[key])} {cite}.")
+        elif want and (spec := _spec_in_note(r.get("note"), label)) and _in_spec(want, spec) is not None:
+            ok = _in_spec(want, spec)  # s8c-intent3: "Requires-Python >=3.11" decides Python 3.10 (r14 q31)
+            lines.insert(0, f"**{'Yes' if ok else 'No'}** — {r['product']} {r['version']} requires {label} {spec}"
+                            f" ({label} {want} is {'inside' if ok else 'outside'} that range) {cite}.")
         elif want and not r.get(key):
             lines.append(f"  - the registry lists no {label} versions for this release: unknown whether {label} "
                          f"{want} is supported (`kb ingest --all` reads the support matrices).")
@@ -221,6 +225,26 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
     for c in r.get("conflicts") or []:
         lines.append(f"  - ⚠ another source says {c['field']} = {c['value']} ({c.get('source_url') or 'no URL'})")
     return "\n".join(lines)
+
+
+_NOTE_SPECS = {"Python": re.compile(r"\bRequires-Python\s*([<>=!~][^;\s]+)", re.I),
+               "PyTorch": re.compile(r"\brequires torch\s*([<>=!~][\d.]+(?:,[<>=!~]+[\d.]+)*)", re.I)}
+
+
+def _spec_in_note(note: str | None, label: str) -> str | None:
+    """The version range a release's own note states ("Requires-Python >=3.11", "requires torch >=2.11.0,<=2.15.0"),
+    which answers "does Python 3.10 work?" where the registry lists no versions."""
+    m = _NOTE_SPECS[label].search(note or "")
+    return m.group(1) if m else None
+
+
+def _in_spec(version: str, spec: str) -> bool | None:
+    """Whether a version is inside a stated range; None when either cannot be read."""
+    try:
+        from packaging.specifiers import SpecifierSet
+        return SpecifierSet(spec).contains(version, prereleases=True)
+    except Exception:  # noqa: BLE001 - an unreadable range or version says nothing
+        return None
 
 
 ASPECT_KEYS = {"instances": ("instance_families", "instances"), "os": ("os", "OS"), "python": ("python_versions", "Python"),

@@ -55,6 +55,8 @@ def language(text: str) -> str:
     if words in (["ayuda"], ["hola"]):
         return "es"
     spanish = sum(1 for w in words if w in _SPANISH)
+    if len(words) > 1 and words[0] in ("q", "k") and words[1] in _SPANISH:
+        spanish += 1  # "q trae torchao neuron 0.18": the SMS "qué" opening a Spanish verb (s8c-intent3)
     english = sum(1 for w in words if w in _ENGLISH_HINTS)
     if spanish >= 2 and spanish > english:
         return "es"
@@ -128,6 +130,10 @@ _ES_PHRASES = [
      "an op without a kernel"),
     (r"si un (?:op|operador|operacion) no (?:esta|es) (?:soportad[oa]|implementad[oa])", "what happens if an op is missing"),
     (r"(?:cae|caen|se cae|se caen) a (?:la )?cpu o (?:da|tira|lanza|falla con) (?:un )?error", "cpu fallback or error"),
+    # s8c-intent3: "una operación que la TPU no tiene", "se cae o se va a la CPU": the missing-op policy, asked
+    (r"(?:una |un )?(?:op|operacion|operador|kernel)(?:es)? que (?:la |el )?(tpu|trainium|neuron|dispositivo) no (?:tiene|tenga)n?",
+     r"an op \1 lacks"),
+    (r"se (?:cae|rompe|crashea|revienta) o ", "crashes or "),
     (r"(?:hace|hacen) fallback(?: a (?:la )?cpu)? o (?:falla|fallan|da error)", "cpu fallback or error"),
     (r"modo de fallback", "fallback mode"), (r"por defecto", "by default"),
     (r"(?:hace|hacen) fallback a (?:la )?cpu by default", "does cpu fallback by default"),
@@ -658,6 +664,14 @@ CUES = {
               # 29l: "the policy in compile mode", "neuron's eager policy": a mode's policy is the missing-op one
               r"|\bpolic(?:y|ies)\b(?=[^?]{0,40}\b(?:eager|compile)\b)|\b(?:eager|compile)(?: mode)? polic(?:y|ies)\b"
               # 29t: "how do I see which ops ran on the CPU because of the fallback?": how to list them
+              # s8c-intent3: "an op that can't lower", "something Trainium doesn't have a kernel for", and the
+              # either/or a missing op is asked by ("does it error or run eager?", "crash or just get slow?")
+              r"|\b(?:can'?t|cannot|can not|won'?t|fails? to) (?:be )?lower(?:ed)?\b"
+              r"|\b(?:an?|the) (?:op|ops|operator|operators) (?:that )?(?:the )?(?:tpu|neuron|trainium|device|backend) "
+              r"(?:lacks?|doesn'?t have|does not have)\b"
+              r"|\b(?:doesn'?t|does not|don'?t|do not) have (?:a |an |any )?(?:\w+ )?kernels? for\b"
+              r"|\b(?:error|errors|crash\w*|raise\w*|fail|fails)\b[^?]{0,20}\bor\b[^?]{0,24}\b(?:(?:run\w* )?eager\w*"
+              r"|(?:just )?(?:get|gets|go|goes|run|runs)? ?slow\w*|falls? back|go(?:es)? to the (?:cpu|host)|(?:the )?cpu)\b"
               r"|\bhow (?:do|can|could|would|should) (?:i|we|you|one) (?:see|tell|know|find out|check|list|log|inspect|get"
               r"|spot)\b[^?]{0,80}?\b(?:fall(?:s|ing)? ?back|fell back|fallbacks?)\b",
     "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
@@ -754,7 +768,9 @@ _INFERENTIA_1 = re.compile(r"\binferentia[ -]1\b(?![.\d])", re.I)
 
 # Shorthand people type in either language, read as the word it stands for (29p): "python reqs for neuron
 # 2.33" asks for its requirements.
-_SHORTHAND = [(re.compile(r"(?<![\w.-])(?:pre-?)?(?:reqs?|reqts|requirments|requirenments)(?![\w.-])", re.I), "requirements")]
+_SHORTHAND = [(re.compile(r"(?<![\w.-])(?:pre-?)?(?:reqs?|reqts|requirments|requirenments)(?![\w.-])", re.I), "requirements"),
+              # s8c-intent3: "torchao neuron 0.18", "torchao_neuron": the package's own name, one word
+              (re.compile(r"(?<![\w.-])torch[ _-]?ao[ _]neuron(?![\w-])", re.I), "torchao-neuron")]
 
 
 def _shorthand(text: str) -> str:

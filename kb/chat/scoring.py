@@ -185,6 +185,9 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     gallery = _gallery_score(ents.english)  # s30b (#30): gallery lists and models, kb.chat.answer_gallery
     if gallery and explicit_op and not _gallery_list(ents.english):
         gallery = 0  # "my wav2vec uses nn.GroupNorm, does it run on neuron?": the op named is asked, the model is context (29p)
+    if gallery and "policy" in ents.cues and not ents.models and MODEL_RE.search(text) is None \
+            and not re.search(r"\bgaller(?:y|ies)\b", text, re.I):
+        gallery = 0  # "what happens if the model uses an op the TPU lacks?": the rule, no model named (s8c-intent3)
     if gallery and not (explicit_op and q.op_words):
         out.append(Reading("model", gallery, "a gallery question"))
     if explicit_op and not (gallery and not q.op_words):  # s30b: "with torch.compile" is a mode of the model

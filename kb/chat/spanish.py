@@ -159,6 +159,8 @@ PHRASES += [
                                           " — no está entre ellas, así que esta versión no la soporta."),
     (" read as the Neuron SDK release that ships it", " leído como la versión del Neuron SDK que lo incluye"),
     (" has no version ", " no tiene ninguna versión "), (" of its own; ", " propia; "),
+    (" is outside that range)", " queda fuera de ese rango)"), (" is inside that range)", " está dentro de ese rango)"),
+    (" requires Python ", " requiere Python "), (" requires PyTorch ", " requiere PyTorch "),  # s8c-intent3
     ("PyTorch packages in it:", "Paquetes de PyTorch que incluye:"), ("What ends with Neuron", "Lo que termina con Neuron"),
     ("nothing the KB knows of", "nada que el KB sepa"), ("TorchNeuron's op verdicts", "Veredictos de ops de TorchNeuron"),
     ("lists them", "los lista"), ("— released", "— publicada el"), ("on a date the KB lacks", "en una fecha que el KB no tiene"),

@@ -2166,6 +2166,18 @@ add_s8b_split2("release", "es", "release", ["Versiones de tpu con veredictos de 
                "pypi.org/project/torch-tpu", ["¿De qué versiones de TorchTPU tiene datos el kb y cuál es la más nueva?"])
 
 
+
+# ---- s8c-intent3: missing-op policy asked as an either/or, Inductor with a TPU, torchao-neuron in two words
+def add_s8c_intent3(*args, **extra) -> None:
+    add(*args, slice="s8c-intent3", **extra)
+
+
+add_s8c_intent3("policy", "en", "policy", ["**What each backend does with an ATen op it has no kernel for**", "compile error"],
+                "data/manual/manual-facts.jsonl",
+                ["torch.compile on a trn2: if an op cannot be lowered, do we get an error or does it run eager?"])
+add_s8c_intent3("release", "en", "release", ["torchao-neuron 0.18.0+neuron.1", "Trainium3"],
+                "data/manual/manual-facts-2026-11.jsonl", ["what does torchao neuron 0.18 bring us?"])
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
