@@ -572,7 +572,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                     lines += more
                     facts += said_facts
                 if chosen and mention.version and len(asked_mentions) == 1:
-                    newer += _newer_pairs(conn, chosen, pick, mode)
+                    newer += _newer_pairs(conn, chosen, pick, mode) or _lost_pairs(conn, chosen, pick, mode)
                 if chosen:
                     shown += chosen
                     compiled = mode_contrast.compile_rows(conn, chosen, every=both_modes or also_compile or open_mode,
@@ -657,6 +657,23 @@ def _newer_pairs(conn: sqlite3.Connection, chosen: list[dict[str, Any]], pick: V
                 and queries.version_key(new[0]["backend_version"]) > queries.version_key(v["backend_version"]) \
                 and mode_contrast.where_words(new[0]) != mode_contrast.where_words(v):
             out.append((v, new[0]))
+    return out
+
+
+def _lost_pairs(conn: sqlite3.Connection, chosen: list[dict[str, Any]], pick: VersionPick,
+                mode: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The newest release asked where the op does not run on the device, and the release before it ran
+    it there: (that verdict, the older one's), so "native on tpu 0.2?" hears the kernel was lost (r13 q2)."""
+    out = []
+    for v in chosen:
+        if op_versions.on_device(v) or len(pick.versions) != 1:
+            continue
+        rows = [r for r in queries.op_verdicts(conn, [v["op"]], mode=mode) if r["target"] == v["target"]
+                and queries.version_key(r["backend_version"]) < queries.version_key(v["backend_version"])]
+        if rows:
+            old = max(rows, key=lambda r: queries.version_key(r["backend_version"]))
+            if op_versions.on_device(old) and mode_contrast.where_words(old) != mode_contrast.where_words(v):
+                out.append((v, old))
     return out
 
 

@@ -65,3 +65,43 @@ def picked(conn: sqlite3.Connection, ops: list[str], args: str) -> tuple[str, li
         return None
     chosen, kind = fits[0]
     return chosen, [op for op, _ in overloads if op != chosen], kind.rstrip("?")
+
+
+_NAME = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _required(schema: str) -> list[str]:
+    """The types of a schema's positional parameters that have no default (before any `*`)."""
+    inside = schema.partition("(")[2].rpartition(") ->")[0]
+    out = []
+    for p in (p.strip() for p in inside.split(",")):
+        if p == "*":
+            break
+        if p and "=" not in p:
+            out.append(p.partition(" ")[0])
+    return out
+
+
+def by_arity(conn: sqlite3.Connection, base: str, args: str, method: bool = False
+             ) -> tuple[str, list[str]] | None:
+    """(the overload, the op's other overloads) that a call of names only reaches by their count:
+    `torch.where(mask, x, y)` is `aten::where.self` (three Tensors), `torch.min(a, b)` is `aten::min.other`,
+    `torch.repeat_interleave(kv, reps)` is `aten::repeat_interleave.self_Tensor` (r14 q2 q55 q60). A name is
+    read as a Tensor, so only the one overload whose required parameters are all Tensors, as many as the names,
+    is picked; keywords, numbers or two such overloads decide nothing (None)."""
+    written = [a.strip() for a in args.split(",") if a.strip()]
+    if not written or any(not _NAME.fullmatch(a) for a in written):
+        return None
+    count = len(written) + (1 if method else 0)
+    overloads, fits = [], []
+    for op in queries.resolve_op(conn, base):
+        entry = queries.op_catalog_entry(conn, op)
+        if not entry or not entry.get("schema") or "out" in (entry.get("tags") or []) or op.endswith("_out"):
+            continue
+        overloads.append(op)
+        kinds = _required(entry["schema"])
+        if len(kinds) == count and all(k.rstrip("?") == "Tensor" for k in kinds):
+            fits.append(op)
+    if len(fits) != 1 or len(overloads) < 2:
+        return None
+    return fits[0], [op for op in overloads if op != fits[0]]

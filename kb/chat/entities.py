@@ -401,7 +401,9 @@ _CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|co
 _SCALE_WORD = r"(?:mil\s?millones|millones|millon|mil|thousand|millions?|billions?)"
 _SNUM = rf"{_NUM}(?:\s?{_SCALE_WORD}(?![a-z]))?(?:\s(?:of|de)(?=\s))?"
 _PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
-_PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d])", re.I)
+# a figure followed by tok/s is a rate whatever precedes it ("0.76/hr usd 1.2k tok/s", r13 q11)
+_PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d]|[.,]\d)"
+                           rf"(?!\s?[km]?\s?(?:{_SCALE_WORD})?\s?(?:tokens?|toks?|tk)\b)", re.I)
 # An hourly price said without a currency ("trn2 at 5.2/h"): its currency is left unnamed, never assumed.
 _PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥])(?P<n>{_NUM})\s?(?:/\s?(?:h|hr|hour|hora)|(?:an|per|por|la|a la) (?:hour|hora))\b",
                          re.I)
@@ -688,9 +690,31 @@ MODEL_RE = re.compile(
     r"starcoder\d?|codellama|dbrx|grok)\b", re.I)
 
 
+_NORM_NAMES = {"rms": "rms_norm", "batch": "nn.BatchNorm2d", "layer": "nn.LayerNorm", "group": "nn.GroupNorm",
+               "instance": "nn.InstanceNorm2d"}
+
+
 # Op and module names people write as words (tester t29 #17).
 _SPOKEN_NAMES = [(re.compile(r"\bscaled[ -]dot[ -]product[ -]attention\b(?!\()", re.I), "F.scaled_dot_product_attention"),
-                 (re.compile(r"(?<![\w.])multi[ -]?head(?:ed)?[ -]attention\b", re.I), "nn.MultiheadAttention")]
+                 (re.compile(r"(?<![\w.])multi[ -]?head(?:ed)?[ -]attention\b", re.I), "nn.MultiheadAttention"),
+                 # "rms norm", "batch norm", "layer-norm": that op, or the module whose forward it is (which says
+                 # each op it dispatches), never aten::norm (r13 q61, r14 q6 q7)
+                 (re.compile(r"(?<![\w.:])(rms|batch|layer|group|instance)[ -]norm(?:ali[sz]ation)?\b(?![.(])(?!\s+(?:ops?|operations?|operators?|kernels?|family)\b)", re.I),
+                  lambda m: _NORM_NAMES[m.group(1).lower()])]
+
+
+
+# A target or product with its version glued on ("tpu0.2", "neuron2.34", "py3.10", "python3.11", "torch2.9"):
+# the name at that version, as if spaced (r13 q2 q26), so the asked target is the only one answered.
+_GLUED_VERSION = re.compile(r"(?i)(?<![\w.:/`-])(tpus?|torch[_-]?tpu|neuron(?:-sdk)?|torch[_-]?neuronx?|torchneuron|"
+                            r"python|py|pytorch|torch|ubuntu|sdk)(v?\d+(?:\.\d+)+)(?![\w-])")
+# "py 3.10" (spaced) is Python as well; "py" alone is no product word
+_PY_VERSION = re.compile(r"(?i)(?<![\w.:/`-])py\s+(3\.\d+)(?![\w-])")
+
+
+def _unglue(m: re.Match) -> str:
+    name = m.group(1)
+    return ("python" if name.lower() == "py" else name) + " " + m.group(2)
 
 
 # A platform version written with a decimal comma ("python 3,11", "ubuntu 22,04").
@@ -797,6 +821,7 @@ def extract(text: str, lang: str | None = None) -> Entities:
     english, corrections = correct_names(english)
     english = _ARROW.sub(_arrow_range, english)  # "0.1.1 -> 0.2.0" is the range from 0.1.1 to 0.2.0 (29t)
     english = _VERSION_COMMA.sub(r"\1 \2.\3", english)  # "python 3,11" is Python 3.11, not Python 3 (r2-29 #1)
+    english = _PY_VERSION.sub(r"python \1", _GLUED_VERSION.sub(_unglue, english))  # "tpu0.2" is tpu 0.2 (r13 q2)
     for pattern, name in _SPOKEN_NAMES:  # "scaled dot product attention" is F.scaled_dot_product_attention
         english = pattern.sub(name, english)
     found = Entities(language=lang, english=english, corrections=corrections)

@@ -62,7 +62,8 @@ cost costs costing price prices pricing priced hour hours hourly million million
 everything something nothing anything stuff okay ok fine gets got getting goes went idea wonder wondering
 won don doesn isn aren wouldn couldn shouldn didn wasn hasn haven hey
 since had envvar
-""".split())
+image images imagen imagenes container containers docker
+""".split())  # "the TPU image": a container image, never aten::imag (r14 q28)
 
 HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what questions", "usage")
 EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life",

@@ -78,6 +78,14 @@ def change_line(rows: list[dict[str, Any]], es: bool = False) -> str | None:
 
 def newer_line(older: dict[str, Any], newer: dict[str, Any], cite: str, es: bool = False) -> str:
     """"_Newer: on tpu 0.2.0 `aten::x` is native (its own kernel) [2] (0.1.1: unsupported (raises))._\""""
+    if queries.version_key(newer["backend_version"]) < queries.version_key(older["backend_version"]):
+        # the pair the other way round: the asked release lost a kernel the one before it had (r13 q2)
+        before, now = newer, older
+        if es:
+            return (f"_Antes: en {before['target']} {before['backend_version']}, `{before['op']}`: "
+                    f"{mode_contrast.where_words(before, True)} {cite} (perdido en {now['backend_version']})._")
+        return (f"_Before: on {before['target']} {before['backend_version']}, `{before['op']}` "
+                f"{mode_contrast.where_words(before)} {cite} (lost in {now['backend_version']})._")
     if es:
         return (f"_Más nuevo: en {newer['target']} {newer['backend_version']}, `{newer['op']}`: "
                 f"{mode_contrast.where_words(newer, True)} {cite} ({older['backend_version']}: "

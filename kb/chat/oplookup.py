@@ -85,6 +85,10 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
         bases = bases or _bases(conn)
         for word in (w for w in q.function_words if w not in taken):
             key = _function_key(word)
+            own = _own_op(conn, q, word, key, fmap.get(key) or [])
+            if own is not None:
+                matches.append(own)
+                continue
             if key in fmap and fmap[key]:
                 known = [op for op in fmap[key] if op in queries.known_op_names(conn)] or fmap[key]
                 matches.append(_function_match(conn, q, word, key, known, where))
@@ -130,6 +134,44 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
                 missing.append(word)
                 suggestions += difflib.get_close_matches(word, list(bases), n=3, cutoff=0.5)
     return _dedupe(matches), missing, list(dict.fromkeys(suggestions))
+
+
+def _own_op(conn: sqlite3.Connection, q: Question, word: str, key: str, traced: list[str]) -> OpMatch | None:
+    """The function's own ATen op, where the traced map only shows how the CPU decomposes it.
+    A call whose names pick one overload by their count answers that overload (`torch.where(m, x, y)`:
+    `aten::where.self`, not the one-argument form traced); a function whose same-named op has a verdict on
+    the asked target answers that op (`F.rms_norm` on tpu: `aten::rms_norm`, native there, not pow/mean/rsqrt),
+    as `kb op` does (r13 q4, r14 q2 q55 q60). None: the traced map answers."""
+    base = key.rsplit(".", 1)[-1]
+    try:
+        ops = queries.resolve_op(conn, base)
+    except KBError:
+        return None
+    es = q.language == "es"
+    args = q.call_args.get(word)
+    method = key.startswith("torch.Tensor.") and not word.startswith(("Tensor.", "torch."))
+    chosen = call_overload.by_arity(conn, base, args, method) if args else None
+    if chosen is not None:
+        op, others = chosen
+        n = len(args.split(","))
+        note = (f"`{key}` con {n} argumento{'s' if n > 1 else ''} (nombres, leídos como tensores) despacha a `{op}` "
+                "(las otras sobrecargas, abajo, para otros argumentos)" if es else
+                f"`{key}` called with {n} argument{'s' if n > 1 else ''} (names, read as tensors) dispatches to `{op}` "
+                "(other overloads below, for other arguments)")
+        return OpMatch(word, [op, *others], "function-map", note, chosen=op)
+    if not traced or any(opnames.base_name(t) == base for t in traced):
+        return None
+    targets = set(q.target_names()) - {"cpu", "meta"}
+    if not targets:
+        return None
+    rows = [r for r in queries.op_verdicts(conn, ops, mode="eager", newest=True) if r["target"] in targets]
+    if {r["target"] for r in rows} != targets or not any(r["status"] == "native" and r["op"] == f"aten::{base}" for r in rows):
+        return None  # the backend registers no kernel of its own: the traced ops are what runs (Tensor.argsort)
+    note = (f"`{key}` nombra el op ATen `aten::{base}`, que tiene veredicto propio en {', '.join(sorted(targets))} "
+            f"(el trazado en la CPU lo descompone en {', '.join(f'`{t}`' for t in traced[:4])})" if es else
+            f"`{key}` names the ATen op `aten::{base}`, which has its own verdict on {', '.join(sorted(targets))} "
+            f"(traced on the CPU it decomposes into {', '.join(f'`{t}`' for t in traced[:4])})")
+    return OpMatch(word, ops, "function-name", note)
 
 
 def _function_match(conn: sqlite3.Connection, q: Question, word: str, key: str, known: list[str],

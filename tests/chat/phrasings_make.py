@@ -2178,6 +2178,25 @@ add_s8c_intent3("policy", "en", "policy", ["**What each backend does with an ATe
 add_s8c_intent3("release", "en", "release", ["torchao-neuron 0.18.0+neuron.1", "Trainium3"],
                 "data/manual/manual-facts-2026-11.jsonl", ["what does torchao neuron 0.18 bring us?"])
 
+# ---- s8c-names3: glued versions, spaced norm names, a function's own op, overloads by argument count
+def add_s8c_names3(*args, **extra) -> None:
+    add(*args, slice="s8c-names3", **extra)
+
+
+add_s8c_names3("op", "en", "op", ["**Native** — its own kernel on tpu", "`aten::rms_norm`"], "static-tpu-0.2.0",
+               ["does F.rms_norm get its own kernel on tpu0.2?"])
+add_s8c_names3("op", "es", "op", ["`aten::rms_norm`", "kernel propio"], "static-tpu-0.2.0",
+               ["¿F.rms_norm va con kernel propio en tpu0.2?"])
+add_s8c_names3("op", "en", "op", ["`aten::where.self`", "native"], "static-tpu-0.2.0",
+               ["torch.where(keep, scores, floor) on torch_tpu 0.2.0: device or cpu?"])
+add_s8c_names3("op", "es", "op", ["nn.LayerNorm", "1 de 1 op nativo"], "static-tpu-0.2.0",
+               ["¿la layer norm corre nativa en tpu 0.2.0?"])
+add_s8c_names3("eol", "en", "eol", ["**Ended with Neuron 2.30** (2026-05-21)", "2026-10-01"], PY310,
+               ["is py3.10 still ok for neuron?"])
+add_s8c_names3("cost", "en", "cost", ["0.18 USD per million tokens"], COST,
+               ["inf2 0.76/h usd 1.2k tok/s -> cost per million tokens?"])
+
+
 def main() -> None:
     seen = set()
     with open(OUT, "w", encoding="utf-8") as out:
