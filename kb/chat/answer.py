@@ -208,6 +208,10 @@ AS_IS = r"\bas[ -]is\b|\bunchanged\b|\bwithout (?:any )?changes?\b"
 LIST_CUES = r"\b(ops|operators|kernels|layers|functions)\b|^\s*(which|list|show|what)\b"
 
 
+# "known limitations", "limitaciones conocidas": the limitation table asked for by name
+_LIMITS_ASKED = re.compile(r"\blimitations?\b|\blimitaci[oó]n(?:es)?\b|\bknown issues\b", re.I)
+
+
 def route(conn: sqlite3.Connection, q: Question) -> str:
     """Refine kb.chat.intents' reading with the KB's vocabulary: version comparisons,
     release questions (registry products), op families, and limitation words."""
@@ -259,11 +263,14 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         return "release"
     if intent == "eol":
         return intent
+    if not explicit_op and _LIMITS_ASKED.search(text) and len(names.features_in(q.text)) >= 2:
+        return "limitation"  # "known limitations of Neuron 2.33 with torch.sparse, torch.fft and float64?": rows (r14 q47)
     fams = families.families_in(q.text)
     bases = _op_bases(conn) if fams else set()
     plain_op = any(w.lower() in bases and families.family(w) is None for w in q.plain_words if "_" in w)
     if fams and not explicit_op and not plain_op and intent != "caveat":
-        word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) is fams[0])
+        # "does multinomial sampling run on tpu?": a catalog op the family word only qualifies is the op asked (r13 q57)
+        word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) in (fams[0], None))
         if re.search(LIST_CUES, text) or not word_is_op:
             # "do complex ops run as is on neuron?": whether a feature runs unchanged is its limitation row (29o)
             if not (names.features_in(q.text) and (not re.search(LIST_CUES, text) or re.search(AS_IS, text))):

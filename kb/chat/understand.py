@@ -28,12 +28,14 @@ from kb.neutral import markdown as md
 # A second clause that asks its own question: "... and what's the policy", "..., y cuánto cuesta",
 # "...? also how long ...", "...; y de paso, ¿cuánto ...". A join followed by anything else ("neuron
 # and tpu", "7 USD/h y 1500 tok/s") is one question.
-_EN_ASK = (r"(?:what'?s|whats|what|how|which|since when|when|is|are|does|do|can|could|will|would|should|did|has|have"
+_EN_ASK = (r"(?:what'?s|whats|what|how|which|since when|until when|till when|when|is|are|does|do|can|could|will|would|should|did|has|have"
            r"|(?:the )?(?:cost|price|fallback policy|policy|end of support) (?:per|of|for|at|on|in)"
            r"|list|show|give me|tell me|tell|count)\b")
 _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|dime|mu[eé]strame"
            r"|ens[eé][nñ]ame|p[aá]same|desde cu[aá]ndo|qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]ntas|cu[aá]l|cu[aá]les|cu[aá]ndo"
-           r"|c[oó]mo|d[oó]nde|es|est[aá]|corre|funciona|hay|hasta|sigue|cae|caen|puedo|se puede)\b")
+           r"|c[oó]mo|d[oó]nde|es|est[aá]|corre|funciona|hay|hasta|sigue|cae|caen|puedo|se puede"
+           # "… y q modelos bloquea", "y q cambió vs 0.1.1": Slack Spanish writes "qué" as "q" (held-out r13 q63, q64)
+           r"|q(?= \w))\b")
 # The words that join two questions (29l): English "and", "also", "plus", "as well as", "then"; Spanish
 # "y", "e", "y de paso", "además", "también", "aparte", "otra cosa", each alone or after "y", and a
 # comma or colon after it ("y de paso, ¿cuánto…", "otra cosa: cuánto…").
@@ -64,7 +66,17 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"|[,;] (?:and|y) (?=(?:[\w.-]+ ){{1,3}}{_SUBJECT_VERB}\b)"
                    # "¿…tokens/s? y la Neuron 2.33 soporta Python 3.11?": after a question mark, the same subject-first
                    # question, with or without its "y" (held-out r10 q63)
-                   rf"|\?[,;]? (?:(?:and|y|e) )?(?=(?:[\w.-]+ ){{1,3}}{_SUBJECT_VERB}\b)", re.I)
+                   rf"|\?[,;]? (?:(?:and|y|e) )?(?=(?:[\w.-]+ ){{1,3}}{_SUBJECT_VERB}\b)"
+                   # "cuanto sale … con 1500 tok/s y el sdpa corre en tpu": no comma, but an article opens the subject
+                   # (held-out r13 q62)
+                   rf"| (?:and|y|e) (?=(?:el|la|los|las|the) (?:[\w.-]+ ){{1,2}}{_SUBJECT_VERB}\b)"
+                   # "… y en tpu q tal el rms norm", "… and on tpu how is rms_norm": a place, then a question word
+                   # (held-out r13 q61)
+                   rf"| ?[,;]? (?:and|y|e) (?=(?:on|in|en|con) (?:la |el |the )?[\w.-]+(?: v?\d+(?:\.\d+)*)?[,:]? "
+                   rf"(?:q|qu[eé]|c[oó]mo|what|how|which|cu[aá]l)\b)"
+                   # "q cambio vs 0.1.1 desde cuando esta": a last "since when (is it out)" said without a join (r13 q64)
+                   rf"| (?=(?:since when|desde cu[aá]ndo)(?: (?:est[aá]|is it|existe|hay)(?: \w+)?)?[ ?!.]*$)",
+                   re.I)
 # "cost at 0,76 usd/h with 300 tok/s, and nn.Embedding runs on inf1?": a comma, "and"/"y", then an op or
 # module named as code with a word after it opens a second question when the first clause names no op
 # (29o); after a clause that does name one, it is a list of ops ("torch.add, and torch.mul on tpu").
@@ -89,7 +101,13 @@ _ES_BARE_VERB = re.compile(r"^(?:es|est[aá]|corre|corren|funciona|funcionan|cae
 _ABOUT = re.compile(r"^(?:(?:and|y) )?(?:(?:what|how) about|qu[eé] (?:tal|hay de|pasa con)|y)\b", re.I)
 # "... and when?", "y desde cuándo?": a clause that asks only when; it asks about what the first one names (29q)
 WHEN = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:since when|from when|when|desde cu[aá]ndo|cu[aá]ndo)"
-                  r"(?: exactly| exactamente| then| entonces)?[ ?!.]*$", re.I)
+                  r"(?: exactly| exactamente| then| entonces)?[ ?!.]*$"
+                  # "desde cuándo está", "since when is it out": since when the thing named before is there (r13 q64)
+                  r"|^(?:(?:and|y|e)[,:]? )?(?:¿ ?)?(?:since when|desde cu[aá]ndo) (?:est[aá]|is it|existe|hay)(?: disponible| out| fuera)?"
+                  r"[ ?!.]*$", re.I)
+# "… and until when?", "¿y hasta cuándo?": a clause that asks only until when what the part before names is supported
+UNTIL = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|but|pero)[,:]? )?(?:¿ ?)?(?:until when|till when|how long|hasta cu[aá]ndo|por cu[aá]nto tiempo)"
+                   r"(?: exactly| exactamente| then| entonces)?[ ?!.]*$", re.I)
 
 
 # "… costs £2.10 an hour and does 450 tok/s?", "… a 3 EUR la hora y saca 900 tokens/s?": a clause that only adds
@@ -184,14 +202,14 @@ def _short_ok(second: str, join: str) -> bool:
     """A clause shorter than MIN_WORDS that is still a question of its own: "and when?" (29q),
     "what about aten::unique?" / "¿y torch.roll?" (an op of its own, asked where the first one asked),
     or an op alone after a question mark ("¿…? y ¿aten::sort?")."""
-    if WHEN.match(second) is not None:
+    if WHEN.match(second) is not None or UNTIL.match(second) is not None:
         return True
     if not names_code_op(second):
         return False
     return _ABOUT.match(second.lstrip("¿ ")) is not None or ("?" in join and len(second.split()) <= 2)
 
 
-def _asks_end(clause: str) -> bool:
+def asks_end(clause: str) -> bool:
     """"our stack is neuron 2.29 + python 3.11: what leaves support first, and when?": a clause that asks an end
     of support; a bare "and when?" after it asks that end's date, which its own answer gives (29t)."""
     english = entities.extract(clause).english
@@ -270,10 +288,20 @@ _DIFF_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:did|was|were|has|ha
                         re.I)
 
 
+# "cuándo salió neuron 2.33 y q paquetes de torch-neuronx trae": what a release ships, asked after a part about that
+# release, is in that part's answer (held-out r13 q46)
+_RELEASE_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:q|qu[eé]|which|what|cu[aá]les)\b[^?]{0,40}"
+                           r"\b(?:trae|incluye|lleva|ships?|includes?|comes? with|bundles?)\b", re.I)
+
+
 def _more_of_first(first: str, second: str) -> bool:
-    """Whether `second` asks only what the first part's answer gives (see _EOL_MORE, _BACKEND_MORE, _DIFF_MORE)."""
+    """Whether `second` asks only what the first part's answer gives (see _EOL_MORE, _BACKEND_MORE, _DIFF_MORE,
+    _RELEASE_MORE)."""
+    if _RELEASE_MORE.match(second) and not re.search(r"\d+\.\d+", second):
+        return re.search(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.])", first) is not None \
+            and intents.read(entities.extract(first).english).intent in ("release", "eol", "unknown")
     if _EOL_MORE.match(second):
-        return _asks_end(first)
+        return asks_end(first)
     if _BACKEND_MORE.match(second):
         return re.search(r"\bbackend|\bcompil|\binductor\b", first, re.I) is not None
     if _DIFF_MORE.match(second):
@@ -282,6 +310,26 @@ def _more_of_first(first: str, second: str) -> bool:
         return changed is not None and (intents.read(english).intent == "diff"
                                         or len(re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", first)) >= 2)
     return False
+
+
+# A short question up to its question mark, then the rest: "since when? and on neuron?"
+_LEAD_ASK = re.compile(r"^([^?]{1,40}\?)\s*(\S.*)$")
+# "… q modelos de la galería bloquea y en tpu": a last place alone, after a clause that names none
+_TAIL_PLACE = re.compile(r"^(?P<head>.+?)\s*[,;]? (?P<tail>(?:and|y|e) (?:on|in|en|con) (?:la |el |the )?[\w.-]+(?: v?\d+(?:\.\d+)*)?"
+                         r"[ ?!.]*)$", re.I)
+
+
+def tail_place(text: str, lang: str) -> tuple[str, str] | None:
+    """A part that ends in a place of its own ("… y en tpu"), split off when the rest names no target: the same
+    question asked there, a part of its own in a question of three or more parts (held-out r13 q63). "on neuron and
+    on tpu" names two places for one question and stays whole."""
+    m = _TAIL_PLACE.match(text)
+    if m is None or len(m.group("head").split()) < MIN_WORDS or _context(m.group("head"), lang)["targets"]:
+        return None
+    if not _context(m.group("tail"), lang)["targets"]:
+        return None
+    head = m.group("head")
+    return (head if head.endswith("?") else head + "?"), m.group("tail")
 
 
 def split_two(text: str) -> tuple[str, str] | None:
@@ -293,14 +341,28 @@ def split_two(text: str) -> tuple[str, str] | None:
         rest = [p if p.endswith("?") or i == len(parts) - 2 else p + "?" for i, p in enumerate(parts[1:])]
         return (parts[0] if parts[0].endswith("?") else parts[0] + "?"), " ".join(rest)
     text = re.sub(r"\s+", " ", text).strip()
+    lead = _LEAD_ASK.match(text)
+    if lead and (WHEN.match(lead.group(1)) or UNTIL.match(lead.group(1))):
+        return lead.group(1), lead.group(2)  # "since when? and on neuron?": the when, then the rest (r14 q58, q62)
     for m in _JOIN.finditer(text):
         first, second = _FILLER.sub("?", text[:m.start()].strip(" ,;")), text[m.end():].strip()
-        if _continues(second) or (WHEN.match(second) or WHEN_END.match(second)) and _asks_end(first) \
+        if _continues(second) or (WHEN.match(second) or WHEN_END.match(second) or UNTIL.match(second)) and asks_end(first) \
                 or _more_of_first(first, second):
             return None
+        if m.group(0) == " " and not _CHANGE.search(first):
+            # a last "since when" with no join opens a question only after a diff ("q cambió vs 0.1.1 desde cuándo
+            # está", r13 q64); elsewhere it asks the clause's own date ("is pytorch/xla inference on trn2 over since
+            # when", r13 q58)
+            continue
+        lead = _LEAD_ASK.match(second)
+        if lead and (WHEN.match(lead.group(1)) or UNTIL.match(lead.group(1)) or WHEN_END.match(lead.group(1))) \
+                and asks_end(first):
+            continue  # "¿… sigue soportado en Neuron y hasta cuándo? y de paso …": the when is the first part's own
         if m.group(0).lstrip().startswith(",") and (series := _series(first)) is not None:
             return series[0], series[1] + text[m.start():]  # "does A…, will B…, and when C?": A first (r10 q57)
-        if len(first.split()) >= MIN_WORDS and (len(second.split()) >= MIN_WORDS or _short_ok(second, m.group(0))):
+        # "since when? and on neuron?": a bare "when" part, found when the part before it is split off (r14 q58)
+        long_enough = len(first.split()) >= MIN_WORDS or "?" in m.group(0) and (WHEN.match(first) or UNTIL.match(first))
+        if long_enough and (len(second.split()) >= MIN_WORDS or _short_ok(second, m.group(0))):
             return (first if first.endswith("?") else first + "?"), second
     m = _IF_COST.search(text)
     if m:  # "¿Corre entero en el chip? Y si la instancia sale a 1,34 USD la hora con 700 tok/s, ¿cuánto …?" (r12 q55)
@@ -383,6 +445,24 @@ def only_context(part: str, lang: str) -> bool:
     return not (said["op"] or said["words"] or said["priced"])
 
 
+def subject_of(part: str, lang: str) -> str | None:
+    """The op or module a part asks about, a subject a later part that only says where can ask about again: one
+    named as code or op-like, or the one plain word the part leaves ("sort va en neuron o cae a cpu?": sort)."""
+    named = _context(part, lang)["named"]
+    if named:
+        return named[0]
+    plain = intents.read(entities.extract(unglued(part), lang).english).plain_words
+    return plain[0] if len(plain) == 1 else None
+
+
+def place_again(prior: str, part: str, lang: str) -> tuple[str, dict[str, Any]] | None:
+    """"… y en tpu" after a part about an op: that op's question asked there, the op said in the part as read."""
+    subject = subject_of(prior, lang)
+    if subject is None or not _context(part, lang)["targets"]:
+        return None
+    return part.rstrip(" ?¿.") + f" ({subject})?", {"carried": {"ops": [subject]}}
+
+
 def unread_part(part: str, lang: str) -> Answer:
     """The one line a clause that reads as nothing gets, in its language."""
     return Answer(part, "unknown", UNREAD.get(lang, UNREAD["en"]), [{"part_unread": part}], language=lang)
@@ -391,6 +471,7 @@ def unread_part(part: str, lang: str) -> Answer:
 # ---------------------------------------------------------------- context carried between the clauses
 
 WHEN_ASKS = {"en": "when was {name} released?", "es": "¿cuándo salió {name}?"}
+UNTIL_ASKS = {"en": "until when is {name} supported?", "es": "¿hasta cuándo está soportado {name}?"}
 _NAMED_TARGETS = ("neuron", "tpu", "neuron-xla", "inf1")  # the targets a clause's context can carry
 MODE_WORDS = {"en": {"compile": "in compile mode", "eager": "in eager mode"},
               "es": {"compile": "en modo compilación", "eager": "en modo eager"}}
@@ -416,12 +497,22 @@ def since_asked(ops: list[str], targets: list[str], lang: str) -> str:
     return without.format(ops=joined)
 
 
+# "tpu0.2", "torchtpu0.1.1": a target with its version glued on, Slack style (held-out r13 q57, q59)
+_GLUED = re.compile(r"\b(tpu|neuron|torch_?tpu|torchneuron|torch-neuronx)(\d+(?:\.\d+)+)\b", re.I)
+
+
+def unglued(part: str) -> str:
+    """A part with a target's glued version set apart ("tpu0.2" → "tpu 0.2"), so the part names its own target
+    and none is carried into it from another part."""
+    return _GLUED.sub(r"\1 \2", part)
+
+
 def _context(part: str, lang: str) -> dict[str, Any]:
     """What one clause names on its own: targets with their versions, modes, whether it is priced,
     whether it names an op, whether it lists ops a target cannot run on the device."""
     from kb.chat.scoring import list_status
 
-    ents = entities.extract(part, lang)
+    ents = entities.extract(unglued(part), lang)
     q = intents.read(ents.english)
     targets = [(m.target, m.version) for m in q.targets if m.target in _NAMED_TARGETS]
     said = {intents.TARGET_ALIASES.get(p.lower()): v for p, v in q.products if v} if len(q.versions) == 1 else {}
@@ -531,6 +622,11 @@ def _ops_for(said: list[dict[str, Any]], part: str, lang: str) -> list[str]:
     return said[0]["named"]
 
 
+def _version_key(version: str | None) -> tuple[int, ...]:
+    """A version as numbers, for the newest of a few ("0.2" over "0.1.1"); none sorts first."""
+    return tuple(int(x) for x in re.findall(r"\d+", version or ""))
+
+
 def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], list[dict[str, Any]]]:
     """Each clause read with what the other one named and it does not: the target (and its version)
     either way ("what did tpu gain…, and how many ops does it support now?" asks about tpu), the mode
@@ -538,6 +634,7 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
     in a later clause qualifies that clause ("does X work on tpu and what's the policy in compile").
     A priced clause names its own machine and takes no target. The words carried are appended to the
     clause as it is shown and read, and returned as facts, so the reading is never silent."""
+    parts = (unglued(parts[0]), unglued(parts[1]))
     said = [_context(p, lang) for p in parts]
     words = MODE_WORDS.get(lang, MODE_WORDS["en"])
     out, facts = list(parts), []
@@ -563,13 +660,23 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             facts.append({"part": 2, "carried": {"ops": said[0]["ops"], "targets": [t for t, _ in other_targets],
                                                  "asks": "first version"}})
             continue
-        if i == 1 and WHEN.match(parts[1]) and len(other_targets) == 1:
-            # "does TorchTPU 0.2.0 support nonzero, and when?": when what the first clause names came out (29q)
-            name = " ".join(x for x in other_targets[0] if x)
+        if i == 1 and WHEN.match(parts[1]) and len({t for t, _ in other_targets}) == 1:
+            # "does TorchTPU 0.2.0 support nonzero, and when?": when what the first clause names came out (29q); after
+            # "what changed vs 0.1.1 on tpu 0.2", the newer one's (held-out r13 q64)
+            name = " ".join(x for x in max(other_targets, key=lambda tv: _version_key(tv[1])) if x)
             out[1] = WHEN_ASKS.get(lang, WHEN_ASKS["en"]).format(name=name)
             facts.append({"part": 2, "carried": {"targets": [name], "asks": "release date"}})
             continue
-        if i == 1 and not targets and not mine["platforms"] and len(said[0]["platforms"]) == 1 \
+        if i == 1 and UNTIL.match(parts[1]) and (said[0]["platforms"] or other_targets):
+            # "¿Python 3.12 sigue con Neuron y hasta cuándo?": until when what the part before names is supported, the
+            # platform it names on that target, or else the target itself (held-out r14 q61)
+            platform = said[0]["platforms"][0] if len(said[0]["platforms"]) == 1 else None
+            name = platform or " ".join(x for x in other_targets[0] if x)
+            out[1] = UNTIL_ASKS.get(lang, UNTIL_ASKS["en"]).format(name=name)
+            facts.append({"part": 2, "carried": {"subject": name, "asks": "end of support"}})
+            if platform is None:
+                continue
+        elif i == 1 and not targets and not mine["platforms"] and len(said[0]["platforms"]) == 1 \
                 and _PRONOUN.get(lang, _PRONOUN["en"]).search(parts[1]):
             # "Python 3.12: still supported on Neuron? and when is its own end of life?": the pronoun is the product
             # the first clause names, not its target (29t)

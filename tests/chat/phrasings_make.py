@@ -2196,6 +2196,52 @@ add_s8c_names3("eol", "en", "eol", ["**Ended with Neuron 2.30** (2026-05-21)", "
 add_s8c_names3("cost", "en", "cost", ["0.18 USD per million tokens"], COST,
                ["inf2 0.76/h usd 1.2k tok/s -> cost per million tokens?"])
 
+# ---- s8c-split3
+def add_s8c_split3(*args, **extra) -> None:
+    add(*args, slice="s8c-split3", **extra)
+
+
+add_s8c_split3("mixed", "en", "op", ["_3 questions in one", "**(2)** _since when does tpu support torch.bucketize?_",
+                                     "**(3)** _and on neuron (torch.bucketize)?_", "torch.compile: unsupported (raises)"],
+               SNAPSHOT, ["does torch.bucketize work on torchtpu and since when? and on neuron?"])
+add_s8c_split3("mixed", "es", "op", ["_3 preguntas en una", "**(2)** _¿desde cuándo soporta tpu torch.flip?_",
+                                     "**(3)** _y en Trainium (torch.flip)?_"], SNAPSHOT,
+               ["torch.flip funciona en TPU? desde cuándo? y en Trainium?"])
+add_s8c_split3("mixed", "en", "gallery_model", ["**(2)** _until when is torchneuron 2.14.3.1 supported?_",
+                                                "no end-of-support statement for torchneuron 2.14.3.1"], "torchao-neuron.html",
+               ["is Mistral 7B fine on trn2 now, and until when is torchneuron 2.14.3.1 supported?"])
+add_s8c_split3("mixed", "es", "release", ["**(2)** _¿hasta cuándo está soportado python 3.13 en neuron?_",
+                                          "Sin fecha de fin declarada", "**0,93 USD por millón de tokens**"], COST,
+               ["¿Python 3.13 sigue andando con Neuron y hasta cuándo? y de paso cuánto sale el millón a 10 USD la hora "
+                "con 3000 tokens por segundo"])
+add_s8c_split3("mixed", "es", "cost", ["**1,11 USD por millón de tokens**", "**(2)** _el nonzero corre en tpu_",
+                                       "en tpu 0.2.0: nativo (kernel propio)"], TPU_PROBE,
+               ["cuanto cuesta el millon a 4 usd/h con 1000 tok/s y el nonzero corre en tpu"])
+add_s8c_split3("mixed", "es", "op", ["**(2)** _cual es el torchneuron mas nuevo?_", "**2.14.3.1**",
+                                     "**(3)** _en tpu q tal el nonzero_"], TPU_PROBE,
+               ["nonzero nativo en trn2 y cual es el torchneuron mas nuevo y en tpu q tal el nonzero"])
+add_s8c_split3("mixed", "es", "eol", ["**(2)** _q gano vs tpu 0.1.1 en tpu 0.2?_", "**166** kernels ganados",
+                                      "**(3)** _¿cuándo salió tpu 0.2?_", "2026-10"], TPU_RELEASE,
+               ["torchtpu 0.2 tiene fecha de fin de soporte y q gano vs 0.1.1 desde cuando esta"])
+add_s8c_split3("mixed", "en", "op", ["**(1)** _is aten::sort native on tpu 0.2?_", "**Ended with Neuron 2.27**"],
+               TPU_PROBE, ["is aten::sort native on tpu0.2 and when did python 3.9 support end on neuron"])
+add_s8c_split3("mixed", "en", "cost", ["**1.39 USD per million tokens**", "**`aten::multinomial`**",
+                                       "torch.compile: unsupported (raises)"], SNAPSHOT,
+               ["price per mtok at 5 usd/h doing 1k tok/s and does multinomial sampling work on neuron"])
+add_s8c_split3("mixed", "en", "op", ["**(2)** _what flag brings back eager on neuron?_",
+                                     "`TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`", "0 restores that fallback"], ENV_VARS,
+               ["under torch.compile on neuron does nonzero fail and what flag brings back eager"])
+add_s8c_split3("mixed", "es", "op", ["**(2)** _q variable de entorno devuelve el fallback a eager en neuron?_",
+                                     "`TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`"], ENV_VARS,
+               ["topk con torch.compile en neuron q pasa y q variable de entorno devuelve el fallback a eager"])
+add_s8c_split3("limitation", "es", "limitation", ["**torch.nested** en neuron (neuron-sdk 2.33.0): unsupported",
+                                                  "**torch.func** en neuron (neuron-sdk 2.33.0): unsupported",
+                                                  "**float64** en neuron (neuron-sdk 2.33.0): se ejecuta como float32"],
+               "manual-facts", ["limitaciones conocidas de neuron 2.33 con torch.nested, torch.func y float64"])
+add_s8c_split3("limitation", "en", "limitation", ["**torch.sparse** on neuron (neuron-sdk 2.33.0): unsupported",
+                                                  "**torch.fft** on neuron (neuron-sdk 2.33.0): partial"],
+               "manual-facts", ["what known limitations does neuron 2.33 have for torch.sparse and torch.fft"])
+
 
 def main() -> None:
     seen = set()
