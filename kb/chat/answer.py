@@ -927,7 +927,8 @@ def _compare(conn: sqlite3.Connection, q: Question) -> Answer:
         result = _op_answer(conn, q)
         differ = _differs(result.facts)
         head = ("**They differ.**" if differ else "**Same status on all of them.**") if differ is not None else None
-        if not differ and result.text.startswith("**") and not result.text.startswith("**`"):
+        if not differ and result.text.startswith("**") and not result.text.startswith("**`") \
+                and not mode_contrast.starts_with_mode_line(result.text):
             head = None  # the op answer's own headline already answers; never two headlines (r3-29 #14)
         text = (head + "\n\n" if head else "") + result.text
         return Answer(q.text, "compare", text, result.facts, result.sources)

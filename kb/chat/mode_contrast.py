@@ -171,6 +171,12 @@ def _head(es: bool) -> str:
     return "**Eager y torch.compile difieren**" if es else "**Eager and torch.compile differ**"
 
 
+def starts_with_mode_line(text: str) -> bool:
+    """Whether an answer opens with the line on eager against torch.compile (agree or differ): it speaks of
+    the modes, so it answers no question that compares targets ("nonzero on neuron vs tpu")."""
+    return text.startswith(("**Eager and torch.compile ", "**Eager y torch.compile "))
+
+
 def tally_words(counts: dict[str, int], total: int, es: bool = False) -> str:
     """Where a module's ops run in one mode, from a tally's counts: its worst op decides."""
     if counts.get("unsupported"):

@@ -683,7 +683,7 @@ add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "
     ["el F.silu es nativo en tpu?"])
 add("op", "es", "op", ["**Se ejecuta en tpu, aunque no como un solo kernel**", "aten::silu.out"], TPU_PROBE,
     ["silu corre nativo en la tpu?"])  # 29j: the headline follows aten::silu itself, not its .out overload
-add("op", "es", "family", ["ningún op de esa familia es native", "41 decomposed, 44 fallback"], "",
+add("op", "es", "family", ["ningún op de esa familia es nativo", "41 decomposed, 44 que recurren a la CPU"], "",
     ["el interpolate es nativo en neuron?"])
 add("op", "es", "op", ["kernel propio (CompositeImplicitAutograd en el catálogo de ops de torch 2.13.0)",
                        "se ejecuta entonces allí donde se ejecuten los ops"], TPU_PROBE,
@@ -1562,7 +1562,12 @@ add("policy", "es", "policy", ["TorchTPU 0.1.1, modo eager", "error unless fallb
 # the user's own substring filters a list, over the family the same word names
 add("list", "en", "family", ["Filtered to ops whose name contains 'conv'", "38 conv ops are unsupported (raise) on tpu 0.2.0",
                              "--grep conv"], TPU_PROBE,
-    ["list the tpu ops whose name contains 'conv'", "which tpu ops have conv in their name and are unsupported?"])
+    ["list the tpu ops whose name contains 'conv'"])
+# s8-list: "conv in their name and unsupported" is the list of ops named conv with that status, shown whole (<= 40)
+add("list", "en", "ops_by_status", ["Filtered to ops whose name contains 'conv'", "--grep conv",
+                                    "38 ops that run as **unsupported** (38 of 86 matching ops with evidence)",
+                                    "`aten::_conv_depthwise2d.out`: ✘ unsupported"], TPU_PROBE,
+    ["which tpu ops have conv in their name and are unsupported?"])
 add("list", "en", "ops_by_status", ["Filtered to ops whose name contains 'pool'", "56 ops that run as **fallback**"], PRE_RELEASE_REPO,
     ["which ops with 'pool' in the name fall back on neuron?"])
 add("list", "es", "family", ["Filtrado a los ops cuyo nombre contiene 'conv'", "38 conv ops no están soportados (error) en tpu 0.2.0"],
@@ -1661,10 +1666,10 @@ add_29r("list", "en", "ops_by_status", ["**1,127** ops run as fallback on neuron
     ["how many ops fall back on neuron and how many on tpu?"])
 add_29r("op", "en", "op", ["Two questions in one", "`kb op aten::argmax -t neuron` shows them", "2026-05-21"], SNAPSHOT,
     ["does argmax fall back on trn2, and when did python 3.10 lose support on Neuron?"])
-add_29r("list", "es", "ops_by_status", ["**404** ops se ejecutan como native en neuron",
+add_29r("list", "es", "ops_by_status", ["**404** ops se ejecutan como nativos en neuron 2.14.3.1",
                                         "más: `kb ops --target tpu=0.2.0 --status native`"], TPU_PROBE,
     ["¿cuántas ops son nativas en neuron y en tpu?"])
-add_29r("list", "es", "ops_by_status", ["**1.127** ops se ejecutan como fallback en neuron",
+add_29r("list", "es", "ops_by_status", ["**1.127** ops recurren a la CPU en neuron 2.14.3.1",
                                         "más: `kb ops --target neuron=2.14.3.1 --status fallback`"], SNAPSHOT,
     ["¿cuántos ops hacen fallback en neuron y cuántos en tpu?"])
 add_29r("op", "es", "op", ["Dos preguntas en una", "`kb op aten::argmax -t neuron` los muestra", "2026-05-21"], SNAPSHOT,
@@ -1761,7 +1766,10 @@ add_29t("release", "es", "op", ["**`aten::pixel_shuffle` en inf1: añadido en 2.
 add_29t("release", "es", "op_since", ["**Desde inf1 2.0.318.0**"], INF1_OPS, ["¿desde qué versión soporta inf1 pixel_shuffle?"])
 add_29t("list", "en", "ops_by_status", ["ops whose name contains 'gather'", "2 ops that run as **unsupported**"],
         TPU_PROBE, ["which gather ops are unsupported on tpu 0.2.0?"])
-add_29t("list", "en", "family", ["ops whose name contains 'scatter'", "9 native, 16 decomposed, 5 fallback"], SNAPSHOT,
+# s8-list: "scatter ops" are the ops named scatter (as `kb ops --grep scatter`), the indexing family the other reading
+add_29t("list", "en", "ops_by_status", ["ops whose name contains 'scatter'",
+                                        "10 ops that run as **native** (10 of 31 matching ops with evidence)",
+                                        "`aten::scatter_add_`: ✔ native", "the whole **indexing** family"], SNAPSHOT,
         ["what scatter ops run natively on neuron?"])
 add_29t("list", "es", "ops_by_status", ["ops cuyo nombre contiene 'scatter'", "0 ops que se ejecutan como **unsupported**"],
         TPU_PROBE, ["¿qué ops de scatter no soporta la tpu 0.2.0?"])

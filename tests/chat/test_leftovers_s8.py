@@ -92,3 +92,11 @@ def test_an_end_of_support_part_takes_no_model_from_the_part_before(conn):
     text = ask(conn, "does llama 3.1 70b run on trn2 and is pytorch/xla inference on trn2 over since when")["text"]
     part2 = text.split("**(2)**")[1].split("**Sources**")[0]
     assert "2026-11-30" in part2 and "Llama" not in part2
+
+
+@pytest.mark.parametrize(("text", "head"), [("compare nonzero between neuron and tpu", "**Same status on all of them.**"),
+                                            ("nonzero en neuron vs tpu", "**El mismo estado en todos.**")])
+def test_a_compare_of_targets_keeps_its_headline_over_the_mode_line(conn, text, head):
+    # s8b-head2's "Eager and torch.compile agree" speaks of the modes: the targets compared still get their answer
+    a = ask(conn, text)
+    assert a["intent"] == "compare" and a["text"].startswith(head) and "torch.compile" in a["text"]
