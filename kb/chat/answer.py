@@ -256,6 +256,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
             and re.search(r"\bsupported\b|\bsupports?\b", text):
         return intent  # "is ubuntu 24.04 supported on trn2?": the platform's support, not a release card
     named_feature = [w for w, _ in names.features_in(q.text) if w not in names.GENERIC_FEATURES]
+    if named_feature == ["compile mode"] and any(w.lower() in _op_bases(conn) or families.family(w)
+                                                 for w in q.plain_words):
+        named_feature = []  # "dropout in compile mode on tpu": the op's mode, not torch.compile's mode= (s8d-regb)
     if named_feature and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare") and not names.is_release_question(re.sub(r"\b(?:py)?torch\b", " ", text)):
         return "limitation"  # "PyTorch's Inductor with TPU tensors, does it work?": "PyTorch" names no release (s8c-intent3)
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat", "limitation") \

@@ -40,6 +40,8 @@ _TOPICS = (
 )
 _DEFAULT_TARGET = {"policy: compile fallback execution": "neuron", "policy: complex decomposition": "neuron",
                    "policy: missing op": "tpu"}
+# a question that asks which switch, not whether one exists (English, or Spanish before or after translation)
+_WHICH = re.compile(r"\W*(?:which|what(?:'s|s)?|whats|how|cu[aá]l(?:es)?|qu[eé])\b", re.I)
 _LABEL = {"neuron": "TorchNeuron", "tpu": "TorchTPU"}
 _NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}\b|\b(?:enable_cpu_fallback|fallback_execution"
                    r"|fallback_mode\([\w.]+\))")
@@ -97,12 +99,14 @@ def switch_answer(conn: sqlite3.Connection, q: Question, lang: str) -> Answer | 
     label = f"{_LABEL[target]} ({row['product']} {row['version']})"
     status = STATUS_ES.get(row["status"], row["status"]) if es else row["status"]
     said = ", ".join(f"`{s}`" for s in switches)
+    # "is there an env var …?" is answered yes; "which env var …?" by the name alone (s8d-regb)
+    yes = "" if _WHICH.match(q.text) else ("Sí: " if es else "Yes: ")
     if es:
-        head = (f"**Sí: {said}** — {label}: {status}; documentado en el manual del proveedor." if switches else
+        head = (f"**{yes}{said}** — {label}: {status}; documentado en el manual del proveedor." if switches else
                 f"**{label}: {status}** — documentado en el manual del proveedor.")
         note = f"“{md(row['note'])}”"
     else:
-        head = (f"**Yes: {said}** — {label}: {status}; documented in the vendor's manual." if switches else
+        head = (f"**{yes}{said}** — {label}: {status}; documented in the vendor's manual." if switches else
                 f"**{label}: {status}** — documented in the vendor's manual.")
         note = md(row["note"] or "")
     lines = [head, ""]

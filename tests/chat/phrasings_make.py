@@ -527,7 +527,8 @@ add("model", "en", "model", ["Two questions in one", "Llama 3.1 8B runs fully on
     TPU_POLICY, ["does llama 3.1 8b run on tpu and what does tpu do with an op it has no kernel for?"])
 
 # policy: what a backend does with an op it lacks (compile on TorchTPU: unknown, with the limitations the KB holds)
-add("policy", "en", "policy", ["unknown", "torch.compile backend=inductor", "raises RuntimeError with TPU inputs",
+add("policy", "en", "policy", ["no vendor rule stated", "406 of 406 ops with no kernel in eager are **unsupported** in compile",
+                               "torch.compile backend=inductor", "raises RuntimeError with TPU inputs",
                                "unsupported: NotImplementedError", "rejected: TypeError"], TPU_COMPILE,
     ["what's tpu 0.2.0 policy for missing ops in compile", "what does torchtpu do with a missing op under torch.compile?",
      "in compile mode, what happens on tpu when an op has no kernel?"])
@@ -1134,7 +1135,8 @@ add("policy", "es", "policy", ["torch.compile: “compile error” (error de com
      "si compilo con torch.compile en trainium y falta un operador, ¿qué pasa?",
      "con torch.compile en neuron, ¿los operadores sin kernel se van a la cpu o dan error?",
      "torch.compile en trn2: ¿qué pasa con un op que le falta?", "al compilar en neuron, ¿un op que no existe da error?"])
-add("policy", "es", "policy", ["desconocido", "torch.compile backend=inductor"], TPU_COMPILE,
+add("policy", "es", "policy", ["sin regla declarada del proveedor", "406 de 406 ops sin kernel en eager son **unsupported**",
+                               "torch.compile backend=inductor"], TPU_COMPILE,
     ["¿que pasa en compilacion si a tpu le falta un kernel?",
      "en modo compilado, ¿torchtpu cae a la cpu cuando le falta un operador?"])
 add("policy", "es", "policy", ["modo eager: “cpu fallback with warning” (fallback a la CPU con aviso)"], NEURON_POLICY,
@@ -1621,7 +1623,8 @@ add_29r("op", "en", "op", ["**Presumably no** — fallback", "**Eager and torch.
     ["is aten::hardtanh native on neuron? and in compile mode?", "is aten::hardtanh native on neuron? and with torch.compile?"])
 add_29r("op", "en", "op", ["**Presumably yes** — it falls back", "**Eager and torch.compile differ**"], SNAPSHOT,
     ["does torch.sort fall back on trn2? what about compile mode?"])
-add_29r("op", "es", "op", ["**Presumiblemente no** — fallback", "**Eager y torch.compile difieren**", "(compile)"], SNAPSHOT,
+add_29r("op", "es", "op", ["**Presumiblemente no** — recurre a la CPU", "**Eager y torch.compile difieren**", "(compile)"],
+        SNAPSHOT,
     ["¿aten::hardtanh es nativo en neuron? ¿y en modo compilación?"])
 add_29r("op", "es", "op", ["**Presumiblemente sí** — hace fallback", "**Eager y torch.compile difieren**"], SNAPSHOT,
     ["¿torch.sort cae a la CPU en trn2? ¿y con torch.compile?"])
@@ -1774,10 +1777,12 @@ add_29t("list", "en", "ops_by_status", ["ops whose name contains 'scatter'",
 add_29t("list", "es", "ops_by_status", ["ops cuyo nombre contiene 'scatter'", "0 ops que se ejecutan como **unsupported**"],
         TPU_PROBE, ["¿qué ops de scatter no soporta la tpu 0.2.0?"])
 add_29t("list", "es", "family", ["ops cuyo nombre contiene 'gather'"], SNAPSHOT, ["¿cuáles ops de gather caen a la cpu en neuron?"])
-add_29t("policy", "en", "limitation", ["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
+add_29t("policy", "en", "policy", ["**`TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`",
+                                   "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
         ["which env var disables neuron's fallback execution?",
          "what environment variable governs fallback execution on neuron under torch.compile?"])
-add_29t("policy", "es", "limitation", ["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
+add_29t("policy", "es", "policy", ["**`TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`",
+                                   "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
         ["¿qué variable de entorno gobierna la fallback execution de neuron?",
          "¿cuál es la variable de entorno de la fallback execution en neuron?"])
 add_29t("release", "en", "diff", ["**tpu 0.1.1 → 0.2.0**", "**166** kernels gained", "_scaled_dot_product_flash_attention"],
@@ -1825,7 +1830,8 @@ add_29t("mixed", "es", "eol", ["**(2)** _¿y cuándo es el fin de vida propio de
         "ubuntu.com", ["Ubuntu 22.04: ¿sigue soportado en neuron? ¿y cuándo es su fin de vida propio?"])
 add_29t("mixed", "es", "eol", ["**(2)** _¿y cuándo llega el fin de vida upstream de python 3.11?_", "**Hasta 2027-10**"],
         PYDEV, ["¿python 3.11 está soportado en neuron? ¿y cuándo llega su fin de vida upstream?"])
-add_29t("policy", "en", "limitation", ["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
+add_29t("policy", "en", "policy", ["**`TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`",
+                                   "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"], ENV_VARS,
         ["what env var sets neuron's fallback execution under torch.compile, and what's it set to by default?"])
 
 # ---- s8-split: multi-part questions (held-out rounds 10 and 11): a subject-first question after "?", a series
@@ -2180,8 +2186,9 @@ def add_s8c_intent3(*args, **extra) -> None:
     add(*args, slice="s8c-intent3", **extra)
 
 
-add_s8c_intent3("policy", "en", "policy", ["**What each backend does with an ATen op it has no kernel for**", "compile error"],
-                "data/manual/manual-facts.jsonl",
+add_s8c_intent3("policy", "en", "policy", ["**What each backend does with an ATen op it has no kernel for**", "compile error",
+                                          "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION defaults to 1"],
+                NEURON_POLICY,
                 ["torch.compile on a trn2: if an op cannot be lowered, do we get an error or does it run eager?"])
 add_s8c_intent3("release", "en", "release", ["torchao-neuron 0.18.0+neuron.1", "Trainium3"],
                 "data/manual/manual-facts-2026-11.jsonl", ["what does torchao neuron 0.18 bring us?"])
@@ -2191,7 +2198,8 @@ def add_s8c_names3(*args, **extra) -> None:
     add(*args, slice="s8c-names3", **extra)
 
 
-add_s8c_names3("op", "en", "op", ["**Native** — its own kernel on tpu", "`aten::rms_norm`"], "static-tpu-0.2.0",
+add_s8c_names3("op", "en", "op", ["**Yes** — its own kernel on tpu", "native (its own kernel)", "`aten::rms_norm`"],
+               "static-tpu-0.2.0",
                ["does F.rms_norm get its own kernel on tpu0.2?"])
 add_s8c_names3("op", "es", "op", ["`aten::rms_norm`", "kernel propio"], "static-tpu-0.2.0",
                ["¿F.rms_norm va con kernel propio en tpu0.2?"])
