@@ -222,8 +222,9 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                 lines += _window_lines(related, src, bold=False)
         elif result["first_eol"]:
             first = result["first_eol"]
+            past = " **Already ended**." if _ended_or_state(first) == "already ended" else ""  # a past date says so
             lines.insert(0, f"First end of support in this stack: **{first['eol_from']}** ({first['product']} "
-                            f"{first['cycle']}, {first['state']})." + "".join(
+                            f"{first['cycle']}, {first['state']}).{past}" + "".join(
                                 f" Sooner, if you use Neuron's machine images: {w['product']} {w['cycle']} "
                                 f"**{w['eol_from']}** ({_ended_or_state(w)})." for w in dlami_sooner[:1]))
         if result["unknown"]:

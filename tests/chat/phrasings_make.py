@@ -262,7 +262,8 @@ add("platform_eol", "es", "eol", ["**Presumiblemente sí**", "Ubuntu 24.04"], ""
 add("support", "en", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234,
     ["which python versions does Neuron 2.34 support?", "what python versions are supported by neuron 2.34"])
 add("support", "es", "release", ["Python: **3.12, 3.13, 3.14**"], SDK234, ["que versiones de python soporta neuron 2.34"])
-add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "What ends with Neuron 2.34 (4)", "torchneuron 2.14.3.1"],
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "What ends with Neuron 2.34 (4)",
+                                  "torchneuron (torch-neuronx) 2.14.3.1"],
     SDK234, ["what's new in Neuron 2.34?", "what is new in neuron sdk 2.34", "release notes of neuron 2.34"])
 add("support", "es", "release", ["**Neuron SDK 2.34.0**", "2026-11-30", "Lo que termina con Neuron 2.34 (4)"], SDK234,
     ["¿qué trae la versión 2.34 de neuron?", "novedades de neuron 2.34"])
@@ -563,7 +564,8 @@ add("platform_eol", "en", "eol", ["**No end date stated; the earliest date in th
     ["until when is ubuntu 24.04 supported on trn2?"])
 
 # release news
-add("support", "en", "release", ["**Neuron SDK 2.34.0**", "torchneuron 2.14.3.1", "Read 'nueron' as neuron"], SDK234,
+add("support", "en", "release", ["**Neuron SDK 2.34.0**", "torchneuron (torch-neuronx) 2.14.3.1", "Read 'nueron' as neuron"],
+    SDK234,
     ["whats new in nueron 2.34"])
 add("support", "en", "release", ["2.34.0", "released 2026-11-30"], SDK234, ["what did neuron 2.34 ship?"])
 add("support", "en", "release", ["**Neuron SDK 2.34.0**", "2.14.3.0 → 2.14.3.1"], SDK234,
@@ -800,7 +802,7 @@ add("feature_eol", "es", "eol", ["**No**", "2.30", "2.29.1"], XLA_TRAIN,
 add("feature_eol", "es", "eol", ["mantenimiento", "Inf2"], NXDI,
     ["se acaba el soporte de nxd inference en inf2?"])
 add("feature_eol", "es", "eol", ["**Hasta Neuron 2.33.0**", "2.34"], NXDI, ["hasta cuándo dura nxd inference en trn2?"])
-add("feature_eol", "es", "eol", ["**Ya terminó**", "2.34", "2.33.0"], XLA_INF_TRN,
+add("feature_eol", "es", "eol", ["**Ya terminó (2026-11-30, con Neuron 2.34)**", "2.34", "2.33.0"], XLA_INF_TRN,
     ["cuando termina pytorch/xla inference en trn2", "cuando se deja de soportar pytorch/xla en trn3?"])
 add("feature_eol", "es", "eol", ["**Terminó con Neuron 2.29**", "PyTorch 2.7"], "components/pytorch.html",
     ["fin de soporte de pytorch 2.7 en neuron"])
@@ -856,8 +858,8 @@ add("support", "es", "release", ["**Desconocido**", "Neuron SDK 2.34.0", "2026-1
     ["novedades de neuron 2.35?", "que trae neuron 2.37?"])
 add("support", "en", "release", ["2026-10-19", "torchneuron 2.13.3.0", "Trn2, Trn3", "beta"], "release-notes/2.33.0",
     ["what did neuron 2.33 bring for pytorch?", "what's new in Neuron 2.33 for native pytorch?"])
-add("support", "es", "release", ["2026-10-19", "torchneuron 2.13.3.0", "Trn2, Trn3", "beta"], "release-notes/2.33.0",
-    ["que trajo la 2.33 de neuron?", "que trae neuron 2.33 para pytorch nativo?"])
+add("support", "es", "release", ["2026-10-19", "torchneuron (torch-neuronx) 2.13.3.0", "Trn2, Trn3", "beta"],
+    "release-notes/2.33.0", ["que trajo la 2.33 de neuron?", "que trae neuron 2.33 para pytorch nativo?"])
 add("support", "en", "release", ["0.18.0+neuron.1", "2.34.0", "MXFP8", "Trainium3"], "torchao-neuron.html",
     ["what's new in torchao-neuron?", "torchao-neuron: is it new? what's in it?"])
 add("support", "es", "release", ["**Sí, es nuevo**", "0.18.0+neuron.1", "MXFP8", "Trainium3"], "torchao-neuron.html",
@@ -1807,11 +1809,13 @@ add_29t("cost", "es", "cost", ["**1,11 EUR por millón de tokens**"], COST,
         ["¿cuánto sale el millón de tokens si pagamos 2 EUR la hora y saca 500 tokens por segundo?"])
 add_29t("cost", "es", "cost", ["**1,11 USD por millón de tokens**"], COST,
         ["¿precio por millón de tokens si la máquina cuesta 6 USD por hora y hace 1500 tok/s?"])
-add_29t("eol", "en", "eol", ["**Already ended**", "Python 3.10: out of support since 2026-10-01"], PYDEV,
+add_29t("eol", "en", "eol", ["**Already ended**", "Python 3.10: out of support since 2026-05-21 (Neuron 2.30)",
+                              "Python 3.10: own end of life 2026-10"], PYDEV,
         ["neuron 2.33 with python 3.10 and ubuntu 22.04: which part loses support first, and when?"])
 add_29t("eol", "en", "eol", ["**Ended with Neuron 2.30** (2026-05-21)"], PY310,
         ["for python 3.10 on neuron 2.33, when does support end? and when?"])
-add_29t("eol", "es", "eol", ["Python 3.10: sin soporte desde 2026-10-01"], PYDEV,
+add_29t("eol", "es", "eol", ["**Ya terminó**", "Python 3.10: sin soporte desde 2026-05-21 (Neuron 2.30)",
+                              "Python 3.10: fin de vida propio 2026-10"], PYDEV,
         ["mi pila es neuron 2.33 + python 3.10 + ubuntu 22.04: ¿qué pierde soporte primero, y cuándo?"])
 add_29t("eol", "es", "eol", ["**Terminó con Neuron 2.30** (2026-05-21)"], PY310,
         ["con neuron 2.33 y python 3.10, ¿cuándo termina el soporte? ¿y cuándo?"])
@@ -2191,7 +2195,7 @@ add_s8c_intent3("policy", "en", "policy", ["**What each backend does with an ATe
                 NEURON_POLICY,
                 ["torch.compile on a trn2: if an op cannot be lowered, do we get an error or does it run eager?"])
 add_s8c_intent3("release", "en", "release", ["torchao-neuron 0.18.0+neuron.1", "Trainium3"],
-                "data/manual/manual-facts-2026-11.jsonl", ["what does torchao neuron 0.18 bring us?"])
+                "manual-facts-2026-11", ["what does torchao neuron 0.18 bring us?"])
 
 # ---- s8c-names3: glued versions, spaced norm names, a function's own op, overloads by argument count
 def add_s8c_names3(*args, **extra) -> None:
