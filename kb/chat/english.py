@@ -69,6 +69,7 @@ EVERYDAY = frozenset("""
 llamo llamas llamar llaman llame llamen llamamos llamaba llamaban llamado llamada llamados llamadas llamando
 gamma reset resets resent part parts best bets berth swing twin clips flip flips grow growth fit
 mismo misma tiene hacer haces hago usas usando usado llevo lleva
+deberia deberian debería deberían debe deben debo deberiamos deberíamos debes
 """.split())
 
 

