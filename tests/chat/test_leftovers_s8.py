@@ -114,3 +114,14 @@ def test_deberia_is_a_spanish_verb_not_a_typo_of_deberta(conn):
     """Held-out r15 q40: '¿qué backend debería usar?' read 'deberia' as DeBERTa."""
     text = ask(conn, "¿Qué backend debería usar con torch.compile en tpu?")["text"]
     assert "DeBERTa" not in text and "backend='tpu'" in text
+
+
+def test_the_mode_line_speaks_of_the_headlines_op_not_its_out_overload(conn):
+    """Held-out r15 q7: "Yes — its own kernel" then "eager: falls back to the CPU" (of aten::_scaled_mm.out)."""
+    head = ask(conn, "is aten::_scaled_mm native on torch-neuronx 2.14.3.1?")["text"].split("\n")[:2]
+    assert head[0].startswith("**Yes**") and "agree" in head[1] and "falls back" not in head[1]
+
+
+def test_w_slash_is_with(conn):
+    """Held-out r15 q18: 'w/ pool in the name' lost its filter."""
+    assert "'pool'" in ask(conn, "list what tpu 0.1.1 cant run w/ pool in the name")["text"].split("\n")[0]
