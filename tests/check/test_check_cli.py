@@ -118,6 +118,7 @@ def test_compile_mode_lists_breaking_ops(run_cli, mlp):
     assert code == 0 and "compile: fails at aten::gelu; ops: gelu (compile error)" in out
 
 
+@pytest.mark.heavy  # two kb check processes importing torch
 def test_factory_and_train_from_the_cli(run_cli, saved):
     code, out, err = run_cli("check", saved["mlp"]["factory"], "--input-shape", "2x8", "--train", "--json")
     assert code == 0, err

@@ -129,10 +129,11 @@ def test_bad_inputs_exit_2_with_one_line(workdir, run_cli, saved, case):
 @pytest.mark.parametrize("spec,shapes,expected", [
     (f"{ZOO}:build_broken", ["2x8"], "raised ValueError: the config file is missing"),
     (f"{ZOO}:no_such_factory", ["2x8"], "has no function"),
-    (f"{ZOO}:build_mlp", [], "--input-shape"),
-    (f"{ZOO}:build_mlp", ["2xeight"], "expected dimensions"),
-    (f"{ZOO}:build_mlp", ["2x8:complex7"], "unknown dtype"),
-    (f"{ZOO}:build_mlp", ["2x9"], "torch.export could not trace"),
+    # each case is a kb check process that imports torch (~1 s): four of them run with the heavy tests
+    pytest.param(f"{ZOO}:build_mlp", [], "--input-shape", marks=pytest.mark.heavy),
+    pytest.param(f"{ZOO}:build_mlp", ["2xeight"], "expected dimensions", marks=pytest.mark.heavy),
+    pytest.param(f"{ZOO}:build_mlp", ["2x8:complex7"], "unknown dtype", marks=pytest.mark.heavy),
+    pytest.param(f"{ZOO}:build_mlp", ["2x9"], "torch.export could not trace", marks=pytest.mark.heavy),
 ])
 def test_factory_errors(run_cli, spec, shapes, expected):
     args = ["check", spec]

@@ -53,6 +53,7 @@ def test_factory_traces_like_the_saved_program(saved, traced):
     assert [(s.op, s.module_path) for s in from_factory.sites] == [(s.op, s.module_path) for s in traced["block"].sites]
 
 
+@pytest.mark.heavy  # TorchScript tracing, ~1.5 s
 def test_torchscript_static_walk(saved):
     model = tracing.trace(mf.detect(saved["mlp"]["torchscript"]), trust=True)
     assert [(s.op, s.module_path) for s in model.sites] == [

@@ -42,6 +42,7 @@ def _ops(run_cli, path, *extra):
     return [op["op"] for op in json.loads(out)["reports"][0]["ops"]]
 
 
+@pytest.mark.heavy  # TorchScript tracing, ~1.5 s each
 def test_traced_convolution_reads_as_the_exported_conv(conv_model_files, run_cli):
     exported = _ops(run_cli, conv_model_files["exported"])
     assert exported == ["aten::conv2d", "aten::batch_norm", "aten::relu", "aten::conv_transpose2d.input",
@@ -49,6 +50,7 @@ def test_traced_convolution_reads_as_the_exported_conv(conv_model_files, run_cli
     assert _ops(run_cli, conv_model_files["traced"], "--input-shape", "1x3x8x8", "--trust") == exported
 
 
+@pytest.mark.heavy  # TorchScript tracing, ~1.5 s each
 def test_scripted_graph_lists_device_ops_only(conv_model_files, run_cli):
     ops = _ops(run_cli, conv_model_files["scripted"], "--trust")
     assert not [op for op in ops if op.endswith((".int", ".t")) or op in ("aten::dim", "aten::format", "aten::size")]

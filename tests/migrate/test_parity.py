@@ -86,6 +86,7 @@ def test_table_output_names_the_verdict(run_cli):
     assert "sim vs cpu" in out and "parity passed" in out and "max abs" in out
 
 
+@pytest.mark.heavy  # a size sweep, ~2 s
 def test_drifting_kernel_fails_at_size_and_the_sweep_flags_growth():
     """A fresh process: the drifting cumsum must not leak into the other tests' sim."""
     proc = run_fresh("parity", factory("running"), "--device", "sim", "--input-shape", "BxSx4", "--batch", "2",

@@ -62,6 +62,7 @@ def test_unknown_backend(capsys):
     assert_one_line_error(code, err, "unknown backend 'tpu9000'", "torch_tpu")
 
 
+@pytest.mark.heavy  # a probe process importing torch
 def test_backend_not_installed(capsys, tmp_path):
     code, _, err = run_cli(capsys, "--static", "--backend", "torch_neuronx", "--out", str(tmp_path / "r.jsonl"))
     assert_one_line_error(code, err, "torch_neuronx is not installed")
@@ -95,6 +96,7 @@ def test_usage_errors(capsys, args, fragment):
     assert_one_line_error(code, err, fragment)
 
 
+@pytest.mark.heavy  # a probe process importing torch
 def test_privateuse1_backend_probed_and_reported(capsys, tmp_path):
     root = fake_package(tmp_path / "site", FAKE_NEURON)
     report = tmp_path / "neuron.jsonl"

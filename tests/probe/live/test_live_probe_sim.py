@@ -23,6 +23,10 @@ pytest.importorskip("expecttest")  # PyTorch's OpInfo database needs it
 
 from kb.store import records as rec  # noqa: E402
 
+# the simulated backend's live run takes ~12 s: the whole module runs with the heavy tests (CI runs them)
+pytestmark = pytest.mark.heavy
+
+
 REPO = Path(__file__).resolve().parents[3]
 KERNELS = str(Path(__file__).with_name("sim_kernels.py"))
 OPS = "neg,flip,nonzero,sin,cos,tan,exp,nn.functional.poisson_nll_loss"
