@@ -217,12 +217,19 @@ def find_models(text: str) -> list[str]:
 
 def model_name(slug: str) -> str:
     """A gallery model's display name ("MobileNetV2 1.0 224"), as its census row gives it."""
+    from kb.store import gallery as store
+
+    return _names_in(store.folder()).get(slug) or slug
+
+
+@lru_cache(maxsize=4)
+def _names_in(folder: str) -> dict[str, str]:
+    """slug → display name of every gallery model shipped in `folder`, read once (as _known_in)."""
     import os
 
     from kb.store import gallery as store
 
-    rows = {r["model"]: r for r in store.read_jsonl(os.path.join(store.folder(), store.MODELS_FILE))}
-    return str(rows.get(slug, {}).get("name") or slug)
+    return {r["model"]: str(r.get("name") or r["model"]) for r in store.read_jsonl(os.path.join(folder, store.MODELS_FILE))}
 
 
 def missing_model(text: str) -> str | None:
