@@ -172,7 +172,8 @@ def _reply(settings: BotSettings, limiter: RateLimiter, user: str, question: str
     """(fallback text, blocks) for one question from one user, after the caps."""
     from kb.chat.answer import answer
 
-    question = slack_text(question)
+    question = slack_text(question if isinstance(question, str) else "")  # a crafted event's "text": 123 is no question
+    user = user if isinstance(user, str) else ""
     if not limiter.allow(user or "anonymous"):
         text = f"You're asking faster than {settings.rate_limit} questions a minute; try again shortly."
         return text, notice_blocks(text)

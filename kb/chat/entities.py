@@ -400,12 +400,13 @@ _CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|co
 # "mil" is a thousand and "mil millones" a billion (29p); kb.chat.entities.number reads the word.
 _SCALE_WORD = r"(?:mil\s?millones|millones|millon|mil|thousand|millions?|billions?)"
 _SNUM = rf"{_NUM}(?:\s?{_SCALE_WORD}(?![a-z]))?(?:\s(?:of|de)(?=\s))?"
-_PRICE_AFTER = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
+_NEG = r"(?<![$€£¥]-)(?<![\s(]-)(?<!^-)"  # "$-5", "-5 USD": a negative figure is no price (a "5-10" range keeps its 10)
+_PRICE_AFTER = re.compile(rf"(?<![\w.,]){_NEG}(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a-z])", re.I)
 # a figure followed by tok/s is a rate whatever precedes it ("0.76/hr usd 1.2k tok/s", r13 q11)
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d]|[.,]\d)"
                            rf"(?!\s?[km]?\s?(?:{_SCALE_WORD})?\s?(?:tokens?|toks?|tk)\b)", re.I)
 # An hourly price said without a currency ("trn2 at 5.2/h"): its currency is left unnamed, never assumed.
-_PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥])(?P<n>{_NUM})\s?(?:/\s?(?:h|hr|hour|hora)|(?:an|per|por|la|a la) (?:hour|hora))\b",
+_PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥]){_NEG}(?P<n>{_NUM})\s?(?:/\s?(?:h|hr|hour|hora)|(?:an|per|por|la|a la) (?:hour|hora))\b",
                          re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)

@@ -54,3 +54,12 @@ def test_a_long_answer_names_the_parts_left_instead_of_computing_them(conn, monk
     monkeypatch.setattr(sections, "MAX_TEXT", 200)
     text = ask(conn, "(1) is nonzero native on tpu (2) when does python 3.10 end on neuron (3) is roll native on tpu")["text"]
     assert text.count("ask this part on its own") >= 1 and "**(3)**" in text
+
+
+@pytest.mark.parametrize("question", ["cost at $-5 per hour and 100 tokens/s", "cost at -5 USD/h and 100 tokens/s",
+                                      "precio con -3 € la hora y 200 tok/s"])
+def test_a_negative_price_is_no_price(conn, question):
+    """"$-5" was read as 5 USD: a figure after a minus sign is asked for again, never computed."""
+    text = ask(conn, question)["text"]
+    assert text.startswith(("**I need the price per hour**", "**Falta el precio por hora**"))
+    assert "**27.78 USD per million tokens**" in ask(conn, "cost at 5-10 USD/h and 100 tokens/s")["text"]

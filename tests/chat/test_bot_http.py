@@ -259,3 +259,12 @@ def test_a_signed_request_replayed_within_the_window_is_answered_once(bot_url):
     first = httpx.post(f"{bot_url}/slack/events", content=body, headers=headers, timeout=10)
     again = httpx.post(f"{bot_url}/slack/events", content=body, headers=headers, timeout=10)
     assert (first.status_code, again.status_code) == (200, 401)
+
+
+def test_a_signed_event_whose_text_or_user_is_no_string_is_answered_not_crashed(bot_url):
+    """A crafted event carries "text": 123 and "user": [1]: the bot answers its help, it never raises (attacker s8)."""
+    start = len(FakeSlackAPI.calls)
+    r = post_event(bot_url, {"type": "app_mention", "user": ["U", 1], "text": 123, "channel": "C7", "ts": "2.1"})
+    assert r.status_code == 200
+    call = wait_for_call(start + 1)[start]
+    assert call["payload"]["channel"] == "C7" and "Sorry" not in json.dumps(call["payload"])
