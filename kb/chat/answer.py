@@ -65,7 +65,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
     pick_versions,
     same_line,
 )
-from kb.chat.reply import MAX_FILTERED, MAX_LIST, Answer, Sources, finish_quotes, quoted
+from kb.chat.reply import MAX_FILTERED, MAX_LIST, MAX_QUESTION_CHARS, Answer, Sources, finish_quotes, quoted
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, releases, torchnames, verdict
@@ -108,6 +108,10 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             return answer(question, conn=own, allow_files=allow_files)
         finally:
             own.close()
+    if len(question or "") > 4 * MAX_QUESTION_CHARS:  # every front end caps first; a direct caller gets the same bound
+        from kb.chat.reply import check_question
+
+        check_question(question)
     question = plain_digits(question or "").strip()
     many = sections.split_all(question)
     if many:  # three or more parts: a section each (29s)

@@ -63,3 +63,13 @@ def test_a_negative_price_is_no_price(conn, question):
     text = ask(conn, question)["text"]
     assert text.startswith(("**I need the price per hour**", "**Falta el precio por hora**"))
     assert "**27.78 USD per million tokens**" in ask(conn, "cost at 5-10 USD/h and 100 tokens/s")["text"]
+
+
+def test_answer_called_directly_keeps_a_length_bound(conn):
+    """kb.chat.answer.answer had no cap of its own: 100,000 characters ran 24 s. Past four times the front ends' limit
+    it refuses with their one-line error."""
+    from kb.chat.answer import answer
+    from kb.errors import KBError
+
+    with pytest.raises(KBError, match="characters long"):
+        answer("is nonzero native on neuron? " * 4000, conn=conn)
