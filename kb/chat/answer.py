@@ -786,14 +786,19 @@ def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, 
         if len(set(by_target.values())) > 1:  # one target presumed, another probed: say which is which
             why += " (" + ", ".join(f"{t} {b}" for t, b in by_target.items()) + ")"
     elif "inferred" in bases:
-        word, why = "inferred", f"a dispatcher replay of a kernel list, not an observation of {versions}"
+        versions, firmer = _versions_of(rows, "inferred")
+        word, why = "inferred", f"a dispatcher replay of a kernel list, not an observation of {versions}{firmer}"
     elif DOC_RULE_BASIS in bases:
-        word, why = "by the vendor's doc rule", f"a rule for a class of ops, not a record naming this op for {versions}"
+        versions, firmer = _versions_of(rows, DOC_RULE_BASIS)
+        word, why = "by the vendor's doc rule", f"a rule for a class of ops, not a record naming this op for {versions}{firmer}"
     elif "local" in bases or _local_rows(conn, rows):
         word, why = "on local evidence", "ingested on this machine, not shipped data"
     else:
         return head
     bold, _, rest = head[2:].partition("**")
+    if why.endswith(_FIRMER):  # "tpu 0.1.1 and 0.2.0?", one inferred and one probed: the yes is not all inference (s9)
+        rest = rest.strip()
+        return f"**{bold}**{' ' + rest.rstrip('.') if rest else ''}; {why}."
     if word == "presumably" and bold.startswith(("Yes", "No")):
         bold = f"Presumably {bold[0].lower()}{bold[1:]}"
     else:
@@ -801,6 +806,18 @@ def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, 
     rest = rest.strip()
     rest = rest[:-1] if rest.endswith(".") else rest
     return f"**{bold}**{' ' + rest if rest else ''}; {why}."
+
+
+_FIRMER = " rests on evidence)"
+
+
+def _versions_of(rows: list[dict[str, Any]], basis: str) -> tuple[str, str]:
+    """The versions answered on `basis`, and a note naming those answered on evidence besides ("(0.2.0 rests on
+    evidence)"), so that a headline over two versions never calls a probed one inferred (s9)."""
+    weak = list(dict.fromkeys(r["backend_version"] for r in rows if r.get("basis") == basis))
+    firm = [v for v in dict.fromkeys(r["backend_version"] for r in rows)
+            if v not in weak and all((r.get("basis") or "evidence") == "evidence" for r in rows if r["backend_version"] == v)]
+    return ", ".join(weak), (f" ({', '.join(firm)}{_FIRMER}" if firm else "")
 
 
 def _bases_by_target(rows: list[dict[str, Any]]) -> dict[str, str]:
@@ -853,7 +870,7 @@ def _other_overloads(answered: list[dict[str, Any] | None], others: list[dict[st
     differ = [r for r in others if _outcome(r) not in said]
     if not said or not differ:
         return None
-    named = "; ".join(f"`{r['op']}` {r['status']} ({verdict.runs(r)})" for r in differ[:3])
+    named = "; ".join(list(dict.fromkeys(f"`{r['op']}` {r['status']} ({verdict.runs(r)})" for r in differ))[:3])
     return f"_Other overloads, below, differ: {named}._"
 
 

@@ -105,6 +105,17 @@ def version_label(conn: sqlite3.Connection, label: str, row: dict[str, Any]) -> 
     return f"Neuron SDK {row['version']}" + (f" ({label} {', '.join(inside)})" if inside else "")
 
 
+def newer_sdk(conn: sqlite3.Connection, row: dict[str, Any]) -> set[tuple[str, str]]:
+    """{(the rule's SDK version, the newest SDK version)} when a Neuron SDK release newer than the rule's shipped: the
+    answer says the rule is the newest the KB records, so a 2.33.0 label is not read as stale by mistake (s9)."""
+    if row.get("product") != "neuron-sdk":
+        return set()
+    newest = releases.latest(conn, "neuron-sdk")
+    if newest and queries.version_key(newest["version"]) > queries.version_key(row["version"]):
+        return {(row["version"], newest["version"])}
+    return set()
+
+
 def mode_of(row: dict[str, Any]) -> str:
     """"policy: compile fallback" applies to torch.compile; every other policy row to eager."""
     return "compile" if "compile" in row["feature"] else "eager"
@@ -119,6 +130,7 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
     heads: list[str] = []
     facts: list[dict[str, Any]] = []
     unknown_said: set[tuple[str, str]] = set()
+    stale: set[tuple[str, str]] = set()
     for target in targets:
         label = LABELS[target]
         # each version asked (several: "for each version", "0.1.1 vs 0.2.0", 29q), mode by mode
@@ -157,6 +169,7 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                     continue
                 first = mine[0]
                 named = version_label(conn, label, first)
+                stale = stale.union(newer_sdk(conn, first))
                 heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
                 for r in mine:
                     # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)
@@ -172,6 +185,9 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
     intro = ("Qué hace cada backend con un op ATen sin kernel propio" if es
              else "What each backend does with an ATen op it has no kernel for")
     head = f"**{intro}** — " + ("; ".join(heads) if heads else ("desconocido" if es else "unknown")) + "."
+    for rule, newest in sorted(stale):
+        head += (f"\n_La regla registrada es la de Neuron SDK {rule}; la más reciente, {newest}, no trae otra en el KB._"
+                 if es else f"\n_The rule recorded is Neuron SDK {rule}'s; the newest, {newest}, brings no other in the KB._")
     tail = ("Para un modelo concreto, `kb check MODELO --target T --mode eager|compile` dice qué ops de él caen en "
             "esa regla." if es else "For a given model, `kb check MODEL --target T --mode eager|compile` says which "
             "of its ops that rule applies to.")

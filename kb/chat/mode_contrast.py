@@ -37,7 +37,9 @@ def names_no_mode(text: str) -> bool:
 # "is hardtanh native on neuron? and in compile mode?", "¿corre en neuron? ¿y en modo compile?" (read in English
 # as "... and on compile mode?"): a mode said only in a trailing follow-up asks about it besides eager, so the
 # first question keeps its eager answer and compile is answered beside it (29r)
-_FOLLOW_UP_MODE = re.compile(r"[?.;,]\s+(?:and |also |plus |what about |how about )?(?:also )?(?:on |in |under |with |using )?"
+# "… fall back on trn2 and what about under torch.compile?": "and what/how about" is a follow-up without a mark (s9)
+_FOLLOW_UP_MODE = re.compile(r"(?:[?.;,]\s+|\s+(?=(?:and|but) (?:what|how) about\b))(?:and |but )?"
+                             r"(?:also |plus |what about |how about )?(?:also )?(?:on |in |under |with |using )?"
                              r"(?:the )?(?:compile mode|torch\.compile|compiled|compile)(?: mode)?(?: too| as well)?\s*\?*\s*$",
                              re.I)
 

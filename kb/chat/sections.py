@@ -78,7 +78,7 @@ def read_all(parts: list[str], lang: str) -> tuple[list[str], list[dict[str, Any
                 read.append(again[1][0])
                 facts.append({"part": i + 1, "from_part": again[0] + 1, **again[1][1]})
                 continue
-        (before, mine), carried = understand.carry_context((read[i - 1], parts[i]), lang)
+        (before, mine), carried = understand.carry_context((read[i - 1], parts[i]), lang, tuple(read[:i - 1]))
         if i == 1:
             read[0] = before  # the first part takes the second's target, as with two parts
         read.append(mine)

@@ -34,6 +34,7 @@ PHRASES: list[tuple[str, str]] = [
     ("a dispatcher replay of a kernel list, not an observation of",
      "una reproducción del dispatcher sobre una lista de kernels, no una observación de"),
     ("dispatcher replay of a kernel list", "reproducción del dispatcher sobre una lista de kernels"),
+    (" rests on evidence)", " se apoya en evidencia)"),
     ("by the vendor's doc rule", "por la regla documental del proveedor"),
     ("a rule for a class of ops, not a record naming this op for",
      "una regla para una clase de ops, no un registro que nombre este op para"),

@@ -442,7 +442,7 @@ def only_context(part: str, lang: str) -> bool:
     """A clause that names nothing but where or how ("y es nativo en tpu?", "and on tpu 0.2.0?"): the
     first clause's subject asked again there, which the whole question's reading answers."""
     said = _context(part, lang)
-    return not (said["op"] or said["words"] or said["priced"])
+    return not (said["op"] or said["words"] or said["priced"] or said["news"])
 
 
 def subject_of(part: str, lang: str) -> str | None:
@@ -520,13 +520,15 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     targets = [(t, v or said.get(t)) for t, v in targets]
     op = bool(q.op_words or q.function_words)
     from kb.chat.answer_gallery import find_models
+    from kb.chat.answer_sdk_news import NEWS  # "what's new in neuron 2.34" carries no op or mode of the part before
 
-    return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues,
+    return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues, "versions": list(q.versions),
             "models": [] if op else find_models(part), "features": list(ents.features) + [p for p, _ in q.products],
             "ops": list(dict.fromkeys(q.op_words + q.function_words)), "named": _named_ops(part, lang), "policy": "policy" in ents.cues,
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
-            "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff"), "prices": ents.prices, "rates": ents.rates,
+            "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff")
+            or bool(NEWS.search(ents.english)), "news": bool(NEWS.search(ents.english)), "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 
@@ -627,13 +629,22 @@ def _version_key(version: str | None) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version or ""))
 
 
-def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], list[dict[str, Any]]]:
+def _since_means_the_op(first: dict[str, Any], earlier: tuple[str, ...], lang: str) -> bool:
+    """Whether "since when?" after an op question asks since which release the op runs: no version was named,
+    or more than one was (across the earlier parts too); after just one it asks when that release came out."""
+    versions = {str(v) for v in first["versions"]} | {str(v) for p in earlier for v in _context(p, lang)["versions"]}
+    return len(versions) != 1
+
+
+def carry_context(parts: tuple[str, str], lang: str,
+                  earlier: tuple[str, ...] = ()) -> tuple[tuple[str, str], list[dict[str, Any]]]:
     """Each clause read with what the other one named and it does not: the target (and its version)
     either way ("what did tpu gain…, and how many ops does it support now?" asks about tpu), the mode
     forward only ("in compile mode, is X native and what happens to missing ops?"), since a mode said
     in a later clause qualifies that clause ("does X work on tpu and what's the policy in compile").
     A priced clause names its own machine and takes no target. The words carried are appended to the
-    clause as it is shown and read, and returned as facts, so the reading is never silent."""
+    clause as it is shown and read, and returned as facts, so the reading is never silent. `earlier` holds the
+    parts (as read) before the pair, of a longer message: versions they name count for a "since when?"."""
     parts = (unglued(parts[0]), unglued(parts[1]))
     said = [_context(p, lang) for p in parts]
     words = MODE_WORDS.get(lang, MODE_WORDS["en"])
@@ -653,9 +664,11 @@ def carry_context(parts: tuple[str, str], lang: str) -> tuple[tuple[str, str], l
             # the first clause lists are ops without a kernel, so the second asks the policy for them
             out[1] = them.sub(LACKED.get(lang, LACKED["en"]), out[1], count=1)
             carried["them"] = LACKED.get(lang, LACKED["en"])
-        if i == 1 and WHEN.match(parts[1]) and said[0]["ops"] and not any(v for _, v in other_targets) \
-                and asks_since(parts[1]):
-            # "is torch.roll native on tpu? since when?": no version asked, so since which release the op runs (29s)
+        if i == 1 and WHEN.match(parts[1]) and said[0]["ops"] and asks_since(parts[1]) \
+                and _since_means_the_op(said[0], earlier, lang):
+            # "is torch.roll native on tpu? since when?": since which release the op runs (29s); after one version
+            # named it asks when that release came out, after two ("… on tpu 0.1.1? and on 0.2.0? and since when?",
+            # s9) since which release the op runs
             out[1] = since_asked(said[0]["ops"], [t for t, _ in other_targets], lang)
             facts.append({"part": 2, "carried": {"ops": said[0]["ops"], "targets": [t for t, _ in other_targets],
                                                  "asks": "first version"}})
