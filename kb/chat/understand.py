@@ -151,10 +151,17 @@ _URL = re.compile(r"\b(?:https?|ftp)://\S+|(?<![\w/])//\S+|\b(?:mailto|xmpp|tel|
 LINK_WORD = {"en": "(a link)", "es": "(un enlace)"}
 
 
+# "two things: …", "dos preguntas rápidas - …": a lead-in that only counts the questions, left out of a heading (s10)
+_COUNTING_LEAD = re.compile(r"^(?:(?:hey|hi|hola|ok|so|quick|two|three|a few|a couple of|dos|tres|un par de|unas?)\s+)*"
+                            r"(?:things?|questions?|qs?|ones|cosas?|preguntas?|dudas?|consultas?)"
+                            r"(?:\s+(?:r[aá]pidas?|quick))?\s*(?::|\s[-–])\s+(?=\S)", re.I)
+
+
 def heading(n: int, part: str, lang: str) -> str:
     """A part's section heading: the part as read, markdown escaped, any link in it replaced by a word
-    (a chat client would make a link in the question one in kb's answer)."""
-    text = _URL.sub(LINK_WORD.get(lang, LINK_WORD["en"]), part)
+    (a chat client would make a link in the question one in kb's answer); a lead-in that only counts
+    the questions ("two things:") is left out."""
+    text = _URL.sub(LINK_WORD.get(lang, LINK_WORD["en"]), _COUNTING_LEAD.sub("", part))
     text = re.sub(r"\[(\d+)\]", r"(\1)", text)  # "[1]" written in a part is no citation of kb's sources
     return SECTION.get(lang, SECTION["en"]).format(n=n, part=md(text))
 
