@@ -776,6 +776,7 @@ def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, 
         return head
     bases = {r.get("basis") or "evidence" for r in rows}
     versions = ", ".join(dict.fromkeys(r["backend_version"] for r in rows))
+    firmer = ""  # versions on evidence besides the weaker ones named ("(0.2.0 rests on evidence)")
     if "presumed" in bases:
         presumed = [r for r in rows if r.get("basis") == "presumed"]
         versions = ", ".join(dict.fromkeys(r["backend_version"] for r in presumed))  # only the versions presumed (r3 #14)
@@ -796,7 +797,7 @@ def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, 
     else:
         return head
     bold, _, rest = head[2:].partition("**")
-    if why.endswith(_FIRMER):  # "tpu 0.1.1 and 0.2.0?", one inferred and one probed: the yes is not all inference (s9)
+    if firmer:  # "tpu 0.1.1 and 0.2.0?", one inferred and one probed: the yes is not all inference (s9)
         rest = rest.strip()
         return f"**{bold}**{' ' + rest.rstrip('.') if rest else ''}; {why}."
     if word == "presumably" and bold.startswith(("Yes", "No")):

@@ -169,7 +169,7 @@ def policy_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answ
                     continue
                 first = mine[0]
                 named = version_label(conn, label, first)
-                stale = stale.union(newer_sdk(conn, first))
+                stale |= newer_sdk(conn, first)
                 heads.append(f"{named}, {mode_word}: {_status(first['status'], es)}{by_default(first['status'], es)}")
                 for r in mine:
                     # the vendor's note, quoted as recorded: marked as a quote in a Spanish answer (#29)

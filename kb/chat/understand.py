@@ -527,7 +527,9 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     targets = [(t, v or said.get(t)) for t, v in targets]
     op = bool(q.op_words or q.function_words)
     from kb.chat.answer_gallery import find_models
-    from kb.chat.answer_sdk_news import NEWS  # "what's new in neuron 2.34" carries no op or mode of the part before
+    from kb.chat.answer_sdk_news import NEWS
+
+    news = bool(NEWS.search(ents.english))  # "what's new in neuron 2.34" carries no op or mode of the part before
 
     return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues, "versions": list(q.versions),
             "models": [] if op else find_models(part), "features": list(ents.features) + [p for p, _ in q.products],
@@ -535,7 +537,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff")
-            or bool(NEWS.search(ents.english)), "news": bool(NEWS.search(ents.english)), "prices": ents.prices, "rates": ents.rates,
+            or news, "news": news, "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 
