@@ -48,7 +48,7 @@ from kb.chat import (
     understand,
 )
 from kb.chat.answer_api import collective_answer, collective_in
-from kb.chat.answer_eol import eol_answer, when_headline
+from kb.chat.answer_eol import continuity_answer, eol_answer, when_headline
 from kb.chat.answer_family import family_answer, shown_first
 from kb.chat.answer_model import model_answer, model_checked_answer
 from kb.chat.answer_release import diff_answer, release_answer
@@ -126,6 +126,13 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         if first.intent not in understand.WEAK and second.intent not in understand.WEAK:
             return understand.combine(question.strip(), again, first, second, lang,
                                       [{"part": 2, "carried": {"version": again[1]}}])
+    releases_asked = understand.two_releases(question)
+    if releases_asked:  # "¿qué PyTorch soportan los SDK 2.29 y 2.30?": a release card each (r20 q47)
+        lang = entities.language(question)
+        first, second = (_answer_one(p, conn, allow_files, lang) for p in releases_asked)
+        if first.intent == second.intent == "release" and not understand.same_answer(first, second):
+            first, second = fold.fit_pair(first, second)
+            return understand.combine(question.strip(), releases_asked, first, second, lang)
     parts = understand.split_two(question)
     question = understand.unnumbered(question)  # "Q1: … Q2: …" read whole without its numbers
     if parts:
@@ -187,6 +194,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             result = handler(conn, q)
             if result.intent == "unknown" and (release := _release_named(conn, q)) is not None:
                 result = release  # "torchneuron 2.14.3.0, what's the deal?": the release it names (29p)
+            if result.intent == "unknown" and (kept := continuity_answer(conn, q, question or "")) is not None:
+                result = kept  # "our exporter reads neuron-ls -j, will that break?": the statement naming it (s11)
     except KBError as exc:  # bad target, bad version...: a reply, not a crash
         result = Answer(q.text, q.intent, f"I can't answer that: {exc}", facts=[{"error": str(exc)}])
     if result.intent == "help" and ents.language == "es":

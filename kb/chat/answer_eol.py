@@ -352,7 +352,7 @@ def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answ
     release = f" (Neuron {w['eol_release']})" if w.get("eol_release") else ""
     yes_no = q.text.lower().lstrip().startswith(YES_NO)
     asks_ended = re.search(r"deprecat|\bended\b|remov|drop|\beol\b|end of (?:support|life)|no longer|retir|discontinu",
-                           q.text.lower())  # "is X deprecated?": yes means it has ended
+                           q.text.lower()) or _BREAKS.search(q.text)  # "is X deprecated?": yes means it has ended
     if w.get("is_eol") is True:
         word = ("Sí, terminó" if es else "Yes, it ended") if yes_no and asks_ended else \
             ("No" if yes_no else ("Ya terminó" if es else "Already ended"))
@@ -369,6 +369,35 @@ def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answ
         f"End-of-support statement{'s' if len(hits) > 1 else ''} naming it:"
     lines = [head, "", label] + _window_lines(hits, src, notes=True)
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(x) for x in hits], src.items)
+
+
+# "will our exporter that reads neuron-ls -j keep working?", "¿va a seguir funcionando?", "is that going away?":
+# whether a thing goes on working asks for its end of support, when the KB holds a statement naming the thing
+_KEEPS = re.compile(r"\b(?:keep|keeps|still|continue|continues) (?:to )?work(?:ing)?\b|\bseguir[aá]? funcionando\b"
+                    r"|\bsigue funcionando\b|\bva a funcionar\b", re.I)
+# ...and whether it stops: a yes then means it has ended (or will)
+_BREAKS = re.compile(r"\b(?:break|breaks|broken|stop(?:s)? working|go(?:es|ing)? away|be(?:ing)? removed|get(?:s)? removed"
+                     r"|disappear\w*)\b|\bdej(?:a|ar[aá]?|ará|a de) (?:de )?funcionar\b|\bse romp\w*|\b(?:van a |lo )?quit(?:an|ar[aá]n?)\b"
+                     r"|\bdesaparec\w*", re.I)
+
+
+def asks_continuity(text: str) -> bool:
+    """Whether a question asks if something keeps working or stops (breaks, goes away, is removed)."""
+    return bool(_KEEPS.search(text) or _BREAKS.search(text))
+
+
+def continuity_answer(conn: sqlite3.Connection, q: Question, original: str) -> Answer | None:
+    """"our health check parses neuron-ls -j, will that break?": a question read as nothing else that asks
+    whether a thing goes on working, about a thing one end-of-support statement names, is that statement's
+    question; None when no statement names a distinctive word of it."""
+    if q.op_words or q.function_words or not (asks_continuity(original) or asks_continuity(q.text)):
+        return None
+    try:
+        from kb.eol import windows as eol
+    except ImportError:
+        return None
+    named = named_windows(q.text, eol.current_windows(conn, eol.today()))
+    return _named_answer(q, named, Sources()) if named else None
 
 
 INSTANCE_WORDS = {"inf1", "inf2", "trn1", "trn2", "trn3"}

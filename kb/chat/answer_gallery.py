@@ -76,7 +76,10 @@ TEXT = {
            "list_cpu": "Gallery models that need the CPU (or do not run) on {where}: {models}",
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
            "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more",
-           "models_left": "_{n} more models named ({names}): ask about them one at a time, or `kb gallery --target {target}` lists every model._", "not_built": "{name} is in the gallery but did not export: {reason}"},
+           "models_left": "_{n} more models named ({names}): ask about them one at a time, or `kb gallery --target {target}` lists every model._", "not_built": "{name} is in the gallery but did not export: {reason}",
+           "no_training": "_{name}'s training graph is not in the gallery (only its inference graph, below); the closest "
+                          "training graph it holds is {sibling}'s, after it._",
+           "no_training_alone": "_{name}'s training graph is not in the gallery: its inference graph is below._"},
     "es": {"lang": "es", "yes": "**Sí** — {name} se ejecuta entero en el dispositivo en {where}",
            "presumed_yes": "**Presumiblemente sí** — {name} se ejecuta entero en el dispositivo en {where} "
                            "(veredictos presumidos de una versión anterior)",
@@ -104,7 +107,10 @@ TEXT = {
            "list_cpu": "Modelos de la galería que necesitan la CPU (o no corren) en {where}: {models}",
            "list_full": "Modelos de la galería que corren enteros en el dispositivo en {where}: {models}",
            "models": "La galería tiene {n} modelos: {models}", "nobody": "ninguno", "more": " y {n} más",
-           "models_left": "_{n} modelos más nombrados ({names}): pregunta por ellos de uno en uno, o `kb gallery --target {target}` lista todos los modelos._", "not_built": "{name} está en la galería pero no se exportó: {reason}"},
+           "models_left": "_{n} modelos más nombrados ({names}): pregunta por ellos de uno en uno, o `kb gallery --target {target}` lista todos los modelos._", "not_built": "{name} está en la galería pero no se exportó: {reason}",
+           "no_training": "_El grafo de entrenamiento de {name} no está en la galería (solo el de inferencia, abajo); el "
+                          "grafo de entrenamiento más cercano que tiene es el de {sibling}, después._",
+           "no_training_alone": "_El grafo de entrenamiento de {name} no está en la galería: abajo, su grafo de inferencia._"},
 }
 
 
@@ -417,6 +423,8 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
     lang = say.get("lang", "en")
     lines = []
     done = []
+    if graph == "training" and "training" not in entry["graphs"] and views.census_rows_exist(conn, entry["model"], "inference"):
+        return _no_training_lines(conn, entry, targets, mode, lookups, sources, say, facts, versions, beside, blockers)
     if not views.census_rows_exist(conn, entry["model"], graph):
         reason = (entry["graphs"].get(graph) or {}).get("reason") or "not built"
         return [say["not_built"].format(name=markdown(entry["name"]), reason=markdown(reason)) + " "
@@ -480,6 +488,26 @@ def _model_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sour
         if facts and not facts[-1].get("beside"):
             facts[-1].pop("beside", None)
     return lines
+
+
+def _no_training_lines(conn, entry: dict, targets: list[str], mode: str, lookups, sources: Sources, say: dict,
+                       facts: list, versions: dict | None, beside: bool, blockers: bool) -> list[str]:
+    """"full fine-tuning of Llama 3.1 8B on trn2?" where the gallery built only its inference graph: said so, that
+    graph's verdicts, then the training graph of the closest model of the same architecture that has one (fewest
+    parameters apart), never "did not export" for a graph that was not attempted (r20 q49)."""
+    sibling = min((e for e in views.models(conn) if e["model"] != entry["model"] and "training" in e.get("graphs", {})
+                   and e.get("architecture") == entry.get("architecture")
+                   and views.census_rows_exist(conn, e["model"], "training")),
+                  key=lambda e: abs((e.get("parameters") or 0) - (entry.get("parameters") or 0)), default=None)
+    facts.append({"model": entry["model"], "training_graph": False,
+                  "closest_training_graph": sibling["model"] if sibling else None})
+    if sibling is None:
+        return [say["no_training_alone"].format(name=markdown(entry["name"]))] + _model_lines(
+            conn, entry, targets, mode, lookups, sources, say, facts, versions, "inference", beside, blockers)
+    return ([say["no_training"].format(name=markdown(entry["name"]), sibling=markdown(sibling["name"]))]
+            + _model_lines(conn, entry, targets, mode, lookups, sources, say, facts, versions, "inference", False, blockers)
+            + [""] + _model_lines(conn, views.model_entry(conn, sibling["model"]), targets, mode, lookups, sources, say,
+                                  facts, versions, "training", False, blockers))
 
 
 def _where(target: str, rep, mode: str, graph: str) -> str:

@@ -355,6 +355,10 @@ _INTERJECTION = re.compile(r"^(?:(?:oye|oiga|oigan|che|vale|tio|tia|mira|mire|po
 
 # s8: "ops relacionadas con sort", "ops que tienen que ver con el pooling": the ops related to a name part
 _ES_PHRASES[:0] = [(r"(?:relacionad[oa]s?|que tienen que ver) con(?: (?:el|la|los|las))?", "related to")]
+# s11 (r20 q37): "¿hay manera de forzar el fallback a cpu?": a way to switch the CPU fallback on is the policy's switch
+_ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
+                (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),
+                (r"(?:el )?fallback a (?:la )?cpu", "cpu fallback")]
 _SMS_QUE = re.compile(r"(?<![\w./-])(?:q|k|ke)(?![\w./-])", re.I)
 
 

@@ -312,6 +312,9 @@ def read(text: str) -> Question:
                 pending_target = None
                 continue
             q.versions.append(version)
+            if pending_target is None and pending_product is None and after in _ALSO and (also := _also_at(q, version)):
+                q.targets.append(also)  # "tpu 0.1.1 vs 0.2.0", "SDK 2.29 y 2.30": the same target at a second release
+                continue
             if pending_target is None and pending_product in _TARGET_PRODUCTS and after in _LOOSE_BEFORE and "." in version:
                 loose.append(version)
             if pending_target is not None and pending_target.version is None and target_version_ok(version):
@@ -326,7 +329,7 @@ def read(text: str) -> Question:
                     q.products.append(("ubuntu", version))
                 continue
             if pending_product is not None:
-                q.products.append((pending_product, version))
+                q.products.append((pending_product, version if product_version_ok(pending_product, version) else None))
                 pending_product = None
             continue
         if lower.removesuffix("()") in MODE_WORDS:  # torch.compile names the mode, never an op (tester t29 #10)
@@ -399,6 +402,31 @@ def target_version_ok(version: str) -> bool:
     release starts at major 0, 1 or 2; "22.04", "24.10" (an Ubuntu release) never does."""
     head = version.split(".", 1)[0]
     return not (head.isdigit() and int(head) >= 10 and "." in version)
+
+
+# "tpu 0.1.1 vs 0.2.0", "Neuron 2.29 and 2.30": a bare version joined to a target's version is that target's again
+_ALSO = frozenset({"and", "vs", "versus", "or", "y", "o", "e", "to", "through", "a"})
+
+
+def _also_at(q: Question, version: str) -> TargetMention | None:
+    """The last target named, at `version`, when its own version is of the same line (major) and not this one."""
+    last = q.targets[-1] if q.targets else None
+    if last is None or not last.version or "." not in version or not target_version_ok(version) \
+            or last.version.split(".")[0] != version.split(".")[0] or last.version == version:
+        return None
+    return TargetMention(last.target, version, word=last.word, sdk=last.sdk)
+
+
+# The release lines a Python or PyTorch version can have: "which torch and python does 0.2.0 want?" names torch_tpu's
+# 0.2.0, not a Python 0.2.0; "PyTorch ... SDK 2.29" names the SDK's 2.29, not a PyTorch 2.29 (r20 q42, q47)
+_PLAUSIBLE = {"python": re.compile(r"^[23]\.\d{1,2}(?:\.\d+)*$"), "pytorch": re.compile(r"^(?:1\.\d{1,2}|2\.1?\d)(?:\.\d+)*$")}
+
+
+def product_version_ok(product: str, version: str) -> bool:
+    """Whether `version` can be a release of `product` (Python 2.x/3.x, PyTorch 1.x or 2.0–2.19); other products
+    take any version."""
+    pattern = _PLAUSIBLE.get(product)
+    return pattern is None or pattern.match(version) is not None
 
 
 def _bind_loose(q: Question, loose: list[str]) -> None:

@@ -22,10 +22,11 @@ from kb.store import families
 
 _OPS = r"(?:ops|operators|operations|kernels|functions|layers)"
 # "the conv ops", "batch norm operators", "what attention ops": up to two words right before "ops"
-_BEFORE = re.compile(rf"\b([a-z][\w-]*)(?:\s+([a-z][\w-]*))?\s+(?:aten\s+|torch\s+)?{_OPS}\b")
+# a name part may start with underscores ("which _foreach ops…", r20 q15)
+_BEFORE = re.compile(rf"\b(_*[a-z][\w-]*)(?:\s+(_*[a-z][\w-]*))?\s+(?:aten\s+|torch\s+)?{_OPS}\b")
 # "ops of convolution", "ops related to attention", "ops with bitwise in the name", "ops in the pooling family"
 _AFTER = re.compile(rf"\b{_OPS}\s+(?:of|for|in|about|like|named|matching|containing|with|related to|called)\s+"
-                    r"(?:the\s+|an?\s+)?([a-z][\w-]*)(?:\s+([a-z][\w-]*))?")
+                    r"(?:the\s+|an?\s+)?(_*[a-z][\w-]*)(?:\s+(_*[a-z][\w-]*))?")
 # Words that qualify "ops" without naming any: statuses, targets, modes, determiners, list words.
 _NOT_NAMES = frozenset("""
 aten torch pytorch eager compile compiled graph mode modes other others all every some any few many most
@@ -40,7 +41,7 @@ cause causes make makes have has end ends fail fails raise raises error errors s
 should are were was not dont don't aren't isn't won't can't go goes went hang hangs crash crashes land lands
 """.split())
 # "the ops rnn", Spanish "las ops rnn que…": a name right after "ops", read last and only as an op name part
-_RIGHT_AFTER = re.compile(rf"\b{_OPS}\s+([a-z][\w-]*)")
+_RIGHT_AFTER = re.compile(rf"\b{_OPS}\s+(_*[a-z][\w-]*)")
 # "sort-related ops", "pool-like ops", "norm type ops": the word before the suffix is the name part
 _SUFFIXED = re.compile(r"\b([a-z][a-z0-9_]*)(?:-(?:related|ish|like|type|style|based|flavou?red)|\s+(?:related|type|style|based))"
                        r"\b(?!\s+to\b)")

@@ -102,11 +102,42 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
         if again is not None:
             read[n] = part = _op_as_read(part, again, answers[again["from_part"] - 1])
         answers.append(one(part) if size <= MAX_TEXT else _too_long(part, lang))
+        if n and answers[-1].intent in understand.WEAK and size <= MAX_TEXT \
+                and (there := understand.asked_there(read[n - 1], part, lang)) is not None:
+            asked_again = one(there)  # "… en neuron? 2. ¿y en tpu 0.2.0?": the part before, asked there (r20 q61)
+            if asked_again.intent not in understand.WEAK:
+                read[n], answers[-1] = there, asked_again
+                carried.append({"part": n + 1, "from_part": n, "carried": {"question": there}})
         size += len(answers[-1].text)
     if sum(a.intent not in understand.WEAK for a in answers) <= 1:
         return whole()
     answers = [understand.unread_part(p, lang) if a.intent in understand.WEAK else a for p, a in zip(read, answers)]
-    return combine_all(question, read, answers, lang, carried, asked)
+    shown = len(read)
+    read, answers = _said_once(read, answers)
+    if len(answers) == 1:
+        return whole()
+    return combine_all(question, read, answers, lang, carried, asked - (shown - len(read)))
+
+
+def _said(result: Answer) -> str:
+    """An answer's body without its italic notes (another reading, a name read so): what it says."""
+    body = understand.body_and_sources(result.text)[0]
+    return "\n".join(line for line in body.strip().splitlines() if line.strip() and not line.startswith("_"))
+
+
+def _said_once(read: list[str], answers: list[Answer]) -> tuple[list[str], list[Answer]]:
+    """A part whose answer says what the one before it says ("¿Mixtral corre en trn2? ¿qué ops lo traban?": the
+    model's verdict names its blocking ops) shares that section, headed by both parts, rather than saying it twice
+    (r20 q53). A part asked twice, or left unanswered for length, still counts as its own (attacker s7, s8)."""
+    parts, out = [read[0]], [answers[0]]
+    for before, part, result in zip(read, read[1:], answers[1:]):
+        if result.intent == out[-1].intent and result.intent not in (*understand.WEAK, "too_long") and part != before \
+                and _said(result) == _said(out[-1]):
+            parts[-1] = parts[-1].rstrip() + " " + part.lstrip()
+            continue
+        parts.append(part)
+        out.append(result)
+    return parts, out
 
 
 def _too_long(part: str, lang: str) -> Answer:

@@ -269,12 +269,45 @@ def again_at(text: str) -> tuple[str, str] | None:
         return None
     first = text[:m.start() + 1].strip()
     said = re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", first)
+    if not said and len(first.split()) >= MIN_WORDS:
+        return _again_at_unversioned(first, m.group("version"))
     if len(said) != 1 or len(first.split()) < MIN_WORDS or said[0].lstrip("v") == m.group("version"):
         return None
     if said[0].lstrip("v") not in [t.version for t in intents.read(entities.extract(first).english).targets]:
         return None  # a version the first clause's reading does not bind to its target would be answered at another
     second = re.sub(rf"(?<![\w.]){re.escape(said[0])}(?![\w.])", m.group("version"), first, count=1)
     return first, second
+
+
+# "¿qué PyTorch soportan los SDK 2.29 y 2.30?", "neuron 2.29 vs 2.30 release dates": two releases of one line, joined
+_TWO_RELEASES = re.compile(r"(?<![\w.])v?(?P<one>\d+\.\d+(?:\.\d+)*)\s*(?:,|and|y|e|vs\.?|versus|or|o|&)\s*"
+                           r"v?(?P<two>\d+\.\d+(?:\.\d+)*)(?![\w.])", re.I)
+
+
+def two_releases(text: str) -> tuple[str, str] | None:
+    """The question asked of each of two releases it joins ("SDK 2.29 y 2.30" → "SDK 2.29", "SDK 2.30"), or None
+    unless it joins exactly two of the same line (one major); kb.chat.answer keeps the split only when both read
+    as release questions, which answer one release each (r20 q47)."""
+    found = list(_TWO_RELEASES.finditer(text))
+    if len(found) != 1:
+        return None
+    m = found[0]
+    one, two = m.group("one"), m.group("two")
+    if one.split(".")[0] != two.split(".")[0] or one == two:
+        return None
+    return text[:m.start()] + one + text[m.end():], text[:m.start()] + two + text[m.end():]
+
+
+def _again_at_unversioned(first: str, version: str) -> tuple[str, str] | None:
+    """"does nonzero run on neuron? and with 2.14.3.0?": the first clause asks at the newest release, the second
+    at the version it names, placed after the one target word the first names (s11); None unless it names one."""
+    targets = intents.read(entities.extract(first).english).targets
+    if len(targets) != 1 or targets[0].version or not targets[0].word:
+        return None
+    word = re.search(rf"(?<![\w.-]){re.escape(targets[0].word)}(?![\w.-])", first, re.I)
+    if word is None:
+        return None
+    return first, first[:word.end()] + " " + version + first[word.end():]
 
 
 # "…? And if the box is 1.34 USD an hour at 700 tok/s, what's the cost per million?": a conditional that brings a price
@@ -298,15 +331,17 @@ _DIFF_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:did|was|were|has|ha
 # "cuándo salió neuron 2.33 y q paquetes de torch-neuronx trae": what a release ships, asked after a part about that
 # release, is in that part's answer (held-out r13 q46)
 _RELEASE_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:q|qu[eé]|which|what|cu[aá]les)\b[^?]{0,40}"
-                           r"\b(?:trae|incluye|lleva|ships?|includes?|comes? with|bundles?)\b", re.I)
+                           r"\b(?:trae|incluye|lleva|ships?|includes?|comes? with|bundles?|(?:were|was|are|is|came|come) in it"
+                           r"|(?:ven[ií]an?|vienen?|est[aá]n?|estaban?) en ella)\b", re.I)  # "what builds were in it" (r20 q44)
 
 
 def _more_of_first(first: str, second: str) -> bool:
     """Whether `second` asks only what the first part's answer gives (see _EOL_MORE, _BACKEND_MORE, _DIFF_MORE,
     _RELEASE_MORE)."""
     if _RELEASE_MORE.match(second) and not re.search(r"\d+\.\d+", second):
+        read = intents.read(entities.extract(first).english)  # "when did neuron 2.33 come out": no op named (r20 q44)
         return re.search(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.])", first) is not None \
-            and intents.read(entities.extract(first).english).intent in ("release", "eol", "unknown")
+            and (read.intent in ("release", "eol", "unknown") or not (read.op_words or read.function_words))
     if _EOL_MORE.match(second):
         return asks_end(first)
     if _BACKEND_MORE.match(second):
@@ -468,6 +503,23 @@ def place_again(prior: str, part: str, lang: str) -> tuple[str, dict[str, Any]] 
     if subject is None or not _context(part, lang)["targets"]:
         return None
     return part.rstrip(" ?¿.") + f" ({subject})?", {"carried": {"ops": [subject]}}
+
+
+def asked_there(prior: str, part: str, lang: str) -> str | None:
+    """"1. ¿cuántas ops caen a cpu en neuron? 2. ¿y en tpu 0.2.0?": a part that only says where asks the part before it
+    again there: that part with its one target (and version) replaced by this part's; None unless each names one
+    target (r20 q61)."""
+    if not only_context(part, lang):
+        return None
+    before = intents.read(entities.extract(prior, lang).english).targets
+    here = intents.read(entities.extract(part, lang).english).targets
+    if len(before) != 1 or len(here) != 1 or not before[0].word or not here[0].word:
+        return None
+    place = here[0].word + (f" {here[0].version}" if here[0].version else "")
+    said = rf"(?<![\w.-]){re.escape(before[0].word)}(?:\s+v?{re.escape(before[0].version)})?(?![\w.-])" if before[0].version \
+        else rf"(?<![\w.-]){re.escape(before[0].word)}(?![\w.-])"
+    again, n = re.subn(said, place, prior, count=1, flags=re.I)
+    return again if n else None
 
 
 def unread_part(part: str, lang: str) -> Answer:
@@ -645,6 +697,13 @@ def _since_means_the_op(first: dict[str, Any], earlier: tuple[str, ...], lang: s
     return len(versions) != 1
 
 
+# Words that only say where a model runs (a device, an instance, the backend's package): no feature line of its own,
+# so "¿y en tpu?" after a model still asks about that model there (r20 q53)
+_PLACE_WORDS = frozenset({"neuron", "tpu", "tpus", "trn", "trn1", "trn1n", "trn2", "trn3", "inf1", "inf2", "trainium",
+                          "trainium1", "trainium2", "trainium3", "inferentia", "inferentia1", "inferentia2", "torchneuron",
+                          "torch-neuronx", "torch_neuronx", "torch_tpu", "torch-tpu", "torchtpu"})
+
+
 def carry_context(parts: tuple[str, str], lang: str,
                   earlier: tuple[str, ...] = ()) -> tuple[tuple[str, str], list[dict[str, Any]]]:
     """Each clause read with what the other one named and it does not: the target (and its version)
@@ -727,7 +786,7 @@ def carry_context(parts: tuple[str, str], lang: str,
             if mine["modes"] and mine["modes"] != said[0]["modes"]:
                 carried["own_mode"] = sorted(mine["modes"])
         if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
-                and not mine["modeless"] and not mine["features"] \
+                and not mine["modeless"] and not [f for f in mine["features"] if f.lower() not in _PLACE_WORDS] \
                 and (targets or mine["modes"] or _OF_MODEL.search(parts[1])):
             # a part that names a feature line or a product ("is pytorch/xla inference on trn2 over?") asks of it
             # "¿MobileNetV2 funciona en tpu? ¿y en trainium cómo va?": the model the first part asks about, asked

@@ -1,0 +1,88 @@
+"""Leftovers the lead found in session 11: whether a named thing keeps working asks for its end of support,
+and "…? and with 2.14.3.0?" after a question with no version answers both releases."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.chat.phrasings import ask
+
+
+@pytest.mark.parametrize("question, head", [
+    ("our health check script parses the output of neuron-ls -j, will that break?", "**Already ended**"),
+    ("we scrape neuron-ls --json-output in our exporter. is that going away or what", "**Already ended**"),
+    ("will neuron-ls -j keep working?", "**No**"),
+    ("will neuron-ls -j break?", "**Yes, it ended**"),
+    ("mi script de monitoreo usa neuron-ls -j, ¿va a seguir funcionando en la 2.35?", "**Ya terminó**"),
+    ("nuestro exporter lee neuron-ls -j, se rompe con la proxima version?", "**Ya terminó**"),
+])
+def test_whether_a_named_thing_keeps_working_is_its_end_of_support(conn, question, head):
+    out = ask(conn, question)
+    assert out["intent"] == "eol"
+    assert out["text"].startswith(head)
+    assert "neuron-ls" in out["text"] and "2026-11-30" in out["text"]
+
+
+def test_a_model_that_may_break_is_no_end_of_support_question(conn):
+    assert ask(conn, "will my model break on neuron?")["intent"] != "eol"
+
+
+@pytest.mark.parametrize("question, first, second", [
+    ("does aten::nonzero run on neuron? and with 2.14.3.0?", "on neuron 2.14.3.1", "on neuron 2.14.3.0"),
+    ("¿aten::nonzero corre en neuron? y con la 2.14.3.0?", "en neuron 2.14.3.1", "en neuron 2.14.3.0"),
+    ("is F.gelu native on tpu? what about 0.1.1?", "on tpu 0.2.0", "on tpu 0.1.1"),
+])
+def test_again_at_a_version_after_no_version_answers_both(conn, question, first, second):
+    text = ask(conn, question)["text"]
+    one, two = text.split("**(2)**")
+    assert first in one and second in two and second not in one
+
+
+def test_a_way_to_force_the_cpu_fallback_is_the_policy_in_spanish(conn):
+    out = ask(conn, "con torch_tpu 0.1.1 si una op no tiene kernel que pasa? hay manera de forzar el fallback a cpu?")
+    assert "No pude leer" not in out["text"] and "fallback_mode(ALLOW_FALLBACK)" in out["text"]
+
+
+def test_what_builds_were_in_a_release_is_its_card(conn):
+    text = ask(conn, "when did neuron 2.33 come out and what torchneuron builds were in it")["text"]
+    assert "2026-10-19" in text and "torchneuron 2.14.3.0" in text and "could not read" not in text
+
+
+def test_a_part_that_says_only_where_asks_the_model_or_list_before_it_there(conn):
+    text = ask(conn, "¿Mixtral 8x7B corre en trn2 con torchneuron? ¿qué ops lo traban? y en tpu?")["text"]
+    assert "No pude leer" not in text and "**(3)**" not in text  # (1) and (2) share a section: one verdict
+    assert "Mixtral 8x7B se ejecuta entero en el dispositivo en tpu 0.2.0" in text
+    listed = ask(conn, "1. cuantas ops caen a cpu en neuron?\n2. y en tpu 0.2.0?\n"
+                       "3. cuando se termina el soporte de python 3.10 en neuron?")["text"]
+    assert "**(2)** _cuantas ops caen a cpu en tpu 0.2.0?_" in listed and "No pude leer" not in listed
+
+
+@pytest.mark.parametrize("question, wrong", [
+    ("pinning torch_tpu in our lockfile - which torch and python does 0.2.0 want?", "Python 0.2.0"),
+    ("¿Qué versiones de PyTorch soportan los SDK 2.29 y 2.30 de Neuron?", "2.29 neuron=2.30"),
+])
+def test_a_version_of_another_line_is_no_python_or_pytorch_version(conn, question, wrong):
+    assert wrong not in ask(conn, question)["text"]
+
+
+def test_two_releases_joined_get_a_card_each(conn):
+    text = ask(conn, "¿Qué versiones de PyTorch soportan los SDK 2.29 y 2.30 de Neuron?")["text"]
+    one, two = text.split("**(2)**")
+    assert "neuron-sdk 2.29.0" in one and "neuron-sdk 2.30.0" in two
+
+
+def test_a_version_joined_to_a_target_version_is_that_target_again(conn):
+    text = ask(conn, "tpu 0.1.1 vs 0.2.0: how many aten ops are unsupported in each?")["text"]
+    assert "**800** ops" in text and "**595** ops" in text
+
+
+def test_an_underscore_name_part_filters_a_list(conn):
+    text = ask(conn, "che, que ops _foreach no soporta tpu 0.2.0?")["text"]
+    assert "`--grep _foreach`" in text and "aten::_amp_foreach_non_finite_check_and_unscale_" in text
+
+
+def test_a_model_without_a_training_graph_says_so_and_shows_the_closest(conn):
+    text = ask(conn, "full fine-tuning of Llama 3.1 8B on trn2 with TorchNeuron: does the training graph run fully "
+                     "on the device?")["text"]
+    assert "did not export" not in text
+    assert "Llama 3.1 8B's training graph is not in the gallery" in text and "Llama 3.2 1B" in text
