@@ -155,8 +155,10 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
                                   (("el rendimiento en tokens/s" if es else "the throughput in tokens/s"), rate)) if v is None]
         head = (f"**Falta {' y '.join(missing)}** para calcularlo." if es
                 else f"**I need {' and '.join(missing)}** to compute it.")
-        lines = [head, ("kb no guarda precios: dilos en la pregunta (precio por hora y tokens/s)." if es
-                        else "kb holds no prices: give them in the question (a price per hour and tokens/s)."), "",
+        lines = [head, ("kb no guarda precios de instancias ni rendimientos medidos: dilos en la pregunta (precio por hora y "
+                        "tokens/s); `kb bench` mide los tokens/s en un dispositivo." if es
+                        else "kb holds no instance prices nor measured throughputs: give them in the question (a price per "
+                             "hour and tokens/s); `kb bench` measures tokens/s on a device."), "",
                  (f"Costo por millón de tokens = precio por hora × 1.000.000 / (tokens por segundo × 3.600) {cite}" if es
                   else f"Cost per million tokens = {FORMULA} {cite}"),
                  ("Con las dos cifras: " if es else "With both figures: ")

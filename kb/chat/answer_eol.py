@@ -261,6 +261,8 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     # on it, but a statement naming the question's other words is what it asks about (29o)
     by_other_words = set(words) <= INSTANCE_WORDS and bool(named_windows(re.sub(INSTANCES, " ", q.text, flags=re.I),
                                                                          windows))
+    if words and set(words) <= INSTANCE_WORDS and not by_other_words and not hits:
+        return _instance_family_answer(q, words, named_windows(q.text, windows), src)
     if named and (not hits or set(words) <= GENERIC_PRODUCTS or by_other_words
                   or (len(named) < len(hits) and all(any(n is h for h in hits) for n in named))):
         return _named_answer(q, named, src)
@@ -340,6 +342,25 @@ def named_windows(question: str, windows: list[dict[str, Any]]) -> list[dict[str
         (w, _tokens(" ".join(str(w.get(k) or "") for k in ("product", "cycle", "title"))) - asked) for w, _ in top)]
     fewest = min(extra for _, extra in top)  # a tie: the statement with the fewest words the question lacks
     return [w for w, extra in top if extra == fewest]
+
+
+def _instance_family_answer(q: Question, families: list[str], naming: list[dict[str, Any]], src: Sources) -> Answer:
+    """"is trn1 going end of life? the instance family itself": the KB holds no support window of an instance family,
+    so it says it does not know; the statements that name the family end something that runs on it, listed as such
+    and never as the family's own end (r22 q27, r20 q32)."""
+    es = getattr(q, "language", "en") == "es"
+    names = ", ".join(f.capitalize() for f in families)
+    head = (f"**Desconocido** — el KB no tiene ninguna fecha de fin de soporte de la familia de instancias {names} en sí; "
+            "ningún proveedor la declara en sus fuentes." if es else
+            f"**Unknown** — the KB has no end-of-support date for the {names} instance family itself; none of its "
+            "sources states one.")
+    lines = [head]
+    if naming:
+        lines += ["", (f"Lo que sí termina en {names} (software que corre en ella, no la familia):" if es else
+                       f"What does end on {names} (software that runs on it, not the family):")]
+        lines += _window_lines(naming, src, notes=True)
+    facts = [{"instance_family": f, "status": UNKNOWN} for f in families] + [_eol_fact(w) for w in naming]
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
 def _named_answer(q: Question, hits: list[dict[str, Any]], src: Sources) -> Answer:
@@ -425,11 +446,21 @@ def _narrow(hits: list[dict[str, Any]], q: Question) -> list[dict[str, Any]]:
     """Windows of the use (inference / training) and instance family (Trn2...) the question
     names, when any window names them; otherwise all of them."""
     text = q.text.lower()
-    for words in ([u for u in USES if u in text], re.findall(INSTANCES, text)):
-        if words:
-            keep = [w for w in hits if any(x in f"{w['cycle']} {w.get('title') or ''}".lower() for x in words)]
-            hits = keep or hits
-    return hits
+
+    def said(w: dict[str, Any]) -> str:
+        return f"{w['cycle']} {w.get('title') or ''}".lower()
+
+    uses = [u for u in USES if u in text]
+    # each use asked keeps its own windows ("training on trn1, and what about inference?": the training window
+    # names no instance, and still answers the training half, r22 q26)
+    groups = [g for g in ([w for w in hits if u in said(w)] for u in uses) if g] or [hits]
+    instances = re.findall(INSTANCES, text)
+    out: list[dict[str, Any]] = []
+    for group in groups:
+        if instances:
+            group = [w for w in group if any(x in said(w) for x in instances)] or group
+        out += [w for w in group if not any(w is o for o in out)]
+    return out
 
 
 def _yes_no_head(q: Question, hits: list[dict[str, Any]]) -> str | None:

@@ -51,16 +51,38 @@ def _about(w: dict[str, Any]) -> str:
 def narrow(windows: list[dict[str, Any]], ents: Entities) -> list[dict[str, Any]]:
     """Windows of the use and instance family asked about. A window naming other instance
     families only is dropped; one naming none stays (it covers the whole line)."""
-    hits = windows
-    if ents.uses:
-        keep = [w for w in hits if any(u in _about(w) for u in ents.uses)]
-        hits = keep or hits
-    if ents.instances:  # "on trn2? and on inf2?": the windows naming any family asked about (r11 q63)
-        named = [w for w in hits if _FAMILY.search(_about(w))]
-        keep = [w for w in named if any(i in _about(w) for i in ents.instances)]
-        unnamed = [w for w in hits if w not in named]
-        hits = keep or unnamed or hits
-    return hits
+    # each use asked narrowed on its own: "training on trn1, and inference?" keeps the training window that names no
+    # family beside the inference one that names Trn1 (r22 q26)
+    groups = [g for g in ([w for w in windows if u in _about(w)] for u in ents.uses) if g] or [windows]
+    out: list[dict[str, Any]] = []
+    for hits in groups:
+        if ents.instances:  # "on trn2? and on inf2?": the windows naming any family asked about (r11 q63)
+            named = [w for w in hits if _FAMILY.search(_about(w))]
+            keep = [w for w in named if any(i in _about(w) for i in ents.instances)]
+            unnamed = [w for w in hits if w not in named]
+            hits = keep or unnamed or hits
+        out += [w for w in hits if not any(w is o for o in out)]
+    return out
+
+
+def _by_use(hits: list[dict[str, Any]], uses: list[str], conn: sqlite3.Connection, es: bool) -> str | None:
+    """"training: ended with Neuron 2.30 (2026-05-21); inference: maintenance mode stated, no date": each use
+    asked, its windows' ends, when the question asks two uses and each has a window (r22 q26, q30)."""
+    said = []
+    for use in uses:
+        mine = [w for w in hits if use in _about(w)]
+        if not mine:
+            return None
+        ends = []
+        for w in mine:
+            fam = _FAMILY_SPAN.search(f"{w.get('cycle') or ''} {w.get('title') or ''}")
+            where = f" ({fam.group(0).replace(' and ', ' y ') if es else fam.group(0)})" if fam else ""
+            ends.append(_family_end(w, conn, es) + where)
+        said.append(f"{USE_ES[use] if es else use}: {', '.join(ends)}")
+    return "; ".join(said)
+
+
+_FAMILY_SPAN = re.compile(r"\b(?:Trn[123]|Inf[12])\b(?:\s+and\s+(?:Trn[123]|Inf[12]))?", re.I)
 
 
 _FAMILY = re.compile(r"\b(trn[123]|inf[12])\b")
@@ -177,7 +199,10 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
     else:
         head = (f"**Sí, por ahora** — {what}: {w.get('state')}." if es else f"**Yes, for now** — {what}: {w.get('state')}.")
     by_family = _by_family(hits, ents.instances)
-    if len(by_family) > 1:  # "on trn2? and on inf2?": each family asked gets its own end, in the order asked (r11 q63)
+    both_uses = _by_use(hits, uses, conn, es) if len(uses) > 1 else None
+    if both_uses:
+        head = (f"**Depende del uso** — {label}: {both_uses}." if es else f"**It depends on the use** — {label}: {both_uses}.")
+    elif len(by_family) > 1:  # "on trn2? and on inf2?": each family asked gets its own end, in the order asked (r11 q63)
         said = "; ".join(f"{fam}: {_family_end(x, conn, es)}" for fam, x in by_family)
         head = (f"**Depende de la familia de instancias** — {label}: {said}." if es
                 else f"**It depends on the instance family** — {label}: {said}.")
@@ -191,7 +216,7 @@ def feature_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Ans
     if said:
         lines.append(said)
         facts[0]["advice"] = advice(next(x.get("note") for x in hits if advice(x.get("note"))))
-    if len(hits) > 1 and len(by_family) < 2:
+    if len(hits) > 1 and len(by_family) < 2 and not both_uses:
         lines.append("_Varias declaraciones coinciden; la primera decide el titular._" if es
                       else "_Several statements match; the first decides the headline._")
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)

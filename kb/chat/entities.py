@@ -409,6 +409,10 @@ _PRICE_AFTER = re.compile(rf"(?<![\w.,]){_NEG}(?P<n>{_NUM})\s?(?P<c>{_CUR})(?![a
 # a figure followed by tok/s is a rate whatever precedes it ("0.76/hr usd 1.2k tok/s", r13 q11)
 _PRICE_BEFORE = re.compile(rf"(?<![a-z])(?P<c>{_CUR})\s?(?P<n>{_NUM})(?![\d]|[.,]\d)"
                            rf"(?!\s?[km]?\s?(?:{_SCALE_WORD})?\s?(?:tokens?|toks?|tk)\b)", re.I)
+# A price in cents ("350 cents", "45 centavos de dólar", "80 céntimos"): a hundredth of the dollar (or of the euro,
+# when the cents are céntimos or are said to be of the euro)
+_CENTS = re.compile(rf"(?<![\w.,]){_NEG}(?P<n>{_NUM})\s?(?P<u>cents?|¢|centavos?|c[eé]ntimos?)"
+                    r"(?:\s+(?:de|of)\s+(?:(?:un|a)\s+)?(?P<of>d[oó]lar(?:es)?|dollars?|usd|euros?|eur))?(?![a-z])", re.I)
 # An hourly price said without a currency ("trn2 at 5.2/h"): its currency is left unnamed, never assumed.
 _PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥]){_NEG}(?P<n>{_NUM})\s?(?:/\s?(?:h|hr|hour|hora)|(?:an|per|por|la|a la) (?:hour|hora))\b",
                          re.I)
@@ -542,6 +546,15 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
     comma = _comma_is_decimal(text, lang)
     prices: list[Amount] = []
     taken: list[tuple[int, int]] = []
+    for m in islice(_CENTS.finditer(text), MAX_AMOUNTS):  # "350 cents an hour" is 3.50 USD an hour (r22 q18, q24)
+        value = number(m.group("n"), lang, comma["price"])
+        if value is None:
+            continue
+        of = (m.group("of") or "").lower()
+        code = "EUR" if of.startswith("eur") or m.group("u").lower().startswith(("cént", "centimo")) else "USD"
+        hourly = _HOURLY.match(text, m.end()) is not None
+        prices.append(Amount(value / 100, code, m.group(), hourly))
+        taken.append((m.start(), m.end()))
     for pattern in (_PRICE_AFTER, _PRICE_BEFORE):
         for m in islice(pattern.finditer(text), MAX_AMOUNTS):
             if any(a <= m.start() < b for a, b in taken):

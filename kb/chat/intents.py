@@ -75,6 +75,8 @@ MODEL_PATTERNS = ("this model", "my model", "a model", "the model", "for model",
 # "is gather slow on neuron?", "is _scaled_mm broken on trn2?": field caveats of an op.
 CAVEAT_PATTERNS = ("slow", "fast", "broken", "break", "wrong", "hang", "perform", " bug", "known issue",
                    "caveat", "gotcha", "problem", "issue", "correct")
+# each a word's start: "would torch.compile change anything?" holds "hang" and asks no caveat (r22 q01)
+_CAVEAT = re.compile(r"\b(?:" + "|".join(re.escape(p.strip()) for p in CAVEAT_PATTERNS) + r"|incorrect)")
 LIMITATION_PATTERNS = ("limitation", "known issue", "caveat", "restriction", "not supported features", "gotcha")
 
 _PATH = r"(?P<path>(?:\.{0,2}/)?[\w\-.]+(?:/[\w\-.]+)*\.(?:pt2|pt|pth|ts|py|bin|safetensors|ckpt)(?::\w+)?)(?![\w/])"
@@ -329,7 +331,13 @@ def read(text: str) -> Question:
                     q.products.append(("ubuntu", version))
                 continue
             if pending_product is not None:
-                q.products.append((pending_product, version if product_version_ok(pending_product, version) else None))
+                again = pending_target is None and any(v == version and p != pending_product for p, v in q.products if v)
+                # "PyTorch 2.8 on Neuron? we're all on 2.8 still": the version said again is that product's (r22 q29)
+                # a bare number far from the product's word is no version of it ("Trn1 … reservas a 3 años", r20 q32)
+                loose_int = "." not in version and after not in PRODUCT_WORDS and after not in TARGET_ALIASES \
+                    and after not in ("sdk", "version", "release", "v", "nightly")
+                ok = product_version_ok(pending_product, version) and not again and not loose_int
+                q.products.append((pending_product, version if ok else None))
                 pending_product = None
             continue
         if lower.removesuffix("()") in MODE_WORDS:  # torch.compile names the mode, never an op (tester t29 #10)
@@ -435,6 +443,8 @@ def _bind_loose(q: Question, loose: list[str]) -> None:
         return
     if not target_version_ok(loose[0]):
         return  # "is the Neuron DLAMI on 22.04 still supported?": Ubuntu's release, not Neuron's (r11 q28)
+    if any(v == loose[0] and p not in _TARGET_PRODUCTS for p, v in q.products if v):
+        return  # "PyTorch 2.8 on Neuron? we're still all on 2.8": the product's version said again (r22 q29)
     q.targets[0].version = loose[0]
 
 
@@ -625,7 +635,7 @@ def _intent(q: Question, lowered: str) -> str:
     if not has_op and re.search(r"\bknown issues?\b", lowered) and (
             any(m.version for m in q.targets) or any(v for _, v in q.products) or "release" in lowered):
         return "limitation"  # "known issues with PyTorch NeuronX in the 2.28 release?": that release's rows (r10 q44)
-    if (has_op or q.plain_words) and any(p in _without_names(lowered, q) for p in CAVEAT_PATTERNS):
+    if (has_op or q.plain_words) and _CAVEAT.search(_without_names(lowered, q)):
         return "caveat"
     if any(p in lowered for p in LIMITATION_PATTERNS):
         return "limitation"

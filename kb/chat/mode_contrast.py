@@ -44,10 +44,17 @@ _FOLLOW_UP_MODE = re.compile(r"(?:[?.;,]\s+|\s+(?=(?:and|but) (?:what|how) about
                              re.I)
 
 
+# "does aten::roll run natively or go back to the cpu? and would wrapping the block in torch.compile change anything?",
+# "¿anda nativo o se va a la cpu? ¿y si lo compilo con torch.compile?": a last sentence of its own that brings compile
+# in asks about it besides the eager question before it (r22 q01, q05)
+_FOLLOW_UP_SENTENCE = re.compile(r"[?.;]\s+[^?.;]{0,160}\b(?:compil\w*|torch\.compile|dynamo|inductor)\b[^?.;]{0,80}[?.]*\s*$",
+                                 re.I)
+
+
 def follow_up_mode(text: str) -> bool:
-    """Whether the only mode the question names is a trailing "and in compile mode?" clause."""
+    """Whether the only mode the question names is in a trailing "and in compile mode?" clause or sentence."""
     text = text or ""
-    m = _FOLLOW_UP_MODE.search(text)
+    m = _FOLLOW_UP_MODE.search(text) or _FOLLOW_UP_SENTENCE.search(text)
     return m is not None and names_no_mode(text[:m.start()])
 
 

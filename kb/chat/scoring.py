@@ -67,6 +67,8 @@ _FALLS = re.compile(r"\b(?:falls?|falling) back\b|\bfallbacks?\b|\bruns? on (?:t
 
 
 # Words that ask for money, not only "how much" (which also asks "how much slower").
+_PER_MILLION = re.compile(r"\bper (?:1 ?m|one million|a million|million|mtok|m tokens)\b|\bmillion tokens\b|\$/m(?:tok)?\b"
+                          r"|/ ?m ?tok\b|\bper 1m\b", re.I)
 _PRICE_WORDS = re.compile(r"\b(?:cost|costs|costing|price|prices|pricing|priced|expensive|cheaper|cheapest)\b", re.I)
 
 
@@ -155,6 +157,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         (2 if "cost" in ents.cues else 0) + (1 if ents.tokens else 0)
     if cost and not explicit_op and _PRICE_WORDS.search(text):
         cost = max(cost, THRESHOLD)  # "how much does a trn2 cost an hour?": a cost question, even without figures
+    if "cost" in ents.cues and not explicit_op and _PER_MILLION.search(text):
+        cost = max(cost, 12)  # "cost per million tokens to serve llama 3.1 70b on trn2?": kb cost's question (r21 q20)
     if cost:
         out.append(Reading("cost", cost, "price and rate" if ents.prices and ents.rates else "a price or a rate"))
     asked_list = _LIST_ASKED.search(text) is not None

@@ -620,7 +620,9 @@ _OF_MODEL = re.compile(r"\b(?:which|what|qu[eé]|cu[aá]les?) ops?\b|\bops? (?:b
                        r"|\b(?:entero|completo)\b", re.I)
 # "what happens to it", "same question on neuron", "¿y en TPU…?": a part whose subject is the part before's
 _SAME_SUBJECT = re.compile(r"\b(?:it|them|same question|the same|la misma(?: pregunta)?|lo mismo|eso|esto)\b"
-                           r"|^(?:¿ ?)?(?:and|y|e) (?:on|in|with|en|con)\b", re.I)
+                           r"|^(?:¿ ?)?(?:and|y|e) (?:on|in|with|en|con)\b"
+                           # "would wrapping the block in torch.compile change anything?" (r22 q01)
+                           r"|\bchanges? anything\b|\bmake (?:a|any) difference\b|\bcambi\w* (?:en )?algo\b", re.I)
 
 
 BLOCKS_ASK = {"en": "which ops block {name}?", "es": "¿qué ops bloquean {name}?"}
@@ -982,11 +984,14 @@ def _model_note(conn: sqlite3.Connection, text: str, result: Answer, lang: str) 
 
     slugs = list(dict.fromkeys(f["model"] for f in result.facts if isinstance(f, dict)
                                and isinstance(f.get("model"), str) and "target" in f))
-    names = {m["model"]: m["name"] for m in views.models(conn)}
+    entries = {m["model"]: m for m in views.models(conn)}
+    names = {slug: m["name"] for slug, m in entries.items()}
     answered = [(s, names.get(s, s)) for s in slugs]
     m = MODEL_RE.search(text.lower())
     if m is None or not answered:
         return None
+    if any(_hub_id(entries.get(s)) and _hub_id(entries.get(s)).split("/")[-1] in text.lower() for s, _ in answered):
+        return None  # "mistralai/Mixtral-8x7B-v0.1" is the very repository the model's census was built from (r22 q49)
     tail = re.match(r"(?:[\s-]+(?:v?\d[\w.]*|large|base|small|medium|instruct|chat))*", text.lower()[m.end():])
     said = text[m.start():m.end() + (tail.end() if tail else 0)].strip()
     numbers = {t for t in _model_tokens(said) if t[:1].isdigit()}
@@ -998,6 +1003,12 @@ def _model_note(conn: sqlite3.Connection, text: str, result: Answer, lang: str) 
                 "(`kb gallery` los lista; para tu propio modelo, `kb check model.pt2 -t TARGET` sobre un export)._")
     return (f"_'{md(said)}' is not in the gallery by that name; answering the nearest: {names} "
             "(`kb gallery` lists them; for your own model, `kb check model.pt2 -t TARGET` on an export)._")
+
+
+def _hub_id(entry: dict[str, Any] | None) -> str:
+    """A gallery model's Hugging Face repository ("mistralai/mixtral-8x7b-v0.1"), read from its config's URL."""
+    hit = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", str((entry or {}).get("config_source") or ""))
+    return hit.group(1).lower() if hit else ""
 
 
 _SIZE = re.compile(r"\b(?P<name>[A-Za-z][\w.-]{2,30})[\s-]+(?P<size>\d{1,4}(?:\.\d)?[bBmM])\b")

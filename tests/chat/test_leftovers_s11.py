@@ -86,3 +86,66 @@ def test_a_model_without_a_training_graph_says_so_and_shows_the_closest(conn):
                      "on the device?")["text"]
     assert "did not export" not in text
     assert "Llama 3.1 8B's training graph is not in the gallery" in text and "Llama 3.2 1B" in text
+
+
+@pytest.mark.parametrize("question, money", [
+    ("box costs 350 cents an hour, does 1750 tok/s. cost per 1M tokens?", "**0.56 USD per million tokens**"),
+    ("el price de la spot instance es 45 centavos de dólar por hora y el throughput es 120 tokens per second, how much "
+     "per million tokens?", "**1,04 USD por millón de tokens**"),
+    ("a 80 céntimos la hora y 500 tokens/s, ¿cuánto cuesta el millón?", "**0,44 EUR por millón de tokens**"),
+])
+def test_a_price_in_cents_is_a_hundredth(conn, question, money):
+    assert ask(conn, question)["text"].startswith(money)
+
+
+@pytest.mark.parametrize("question", [
+    "how much per million tokens does it cost to serve llama 3.1 70b on trn2?",
+    "cuanto cuesta el millon de tokens con llama 3.1 8b en trn2?",
+])
+def test_a_cost_per_million_without_figures_says_what_it_needs(conn, question):
+    out = ask(conn, question)
+    assert out["intent"] == "cost" and "`kb bench`" in out["text"]
+
+
+def test_a_hub_id_of_a_gallery_model_is_that_model(conn):
+    text = ask(conn, "will mistralai/Mixtral-8x7B-v0.1 run on trn2 in eager mode with torch-neuronx? what blocks it")["text"]
+    assert "by that name" not in text and "aten::sort" in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("uso torch.multinomial en un trn2. anda nativo en neuron o se va a la cpu? y si lo compilo con torch.compile?",
+     "**Hace fallback, presumiblemente**"),
+    ("does aten::roll run natively on neuron or is it silently going back to the cpu? and would wrapping the block in "
+     "torch.compile change anything?", "_Two questions in one"),
+])
+def test_compile_in_a_last_sentence_keeps_the_eager_headline(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and "Known issues" not in text
+    assert "torch.compile: unsupported" in text or "torch.compile: sin soporte" in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("Our pipeline is built on torch-neuronx with PyTorch/XLA on trn1. Is PyTorch/XLA training on Neuron end of support "
+     "already, and what about inference?", "**It depends on the use** — PyTorch/XLA (torch-neuronx on XLA): training: "
+     "ended with Neuron 2.30 (2026-05-21); inference: maintenance mode"),
+    ("buenas, NxD sigue vivo? tanto training como inference. estoy armando un proyecto en trn2",
+     "**Depende del uso** — NxD (NeuronX Distributed): entrenamiento: terminó con Neuron 2.29 (2026-04-09); inferencia:"),
+])
+def test_two_uses_asked_get_an_end_each(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
+
+
+def test_a_product_version_said_again_is_no_target_version(conn):
+    text = ask(conn, "¿Hasta cuándo tiene soporte PyTorch 2.8 en Neuron? tenemos todo en 2.8 todavía")["text"]
+    assert "neuron=2.8" not in text and "Neuron 2.29" in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("is trn1 going end of life? like the instance family itself, not the sdk", "**Unknown** — the KB has no "
+     "end-of-support date for the Trn1 instance family itself"),
+    ("¿hasta cuándo va a tener soporte Trn1? necesitamos saber si conviene comprar reservas a 3 años",
+     "**Desconocido** — el KB no tiene ninguna fecha de fin de soporte de la familia de instancias Trn1"),
+])
+def test_an_instance_family_end_is_not_known_nor_borrowed(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and "trn1 3" not in text
