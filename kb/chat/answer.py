@@ -145,11 +145,18 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
                 first.intent == second.intent == "op" and (understand.own_ops(read, lang) or understand.op_carried(carried))):
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, lang, carried)
+        if understand.one_unread(first, second) and second.intent in understand.WEAK \
+                and (there := understand.asked_there(read[0], read[1], lang)) is not None:
+            again = _answer_one(there, conn, allow_files, lang)  # "…on tpu 0.1.1, and how much better is 0.2.0?" (r21 q11)
+            if again.intent not in understand.WEAK:
+                first, second = fold.fit_pair(first, again)
+                return understand.combine(question.strip(), (read[0], there), first, second, lang,
+                                          carried + [{"part": 2, "carried": {"question": there}}])
         if understand.one_unread(first, second):  # 29l: the part that reads as nothing says so, in one line
             whole = _answer_one(question, conn, allow_files)
             strong = first if second.intent in understand.WEAK else second
             weak = parts[1] if strong is first else parts[0]
-            if whole.intent != strong.intent or understand.only_context(weak, lang):
+            if whole.intent != strong.intent or understand.only_context(weak, lang) or understand.which_ones(weak):
                 return whole  # the whole question reads as something else, or the weak part only says where
             first, second = (understand.unread_part(p, lang) if a.intent in understand.WEAK else a
                              for p, a in zip(read, (first, second)))
@@ -229,6 +236,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     """Refine kb.chat.intents' reading with the KB's vocabulary: version comparisons,
     release questions (registry products), op families, and limitation words."""
     intent, text = q.intent, q.text.lower()
+    if intent == "model" and not q.model_path and not (q.op_words or q.function_words) \
+            and [w for w, _ in names.features_in(q.text) if w not in names.GENERIC_FEATURES]:
+        return "limitation"  # "my model uses float64 in places: what does neuron do with float64?" (r22 q40)
     if intent in ("help", "model") or not text:
         return intent
     if intent != "eol" and collective_in(q.text):  # torch.distributed.all_reduce: a doc rule, no ATen op
@@ -272,7 +282,11 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     if named_feature == ["compile mode"] and any(w.lower() in _op_bases(conn) or families.family(w)
                                                  for w in q.plain_words):
         named_feature = []  # "dropout in compile mode on tpu": the op's mode, not torch.compile's mode= (s8d-regb)
-    if named_feature and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare") and not names.is_release_question(re.sub(r"\b(?:py)?torch\b", " ", text)):
+    # "cuántas ops de fft hacen fallback en neuron?", "how many native kernels does tpu 0.2.0 have vs 0.1.1? how much
+    # bigger got the coverage": ops counted by status, whatever feature word is beside them (r22 q15, q16)
+    counts_ops = bool(re.search(r"\b(?:ops|operators|kernels)\b", text)) and scoring.list_status(q.text) is not None
+    if named_feature and not explicit_op and not counts_ops and intent in ("op", "unknown", "ops_by_status", "compare") \
+            and not names.is_release_question(re.sub(r"\b(?:py)?torch\b", " ", text)):
         return "limitation"  # "PyTorch's Inductor with TPU tensors, does it work?": "PyTorch" names no release (s8c-intent3)
     if not explicit_op and names.is_release_question(q.text) and intent not in ("caveat", "limitation") \
             and not re.search(r"\b(ops|operators|kernels)\b", text) and names.release_reading(conn, q) is not None:

@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 
 from kb.chat import intents, names
-from kb.chat.answer_release_topic import aspect_headline
+from kb.chat.answer_release_topic import WHEN, aspect_headline
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions, same_line
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
@@ -120,7 +120,12 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if NEWS_ASKED.search(q.text) and product != "neuron-sdk" and not reading.version:
         lines[:0] = _first_release(conn, q, product, src)
     if reading.version and rows:  # "what does torch_tpu 0.2.0 require?", "when was it released?": that first
-        named = [rows[0]] + _more_versions(conn, q, rows[0]["product"], reading.version)
+        first = rows[0]
+        if WHEN.search(q.text) and first["version"] != reading.version:
+            # "when did SDK 2.31 come out?": the line's first release (2.31.0), not its newest patch (r21 q45)
+            line = [r for r in rows if r["version"].startswith(reading.version + ".")]
+            first = min(line, key=lambda r: queries.version_key(r["version"]), default=first)
+        named = [first] + _more_versions(conn, q, first["product"], reading.version)
         rows = _unique(named + rows[1:])
         lines[:0] = [line for r in named for line in aspect_headline(conn, q, r, src)]
     for r in rows[:4]:

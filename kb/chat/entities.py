@@ -47,9 +47,14 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+_ACCENTED_ASK = re.compile(r"^\W*(?:cu[áÁ]nt[oa]s?|qu[éÉ]|cu[áÁ]l(?:es)?|c[óÓ]mo|d[óÓ]nde|cu[áÁ]ndo|por\s+qu[éÉ])\b", re.I)
+
+
 def language(text: str) -> str:
     """"es" or "en": ¿ ¡ ñ, or more Spanish-only words than English ones (at least two)."""
     if any(c in text for c in "¿¡ñÑ"):
+        return "es"
+    if _ACCENTED_ASK.match(text):  # "cuántos native kernels tiene tpu 0.2.0? like, how much bigger…": asked in Spanish (r22 q16)
         return "es"
     words = re.findall(r"[a-z]+", fold(text).lower())
     if words in (["ayuda"], ["hola"]):
@@ -355,6 +360,9 @@ _INTERJECTION = re.compile(r"^(?:(?:oye|oiga|oigan|che|vale|tio|tia|mira|mire|po
 
 # s8: "ops relacionadas con sort", "ops que tienen que ver con el pooling": the ops related to a name part
 _ES_PHRASES[:0] = [(r"(?:relacionad[oa]s?|que tienen que ver) con(?: (?:el|la|los|las))?", "related to")]
+# s11 (r22 q37): "¿cómo sé cuáles cayeron a CPU?": the ops that fell back
+_ES_PHRASES[:0] = [(r"(?:se )?(?:cayeron|cayo|han caido|ha caido|fueron|se fueron|hicieron fallback) (?:a|al) (?:la )?cpu",
+                    "fell back to cpu")]
 # s11 (r20 q37): "¿hay manera de forzar el fallback a cpu?": a way to switch the CPU fallback on is the policy's switch
 _ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
                 (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),

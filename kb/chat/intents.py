@@ -169,6 +169,8 @@ def _strip_cpu_destination(text: str) -> str:
     text = re.sub(r"\b(need|needs|use|uses|hit|hits|touch|touches|require|requires)\s+(the\s+)?cpu\b", r"\1 host", text,
                   flags=re.I)
     text = _strip_cpu_beside_fallback(text)
+    # "do we get a graph break / CPU hop?": a trip to the host, no target (r21 q03)
+    text = re.sub(r"\bcpu[\s-]*(hops?|round[\s-]?trips?|trips?|transfers?|copies|copy|syncs?)\b", r"host \1", text, flags=re.I)
     if _FALLBACK_WORD.search(text):  # "which ops ran on the CPU because of the fallback?": where they went (29t)
         text = _ON_CPU.sub(r"\1 host", text)
     return re.sub(r"\b(back to|to the|to|onto|on the host|host)\s+(the\s+)?cpu\b", " host ", text, flags=re.I)
@@ -178,7 +180,7 @@ def _strip_cpu_destination(text: str) -> str:
 # device word is where an op goes when it falls back, one of the choices offered, never a target (29n).
 _CPU_FALLBACK = re.compile(r"\bcpu[\s-]*(?=fall[\s-]?back|offload|fallback)", re.I)
 _CPU_AFTER_FALL = re.compile(r"\b((?:re)?ca(?:e|en|er|iga|igan|yendo)|va|van|vuelve|vuelven|pasa|pasan|manda|mandan|"
-                             r"fall\w*|drops?|goes|go|offload\w*)\s+(?:back\s+)?(?:a|al|to|onto)\s+(?:la\s+|el\s+|the\s+)?cpu\b",
+                             r"fall\w*|drops?|goes|go|offload\w*)\s+(?:back\s+)?(?:a|al|to|onto|pa|pal|para)\s+(?:la\s+|el\s+|the\s+)?cpu\b",
                              re.I)
 _CPU_OR_DEVICE = re.compile(r"\b(device|dispositivo|chip|accelerator|acelerador|natively|nativ[oa]s?|native)\b([^?.]{0,30}?)"
                             r"\b(or|o|u)\s+(?:on\s+|en\s+)?(?:the\s+|la\s+|el\s+)?cpu\b", re.I)
@@ -287,9 +289,13 @@ def _asked_before_a_statement(text: str, statuses: list[str]) -> list[str]:
     return [s for s in statuses if s in asked] if asked else statuses
 
 
+# "¿qué PyTorch soportaba el SDK 2.31?", "python 3.11 on sdk 2.33 ok?": an SDK 2.x named alone is the Neuron SDK (r21 q45)
+_BARE_SDK = re.compile(r"(?<![\w-])(?<!neuron )(?<!neuron-)(?<!aws neuron )sdks?\s+(?:v(?:ersion)?\s*)?2\.\d+(?:\.\d+)?\b", re.I)
+
+
 def read(text: str) -> Question:
     """Parse a question into a Question (intent + entities)."""
-    q = Question(text=text.strip())
+    q = Question(text=_BARE_SDK.sub(r"Neuron \g<0>", text.strip()))
     lowered = " " + re.sub(r"\s+", " ", without_frames(q.text).lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
     tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(without_frames(q.text)))))
@@ -413,7 +419,7 @@ def target_version_ok(version: str) -> bool:
 
 
 # "tpu 0.1.1 vs 0.2.0", "Neuron 2.29 and 2.30": a bare version joined to a target's version is that target's again
-_ALSO = frozenset({"and", "vs", "versus", "or", "y", "o", "e", "to", "through", "a"})
+_ALSO = frozenset({"and", "vs", "versus", "or", "y", "o", "e", "to", "through", "a", "la", "el", "the"})
 
 
 def _also_at(q: Question, version: str) -> TargetMention | None:
@@ -614,7 +620,7 @@ def _without_names(lowered: str, q: Question) -> str:
     caveat word "correct", and names an op, not a problem (r11 q64)."""
     for word in (*q.op_words, *q.function_words):
         lowered = lowered.replace(word.lower(), " ")
-    return lowered
+    return re.sub(r"\bgraph[\s-]breaks?\b", " ", lowered)  # a graph break is how compile goes, not a bug (r21 q03)
 
 
 def _intent(q: Question, lowered: str) -> str:

@@ -480,6 +480,17 @@ def one_unread(first: Answer, second: Answer) -> bool:
     return (first.intent in WEAK) != (second.intent in WEAK)
 
 
+# "¿y cuáles son, más o menos?", "which ones?", "list them": which of what the part before counted, which its answer lists
+_WHICH_ONES = re.compile(r"^\W*(?:(?:and|y|e)\s+)?(?:which|what|cu[aá]les|qu[eé]|list|lista|listame|show|dime|name)"
+                         r"(?:\s+(?:ones?|are they|are those|them|son|serian|serían|eran|de ellas|de ellos|those|these))?"
+                         r"(?:\s+(?:m[aá]s o menos|roughly|more or less|aprox\w*|por ejemplo|for example|e\.g\.))?\W*$", re.I)
+
+
+def which_ones(part: str) -> bool:
+    """Whether a part only asks which ones, of what the part before counted (r22 q15)."""
+    return _WHICH_ONES.match(part or "") is not None
+
+
 def only_context(part: str, lang: str) -> bool:
     """A clause that names nothing but where or how ("y es nativo en tpu?", "and on tpu 0.2.0?"): the
     first clause's subject asked again there, which the whole question's reading answers."""
@@ -505,11 +516,15 @@ def place_again(prior: str, part: str, lang: str) -> tuple[str, dict[str, Any]] 
     return part.rstrip(" ?¿.") + f" ({subject})?", {"carried": {"ops": [subject]}}
 
 
+# "and how much better is 0.2.0?", "¿y qué tan mejor es la 0.2.0?": the part before asked again at another release
+_BETTER = re.compile(r"\b(?:better|worse|improv\w*|mejor\w*|peor\w*)\b", re.I)
+
+
 def asked_there(prior: str, part: str, lang: str) -> str | None:
     """"1. ¿cuántas ops caen a cpu en neuron? 2. ¿y en tpu 0.2.0?": a part that only says where asks the part before it
     again there: that part with its one target (and version) replaced by this part's; None unless each names one
     target (r20 q61)."""
-    if not only_context(part, lang):
+    if not (only_context(part, lang) or _BETTER.search(part)):
         return None
     before = intents.read(entities.extract(prior, lang).english).targets
     here = intents.read(entities.extract(part, lang).english).targets
@@ -531,6 +546,11 @@ def unread_part(part: str, lang: str) -> Answer:
 
 WHEN_ASKS = {"en": "when was {name} released?", "es": "¿cuándo salió {name}?"}
 UNTIL_ASKS = {"en": "until when is {name} supported?", "es": "¿hasta cuándo está soportado {name}?"}
+STILL_ASKS = {"en": "is {name} still supported?", "es": "¿sigue soportado {name}?"}
+# "¿Siguen soportados los AMIs de Inf1? ¿Y torch-neuron 1.10?": a bare name at a version after an end-of-support part
+# asks the same of it (r22 q32)
+_BARE_NAME = re.compile(r"^\W*(?:(?:and|y|e)\s+)?(?:(?:what|how) about\s+|qu[eé] (?:tal|pasa|hay) con\s+)?(?:(?:el|la|los|las|the)\s+)?"
+                        r"(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?\s+v?\d+(?:\.\d+)+)\s*[?!.]*\s*$", re.I)
 _NAMED_TARGETS = ("neuron", "tpu", "neuron-xla", "inf1")  # the targets a clause's context can carry
 MODE_WORDS = {"en": {"compile": "in compile mode", "eager": "in eager mode"},
               "es": {"compile": "en modo compilación", "eager": "en modo eager"}}
@@ -749,6 +769,10 @@ def carry_context(parts: tuple[str, str], lang: str,
             name = " ".join(x for x in max(other_targets, key=lambda tv: _version_key(tv[1])) if x)
             out[1] = WHEN_ASKS.get(lang, WHEN_ASKS["en"]).format(name=name)
             facts.append({"part": 2, "carried": {"targets": [name], "asks": "release date"}})
+            continue
+        if i == 1 and (bare_name := _BARE_NAME.match(parts[1])) and not mine["op"] and asks_end(parts[0]):
+            out[1] = STILL_ASKS.get(lang, STILL_ASKS["en"]).format(name=bare_name.group("name"))
+            facts.append({"part": 2, "carried": {"subject": bare_name.group("name"), "asks": "end of support"}})
             continue
         if i == 1 and UNTIL.match(parts[1]) and (said[0]["platforms"] or other_targets):
             # "¿Python 3.12 sigue con Neuron y hasta cuándo?": until when what the part before names is supported, the

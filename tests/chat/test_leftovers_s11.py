@@ -149,3 +149,40 @@ def test_a_product_version_said_again_is_no_target_version(conn):
 def test_an_instance_family_end_is_not_known_nor_borrowed(conn, question, head):
     text = ask(conn, question)["text"]
     assert text.startswith(head) and "trn1 3" not in text
+
+
+def test_counted_ops_beside_a_feature_word_are_counted(conn):
+    text = ask(conn, "cuántas ops de fft hacen fallback a la cpu en neuron? y cuáles son más o menos")["text"]
+    assert text.startswith("**44 fft ops**") and "No pude leer" not in text
+    text = ask(conn, "cuántos native kernels tiene tpu 0.2.0 vs la 0.1.1? like, how much bigger got the coverage")["text"]
+    assert "**674** ops se ejecutan como nativos en tpu 0.2.0" in text and "**510** ops" in text
+
+
+def test_how_much_better_at_another_version_asks_the_first_part_there(conn):
+    text = ask(conn, "how many aten ops does torch_tpu 0.1.1 NOT support, and how much better is 0.2.0?")["text"]
+    assert "**800** ops" in text and "**595** ops" in text and "could not read" not in text
+
+
+def test_a_bare_name_after_an_end_of_support_part_asks_its_end(conn):
+    text = ask(conn, "¿Siguen soportados los virtual environments y AMIs de Inf1? ¿Y torch-neuron 1.10?")["text"]
+    assert "**(2)** _¿sigue soportado torch-neuron 1.10?_" in text and "2024-12-03" in text
+
+
+def test_sdk_alone_is_the_neuron_sdk_and_a_line_dates_from_its_first_release(conn):
+    text = ask(conn, "¿qué versiones de PyTorch soportaba el SDK 2.31? y cuándo salió")["text"]
+    assert text.startswith("**neuron-sdk 2.31.0 se publicó el 2026-07-07**") and "2.12.0" in text
+
+
+@pytest.mark.parametrize("question, wrong", [
+    ("we wrap it with torch.compile(model, backend=\"neuron\") on torch-neuronx 2.14. The window shift uses torch.roll. "
+     "Will that compile or do we get a graph break / CPU hop?", "on cpu"),
+    ("en trn2 con torchneuron el init de pesos con tensor.normal_() corre en el device o se va pa la cpu?", "en cpu"),
+])
+def test_the_cpu_as_where_an_op_goes_is_no_target(conn, question, wrong):
+    text = ask(conn, question)["text"]
+    assert wrong not in text and "No known issue" not in text
+
+
+def test_a_feature_of_my_model_is_its_limitation(conn):
+    text = ask(conn, "mi modelo usa float64 en algunas partes. qué hace neuron con float64, tira error o lo castea?")["text"]
+    assert "float32" in text and "kb check MODEL" not in text
