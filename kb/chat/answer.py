@@ -232,6 +232,9 @@ LIST_CUES = r"\b(ops|operators|kernels|layers|functions)\b|^\s*(which|list|show|
 _LIMITS_ASKED = re.compile(r"\blimitations?\b|\blimitaci[oó]n(?:es)?\b|\bknown issues\b", re.I)
 
 
+_LIST_OPENING = re.compile(r"^\s*(?:does\s+)?(?:which|what|list|show|how many)\b[^?(]{0,40}\b(?:ops|operators|kernels)\b")
+
+
 def route(conn: sqlite3.Connection, q: Question) -> str:
     """Refine kb.chat.intents' reading with the KB's vocabulary: version comparisons,
     release questions (registry products), op families, and limitation words."""
@@ -252,8 +255,12 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     # is as explicit as aten::pixel_shuffle (29t); a family's word ("log_softmax") still names its family
     # ... unless it is the word that qualifies "ops" in a list ("the batch_norm ops that fall back"): the list's filter (s8)
     qualifier = _list_word(conn, q)
+    # "qué ops de normalización (batch_norm, group_norm y eso) caen a cpu?": names in parentheses after a list's
+    # opening are examples of the family asked, not the ops asked (r20 q13)
+    examples = _LIST_OPENING.match(text) and families.families_in(q.text)
+    outside = re.sub(r"\([^)]*\)", " ", q.text) if examples else q.text
     explicit_op = explicit_op or any("_" in w.strip("_") and w.lower() in _op_bases(conn) and families.family(w) is None
-                                     and w.lower() != qualifier for w in q.plain_words)
+                                     and w.lower() != qualifier and w in outside for w in q.plain_words)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
             and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
             and (_OVERVIEW.search(text) or _HOW_MANY.search(text) or _OP_COUNT.search(text)) \
@@ -297,7 +304,7 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         return "limitation"  # "known limitations of Neuron 2.33 with torch.sparse, torch.fft and float64?": rows (r14 q47)
     fams = families.families_in(q.text)
     bases = _op_bases(conn) if fams else set()
-    plain_op = any(w.lower() in bases and families.family(w) is None for w in q.plain_words if "_" in w)
+    plain_op = any(w.lower() in bases and families.family(w) is None for w in q.plain_words if "_" in w and w in outside)
     if fams and not explicit_op and not plain_op and intent != "caveat":
         # "does multinomial sampling run on tpu?": a catalog op the family word only qualifies is the op asked (r13 q57)
         word_is_op = any(w.lower() in bases for w in q.plain_words if families.family(w) in (fams[0], None))

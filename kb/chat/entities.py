@@ -107,6 +107,11 @@ _ES_OPENINGS[:0] = [
     (r"^\s*(?:que|cuales|cual|q)\s+(?:ops|operadores|operaciones)\s+no\s+(?:corren|funcionan|andan|van|jalan"
      r"|se ejecutan|se pueden (?:correr|ejecutar))\s+(?:en|sobre|con)\s+", r"which ops can't run on "),
 ]
+# ---- s11 (r20 q16): "listame las ops que neuron no soporta (para nada)": the target's unsupported list
+_ES_OPENINGS[:0] = [
+    (r"^\s*(?:listame|lista|dame|pasame|muestrame|ensename)\s+(?:todas\s+|todos\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"
+     r"\s+que\s+([\w.-]+)\s+no\s+(?:soporta|corre|ejecuta|implementa|tiene)\b", r"list the ops \1 can't run"),
+]
 # ---- 29f: slang and typos of the openings ("pásame las ops que no andan en…", "nonzero funsiona en tpu??"), first
 _ES_OPENINGS[:0] = [
     (r"^\s*(?:dame|pasame|muestrame|lista|ensename)\s+(?:la lista de\s+)?(?:las\s+|los\s+)?(?:ops|operadores|operaciones)"

@@ -396,6 +396,7 @@ def read(text: str) -> Question:
     q.statuses = _asked_before_a_statement(q.text, q.statuses)
     _neuron_xla(q, lowered)
     _migration_source(q, lowered)
+    _fused_optimizers(q)
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
@@ -488,6 +489,21 @@ def _migration_source(q: Question, lowered: str) -> None:
                 or _MOVE.search(lowered[max(0, m.start() - 40):m.start()]):
             q.targets = [t for t in q.targets if t.target != "cuda"]
             return
+
+
+# "torch.optim.AdamW(model.parameters(), fused=True)", "plain Adam(fused=True)": a fused optimizer step is one ATen op,
+# aten::_fused_adamw_ / _fused_adam_ / _fused_sgd_ / _fused_adagrad_ (r20 q02)
+_FUSED_OPTIM = re.compile(r"\b(adamw|adam|sgd|adagrad)\s*\((?:[^()]|\([^()]{0,100}\)){0,300}?\bfused\s*=\s*true\b", re.I)
+
+
+def _fused_optimizers(q: Question) -> None:
+    """The fused optimizer ops a question's optimizer calls name, in place of the optimizer class."""
+    found = [f"aten::_fused_{m.group(1).lower()}_" for m in _FUSED_OPTIM.finditer(q.text)]
+    if found:
+        q.op_words.extend(found)
+        q.function_words = [w for w in q.function_words if not w.lower().startswith("torch.optim")
+                            and not re.search(r"\.(?:named_)?parameters$", w)]
+        q.plain_words = [w for w in q.plain_words if w.lower() not in ("adamw", "adam", "sgd", "adagrad", "fused")]
 
 
 def _dedupe(q: Question) -> None:

@@ -60,6 +60,8 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"| ?[,;]? {_ES_LINK}(?=¿|{_ES_ASK})"
                    rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED})"
+                   # "…¿sigue con soporte? Y si paso a torchneuron, ¿qué hace…?": a condition, then its question (r20 q64)
+                   rf"|\?[,;]? (?:{_EN_LINK}|{_ES_LINK})?(?=(?:if|si) [^?¿,]{{1,80}}, ?(?:¿|{_EN_ASK}|{_ES_ASK}))"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))"
                    # "…, y ResNet-50 corre en la 0.2.0?", "…, and BART large runs on trn2?": a comma, then a subject
                    # of one to three words and its verb, a question of its own (Spanish puts the subject first)
@@ -481,9 +483,11 @@ def one_unread(first: Answer, second: Answer) -> bool:
 
 
 # "¿y cuáles son, más o menos?", "which ones?", "list them": which of what the part before counted, which its answer lists
-_WHICH_ONES = re.compile(r"^\W*(?:(?:and|y|e)\s+)?(?:which|what|cu[aá]les|qu[eé]|list|lista|listame|show|dime|name)"
+_WHICH_ONES = re.compile(r"^\W*(?:(?:and|y|e)\s+)?(?:(?:which|what|cu[aá]les|qu[eé]|list|lista|listame|show|dime|name)"
                          r"(?:\s+(?:ones?|are they|are those|them|son|serian|serían|eran|de ellas|de ellos|those|these))?"
-                         r"(?:\s+(?:m[aá]s o menos|roughly|more or less|aprox\w*|por ejemplo|for example|e\.g\.))?\W*$", re.I)
+                         r"|(?:p[aá]same|dame|m[aá]ndame|give me|send me|show me)\s+(?:la lista|el listado|the list|them|los|las))"
+                         r"(?:\s+(?:m[aá]s o menos|roughly|more or less|aprox\w*|por ejemplo|for example|e\.g\.))?"
+                         r"(?:\s+(?:porfa|por favor|please|pls|plz))?\W*$", re.I)
 
 
 def which_ones(part: str) -> bool:

@@ -186,3 +186,26 @@ def test_the_cpu_as_where_an_op_goes_is_no_target(conn, question, wrong):
 def test_a_feature_of_my_model_is_its_limitation(conn):
     text = ask(conn, "mi modelo usa float64 en algunas partes. qué hace neuron con float64, tira error o lo castea?")["text"]
     assert "float32" in text and "kb check MODEL" not in text
+
+
+def test_a_list_asked_in_spanish_with_the_target_before_no_soporta(conn):
+    text = ask(conn, "listame las ops que neuron no soporta para nada, ni con fallback a cpu")["text"]
+    assert "68 ops que se ejecutan como **unsupported**" in text
+
+
+def test_examples_in_parentheses_of_a_family_list_are_no_ops_asked(conn):
+    text = ask(conn, "que ops de normalizacion (batch_norm, group_norm y eso) caen a cpu en neuron? pasame la lista porfa")["text"]
+    assert text.startswith("La familia **normalization**") and "No pude leer" not in text
+
+
+def test_a_fused_optimizer_is_its_fused_op(conn):
+    text = ask(conn, "torch.optim.AdamW(model.parameters(), fused=True) on trainium w/ torchneuron - is there a fused "
+                     "kernel? same question for plain Adam(fused=True)")["text"]
+    assert "**`aten::_fused_adamw_`**" in text and "**`aten::_fused_adam_`**" in text and "model.parameters" not in text
+
+
+def test_a_condition_after_a_question_mark_opens_a_question(conn):
+    text = ask(conn, "¿la inferencia con PyTorch/XLA en trn2 sigue con soporte? Y si paso a torchneuron, ¿qué hace en "
+                     "eager cuando una op no tiene kernel?")["text"]
+    one, two = text.split("**(2)**")
+    assert "Neuron 2.34" in one and "cpu fallback with warning" in two
