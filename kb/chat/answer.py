@@ -146,7 +146,7 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, lang, carried)
         if understand.one_unread(first, second) and second.intent in understand.WEAK \
-                and (there := understand.asked_there(read[0], read[1], lang)) is not None:
+                and (there := understand.asked_there(read[0], read[1], lang, unread=True)) is not None:
             again = _answer_one(there, conn, allow_files, lang)  # "…on tpu 0.1.1, and how much better is 0.2.0?" (r21 q11)
             if again.intent not in understand.WEAK:
                 first, second = fold.fit_pair(first, again)

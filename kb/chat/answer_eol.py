@@ -551,9 +551,9 @@ def _neuron_said(head: str, es: bool) -> str:
 PLATFORMS = {"ubuntu": "Ubuntu", "amazon-linux": "Amazon Linux", "python": "Python", "pytorch": "PyTorch"}
 
 
-def _sdk_pythons(conn: sqlite3.Connection, sdk: str) -> list[str]:
-    """The Python versions the packages of a Neuron SDK release list (its release matrix)."""
-    found = {v for r in releases.in_sdk(conn, sdk) for v in (r.get("python_versions") or [])}
+def _sdk_pythons(conn: sqlite3.Connection, sdk: str, key: str = "python_versions") -> list[str]:
+    """The Python (or, with key="torch_versions", PyTorch) versions the packages of a Neuron SDK release list."""
+    found = {v for r in releases.in_sdk(conn, sdk) for v in (r.get(key) or [])}
     return sorted(found, key=queries.version_key)
 
 
@@ -603,10 +603,12 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
                 word = "Presumably yes" if f["status"].lower().startswith("supported") else "Presumably no"
                 heads.append(f"**{word}** — not stated for Neuron {sdk}: the newest Neuron platform matrix in the KB "
                              f"that names {name} is Neuron {f['version']}'s, and it says {quoted(f['status'])}")
-        elif not gate and product == "python" and _sdk_pythons(conn, sdk):
-            listed = _sdk_pythons(conn, sdk)
+        elif not gate and product in ("python", "pytorch") and (
+                listed := _sdk_pythons(conn, sdk, "python_versions" if product == "python" else "torch_versions")):
+            # "neuron=2.33 torch=2.13": the SDK's own packages name the PyTorch they are built for (r23 q58)
             ok = any(same_line(version, v) for v in listed)
-            heads.append(f"**{'Yes' if ok else 'No'}** — Neuron {sdk}'s packages support Python {', '.join(listed)}")
+            heads.append(f"**{'Yes' if ok else 'No'}** — Neuron {sdk}'s packages support {PLATFORMS[product]} "
+                         f"{', '.join(listed)}")
         elif not gate:
             heads.append(f"**Unknown** — no Neuron platform matrix in the KB names {name}")
     upstream = [w for w in result["windows"] if w.get("scope") == "upstream"]

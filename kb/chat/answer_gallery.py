@@ -75,6 +75,8 @@ TEXT = {
            "none": "No gallery model is named in the question; kb gallery lists them.",
            "list_cpu": "Gallery models that need the CPU (or do not run) on {where}: {models}",
            "list_full": "Gallery models that run fully on the device on {where}: {models}",
+           "count_list_full": "**{n} of {of}** gallery models run fully on the device on {where}.",
+           "count_list_cpu": "**{n} of {of}** gallery models need the CPU (or do not run) on {where}.",
            "models": "The gallery holds {n} models: {models}", "nobody": "none", "more": " and {n} more",
            "models_left": "_{n} more models named ({names}): ask about them one at a time, or `kb gallery --target {target}` lists every model._", "not_built": "{name} is in the gallery but did not export: {reason}",
            "no_training": "_{name}'s training graph is not in the gallery (only its inference graph, below); the closest "
@@ -106,6 +108,8 @@ TEXT = {
            "none": "La pregunta no nombra ningún modelo de la galería; kb gallery los lista.",
            "list_cpu": "Modelos de la galería que necesitan la CPU (o no corren) en {where}: {models}",
            "list_full": "Modelos de la galería que corren enteros en el dispositivo en {where}: {models}",
+           "count_list_full": "**{n} de {of}** modelos de la galería corren enteros en el dispositivo en {where}.",
+           "count_list_cpu": "**{n} de {of}** modelos de la galería necesitan la CPU (o no corren) en {where}.",
            "models": "La galería tiene {n} modelos: {models}", "nobody": "ninguno", "more": " y {n} más",
            "models_left": "_{n} modelos más nombrados ({names}): pregunta por ellos de uno en uno, o `kb gallery --target {target}` lista todos los modelos._", "not_built": "{name} está en la galería pero no se exportó: {reason}",
            "no_training": "_El grafo de entrenamiento de {name} no está en la galería (solo el de inferencia, abajo); el "
@@ -605,6 +609,8 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
         if len(names) > MAX_LIST:
             shown += say["more"].format(n=len(names) - MAX_LIST)
         key = "list_full" if want_full else "list_cpu"
+        if _COUNT_ASKED.search(text):  # "how many run fully?": the count leads, the names follow (r23 q55)
+            lines.append(say["count_" + key].format(n=len(names), of=len(cells), where=where))
         lines.append(say[key].format(where=where, models=shown))
         facts.append({"target": target, "backend_version": version, "mode": mode, "runs_fully": want_full,
                       "models": [r["model"] for r in picked], "of": len(cells)})
@@ -615,6 +621,7 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
     return lines
 
 
+_COUNT_ASKED = re.compile(r"\bhow many\b|\bcu[aá]nt[oa]s\b|\bnumber of\b|\bn[uú]mero de\b", re.I)
 BLOCK_WORDS = re.compile(r"\b(blocks?|blocking|blockers?|bloquea\w*|keeps? .* off)\b")
 GALLERY_WORD = re.compile(r"\b(gallery|galer[ií]a)\b")
 # "the 10 gaps that block the most models on neuron": the blockers, asked without which/what (r2-30 #6)

@@ -6,6 +6,7 @@ backend version). Shared by kb.chat.answer and the MCP server; no torch import.
 from __future__ import annotations
 
 import difflib
+import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -100,6 +101,9 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
                                        f"`{key}` is not a torch function; read as `{near_key}`, which dispatches "
                                        f"to these ATen ops (traced, {where})", read_as=near_key))
                 continue
+            spaced = "_".join(key.split(".")[-2:])  # torch.fft.rfft → aten::fft_rfft, torch.linalg.svd → linalg_svd (r23 q07)
+            if base not in bases and re.match(r"torch\.(?:fft|linalg|special)\.", key) and spaced in bases:
+                base = spaced
             if base in bases:
                 matches.append(OpMatch(word, _family(conn, base, base), "function-name",
                                        f"`{key}` is not in the traced function map; matched by name to `aten::{base}`"))

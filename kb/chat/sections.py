@@ -103,7 +103,7 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
             read[n] = part = _op_as_read(part, again, answers[again["from_part"] - 1])
         answers.append(one(part) if size <= MAX_TEXT else _too_long(part, lang))
         if n and answers[-1].intent in understand.WEAK and size <= MAX_TEXT \
-                and (there := understand.asked_there(read[n - 1], part, lang)) is not None:
+                and (there := understand.asked_there(read[n - 1], part, lang, unread=True)) is not None:
             asked_again = one(there)  # "… en neuron? 2. ¿y en tpu 0.2.0?": the part before, asked there (r20 q61)
             if asked_again.intent not in understand.WEAK:
                 read[n], answers[-1] = there, asked_again

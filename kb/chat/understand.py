@@ -286,13 +286,17 @@ _TWO_RELEASES = re.compile(r"(?<![\w.])v?(?P<one>\d+\.\d+(?:\.\d+)*)\s*(?:,|and|
                            r"v?(?P<two>\d+\.\d+(?:\.\d+)*)(?![\w.])", re.I)
 
 
+_COMPARES = re.compile(r"\b(?:between|entre|chang\w*|cambi\w*|diff\w*|vs\.?|versus|compar\w*|from|desde|gain\w*|lost|lose"
+                       r"|gan\w*|perd\w*|upgrad\w*|actualiz\w*)\b|->|→", re.I)
+
+
 def two_releases(text: str) -> tuple[str, str] | None:
     """The question asked of each of two releases it joins ("SDK 2.29 y 2.30" → "SDK 2.29", "SDK 2.30"), or None
     unless it joins exactly two of the same line (one major); kb.chat.answer keeps the split only when both read
     as release questions, which answer one release each (r20 q47)."""
     found = list(_TWO_RELEASES.finditer(text))
-    if len(found) != 1:
-        return None
+    if len(found) != 1 or _COMPARES.search(text):
+        return None  # "¿qué ops cambian entre 2.13.3.0 y 2.14.3.0?": one diff of the two, not a card each (r23 q16)
     m = found[0]
     one, two = m.group("one"), m.group("two")
     if one.split(".")[0] != two.split(".")[0] or one == two:
@@ -325,9 +329,11 @@ _EOL_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:since when|from when
                        r"migramos|vamos)|qu[eé] lo reemplaza|what replaces it)\b", re.I)
 _BACKEND_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:(?:which|what) backend (?:should|do|can|must) (?:i|we) use"
                            r"|(?:qu[eé]|cu[aá]l) backend (?:uso|usar|debo usar|usamos|me recomiendas|sirve))\b", re.I)
-_DIFF_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:did|was|were|has|have)? ?(?:anything|something|any ops?|algo|alg[uú]n op)"
-                        r"[^?]{0,20}\b(?:removed|lost|dropped|gained|added|quit[oó]|perdi[oó]|gan[oó]|se perdi[oó]|desapareci[oó])\b",
-                        re.I)
+_DIFF_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:(?:did|was|were|has|have)? ?(?:anything|something|any ops?|algo|alg[uú]n op)"
+                        r"[^?]{0,20}\b(?:removed|lost|dropped|gained|added|quit[oó]|perdi[oó]|gan[oó]|se perdi[oó]|desapareci[oó])\b"
+                        # "did we LOSE anything?", "¿perdimos algo?" (r23 q12)
+                        r"|(?:did|do|have|has|will) (?:we|i|you|they|it) (?:lose|lost|gain|gained|drop|dropped) (?:anything|something|any)"
+                        r"|(?:perdimos|perdemos|ganamos|perdi|perdí) (?:algo|alg[uú]n))\b", re.I)
 
 
 # "cuándo salió neuron 2.33 y q paquetes de torch-neuronx trae": what a release ships, asked after a part about that
@@ -350,7 +356,8 @@ def _more_of_first(first: str, second: str) -> bool:
         return re.search(r"\bbackend|\bcompil|\binductor\b", first, re.I) is not None
     if _DIFF_MORE.match(second):
         english = entities.extract(first).english
-        changed = re.search(r"\b(?:changed?|changes|diff|between|compared?|cambi[oó]|cambios|entre|comparad[oa])\b", english, re.I)
+        changed = re.search(r"\b(?:changed?|changes|diff|between|compared?|cambi[oó]|cambios|entre|comparad[oa]|gain\w*"
+                            r"|upgrad\w*|ganamos|ganó)\b|->|→", english, re.I)  # "0.1.1 -> 0.2.0: what did we gain?" (r23 q12)
         return changed is not None and (intents.read(english).intent == "diff"
                                         or len(re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", first)) >= 2)
     return False
@@ -524,16 +531,21 @@ def place_again(prior: str, part: str, lang: str) -> tuple[str, dict[str, Any]] 
 _BETTER = re.compile(r"\b(?:better|worse|improv\w*|mejor\w*|peor\w*)\b", re.I)
 
 
-def asked_there(prior: str, part: str, lang: str) -> str | None:
+def asked_there(prior: str, part: str, lang: str, unread: bool = False) -> str | None:
     """"1. ¿cuántas ops caen a cpu en neuron? 2. ¿y en tpu 0.2.0?": a part that only says where asks the part before it
     again there: that part with its one target (and version) replaced by this part's; None unless each names one
     target (r20 q61)."""
-    if not (only_context(part, lang) or _BETTER.search(part)):
+    said = _context(part, lang)
+    # `unread`: the part read as nothing on its own, so words beside its place ("¿cuántos en tpu? lo necesito para la
+    # slide", "en TPU andan joya") are no question of their own either (r23 q55, q56)
+    if not (only_context(part, lang) or _BETTER.search(part) or unread and not (said["op"] or said["priced"])):
         return None
     before = intents.read(entities.extract(prior, lang).english).targets
     here = intents.read(entities.extract(part, lang).english).targets
     if len(before) != 1 or len(here) != 1 or not before[0].word or not here[0].word:
         return None
+    if (before[0].target, before[0].version) == (here[0].target, here[0].version):
+        return None  # the same place: nothing is asked again ("… on tpu and what is the airspeed of a swallow?")
     place = here[0].word + (f" {here[0].version}" if here[0].version else "")
     said = rf"(?<![\w.-]){re.escape(before[0].word)}(?:\s+v?{re.escape(before[0].version)})?(?![\w.-])" if before[0].version \
         else rf"(?<![\w.-]){re.escape(before[0].word)}(?![\w.-])"

@@ -209,3 +209,35 @@ def test_a_condition_after_a_question_mark_opens_a_question(conn):
                      "eager cuando una op no tiene kernel?")["text"]
     one, two = text.split("**(2)**")
     assert "Neuron 2.34" in one and "cpu fallback with warning" in two
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("¿Cuántos modelos de la galería corren completos en neuron y cuántos en tpu? lo necesito para la slide del comité",
+     ("**32 de 47** modelos de la galería corren enteros en el dispositivo en neuron", "**47 de 47**")),
+    ("T5 base y FLAN-T5 base en neuron: ¿qué los bloquea? en TPU andan joya",
+     ("aten::min.other", "T5 base se ejecuta entero en el dispositivo en tpu 0.2.0")),
+])
+def test_an_unread_part_naming_another_place_asks_the_part_before_there(conn, question, wanted):
+    text = ask(conn, question)["text"]
+    assert all(w in text for w in wanted) and "No pude leer" not in text
+
+
+def test_a_future_release_asked_for_its_eta_is_unknown(conn):
+    text = ask(conn, "Is there an ETA for Neuron 2.35, and will it pick up torch 2.15?")["text"]
+    assert "**Unknown** — the release registry has no neuron-sdk 2.35; the newest is 2.34.0 (2026-11-30)" in text
+
+
+def test_a_stack_pytorch_is_checked_against_the_sdk_packages(conn):
+    text = ask(conn, "what's broken? neuron=2.33 torch=2.13 python=3.10 ubuntu=22.04")["text"]
+    assert text.startswith("**Yes** — Neuron 2.33's packages support PyTorch 2.13.0, 2.14.0.")
+
+
+def test_a_diff_then_did_we_lose_anything_is_one_diff(conn):
+    text = ask(conn, "Upgrading torch_tpu 0.1.1 -> 0.2.0. What did we gain op-wise, and did we LOSE anything?")["text"]
+    assert text.startswith("**tpu 0.1.1 → 0.2.0**") and "**(2)**" not in text
+    text = ask(conn, "Oigan, ¿qué ops cambian entre torch-neuronx 2.13.3.0 y 2.14.3.0?")["text"]
+    assert text.startswith("**neuron 2.13.3.0 → 2.14.3.0**")
+
+
+def test_a_namespaced_torch_function_is_its_aten_op(conn):
+    assert "aten::fft_rfft" in ask(conn, "¿torch.fft.rfft funciona en TPU 0.2.0 con torch.compile?")["text"]
