@@ -359,7 +359,7 @@ def _more_of_first(first: str, second: str) -> bool:
         changed = re.search(r"\b(?:changed?|changes|diff|between|compared?|cambi[oó]|cambios|entre|comparad[oa]|gain\w*"
                             r"|upgrad\w*|ganamos|ganó)\b|->|→", english, re.I)  # "0.1.1 -> 0.2.0: what did we gain?" (r23 q12)
         return changed is not None and (intents.read(english).intent == "diff"
-                                        or len(re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", first)) >= 2)
+                                        or len(re.findall(r"(?<![\w.])v?\d+(?:\.\d+)+(?!\w|\.\d)", first)) >= 2)
     return False
 
 
