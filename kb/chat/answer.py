@@ -65,7 +65,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
     pick_versions,
     same_line,
 )
-from kb.chat.reply import MAX_FILTERED, MAX_LIST, MAX_QUESTION_CHARS, Answer, Sources, finish_quotes, quoted
+from kb.chat.reply import MAX_FILTERED, MAX_LIST, MAX_QUESTION_CHARS, Answer, Sources, clean_text, finish_quotes, quoted
 from kb.errors import KBError
 from kb.neutral import markdown as md
 from kb.store import families, queries, releases, torchnames, verdict
@@ -112,7 +112,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
         from kb.chat.reply import check_question
 
         check_question(question)
-    question = plain_digits(question or "").strip()
+    # "[1]" pasted from an answer (or forged as a citation) is a footnote mark, never a version 1 (attacker s11)
+    question = re.sub(r"(?<![\w\]])\[\d{1,3}\](?!\()", " ", plain_digits(clean_text(question or ""))).strip()
     many = sections.split_all(question)
     if many:  # three or more parts: a section each (29s)
         whole_text = understand.unnumbered(question)

@@ -87,7 +87,10 @@ def _mrkdwn_text(markdown: str) -> str:
     """Text between links: entities decoded, then `&`, `<`, `>` escaped the way Slack asks
     (kb.neutral.slack: no `<!channel>`, no `<url|text>` from data), **bold** → *bold*,
     and markdown's backslash escapes dropped (mrkdwn has none)."""
-    text = _BOLD.sub(lambda m: f"*{m.group(1)}*", slack(html.unescape(markdown)))
+    # line by line: kb.neutral.slack makes one line of what it is given, and an answer's lines are its layout
+    # (attacker s11: every bullet and section ran into one paragraph)
+    escaped = "\n".join(slack(line) for line in html.unescape(markdown).split("\n"))
+    text = _BOLD.sub(lambda m: f"*{m.group(1)}*", escaped)
     return _MD_ESCAPE.sub(r"\1", text)
 
 
@@ -163,9 +166,11 @@ _SLACK_LINK = re.compile(r"<([^<>|]+)(?:\|([^<>]+))?>")
 def slack_text(text: str) -> str:
     """A message as the user typed it: Slack wraps mentions and auto-links (`model.pt` becomes
     `<http://model.pt|model.pt>`: .pt is a country domain) and escapes &, < and >."""
+    from kb.chat.reply import clean_text
+
     text = _MENTION.sub(" ", text or "")
     text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
-    return html.unescape(text).strip()
+    return clean_text(html.unescape(text)).strip()  # zero-width padding counts for no length (attacker s11)
 
 
 def _reply(settings: BotSettings, limiter: RateLimiter, user: str, question: str) -> tuple[str, list[dict[str, Any]]]:

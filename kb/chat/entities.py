@@ -411,7 +411,7 @@ CURRENCY_WORDS = {
     "cad": "CAD", "aud": "AUD", "chf": "CHF", "inr": "INR", "brl": "BRL", "reales": "BRL", "ars": "ARS", "clp": "CLP",
     "cop": "COP",
 }
-_NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:[eE]\+?\d{1,2}(?!\w))?(?:\s?[kKmM](?![a-zA-Z]))?"
+_NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:[eE][+-]?\d{1,3}(?!\w))?(?:\s?[kKmM](?![a-zA-Z]))?"
 _CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen(?:es)?|pesos|reales)"
 # A number with a scale word after it ("18 mil", "1,5 millones", "2 mil millones", "3 thousand"): Spanish
 # "mil" is a thousand and "mil millones" a billion (29p); kb.chat.entities.number reads the word.
@@ -431,11 +431,11 @@ _PRICE_BARE = re.compile(rf"(?<![\w.,$€£¥]){_NEG}(?P<n>{_NUM})\s?(?:/\s?(?:h
                          re.I)
 _HOURLY = re.compile(r"\s*(?:/\s?(?:h|hr|hour|hora)\b|(?:an?|per|each|every|por|la|a la|/)\s?(?:hour|hr|h|hora)\b"
                      r"|hourly|an hour|per hour|/hour|(?:the )?hour\b)", re.I)
-_RATE = re.compile(rf"(?<![\w.,])(?P<n>{_SNUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
+_RATE = re.compile(rf"(?<![\w.,]){_NEG}(?P<n>{_SNUM})\s?(?:tokens?|toks?|tk)\s?(?:/|per|por|a|al|each|every|an?|cada)\s?"
                    r"(?:(?:el|la)\s)?(?P<u>s|sec|secs|second|seconds|segundo|segundos|seg|segs|m|min|mins|minute|minutes|minuto|minutos"
                    r"|h|hr|hour|hours|hora|horas)\b"
-                   r"|(?<![\w.,])(?P<n2>" + _SNUM + r")\s?(?:tps|tok/s)\b"
-                   r"|(?<![\w.,])(?P<n3>" + _SNUM + r")\s?(?:tpm|tok/min)\b", re.I)
+                   r"|(?<![\w.,])" + _NEG + r"(?P<n2>" + _SNUM + r")\s?(?:tps|tok/s)\b"
+                   r"|(?<![\w.,])" + _NEG + r"(?P<n3>" + _SNUM + r")\s?(?:tpm|tok/min)\b", re.I)
 # A price said per another period than the hour ("90 EUR per day", "0.000833 USD per second"):
 # the unit and how many of it make an hour. The formula takes a price per hour and tokens per
 # second, so both are converted, and the answer says so.
@@ -488,9 +488,9 @@ def number(text: str, lang: str = "en", decimal_comma: bool = False) -> Decimal 
     if worded:  # "18 mil", "1,5 millones": the number times its scale word
         value = number(worded.group("n"), lang, decimal_comma)
         return None if value is None else value * _SCALES[worded.group("w").lower()]
-    scientific = re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]\+?(\d{1,2})", raw)
-    if scientific:  # 1e3, 1.5e3: scientific, as written; past 1e15 no price or rate, so no figure (nor a crash)
-        if int(scientific.group(1)) > 15:
+    scientific = re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?[eE]([+-]?\d{1,3})", raw)
+    if scientific:  # 1e3, 1.5e3, 1.8e-3: scientific, as written; past 1e±15 no price or rate, so no figure (nor a crash)
+        if abs(int(scientific.group(1))) > 15:
             return None
         value = Decimal(raw)
         return value.to_integral_value() if value == value.to_integral_value() else value
@@ -547,6 +547,7 @@ class Entities:
     corrections: list[tuple[str, str]] = field(default_factory=list)  # (word as typed, how it was read): neuorn → neuron
 
 
+_POWER = re.compile(r"(?<![\w.])(?:(\d{1,12}(?:\.\d{1,12})?)\s?[x×*·]\s?)?10\s?(?:\^|\*\*)\s?([+-]?\d{1,3})(?!\d)")
 MAX_AMOUNTS = 32  # figures read of each kind: a question names a few; a hostile one thousands (each checked
 # against those taken before it)
 
@@ -554,6 +555,8 @@ MAX_AMOUNTS = 32  # figures read of each kind: a question names a few; a hostile
 def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amount]]:
     """Prices, throughputs and token counts of a question. A decimal comma anywhere ("7,5 €")
     makes "1.800" a thousands group, as in Spanish (r2-29 #11)."""
+    # "10^50 tokens/s", "2×10^3": a power of ten written out is that figure in scientific form (attacker s11)
+    text = _POWER.sub(lambda m: f"{m.group(1) or '1'}e{m.group(2)}", text)
     if re.search(r"(?<![\d.,])\d{1,6},\d{1,2}(?![\d.,])", text):
         lang = "es"
     comma = _comma_is_decimal(text, lang)

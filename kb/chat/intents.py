@@ -248,8 +248,16 @@ def method_calls(text: str) -> dict[str, str]:
     return out
 
 
+def _op_case(word: str) -> str:
+    """"ATEN::NONZERO" as the catalog spells it: a name shouted whole is lower case; else only the prefix is."""
+    if word.isupper():
+        return word.lower()
+    head = next((p for p in ("torch.ops.aten.", "aten::", "aten.") if word.lower().startswith(p)), "")
+    return head + word[len(head):] if head else word
+
+
 def is_op_spelling(word: str) -> bool:
-    return word.startswith(("aten::", "aten.", "torch.ops.aten."))
+    return word.lower().startswith(("aten::", "aten.", "torch.ops.aten."))  # "ATEN::NONZERO" too (attacker s11)
 
 
 # A Python traceback's frame line, `File "gen/sample.py", line 41, in sample_next`: where the error was raised,
@@ -293,12 +301,22 @@ def _asked_before_a_statement(text: str, statuses: list[str]) -> list[str]:
 _BARE_SDK = re.compile(r"(?<![\w-])(?<!neuron )(?<!neuron-)(?<!aws neuron )sdks?\s+(?:v(?:ersion)?\s*)?2\.\d+(?:\.\d+)?\b", re.I)
 
 
+# "is aten::nonzero (AWS calls it 'unsupported') native?": a status word in quotes is somebody's word, quoted, not the
+# status the question asks about (attacker s11: it flipped the headline to "Presumably no")
+_QUOTED = re.compile(r"[\"'‘“«]([A-Za-z][A-Za-z -]{1,30})[\"'’”»]")
+
+
+def _unquoted_statuses(text: str) -> str:
+    return _QUOTED.sub(lambda m: " " if all(w.lower() in STATUS_WORDS or w.lower() in STOPWORDS
+                                             for w in m.group(1).split()) else m.group(), text)
+
+
 def read(text: str) -> Question:
     """Parse a question into a Question (intent + entities)."""
     q = Question(text=_BARE_SDK.sub(r"Neuron \g<0>", text.strip()))
     lowered = " " + re.sub(r"\s+", " ", without_frames(q.text).lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
-    tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(without_frames(q.text)))))
+    tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(_unquoted_statuses(without_frames(q.text))))))
     pending_target: TargetMention | None = None
     pending_product: str | None = None
     sdk_seen = False
@@ -366,7 +384,7 @@ def read(text: str) -> Question:
             continue
         elif is_op_spelling(value) or value in backticked and not is_function_spelling(value) \
                 and not name_substring(value, q.text):
-            q.op_words.append(value)
+            q.op_words.append(_op_case(value))
         elif lower.split(".", 1)[0] in _BACKEND_APIS and "." in lower:
             pass  # "torch_neuronx.get_fallback_ops()": the backend's own API named in passing, no torch op (r12 q19)
         elif is_function_spelling(value) or value in calls:

@@ -9,6 +9,7 @@ Each call opens the KB afresh (cheap; picks up a rebuilt KB without a restart).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -419,7 +420,9 @@ def build_server(db: str | None = None):
         limit: Annotated[int, Field(ge=1, le=200, description="Most results per kind")] = 20,
     ) -> dict[str, Any]:
         """Find operator names (ATen catalog), torch functions, torch.nn modules and known feature limitations by text."""
-        return run(search_data, text, limit)
+        from kb.chat.reply import clean_text
+
+        return run(search_data, clean_text(text), limit)  # a lone surrogate can't be written back (attacker s11)
 
     @server.tool(name="releases", title="Releases of a product", annotations=read_only, structured_output=True)
     def releases_tool(
@@ -567,9 +570,44 @@ def register_check_tool(server, db: str | None, annotations) -> None:
             conn.close()
 
 
+# A JSON escape of half a surrogate pair ("\ud800" alone) is valid JSON but no text: the SDK's message parser rejects
+# the whole line and, knowing no request id, answers nothing, so the client waits for ever (attacker s11). Such an
+# escape is read as U+FFFD before the SDK sees the line; a whole pair (an emoji) is kept.
+_LONE_SURROGATE = re.compile(r"(?i)\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}")
+
+
+class _SurrogateSafeLines:
+    """stdin for the MCP SDK, each line with its lone surrogate escapes replaced (see _LONE_SURROGATE)."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def readline(self, *args: Any) -> str:
+        return _LONE_SURROGATE.sub(r"\\ufffd", self._raw.readline(*args))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+def _serve_stdio(server: Any) -> None:
+    import io
+    import sys
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def run() -> None:
+        stdin = anyio.wrap_file(_SurrogateSafeLines(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            low = server._lowlevel_server  # what MCPServer.run("stdio") runs, with this stdin
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    anyio.run(run)
+
+
 def serve(db: str | None = None, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
     server = build_server(db)
     if http:
         server.run("streamable-http", host=host, port=port)
     else:
-        server.run("stdio")
+        _serve_stdio(server)

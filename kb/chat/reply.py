@@ -20,6 +20,27 @@ MAX_FILTERED = 40
 MAX_QUESTION_CHARS = 1000
 
 
+# Characters that show nothing but change how a question reads: zero-width ones, bidi controls, the BOM (attacker s11)
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Cyrillic and Greek letters drawn like Latin ones ("аten" with a Cyrillic а, "тpu"): inside a word that also has Latin
+# letters they are read as the Latin letter; a word wholly in another script is left as written
+_LOOKALIKE = str.maketrans("аеорсухіјѕԁһӏтквмнАВЕКМНОРСТХУІЈЅοαινκτρχυΟΑΒΕΖΗΙΚΜΝΡΤΧΥ",
+                           "aeopcyxijsdhltkbmhABEKMHOPCTXYIJSoaivktpxuOABEZHIKMNPTXY")
+_MIXED = re.compile(r"\w*[A-Za-z]\w*")
+
+
+def clean_text(text: str) -> str:
+    """A question as its reader sees it: NFKC-normalised (full-width digits are digits), invisible characters taken
+    out, lone surrogates (which no UTF-8 reply can carry) replaced, and lookalike letters read as Latin ones in words
+    that mix scripts (attacker s11: a zero-width space split `aten::nonzero`, a Cyrillic е dropped the target)."""
+    import unicodedata
+
+    text = _SURROGATE.sub("\ufffd", text or "")
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return _MIXED.sub(lambda m: m.group().translate(_LOOKALIKE) if not m.group().isascii() else m.group(), text)
+
+
 def check_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:
     """The question, or a KBError (one line, exit 2) when it is empty or too long."""
     from kb.errors import KBError

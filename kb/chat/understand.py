@@ -173,7 +173,7 @@ TWO = {"en": "_Two questions in one; each is answered in turn._",
 
 
 # "Q1: ... Q2: ...", "1) ... 2) ...", "P1. ...", "pregunta 1: ...": a part's number, counted from 1 (29q)
-_NUMBER = re.compile(r"(?:^|(?<=[\s?.;,:]))\(?(?:(?:q|p|question|pregunta|part|parte) ?)?(\d)(?:\)|[:.](?= )|(?<=\d) ?-(?= ))"
+_NUMBER = re.compile(r"(?:^|(?<=[\s?.;,:]))\(?(?:(?:q|p|question|pregunta|part|parte) ?)?(\d{1,2})(?:\)|[:.](?= )|(?<=\d) ?-(?= ))"
                      r" ?", re.I)
 
 
