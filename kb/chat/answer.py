@@ -628,9 +628,9 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
                         verdict_for_yes_no.append(v)
                         yes_no_ops.append(op)
                         other = compiled.get((v["op"], v["target"], v["backend_version"]))
-                        if both_modes and other is None:
+                        if (both_modes or also_compile) and other is None:
                             lines.append("  - " + mode_contrast.no_compile_line(q.language == "es"))
-                        elif both_modes and not mode_contrast.differs(v, other):
+                        elif (both_modes or also_compile) and not mode_contrast.differs(v, other):
                             lines.append("  - " + mode_contrast.same_line(other, q.language == "es") + " "
                                          + src.cite(other))
                             facts.append(_fact(other))

@@ -702,7 +702,8 @@ def _named_ops(part: str, lang: str) -> list[str]:
         said = q.op_words + q.function_words + [w for w in q.plain_words if _OP_LIKE.match(w)]
         # "argmax" in the question, `input_ids.argmax(...)` in the code before it: the code's call
         said += [f"Tensor.{w}" for w in q.plain_words for f in whole.function_words if f.rsplit(".", 1)[-1] == w]
-        said = [f"nn.{w}" if w[:1].isupper() and not w.startswith("Tensor.") else w for w in said]  # GroupNorm: nn.GroupNorm
+        # GroupNorm: nn.GroupNorm; a dotted name (F.scaled_dot_product_attention, Tensor.view) is kept (r24 q57)
+        said = [f"nn.{w}" if w[:1].isupper() and "." not in w else w for w in said]
         if said:
             return sorted(said, key=lambda w: not w.startswith("nn."))[:1]
     return []

@@ -241,3 +241,15 @@ def test_a_diff_then_did_we_lose_anything_is_one_diff(conn):
 
 def test_a_namespaced_torch_function_is_its_aten_op(conn):
     assert "aten::fft_rfft" in ask(conn, "¿torch.fft.rfft funciona en TPU 0.2.0 con torch.compile?")["text"]
+
+
+def test_a_dotted_function_carried_into_a_later_part_keeps_its_name(conn):
+    text = ask(conn, "1) does F.scaled_dot_product_attention run on neuron\n2) and with torch.compile?\n"
+                     "3) what about tpu 0.1.1?")["text"]
+    assert "nn.F." not in text and "Known limitations" not in text
+    assert "on tpu 0.1.1 (compile): runs on the device, inferred" in text
+
+
+def test_a_trailing_compile_follow_up_says_compile_for_every_target(conn):
+    text = ask(conn, "torch.sort en trainium? y en tpu? y con torch.compile?")["text"]
+    assert "torch.compile: igual que eager: se ejecuta en el dispositivo (descompuesto)" in text
