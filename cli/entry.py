@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 
 # What a shell reports for a process ended by SIGPIPE (128 + 13): `kb ... | head` stops
@@ -131,10 +132,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
 
 
+# `kb ask "-5 USD an hour and 100 tok/s?"`: a question that starts with "-" is the question, not an unknown option
+# (attacker s11: "no such option: -5"); the options `kb ask` has are left to the parser
+_ASK_OPTIONS = ("--json", "--db", "--help", "-h")
+
+
+def _question_first(argv: list[str]) -> list[str]:
+    if len(argv) >= 2 and argv[0] == "ask" and re.match(r"-(?:[\d$€£¥.]|\S*\s)", argv[1]) \
+            and not argv[1].startswith(_ASK_OPTIONS):  # a figure ("-5") or words with spaces: never an option
+        return ["ask", "--", *argv[1:]]
+    return argv
+
+
 def _main(argv: list[str]) -> int:
     from cli.render import error
     from kb.errors import KBError, TorchMissingError, is_torch_missing
 
+    argv = _question_first(argv)
     try:
         from cli import fast
 

@@ -614,7 +614,8 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
     upstream = [w for w in result["windows"] if w.get("scope") == "upstream"]
     if heads and upstream:
         w = upstream[0]
-        heads[-1] += f"; {w['product_label']} {w['cycle']}'s own end of life: {w.get('eol_stated') or w.get('eol_from')}"
+        own = w.get("eol_stated") or w.get("eol_from") or "none stated"  # never "None" (attacker s11)
+        heads[-1] += f"; {w['product_label']} {w['cycle']}'s own end of life: {own}"
     return (". ".join(heads) + ".") if heads else None, lines
 
 

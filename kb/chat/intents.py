@@ -434,7 +434,10 @@ def target_version_ok(version: str) -> bool:
     """Whether a dotted version can be a backend's: every Neuron, TorchNeuron, torch-neuron and TorchTPU
     release starts at major 0, 1 or 2; "22.04", "24.10" (an Ubuntu release) never does."""
     head = version.split(".", 1)[0]
-    return not (head.isdigit() and int(head) >= 10 and "." in version)
+    # "neuron 99.99" is a release the KB will say it lacks, not a silently dropped word (attacker s11); an Ubuntu
+    # release ("22.04") or a year-like major ("2026.1") is never a backend's
+    return not (head.isdigit() and int(head) >= 10 and "." in version
+                and (_UBUNTU_RELEASE.match(version) or int(head) >= 100 or int(head) in range(14, 50)))
 
 
 # "tpu 0.1.1 vs 0.2.0", "Neuron 2.29 and 2.30": a bare version joined to a target's version is that target's again

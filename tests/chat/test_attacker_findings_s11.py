@@ -85,3 +85,28 @@ def test_the_mcp_server_answers_a_lone_surrogate(tmp_path, shipped_kb):
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize("question, head", [
+    ("is PyTorch 2.14 supported on neuron 2.34?", "**Yes** — Neuron 2.34's packages support PyTorch 2.14.0; PyTorch 2.14's "
+                                                  "own end of life: none stated."),
+    ("¿PyTorch 2.14 está soportado en neuron 2.34?", "**Sí** — Neuron 2.34: sus paquetes soportan PyTorch 2.14.0"),
+])
+def test_a_pytorch_on_an_sdk_question_never_says_none(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and "None" not in text.split("\n")[0]
+
+
+def test_a_release_far_past_the_newest_is_said_unknown(conn):
+    assert "the KB has no release 99.99 for neuron" in ask(conn, "is nonzero native on neuron 99.99?")["text"]
+
+
+def test_a_question_that_starts_with_a_minus_is_asked(tmp_path, shipped_kb):
+    env = dict(os.environ, KB_DB=shipped_kb, KB_TODAY="2026-12-01", PYTHONPATH=str(REPO),
+               KB_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-m", "cli.entry", "ask", "-5 USD an hour and 100 tok/s, cost?"],
+                         capture_output=True, text=True, env=env, cwd=str(REPO), timeout=120)
+    assert run.returncode == 0 and run.stdout.startswith("**I need the price per hour**")
+    bad = subprocess.run([sys.executable, "-m", "cli.entry", "ask", "--bogus", "x"], capture_output=True, text=True,
+                         env=env, cwd=str(REPO), timeout=120)
+    assert bad.returncode == 2 and "no such option: --bogus" in bad.stderr
