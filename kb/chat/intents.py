@@ -111,6 +111,7 @@ class TargetMention:
     version: str | None = None  # as typed ("2.33", "0.2.0")
     word: str = ""  # the word used ("trainium", "neuron")
     sdk: bool = False  # the version was called an SDK version ("Neuron SDK 2.33")
+    beside: bool = False  # asked beside the target's newest ("… on tpu? what about 0.1.1?"), which stays asked
 
 
 @dataclass
@@ -338,6 +339,9 @@ def read(text: str) -> Question:
                 pending_target = None
                 continue
             q.versions.append(version)
+            if pending_target is None and after == "about" and (again := _about_version(q, version)) is not None:
+                q.targets.append(again)  # "X on neuron? and on tpu? what about 0.1.1?": tpu at 0.1.1 too (r24 q58)
+                continue
             if pending_target is None and pending_product is None and after in _ALSO and (also := _also_at(q, version)):
                 q.targets.append(also)  # "tpu 0.1.1 vs 0.2.0", "SDK 2.29 y 2.30": the same target at a second release
                 continue
@@ -444,6 +448,16 @@ def target_version_ok(version: str) -> bool:
 _ALSO = frozenset({"and", "vs", "versus", "or", "y", "o", "e", "to", "through", "a", "la", "el", "the"})
 
 
+def _about_version(q: Question, version: str) -> TargetMention | None:
+    """"what about 0.1.1?" after targets named without versions: the last one whose releases look like it (TorchTPU's
+    0.x, Neuron's 2.x), at that version, beside its newest; None when no target named fits."""
+    for mention in reversed(q.targets):
+        line = {"tpu": "0", "neuron": "2"}.get(mention.target)
+        if mention.version is None and line and version.split(".")[0] == line and "." in version:
+            return TargetMention(mention.target, version, word=mention.word, beside=True)
+    return None
+
+
 def _also_at(q: Question, version: str) -> TargetMention | None:
     """The last target named, at `version`, when its own version is of the same line (major) and not this one."""
     last = q.targets[-1] if q.targets else None
@@ -538,7 +552,7 @@ def _dedupe(q: Question) -> None:
             seen.add(key)
             targets.append(mention)
     # "on inf1 with torch-neuron 2.9.1.0": one target, at the version said for it
-    versioned = {m.target for m in targets if m.version}
+    versioned = {m.target for m in targets if m.version and not m.beside}
     q.targets = [m for m in targets if m.version or m.target not in versioned]
     for name in ("op_words", "function_words", "plain_words", "versions", "products", "statuses"):
         setattr(q, name, list(dict.fromkeys(getattr(q, name))))

@@ -110,3 +110,9 @@ def test_a_question_that_starts_with_a_minus_is_asked(tmp_path, shipped_kb):
     bad = subprocess.run([sys.executable, "-m", "cli.entry", "ask", "--bogus", "x"], capture_output=True, text=True,
                          env=env, cwd=str(REPO), timeout=120)
     assert bad.returncode == 2 and "no such option: --bogus" in bad.stderr
+
+
+def test_what_about_a_version_after_unversioned_targets_adds_that_release(conn):
+    """r24 q58 (a held-out miss, fixed with the attacker's leftovers): "what about 0.1.1?" was dropped."""
+    text = ask(conn, "torch.unique on neuron? and on tpu? what about 0.1.1?")["text"]
+    assert "on tpu torch_tpu 0.2.0 (eager)" in text and "on tpu torch_tpu 0.1.1 (eager)" in text
