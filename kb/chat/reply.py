@@ -27,7 +27,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # letters they are read as the Latin letter; a word wholly in another script is left as written
 _LOOKALIKE = str.maketrans("аеорсухіјѕԁһӏтквмнАВЕКМНОРСТХУІЈЅοαινκτρχυΟΑΒΕΖΗΙΚΜΝΡΤΧΥ",
                            "aeopcyxijsdhltkbmhABEKMHOPCTXYIJSoaivktpxuOABEZHIKMNPTXY")
-_MIXED = re.compile(r"\w*[A-Za-z]\w*")
+_WORD = re.compile(r"\w+")  # each word once: `\w*[A-Za-z]\w*` backtracked over a long run without a Latin letter
 
 
 def clean_text(text: str) -> str:
@@ -38,7 +38,12 @@ def clean_text(text: str) -> str:
 
     text = _SURROGATE.sub("\ufffd", text or "")
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    return _MIXED.sub(lambda m: m.group().translate(_LOOKALIKE) if not m.group().isascii() else m.group(), text)
+    return _WORD.sub(lambda m: m.group().translate(_LOOKALIKE) if _mixed(m.group()) else m.group(), text)
+
+
+def _mixed(word: str) -> bool:
+    """A word with a Latin letter and some other character (a lookalike, perhaps)."""
+    return not word.isascii() and any(c.isascii() and c.isalpha() for c in word)
 
 
 def check_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:

@@ -547,9 +547,8 @@ def asked_there(prior: str, part: str, lang: str, unread: bool = False) -> str |
     if (before[0].target, before[0].version) == (here[0].target, here[0].version):
         return None  # the same place: nothing is asked again ("… on tpu and what is the airspeed of a swallow?")
     place = here[0].word + (f" {here[0].version}" if here[0].version else "")
-    said = rf"(?<![\w.-]){re.escape(before[0].word)}(?:\s+v?{re.escape(before[0].version)})?(?![\w.-])" if before[0].version \
-        else rf"(?<![\w.-]){re.escape(before[0].word)}(?![\w.-])"
-    again, n = re.subn(said, place, prior, count=1, flags=re.I)
+    version = rf"(?:\s+v?{re.escape(before[0].version)})?" if before[0].version else ""
+    again, n = re.subn(rf"(?<![\w.-]){re.escape(before[0].word)}{version}(?![\w.-])", place, prior, count=1, flags=re.I)
     return again if n else None
 
 
@@ -1031,7 +1030,8 @@ def _model_note(conn: sqlite3.Connection, text: str, result: Answer, lang: str) 
     m = MODEL_RE.search(text.lower())
     if m is None or not answered:
         return None
-    if any(_hub_id(entries.get(s)) and _hub_id(entries.get(s)).split("/")[-1] in text.lower() for s, _ in answered):
+    hubs = [_hub_id(entries.get(s)) for s, _ in answered]
+    if any(hub and hub.split("/")[-1] in text.lower() for hub in hubs):
         return None  # "mistralai/Mixtral-8x7B-v0.1" is the very repository the model's census was built from (r22 q49)
     tail = re.match(r"(?:[\s-]+(?:v?\d[\w.]*|large|base|small|medium|instruct|chat))*", text.lower()[m.end():])
     said = text[m.start():m.end() + (tail.end() if tail else 0)].strip()
