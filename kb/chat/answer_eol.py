@@ -102,9 +102,11 @@ def _on_neuron(conn: sqlite3.Connection, q: Question, pairs: list[tuple[str, str
     release in the KB, so Neuron's own support (its matrix: 2.34 lists Python 3.12-3.14) comes
     before the platform's upstream date (tester t29 #6/#7)."""
     platforms = [p for p, _ in pairs if p in ("python", "ubuntu", "amazon-linux")]  # PyTorch: its own stack answer
+    names = q.target_names()
+    if names == ["neuron"] and any(p == "pytorch" for p, _ in pairs):
+        platforms.append("pytorch")  # "when does PyTorch 2.9 leave support on Neuron?": Neuron's matrix too (attacker s11)
     if not platforms or any(p in ("neuron", "torch_tpu", "torch-neuronx-xla") for p, _ in pairs):
         return pairs
-    names = q.target_names()
     if names and names != ["neuron"]:
         return pairs
     newest = releases.latest(conn, "neuron-sdk")

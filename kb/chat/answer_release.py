@@ -136,7 +136,13 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             parts = [c for c in releases.in_sdk(conn, r["version"]) if c["product"] in ("torchneuron", "torch-neuronx-xla",
                                                                                        "neuronx-cc", "torch-xla")]
             if parts:
-                lines.append(f"PyTorch packages in Neuron SDK {r['version']}:")
+                compiler = " and compiler" if any(c["product"] == "neuronx-cc" for c in parts) else ""
+                lines.append(f"PyTorch packages{compiler} in Neuron SDK {r['version']}:")
+                word_means = names.PRODUCT_WORDS.get(reading.word.lower(), (reading.word.lower(),))[0]
+                asked_part = [c for c in parts if c["product"] == word_means != "neuron-sdk"]
+                if asked_part:  # "¿Qué versión de neuronx-cc viene con la 2.32?": that package's version first (r24 q45)
+                    lines[:0] = [f"**{asked_part[0]['product']} {asked_part[0]['version']}** ships in Neuron SDK "
+                                 f"{r['version']} {src.cite(asked_part[0])}.", ""]
                 for c in parts[:6]:
                     facts.append(_release_fact(c))
                     ships = _ships_line(c)
@@ -227,9 +233,31 @@ def _release_detail(conn: sqlite3.Connection, q: Question, r: dict[str, Any], as
         wanted = {"torch_versions": "torch", "python_versions": "python", "os": "os", "instance_families": "instances"}[key]
         if wanted in asked and not r.get(key) and not r.get("note"):
             lines.append(f"  - the registry has no {label} list for this release")
-    for c in r.get("conflicts") or []:
-        lines.append(f"  - ⚠ another source says {c['field']} = {c['value']} ({c.get('source_url') or 'no URL'})")
+    lines += [_conflict_line(c, q.text) for c in r.get("conflicts") or []]
     return "\n".join(lines)
+
+
+_FIELD_LABELS = {"instance_families": "instances", "components": "package versions", "torch_versions": "PyTorch versions",
+                 "python_versions": "Python versions", "date": "date", "os": "OS"}
+MAX_COMPONENTS_SHOWN = 4
+
+
+def _conflict_line(conflict: dict[str, Any], question: str) -> str:
+    """What another source gives for a field of a release, in words: a list as its items, a package table as the
+    packages the question names (else its first few and how many), never a raw dict (r24 q45)."""
+    value = conflict["value"]
+    label = _FIELD_LABELS.get(conflict["field"], conflict["field"])
+    if isinstance(value, dict):
+        named = [k for k in value if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", question, re.I)]
+        shown = named or list(value)[:MAX_COMPONENTS_SHOWN]
+        said = ", ".join(f"{k} {value[k]}" for k in shown)
+        if len(shown) < len(value):
+            said += f" (and {len(value) - len(shown)} more)"
+    elif isinstance(value, list):
+        said = ", ".join(str(v) for v in value)
+    else:
+        said = str(value)
+    return f"  - ⚠ another source gives {label}: {said} ({conflict.get('source_url') or 'no URL'})"
 
 
 _NOTE_SPECS = {"Python": re.compile(r"\bRequires-Python\s*([<>=!~][^;\s]+)", re.I),

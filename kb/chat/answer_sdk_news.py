@@ -63,7 +63,8 @@ def sdk_news(conn: sqlite3.Connection, q: Question, version: str) -> Answer:
         lines.append(f"- {quoted(said)} {src.cite(sdk)}")
     parts = [c for c in releases.in_sdk(conn, sdk["version"]) if c["product"] in PACKAGES]
     if parts:
-        lines.append("PyTorch packages in it:")
+        lines.append("PyTorch packages and compiler in it:" if any(c["product"] == "neuronx-cc" for c in parts)
+                     else "PyTorch packages in it:")
         for c in parts:
             name = ALSO_CALLED.get(c["product"], c["product"])
             lines.append(f"- {name} {c['version']}{_package_bits(conn, c, es)} {src.cite(c)}")

@@ -50,10 +50,34 @@ def fold(text: str) -> str:
 _ACCENTED_ASK = re.compile(r"^\W*(?:cu[áÁ]nt[oa]s?|qu[éÉ]|cu[áÁ]l(?:es)?|c[óÓ]mo|d[óÓ]nde|cu[áÁ]ndo|por\s+qu[éÉ])\b", re.I)
 
 
+# "answer in English please", "responde en inglés", "in Spanish:": the language the asker wants the answer in,
+# whatever the question's own (attacker s11); the request is taken out of the question before it is read
+_REQUEST = {
+    "en": re.compile(r"(?:\b(?:please,? )?(?:answer|reply|respond|write)(?: me)?(?: it| this)? in english\b(?:,? please)?"
+                     r"|\bin english,? please\b|\b(?:responde|respondeme|contesta|contestame|contéstame|respóndeme|escribe)"
+                     r"(?:lo|me)? en ingl[eé]s\b(?:,? por favor)?|\ben ingl[eé]s,? por favor\b)[.!:,]*", re.I),
+    "es": re.compile(r"(?:\b(?:please,? )?(?:answer|reply|respond|write)(?: me)?(?: it| this)? in spanish\b(?:,? please)?"
+                     r"|\bin spanish,? please\b|\b(?:responde|respondeme|contesta|contestame|contéstame|respóndeme|escribe)"
+                     r"(?:lo|me)? en espa[nñ]ol\b(?:,? por favor)?|\ben espa[nñ]ol,? por favor\b)[.!:,]*", re.I),
+}
+
+
+def requested_language(text: str) -> str | None:
+    """The language a question asks its answer in ("answer in English", "responde en español"), if it asks one."""
+    asked = [lang for lang, pattern in _REQUEST.items() if pattern.search(text)]
+    return asked[0] if len(asked) == 1 else None
+
+
+def without_request(text: str) -> str:
+    """The question with its "answer in English" taken out, so the words are not read as part of it."""
+    for pattern in _REQUEST.values():
+        text = pattern.sub(" ", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
 def language(text: str) -> str:
-    """"es" or "en": ¿ ¡ ñ, or more Spanish-only words than English ones (at least two)."""
-    if any(c in text for c in "¿¡ñÑ"):
-        return "es"
+    """"es" or "en": ¿ ¡ ñ, or more Spanish-only words than English ones (at least two). A message written in
+    English with one short Spanish aside ("… on Neuron? ¿y Python 3.10?", "is it native? ¿sí?") stays English."""
     if _ACCENTED_ASK.match(text):  # "cuántos native kernels tiene tpu 0.2.0? like, how much bigger…": asked in Spanish (r22 q16)
         return "es"
     words = re.findall(r"[a-z]+", fold(text).lower())
@@ -63,6 +87,8 @@ def language(text: str) -> str:
     if len(words) > 1 and words[0] in ("q", "k") and words[1] in _SPANISH:
         spanish += 1  # "q trae torchao neuron 0.18": the SMS "qué" opening a Spanish verb (s8c-intent3)
     english = sum(1 for w in words if w in _ENGLISH_HINTS)
+    if any(c in text for c in "¿¡ñÑ"):
+        return "en" if english >= 2 and spanish <= 1 and english > spanish else "es"
     if spanish >= 2 and spanish > english:
         return "es"
     # "nn.MultiheadAttention en tpu 0.1.1": Spanish "en" before a target, and no English word (r2-29 #13)

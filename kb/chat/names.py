@@ -115,7 +115,7 @@ def release_reading(conn: sqlite3.Connection, q: Question) -> Reading | None:
                                                     f"the Neuron SDK release that ships it")
         products = [p for p in products if p in known] or products
         note = ""
-        if len(products) > 1:
+        if len(products) > 1 and not (sdk and products[0] == "neuron-sdk"):  # "Neuron SDK 2.33" said what it means
             other = products[1]
             note = (f"`{word}` read as {PRODUCT_LABELS.get(products[0], products[0])}; for "
                     f"{PRODUCT_LABELS.get(other, other)} ask about `{other}`")

@@ -137,7 +137,28 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
             elif "_" in word:
                 missing.append(word)
                 suggestions += difflib.get_close_matches(word, list(bases), n=3, cutoff=0.5)
+    if matches and "backward" in (w.lower() for w in q.plain_words):
+        matches = _backwards(conn, matches)
     return _dedupe(matches), missing, list(dict.fromkeys(suggestions))
+
+
+def _backwards(conn: sqlite3.Connection, matches: list[OpMatch]) -> list[OpMatch]:
+    """"torch.cdist backward", "¿y el backward (de cdist)?": the ops that compute each named op's gradient
+    (aten::_cdist_forward → aten::_cdist_backward), where the catalog has one; an op without one is kept as asked."""
+    known = queries.known_op_names(conn)
+    out = []
+    for m in matches:
+        stems = dict.fromkeys(re.sub(r"_forward$", "", opnames.base_name(op).strip("_")) for op in m.ops
+                              if not opnames.base_name(op).endswith("_backward"))
+        found = [f"aten::{pre}{stem}_backward" for stem in stems for pre in ("_", "")
+                 if f"aten::{pre}{stem}_backward" in known]
+        if not found:
+            out.append(m)
+            continue
+        ops = [op for name in dict.fromkeys(found) for op in queries.resolve_op(conn, name)]
+        out.append(OpMatch(f"{m.asked} backward", ops, "backward",
+                           f"the backward of `{m.asked}`: {', '.join(f'`{n}`' for n in dict.fromkeys(found))}"))
+    return out
 
 
 def _own_op(conn: sqlite3.Connection, q: Question, word: str, key: str, traced: list[str]) -> OpMatch | None:

@@ -88,10 +88,12 @@ def read_all(parts: list[str], lang: str) -> tuple[list[str], list[dict[str, Any
 
 
 def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], Answer],
-               whole: Callable[[], Answer]) -> Answer:
+               whole: Callable[[], Answer], out_lang: str | None = None) -> Answer:
     """Each part answered by `one`; a part that reads as nothing says so in one line. When at most
     one part reads as something, the whole question's reading (`whole`) answers instead. Past
-    MAX_PARTS parts, the first MAX_PARTS are answered and the head line says how many were not."""
+    MAX_PARTS parts, the first MAX_PARTS are answered and the head line says how many were not. `out_lang`: the
+    language the answer is written in, when the message asked for one other than its own."""
+    shown = out_lang or lang
     asked = len(parts)
     parts = parts[:MAX_PARTS]
     read, carried = read_all(parts, lang)
@@ -101,7 +103,7 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
         again = next((f for f in carried if f.get("part") == n + 1 and "from_part" in f), None)
         if again is not None:
             read[n] = part = _op_as_read(part, again, answers[again["from_part"] - 1])
-        answers.append(one(part) if size <= MAX_TEXT else _too_long(part, lang))
+        answers.append(one(part) if size <= MAX_TEXT else _too_long(part, shown))
         if n and answers[-1].intent in understand.WEAK and size <= MAX_TEXT \
                 and (there := understand.asked_there(read[n - 1], part, lang, unread=True)) is not None:
             asked_again = one(there)  # "… en neuron? 2. ¿y en tpu 0.2.0?": the part before, asked there (r20 q61)
@@ -111,12 +113,12 @@ def answer_all(question: str, parts: list[str], lang: str, one: Callable[[str], 
         size += len(answers[-1].text)
     if sum(a.intent not in understand.WEAK for a in answers) <= 1:
         return whole()
-    answers = [understand.unread_part(p, lang) if a.intent in understand.WEAK else a for p, a in zip(read, answers)]
-    shown = len(read)
+    answers = [understand.unread_part(p, shown) if a.intent in understand.WEAK else a for p, a in zip(read, answers)]
+    answered = len(read)
     read, answers = _said_once(read, answers)
     if len(answers) == 1:
         return whole()
-    return combine_all(question, read, answers, lang, carried, asked - (shown - len(read)))
+    return combine_all(question, read, answers, shown, carried, asked - (answered - len(read)))
 
 
 def _said(result: Answer) -> str:

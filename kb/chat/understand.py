@@ -30,12 +30,15 @@ from kb.neutral import markdown as md
 # and tpu", "7 USD/h y 1500 tok/s") is one question.
 _EN_ASK = (r"(?:what'?s|whats|what|how|which|since when|until when|till when|when|is|are|does|do|can|could|will|would|should|did|has|have"
            r"|(?:the )?(?:cost|price|fallback policy|policy|end of support) (?:per|of|for|at|on|in)"
-           r"|list|show|give me|tell me|tell|count)\b")
+           r"|list|show|give me|tell me|tell|count"
+           # "… for neuron sdk 2.28 and any known issues?": a list of another kind asked beside (r24 q48)
+           r"|any (?:known |major |important |big )?(?:issues?|bugs?|limitations?|problems?|gotchas?))\b")
 _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|de|a|en)|dame|lista|dime|mu[eé]strame"
            r"|ens[eé][nñ]ame|p[aá]same|desde cu[aá]ndo|qu[eé]|cu[aá]nto|cu[aá]nta|cu[aá]ntos|cu[aá]ntas|cu[aá]l|cu[aá]les|cu[aá]ndo"
            r"|c[oó]mo|d[oó]nde|es|est[aá]|corre|funciona|hay|hasta|sigue|cae|caen|puedo|se puede"
            # "… y q modelos bloquea", "y q cambió vs 0.1.1": Slack Spanish writes "qué" as "q" (held-out r13 q63, q64)
-           r"|q(?= \w))\b")
+           r"|q(?= \w)"
+           r"|alg[uú]n(?:a|os|as)? (?:known issues?|problemas?|bugs?|issues?|limitaci\w+|errores)(?: conocid\w+)?)\b")
 # The words that join two questions (29l): English "and", "also", "plus", "as well as", "then"; Spanish
 # "y", "e", "y de paso", "además", "también", "aparte", "otra cosa", each alone or after "y", and a
 # comma or colon after it ("y de paso, ¿cuánto…", "otra cosa: cuánto…").
@@ -60,8 +63,9 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"| ?[,;]? {_ES_LINK}(?=¿|{_ES_ASK})"
                    rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED})"
-                   # "…¿sigue con soporte? Y si paso a torchneuron, ¿qué hace…?": a condition, then its question (r20 q64)
-                   rf"|\?[,;]? (?:{_EN_LINK}|{_ES_LINK})?(?=(?:if|si) [^?¿,]{{1,80}}, ?(?:¿|{_EN_ASK}|{_ES_ASK}))"
+                   # "…¿sigue con soporte? Y si paso a torchneuron, ¿qué hace…?": a condition, then its question (r20 q64); a decimal
+                   # comma ("si me cuesta 4,20 $/h …, ¿cuánto…") is no end of the condition (r24 q64)
+                   rf"|\?[,;]? (?:{_EN_LINK}|{_ES_LINK})?(?=(?:if|si) (?:[^?¿,]|(?<=\d),(?=\d)){{1,80}}, ?(?:¿|{_EN_ASK}|{_ES_ASK}))"
                    rf"| ?[,;]? (?:and|y) (?=(?:is |es |¿ ?)?{_CODE_OP} (?:{_EN_ASK}|{_ES_ASK}|one|una|uno|among|entre))"
                    # "…, y ResNet-50 corre en la 0.2.0?", "…, and BART large runs on trn2?": a comma, then a subject
                    # of one to three words and its verb, a question of its own (Spanish puts the subject first)
@@ -618,7 +622,8 @@ def _context(part: str, lang: str) -> dict[str, Any]:
 
     news = bool(NEWS.search(ents.english))  # "what's new in neuron 2.34" carries no op or mode of the part before
 
-    return {"targets": list(dict.fromkeys(targets)), "modes": {"eager", "compile"} & ents.cues, "versions": list(q.versions),
+    return {"targets": list(dict.fromkeys(targets)), "sdk": {m.target for m in q.targets if m.sdk and m.version},
+            "target_words": {m.target: m.word for m in q.targets if m.word}, "modes": {"eager", "compile"} & ents.cues, "versions": list(q.versions),
             "models": [] if op else find_models(part), "features": list(ents.features) + [p for p, _ in q.products],
             "ops": list(dict.fromkeys(q.op_words + q.function_words)), "named": _named_ops(part, lang), "policy": "policy" in ents.cues,
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
@@ -708,10 +713,16 @@ def _named_ops(part: str, lang: str) -> list[str]:
     return []
 
 
+# "and its backward?", "¿y el backward…?": the gradient of the op the part before names
+_BACKWARD = re.compile(r"\bbackward(?: pass)?\b", re.I)
+
+
 def _ops_for(said: list[dict[str, Any]], part: str, lang: str) -> list[str]:
     """The first part's ops, for a second part that names no subject of its own (see _SAME_SUBJECT) but says where or
     how it asks: a target, a mode, or "same question"; none for a list, a cost, a release or an end of support."""
     mine = said[1]
+    if said[0]["named"] and not mine["op"] and _BACKWARD.search(part):
+        return said[0]["named"]  # "¿torch.cdist funciona en tpu? ¿y el backward en la 0.1.1?": that op's backward (r24 q64)
     if not said[0]["named"] or mine["op"] or mine["named"] or mine["priced"] or mine["modeless"] or mine["lacking"] \
             or mine["policy"] and re.search(r"\b(?:ops?|kernels?|operadore?s?)\b", part, re.I):
         return []  # "what does neuron do with an op it lacks?": "it" is the backend, the question its policy
@@ -851,6 +862,12 @@ def carry_context(parts: tuple[str, str], lang: str,
                 # "on neuron 2.33 is X native, and on neuron is Y?": the same target at the version said (29q)
                 out[i] = re.sub(named, f"{t} {versions[t]}", out[i], count=1, flags=re.I)
                 carried["version"] = f"{t} {versions[t]}"
+            elif i == 1 and v is None and versions.get(t) and mine["target_words"].get(t, "").lower() != t:
+                # "When did Neuron SDK 2.33 come out, and which PyTorch versions does its TorchNeuron support?": the
+                # target named by another word (its package) at the release the part before names (r24 q43)
+                name = f"Neuron SDK {versions[t]}" if t in said[1 - i]["sdk"] else f"{t} {versions[t]}"
+                extra.append(("en " if lang == "es" else "in ") + name)
+                carried["version"] = name
         own_platform = i == 0 and mine["platforms"] and mine["modeless"]  # "end of life for Ubuntu 22.04, and …": its own
         if not targets and not priced and 1 <= len(other_targets) <= 2 and not own_platform:
             names = [t + (f" {v}" if v else "") for t, v in other_targets]

@@ -112,10 +112,10 @@ def test_neuron_sdk_version_maps_to_backend_versions(chat_conn):
     assert pick_versions(chat_conn, intents.TargetMention("neuron", "9.99")).versions == []
 
 
-def test_eol_unknown_lists_what_is_known(chat_conn):
-    a = answer("when does PyTorch 2.7 leave support on Neuron?", conn=chat_conn)
-    assert a.intent == "eol" and a.text.startswith("**Unknown**")
-    assert "PyTorch 2.9 on Neuron" in a.text and a.sources
+def test_pytorch_leaving_support_on_neuron_is_checked_against_its_matrix(chat_conn):
+    a = answer("when does PyTorch 2.7 leave support on Neuron?", conn=chat_conn)  # s12: no longer "unknown"
+    assert a.intent == "eol" and a.text.startswith("**Already ended**")
+    assert "Neuron 2.33 supports PyTorch 2.13.0, 2.14.0, not 2.7" in a.text and a.sources
 
 
 def test_model_question_explains_kb_check(chat_conn):
