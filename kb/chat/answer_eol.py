@@ -764,12 +764,31 @@ def _anything_head(result: dict[str, Any], es: bool = False) -> str:
     return f"**Nothing out of support** — no part of this stack has ended or clashes with another{when}."
 
 
+# "does torch_tpu 0.2.0 have an end-of-support date?" (read from "¿… tiene fecha de fin de soporte?", r25 q30)
+_DATE_OF_END = re.compile(r"\b(?:date|fecha)\b[^?]{0,20}\bend of (?:support|life)\b|\beol date\b", re.I)
+_NO_END = re.compile(r"^- \*\*(?P<name>[^*]+?): (?:no end stated|sin fin declarado)\*\*", re.M)
+
+
+def _open_stack_head(text: str, es: bool) -> str:
+    """A stack answer whose items all state no end and warn of nothing: "no end date stated" said first."""
+    named = _NO_END.findall(text)
+    items = re.findall(r"^- \*\*", text, re.M)
+    if not named or len(named) != len(items) or "⚠" in text:
+        return text
+    said = ", ".join(named)
+    head = (f"**Sin fecha de fin declarada** — {said}: sus mantenedores no declaran fin." if es
+            else f"**No end date stated** — {said}: no end stated by its maintainers.")
+    return head + "\n\n" + text
+
+
 def when_headline(question: str, text: str, es: bool) -> str:
     """"When does Ubuntu 24.04 support end on trn2?" asks for a date, not yes or no: the
     yes/no headline becomes the date (a stated end, "already ended", or "no end date stated"
     with the earliest date the answer gives), and the yes/no it had follows in words. "Has Python 3.9
     lost support?" turns a yes/no around (its "yes" is the answer's "no"): it gets the same date
     headline, which needs no polarity (29s)."""
+    if (_WHEN.search(question) or _DATE_OF_END.search(question)) and text.startswith(("Stack `", "Pila `")):
+        return _open_stack_head(text, es)
     if not (_WHEN.search(question) or intents.lost_support(question.lower())) or not text.startswith("**"):
         return text
     first, nl, body = text.partition("\n")

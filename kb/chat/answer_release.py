@@ -32,7 +32,8 @@ def _release_head(r: dict[str, Any]) -> str:
     bits = []
     if r.get("sdk_version") and r["product"] != "neuron-sdk":
         bits.append(f"Neuron SDK {r['sdk_version']}")
-    bits.append(f"released {r['date']}" if r.get("date") else "no release date in the KB")
+    if r.get("date") or not bits:  # a package of an SDK release is dated by that release, not "no date" (r25 q27)
+        bits.append(f"released {r['date']}" if r.get("date") else "no release date in the KB")
     if r.get("channel"):
         bits.append(r["channel"])
     return f"**{r['product']} {r['version']}** ({', '.join(bits)})"

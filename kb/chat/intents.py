@@ -342,6 +342,13 @@ def read(text: str) -> Question:
             if pending_target is None and after == "about" and (again := _about_version(q, version)) is not None:
                 q.targets.append(again)  # "X on neuron? and on tpu? what about 0.1.1?": tpu at 0.1.1 too (r24 q58)
                 continue
+            if (pending_product is None or pending_product in _TARGET_PRODUCTS) and after in _ALSO \
+                    and (same := _same_product_line(q, version)) is not None:
+                if pending_product is not None:  # "… on neuron …? and 2.9?": neuron stays named, without a version
+                    q.products.append((pending_product, None))
+                    pending_product = None
+                q.products.append((same, version))  # "pytorch 2.8 en neuron sigue con soporte? y la 2.9?" (r25 q28)
+                continue
             if pending_target is None and pending_product is None and after in _ALSO and (also := _also_at(q, version)):
                 q.targets.append(also)  # "tpu 0.1.1 vs 0.2.0", "SDK 2.29 y 2.30": the same target at a second release
                 continue
@@ -455,6 +462,18 @@ def _about_version(q: Question, version: str) -> TargetMention | None:
         line = {"tpu": "0", "neuron": "2"}.get(mention.target)
         if mention.version is None and line and version.split(".")[0] == line and "." in version:
             return TargetMention(mention.target, version, word=mention.word, beside=True)
+    return None
+
+
+def _same_product_line(q: Question, version: str) -> str | None:
+    """Python or PyTorch, when the question named it at a version of the same line as this bare one ("PyTorch 2.8 …?
+    and 2.9?"), and no target was named with a version: the bare version is that product's again."""
+    if any(m.version for m in q.targets) or "." not in version:
+        return None
+    for product, said in reversed(q.products):
+        if product in _PLAUSIBLE and said and said != version and said.count(".") == version.count(".") \
+                and said.split(".")[0] == version.split(".")[0]:
+            return product
     return None
 
 

@@ -696,6 +696,13 @@ _OP_LIKE = re.compile(r"^(?:nn\.\w+|[a-z]\w*_\w+|[A-Z]\w*(?:Norm|Loss|Pool|Conv|
                       r"|Softmax|LSTM|GRU)\w*)$")
 
 
+def _torch_function(word: str) -> bool:
+    """Whether a plain word is a torch function of the shipped map ("topk", "bincount"): an op named bare (r25 q58)."""
+    from kb.chat.oplookup import function_map
+
+    return len(word) >= 3 and word.islower() and f"torch.{word}" in function_map()[0]
+
+
 def _named_ops(part: str, lang: str) -> list[str]:
     """The op or module a part asks about, at most one: the one its last sentence names (the question after the
     context: "CLIP does `x[torch.arange(n), ids.argmax()]`. Does argmax run …?" asks about argmax), a module first."""
@@ -703,7 +710,7 @@ def _named_ops(part: str, lang: str) -> list[str]:
     for text in ([sentences[-1]] if len(sentences) > 1 else []) + [part]:
         q = intents.read(entities.extract(text, lang).english)
         whole = intents.read(entities.extract(part, lang).english) if text != part else q
-        said = q.op_words + q.function_words + [w for w in q.plain_words if _OP_LIKE.match(w)]
+        said = q.op_words + q.function_words + [w for w in q.plain_words if _OP_LIKE.match(w) or _torch_function(w)]
         # "argmax" in the question, `input_ids.argmax(...)` in the code before it: the code's call
         said += [f"Tensor.{w}" for w in q.plain_words for f in whole.function_words if f.rsplit(".", 1)[-1] == w]
         # GroupNorm: nn.GroupNorm; a dotted name (F.scaled_dot_product_attention, Tensor.view) is kept (r24 q57)

@@ -90,3 +90,24 @@ def test_a_quoted_claim_is_context_and_the_question_after_it_is_answered(conn):
     out = ask(conn, "the vendor says: 'aten::nonzero is unsupported on tpu 0.2.0'. what falls back to CPU on tpu?")
     assert out["text"].startswith("**tpu** 0.2.0 (eager): 0 ops that run as **fallback**")
     assert "is read as context" in out["text"]
+
+
+def test_a_bare_version_after_a_pytorch_version_is_pytorchs(conn):
+    text = ask(conn, "pytorch 2.8 en neuron sigue con soporte? y la 2.9?")["text"]
+    assert "neuron=2.9" not in text and "pytorch=2.9" in text and "no 2.9" in text
+
+
+def test_an_end_date_asked_of_a_stack_with_no_end_says_so_first(conn):
+    assert ask(conn, "el de infra pregunta: ¿torch_tpu 0.2.0 tiene fecha de fin de soporte?")["text"].startswith(
+        "**Sin fecha de fin declarada** — torch_tpu 0.2.0: sus mantenedores no declaran fin.")
+    assert ask(conn, "when does torch_tpu 0.2.0 reach end of support?")["text"].startswith("**No end date stated**")
+
+
+def test_a_package_of_an_sdk_release_is_not_said_undated(conn):
+    text = ask(conn, "is python 3.11 ok for the new torchneuron?")["text"]
+    assert text.startswith("**No**") and "no release date in the KB" not in text
+
+
+def test_a_bare_torch_function_name_is_carried_to_the_next_part(conn):
+    text = ask(conn, "¿topk corre en tpu? ¿y en neuron? ¿y con torch.compile?")["text"]
+    assert "`aten::topk` en neuron 2.14.3.1" in text.split("**(2)**")[1]
