@@ -82,8 +82,10 @@ def _pairs(text: str, ents: Entities) -> list[tuple[str, Any, Any]] | None:
     prices = [p for p in ents.prices if p.per_hour]
     if len(prices) < 2 or len(prices) != len(ents.rates):
         return None
-    placed = sorted((text.find(p.text), p) for p in prices)
-    rates = sorted((text.find(r.text), r) for r in ents.rates)
+    # by place only: two figures the English reading no longer holds word for word both sit at -1, and an Amount has
+    # no order of its own (r26 q24 crashed here)
+    placed = sorted(((text.find(p.text), p) for p in prices), key=lambda pair: pair[0])
+    rates = sorted(((text.find(r.text), r) for r in ents.rates), key=lambda pair: pair[0])
     out, start = [], 0
     for (at, price), (r_at, rate) in zip(placed, rates):
         if at < 0 or r_at < 0:

@@ -696,7 +696,7 @@ CUES = {
            r"|ok|okay|fine|alive)\b|\bdrop(?:s|ped|ping)?\b"
            r"|\bno longer\b|\bhow long\b|\buntil when\b|\bsupported until\b|\bdeprecat\w*|\bsunset\b|\beol\b"
            r"|\bwhen (?:is|does|will|did)\b[^?]*\b(?:end|ends|stop|stops|drop|dropped|leave|leaves|support|go away"
-           r"|goes away|disappear|disappears|disappeared)\b|\bwhen disappeared\b"  # "when did training go away?" (r11 q58)
+           r"|goes away|disappear|disappears|disappeared|die|died|dies)\b|\bwhen disappeared\b"  # "when did training go away?" (r11 q58)
            r"|\bmaintenance\b|\bsupport window\b"
            # 29p: what a vendor stopped doing ("when did they stop shipping Inf1 DLAMIs?")
            r"|\b(?:stop(?:s|ped)?|quit|ceased?|discontinued) (?:shipping|providing|supporting|offering|publishing|releasing"

@@ -111,3 +111,15 @@ def test_a_package_of_an_sdk_release_is_not_said_undated(conn):
 def test_a_bare_torch_function_name_is_carried_to_the_next_part(conn):
     text = ask(conn, "¿topk corre en tpu? ¿y en neuron? ¿y con torch.compile?")["text"]
     assert "`aten::topk` en neuron 2.14.3.1" in text.split("**(2)**")[1]
+
+
+def test_two_machines_priced_in_two_currencies_per_hour_of_tokens_do_not_crash(conn):
+    out = ask(conn, "Comparativa para el comité: opción A en Madrid, 24 €/h, produce 2,1 millones de tokens por hora. "
+                    "Opción B en Londres, 19,50 £/h, 1,4 millones de tokens por hora. ¿Coste por millón de cada una y "
+                    "cuál es más barata?")  # r26 q24: TypeError comparing two Amounts
+    assert out["intent"] != "error" and "11,43 EUR" in out["text"]
+
+
+def test_when_a_feature_died_is_its_end_of_support(conn):
+    text = ask(conn, "is pytorch/xla inference on trn2 still supported? and when did xla training die")["text"]
+    assert "Neuron 2.30" in text.split("**(2)**")[1] and "could not read" not in text
