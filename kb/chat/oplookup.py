@@ -117,7 +117,8 @@ def find_ops(conn: sqlite3.Connection, q: Question) -> tuple[list[OpMatch], list
     if not matches and q.plain_words:
         bases = bases or _bases(conn)
         fuzzed = 0
-        for word in (w for w in q.plain_words if w not in taken):
+        # "backward" alone names no op: it is the gradient of an op named beside it (_backwards), never aten::_backward
+        for word in (w for w in q.plain_words if w not in taken and w.lower() != "backward"):
             if "." in word and _op_like(word):  # add.Tensor, relu.default
                 try:
                     matches.append(OpMatch(word, queries.resolve_op(conn, word), "exact"))

@@ -80,6 +80,8 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    # (held-out r13 q61)
                    rf"| ?[,;]? (?:and|y|e) (?=(?:on|in|en|con) (?:la |el |the )?[\w.-]+(?: v?\d+(?:\.\d+)*)?[,:]? "
                    rf"(?:q|qu[eé]|c[oó]mo|what|how|which|cu[aá]l)\b)"
+                   # "¿funciona torch.cdist en neuron? ¿y el backward?": the gradient, asked apart (attacker s12)
+                   rf"|\?[,;]? (?=¿? ?(?:and|y|e) (?:(?:el|the|its|su|la) )?backward\b)"
                    # "q cambio vs 0.1.1 desde cuando esta": a last "since when (is it out)" said without a join (r13 q64)
                    rf"| (?=(?:since when|desde cu[aá]ndo)(?: (?:est[aá]|is it|existe|hay)(?: \w+)?)?[ ?!.]*$)",
                    re.I)
@@ -451,7 +453,7 @@ def op_carried(carried: list[dict[str, Any]]) -> bool:
     """The second part asks the first one's op again in another mode ("… and what happens to it under torch.compile?"):
     its own section, since the whole question's reading would answer only the first mode (r12 q1); another target
     alone ("¿…en neuron? ¿y en la tpu?") is the whole question's comparison."""
-    return any("own_mode" in f.get("carried", {}) for f in carried)
+    return any("own_mode" in f.get("carried", {}) or "backward" in f.get("carried", {}) for f in carried)
 
 
 def same_answer(first: Answer, second: Answer) -> bool:
@@ -843,6 +845,8 @@ def carry_context(parts: tuple[str, str], lang: str,
             it = re.compile(r"\b(?:it|them)\b", re.I)
             out[1] = it.sub(ops[0], out[1], count=1) if it.search(out[1]) else out[1].rstrip(" ?¿.") + f" ({ops[0]})?"
             carried["ops"] = ops
+            if _BACKWARD.search(parts[1]):  # "¿y el backward?": another op, the gradient, in a section of its own
+                carried["backward"] = True
             if mine["modes"] and mine["modes"] != said[0]["modes"]:
                 carried["own_mode"] = sorted(mine["modes"])
         if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
