@@ -131,8 +131,8 @@ def answer(question: str, *, db: str | None = None, conn: sqlite3.Connection | N
 
 def _before_sources(text: str, line: str) -> str:
     """An answer with one more line at the end of its body, above its sources: the headline stays first."""
-    at = min((i for i in (text.find("\n\n**Sources**"), text.find("\n\n**Fuentes**")) if i >= 0), default=len(text))
-    return text[:at].rstrip() + "\n\n" + line + text[at:]
+    body = understand.body_and_sources(text)[0]  # the text up to its sources block, which follows unchanged
+    return body.rstrip() + "\n\n" + line + text[len(body):]
 
 
 # The language the message asked its answer in ("answer in English"), for the parts read below it; None: each

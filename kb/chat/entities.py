@@ -52,14 +52,14 @@ _ACCENTED_ASK = re.compile(r"^\W*(?:cu[áÁ]nt[oa]s?|qu[éÉ]|cu[áÁ]l(?:es)?|c
 
 # "answer in English please", "responde en inglés", "in Spanish:": the language the asker wants the answer in,
 # whatever the question's own (attacker s11); the request is taken out of the question before it is read
-_REQUEST = {
-    "en": re.compile(r"(?:\b(?:please,? )?(?:answer|reply|respond|write)(?: me)?(?: it| this)? in english\b(?:,? please)?"
-                     r"|\bin english,? please\b|\b(?:responde|respondeme|contesta|contestame|contéstame|respóndeme|escribe)"
-                     r"(?:lo|me)? en ingl[eé]s\b(?:,? por favor)?|\ben ingl[eé]s,? por favor\b)[.!:,]*", re.I),
-    "es": re.compile(r"(?:\b(?:please,? )?(?:answer|reply|respond|write)(?: me)?(?: it| this)? in spanish\b(?:,? please)?"
-                     r"|\bin spanish,? please\b|\b(?:responde|respondeme|contesta|contestame|contéstame|respóndeme|escribe)"
-                     r"(?:lo|me)? en espa[nñ]ol\b(?:,? por favor)?|\ben espa[nñ]ol,? por favor\b)[.!:,]*", re.I),
-}
+def _request(english: str, spanish: str) -> re.Pattern[str]:
+    """The ways to ask for an answer in one language, named in English ("english") and Spanish ("ingl[eé]s")."""
+    return re.compile(rf"(?:\b(?:please,? )?(?:answer|reply|respond|write)(?: me)?(?: it| this)? in {english}\b(?:,? please)?"
+                      rf"|\bin {english},? please\b|\b(?:responde|respondeme|contesta|contestame|contéstame|respóndeme|escribe)"
+                      rf"(?:lo|me)? en {spanish}\b(?:,? por favor)?|\ben {spanish},? por favor\b)[.!:,]*", re.I)
+
+
+_REQUEST = {"en": _request("english", "ingl[eé]s"), "es": _request("spanish", "espa[nñ]ol")}
 
 
 def requested_language(text: str) -> str | None:

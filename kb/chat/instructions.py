@@ -73,8 +73,9 @@ def set_aside(question: str) -> tuple[str, list[str]]:
             orders.append(line)
             continue
         sentences = _SENTENCE_END.split(line)
+        closing = len(orders)  # the closing orders are taken last first, and said in the order written
         while len(sentences) > 1 and _ORDER.match(sentences[-1].strip()):
-            orders.insert(len(orders), sentences.pop().strip())
+            orders.insert(closing, sentences.pop().strip())
         if len(sentences) == 1 and _ORDER.match(sentences[0].strip()) and kept:
             orders.append(sentences[0].strip())
             continue

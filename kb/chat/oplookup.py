@@ -149,16 +149,16 @@ def _backwards(conn: sqlite3.Connection, matches: list[OpMatch]) -> list[OpMatch
     known = queries.known_op_names(conn)
     out = []
     for m in matches:
-        stems = dict.fromkeys(re.sub(r"_forward$", "", opnames.base_name(op).strip("_")) for op in m.ops
-                              if not opnames.base_name(op).endswith("_backward"))
-        found = [f"aten::{pre}{stem}_backward" for stem in stems for pre in ("_", "")
-                 if f"aten::{pre}{stem}_backward" in known]
+        bases = [opnames.base_name(op) for op in m.ops]
+        stems = dict.fromkeys(re.sub(r"_forward$", "", b.strip("_")) for b in bases if not b.endswith("_backward"))
+        found = list(dict.fromkeys(name for stem in stems for pre in ("_", "")
+                                   if (name := f"aten::{pre}{stem}_backward") in known))
         if not found:
             out.append(m)
             continue
-        ops = [op for name in dict.fromkeys(found) for op in queries.resolve_op(conn, name)]
+        ops = [op for name in found for op in queries.resolve_op(conn, name)]
         out.append(OpMatch(f"{m.asked} backward", ops, "backward",
-                           f"the backward of `{m.asked}`: {', '.join(f'`{n}`' for n in dict.fromkeys(found))}"))
+                           f"the backward of `{m.asked}`: {', '.join(f'`{n}`' for n in found)}"))
     return out
 
 
