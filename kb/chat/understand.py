@@ -607,6 +607,9 @@ def unglued(part: str) -> str:
     return _GLUED.sub(r"\1 \2", part)
 
 
+_ASKS_NEWEST = re.compile(r"^\W*(?:which|what)\b(?:(?!\b(?:on|in|for)\b).)*\b(?:newest|latest)\b", re.I)
+
+
 def _context(part: str, lang: str) -> dict[str, Any]:
     """What one clause names on its own: targets with their versions, modes, whether it is priced,
     whether it names an op, whether it lists ops a target cannot run on the device."""
@@ -623,6 +626,8 @@ def _context(part: str, lang: str) -> dict[str, Any]:
     from kb.chat.answer_sdk_news import NEWS
 
     news = bool(NEWS.search(ents.english))  # "what's new in neuron 2.34" carries no op or mode of the part before
+    # "cual es el torchneuron mas nuevo?": which release is newest, no op's question (CI s12: "nonzero" was carried in)
+    newest = not op and bool(_ASKS_NEWEST.search(ents.english))
 
     return {"targets": list(dict.fromkeys(targets)), "sdk": {m.target for m in q.targets if m.sdk and m.version},
             "target_words": {m.target: m.word for m in q.targets if m.word}, "modes": {"eager", "compile"} & ents.cues, "versions": list(q.versions),
@@ -631,7 +636,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff")
-            or news, "news": news, "prices": ents.prices, "rates": ents.rates,
+            or news or newest, "news": news, "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 
