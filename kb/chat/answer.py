@@ -198,7 +198,8 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
             whole = _answer_one(question, conn, allow_files)
             strong = first if second.intent in understand.WEAK else second
             weak = parts[1] if strong is first else parts[0]
-            if whole.intent != strong.intent or understand.only_context(weak, lang) or understand.which_ones(weak):
+            if whole.intent != strong.intent or understand.only_context(weak, lang) or understand.which_ones(weak) \
+                    or understand.said_aside(weak):
                 return whole  # the whole question reads as something else, or the weak part only says where
             first, second = (understand.unread_part(p, _shown(lang)) if a.intent in understand.WEAK else a
                              for p, a in zip(read, (first, second)))
@@ -304,8 +305,10 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     outside = re.sub(r"\([^)]*\)", " ", q.text) if examples else q.text
     explicit_op = explicit_op or any("_" in w.strip("_") and w.lower() in _op_bases(conn) and families.family(w) is None
                                      and w.lower() != qualifier and w in outside for w in q.plain_words)
+    if not explicit_op and len(q.targets) == 1 and len(set(q.statuses) - {"supported"}) >= 3 and _OP_COUNT.search(text):
+        return "ops_overview"  # "op coverage numbers for 2.14.3.1: native / decomposed / fallback / unsupported" (r26 q12)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
-            and set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) \
+            and (set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) or len(set(q.statuses)) >= 3) \
             and (_OVERVIEW.search(text) or _HOW_MANY.search(text) or _OP_COUNT.search(text)) \
             and scoring.list_status(q.text) is None:
         return "ops_overview"  # "what ops does the neuron pytorch/xla op list cover for 2.9.0.2.15?": counts by status
@@ -334,7 +337,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
         named_feature = []  # "dropout in compile mode on tpu": the op's mode, not torch.compile's mode= (s8d-regb)
     # "cuántas ops de fft hacen fallback en neuron?", "how many native kernels does tpu 0.2.0 have vs 0.1.1? how much
     # bigger got the coverage": ops counted by status, whatever feature word is beside them (r22 q15, q16)
-    counts_ops = bool(re.search(r"\b(?:ops|operators|kernels)\b", text)) and scoring.list_status(q.text) is not None
+    counts_ops = bool(re.search(r"\b(?:ops|operators|kernels)\b|\b(?:is|are) there (?:any|some) ops?\b", text)) \
+        and scoring.list_status(q.text) is not None
     if named_feature and not explicit_op and not counts_ops and intent in ("op", "unknown", "ops_by_status", "compare") \
             and not names.is_release_question(re.sub(r"\b(?:py)?torch\b", " ", text)):
         return "limitation"  # "PyTorch's Inductor with TPU tensors, does it work?": "PyTorch" names no release (s8c-intent3)
@@ -361,6 +365,8 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     mode_only = feats and all(w in ("compile mode", "torch.compile", "eager mode") for w, _ in feats)
     if mode_only and intent == "op" and any(w.lower() in _op_bases(conn) for w in q.plain_words):
         return intent  # "dropout in compile mode on tpu": the op's compile verdict, "compile mode" is its mode
+    if mode_only and counts_ops and intent == "ops_by_status":
+        return intent  # "in compile mode which ops fall back on neuron?": the list in that mode (r25 q16)
     if feats and not explicit_op and intent in ("op", "unknown", "ops_by_status", "compare"):
         return "limitation"
     return intent

@@ -242,6 +242,12 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             # "is anything out of support or ending soon?": the stack as a whole answers first (r12 q31)
             es = getattr(q, "language", "en") == "es"
             head = _anything_head(result, es) + (f"\n{'Cada parte' if es else 'Each part'}: {head}" if head else "")
+        needs = [i["requires"] for i in result["issues"] if i.get("requires")]
+        if needs:  # "torch_tpu 0.2.0 needs what python/torch? i got py3.10 and torch 2.9": it does not fit, first (r27 q44)
+            es = getattr(q, "language", "en") == "es"
+            said = "; ".join((f"{n['package']} requiere {n['product']} {n['spec']}, no {n['have']}" if es else
+                              f"{n['package']} requires {n['product']} {n['spec']}, not {n['have']}") for n in needs)
+            head = ("**No encaja** — " if es else "**Does not fit** — ") + said + "." + (f"\n\n{head}" if head else "")
         if result["first_eol"] and result["windows"] and _FIRST_ASKED.search(q.text):
             # "what leaves support first?": the stack's first end of support is the answer, so it leads
             lines = [lines[0], ""] + ([head, ""] if head else []) + lines[1:] + matrix

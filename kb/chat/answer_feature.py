@@ -233,11 +233,22 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
     rows = [dict(r) for r in conn.execute(
         "SELECT * FROM release WHERE product = 'torchneuron' AND instance_families IS NOT NULL")]
     sdk = next((m.version for m in q.targets if m.target == "neuron" and m.version), None)
+    presumed = ""
     if sdk and not releases.find(conn, "torchneuron", sdk):  # "on Neuron 2.29?": that release's matrix, not the newest
-        facts = [f for f in facts if same_line(sdk, str(f["version"]))]
-        rows = [r for r in rows if same_line(sdk, str(r.get("sdk_version") or ""))]
+        matrix_of = sdk
+        if not any(same_line(sdk, str(f["version"])) for f in facts):
+            # "neuron 2.34 supports trn3?": a release stating no matrix is checked against the last one stated, as
+            # `kb eol --stack` does, and said to be presumed (r27)
+            matrix_of = eol.platform_matrix_of(eol.load_releases(conn), eol.load_platform_facts(conn), sdk) or sdk
+        facts = [f for f in facts if same_line(matrix_of, str(f["version"]))]
+        rows = [r for r in rows if same_line(sdk, str(r.get("sdk_version") or ""))] \
+            or [r for r in rows if same_line(matrix_of, str(r.get("sdk_version") or ""))]
         if not facts and not rows:
             return _no_matrix(q, ents, sdk)
+        if matrix_of != sdk:
+            as_of = eol.releases_known_as_of(eol.load_releases(conn), "neuron-sdk") or "the KB's data"
+            presumed = (f"_Neuron {sdk} no declara matriz propia a fecha de {as_of}; se presume la de {matrix_of}._" if es
+                        else f"_Neuron {sdk} states no matrix of its own as of {as_of}; {matrix_of}'s is presumed._")
     newest = max(rows, key=lambda r: queries.version_key(r["version"])) if rows else None
     lines, heads, out = [], [], []
     for instance in ents.instances:
@@ -261,6 +272,9 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
         no = status.startswith(("not supported", "unsupported", "end")) or (not mine and listed is False)
         word = ("**Sí**" if es else "**Yes**") if yes and not no else ("**No**" if no else
                                                                        ("**Desconocido**" if es else "**Unknown**"))
+        if presumed and (yes or no):  # another release's matrix: our presumption, not the vendor's word for this one
+            word = {"**Sí**": "**Presumiblemente sí**", "**Yes**": "**Presumably yes**", "**No**":
+                    "**Presumiblemente no**" if es else "**Presumably no**"}[word]
         said = (STATUS_ES.get(mine[0]["status"].lower(), quoted(mine[0]["status"])) if es else mine[0]["status"]) \
             if mine else ""
         heads.append(f"{word} — TorchNeuron {'en' if es else 'on'} {instance.capitalize()}"
@@ -269,8 +283,10 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
                     ("listed" if listed else "not listed" if listed is False else "unknown"),
                     "release": newest["version"] if newest else None})
     head = "; ".join(heads) + "." if heads else ("**Desconocido**." if es else "**Unknown**.")
-    return Answer(q.text, "support", "\n".join([head, ""] + lines) + src.markdown(), out, src.items,
-                  language=ents.language)
+    if presumed:
+        out.append({"presumed_matrix": {"release": sdk, "from": facts[0]["version"] if facts else None}})
+    return Answer(q.text, "support", "\n".join([head] + ([presumed] if presumed else []) + [""] + lines) + src.markdown(),
+                  out, src.items, language=ents.language)
 
 
 def _no_matrix(q: Question, ents: Entities, sdk: str) -> Answer:

@@ -302,7 +302,7 @@ _ES_PHRASES += [  # 29l: the everyday end verbs and compile words last, so the p
     (r"(?:se )?(?:acaba|acaban|termina|terminan|caduca|caducan|vence|vencen|expira|expiran|muere|mueren|finaliza"
      r"|finalizan|acabara|terminara|caducara|vencera|expirara)(?: el soporte(?: de)?)?",
      "reaches end of support"),
-    (r"(?:en |durante (?:la )?|con (?:la )?)?(?:compilacion|compilando|al compilar|si compilo|cuando compilo)",
+    (r"(?:en |durante (?:la )?|con (?:la )?)?(?:compilacion|compilando|al compilar|si (?:lo |la |los )?compil(?:o|amos|as|an|a)|cuando (?:lo |la )?compil(?:o|amos|as|an|a))",
      "in compile mode"),
     (r"ahora", "now"),
 ]
@@ -368,6 +368,8 @@ _ES_WORDS = {
     "ultima": "last", "ultimo": "last", "ayuda": "help", "hola": "hello", "instancia": "instance", "instancias": "instances",
     "jala": "runs", "jalan": "run", "faltan": "lacks", "falta": "lacks", "q": "what",
     "tenia": "had", "tenian": "had",  # 29t: "¿cuántos kernels tenía la tpu en la 0.1.1?"
+    "descompuesto": "decomposed", "descompuestos": "decomposed", "descompuesta": "decomposed", "descompuestas": "decomposed",
+    "decompuesto": "decomposed", "decompuestos": "decomposed", "cobertura": "coverage",  # s13 (r26 q12)
     "aparecio": "appeared", "aparecieron": "appeared", "controla": "controls", "controlan": "control", "desactiva": "turns off", "activa": "turns on",
 }
 # ---- 29k: the op families people name in Spanish ("ops de convolución", "ops de pérdida"), read as the
@@ -398,6 +400,11 @@ _ES_PHRASES[:0] = [(r"(?:se )?(?:cayeron|cayo|han caido|ha caido|fueron|se fuero
 _ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
                 (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),
                 (r"(?:el )?fallback a (?:la )?cpu", "cpu fallback")]
+# s13 (r26 q12): "números de cobertura de ops": the op coverage numbers, counts by status
+_ES_PHRASES[:0] = [(r"(?:los )?(?:numeros|cifras|datos) de cobertura de (?:ops|operadores)", "op coverage numbers")]
+# s13 (r25 q16): "¿hay algún op que todavía haga fallback a CPU en modo compile?": ops that fall back, a list
+_ES_PHRASES[:0] = [(r"(?:haga|hagan|hace|hacen|hara|haran|haria|harian) fallback (?:a|al) (?:la )?cpu", "falls back to cpu"),
+                   (r"(?:hay|existe) (?:algun|alguno|alguna|algunos|algunas) (?:op|ops|operador|operadores)\b", "is there any op")]
 _SMS_QUE = re.compile(r"(?<![\w./-])(?:q|k|ke)(?![\w./-])", re.I)
 
 
@@ -435,10 +442,24 @@ CURRENCY_WORDS = {
     "eur": "EUR", "€": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP", "£": "GBP", "pound": "GBP",
     "pounds": "GBP", "libras": "GBP", "jpy": "JPY", "¥": "JPY", "yen": "JPY", "yenes": "JPY", "mxn": "MXN", "pesos": "MXN",
     "cad": "CAD", "aud": "AUD", "chf": "CHF", "inr": "INR", "brl": "BRL", "reales": "BRL", "ars": "ARS", "clp": "CLP",
-    "cop": "COP",
+    "cop": "COP", "pen": "PEN", "soles": "PEN", "s/": "PEN", "bucks": "USD", "buck": "USD",  # s13 (r27 q20, q22)
 }
+# "3000 pesos la hora (argentinos)", "pesos chilenos": whose peso; "pesos" alone stays Mexico's (r27 q21)
+_PESO_OF = re.compile(r"\bpesos?\b[^.?!\d]{0,24}?\b(argentin|chilen|colombian|mexican|uruguay|dominican|filipin)\w*"
+                      r"|\b(argentin|chilen|colombian|mexican|uruguay|dominican|filipin)\w*\s+pesos?\b", re.I)
+_PESO_CODES = {"argentin": "ARS", "chilen": "CLP", "colombian": "COP", "mexican": "MXN", "uruguay": "UYU",
+               "dominican": "DOP", "filipin": "PHP"}
+
+
+def currency_code(word: str, text: str) -> str:
+    """The currency code a word or symbol names in a question; a peso is the country's the question says."""
+    word = word.lower()
+    if word == "pesos" and (m := _PESO_OF.search(text)):
+        return _PESO_CODES[(m.group(1) or m.group(2)).lower()]
+    return CURRENCY_WORDS.get(word, word.upper())
 _NUM = r"\d{1,12}(?:[.,]\d{1,12}){0,4}(?:[eE][+-]?\d{1,3}(?!\w))?(?:\s?[kKmM](?![a-zA-Z]))?"
-_CUR = r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|dollars?|dolar(?:es)?|euros?|pounds?|libras|yen(?:es)?|pesos|reales)"
+_CUR = (r"(?:us\$|\$|€|£|¥|usd|eur|gbp|jpy|mxn|cad|aud|chf|inr|brl|ars|clp|cop|pen|dollars?|dolar(?:es)?|euros?|pounds?|libras"
+        r"|yen(?:es)?|pesos|reales|soles|bucks?|(?<![\w/])s/(?=\s?\d))")
 # A number with a scale word after it ("18 mil", "1,5 millones", "2 mil millones", "3 thousand"): Spanish
 # "mil" is a thousand and "mil millones" a billion (29p); kb.chat.entities.number reads the word.
 _SCALE_WORD = r"(?:mil\s?millones|millones|millon|mil|thousand|millions?|billions?)"
@@ -604,7 +625,7 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
             value = number(m.group("n"), lang, comma["price"])
             if value is None:
                 continue
-            code = CURRENCY_WORDS.get(m.group("c").lower(), m.group("c").upper())
+            code = currency_code(m.group("c"), text)
             other = _PRICE_PERIOD.match(text, m.end())
             if other and not re.match(r"\s*(?:/|per|por|a)?\s?(?:hour|hr|h|hora)\b", text[m.end():], re.I):
                 unit = other.group("u").lower()
@@ -647,13 +668,13 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
     return prices, rates, tokens
 
 
-_CURRENCY_NAMED = re.compile(r"[$€£¥]|\b(?:" + "|".join(sorted((re.escape(w) for w in CURRENCY_WORDS if w.isalpha()),
+_CURRENCY_NAMED = re.compile(r"[$€£¥]|(?<![\w/])s/(?=\s?\d)|\b(?:" + "|".join(sorted((re.escape(w) for w in CURRENCY_WORDS if w.isalpha()),
                                                                   key=len, reverse=True)) + r")\b", re.I)
 
 
 def _currencies_named(text: str) -> set[str]:
     """Every currency a question names anywhere, as codes ("$/Mtok" → USD)."""
-    return {CURRENCY_WORDS.get(m.group().lower(), m.group().upper()) for m in _CURRENCY_NAMED.finditer(text)}
+    return {currency_code(m.group(), text) for m in _CURRENCY_NAMED.finditer(text)}
 
 
 _COMMA_THREE = re.compile(r"(?<![\d.,])\d{1,3},\d{3}(?![\d.,])")  # 1,375: thousands or a decimal comma?
@@ -686,7 +707,12 @@ FEATURE_RE = {
 USE_RE = {"training": r"\btrain(?!ium)\w*|\bfine-?tun\w*|\bpre-?train\w*",
           "inference": r"\binfer(?:ence|encing)?\b|\bserv(?:e|ing)\b|\bdeploy\w*|\bpredict\w*|\bgenerat\w*"}
 # "what is the native op count on tpu?", "the number of ops native on tpu" (29p): a count of ops by status
-OP_COUNT = r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?(?:ops|operators|kernels)\b"
+OP_COUNT = (r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?(?:ops|operators|kernels)\b"
+            # s13 (r26 q12): "the op coverage numbers for TorchNeuron 2.14.3.1"
+            r"|\b(?:op|ops|operator|aten) coverage (?:numbers?|figures?|stats|statistics|counts?|breakdown|summary)\b")
+# "native / decomposed / CPU fallback / unsupported": statuses named as a series, the columns of a count, no policy asked
+_STATUS_SERIES = re.compile(r"\b(?:native|decomposed|(?:cpu )?fallback|unsupported)\s*[/,|]\s*"
+                            r"(?:native|decomposed|(?:cpu )?fallback|unsupported)\b")
 CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
             r"|per 1m|\$/m|dollars per)\b",
@@ -736,7 +762,9 @@ CUES = {
               r"|(?:just )?(?:get|gets|go|goes|run|runs)? ?slow\w*|falls? back|go(?:es)? to the (?:cpu|host)|(?:the )?cpu)\b"
               r"|\bhow (?:do|can|could|would|should) (?:i|we|you|one) (?:see|tell|know|find out|check|list|log|inspect|get"
               r"|spot)\b[^?]{0,80}?\b(?:fall(?:s|ing)? ?back|fell back|fallbacks?)\b",
-    "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b",
+    "yes_no": r"^\s*(?:is|are|does|do|can|will|could|would|has)\b"
+              # "neuron 2.33 supports trn1?" ("la 2.33 soporta trn1?"): a statement asked as a question (r27 q46)
+              r"|^(?!\s*(?:which|what|how|when|where|why|who)\b)[^?]{0,60}\b(?:supports?|runs?|works?) (?:on )?[\w.-]+\s*\?",
     # 29p: a torch.compile backend named ("backend='inductor'", "the inductor backend") is compile mode
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b|\binductor\b|\baot_?eager\b"
                r"|\bbackend\s?=",
@@ -905,5 +933,7 @@ def extract(text: str, lang: str | None = None) -> Entities:
     if "nxd" in found.features and ("nxd-inference" in found.features or "nxd-training" in found.features):
         found.features.remove("nxd")
     found.cues = {name for name, pattern in CUES.items() if re.search(pattern, lowered)}
+    if _STATUS_SERIES.search(lowered):
+        found.cues.discard("policy")
     found.models = list(dict.fromkeys(m.lower() for m in MODEL_RE.findall(lowered)))
     return found

@@ -352,8 +352,9 @@ def read(text: str) -> Question:
             if pending_target is None and pending_product is None and after in _ALSO and (also := _also_at(q, version)):
                 q.targets.append(also)  # "tpu 0.1.1 vs 0.2.0", "SDK 2.29 y 2.30": the same target at a second release
                 continue
-            if pending_target is None and pending_product in _TARGET_PRODUCTS and after in _LOOSE_BEFORE and "." in version:
-                loose.append(version)
+            if pending_target is None and pending_product in _TARGET_PRODUCTS and "." in version and (
+                    after in _LOOSE_BEFORE or _OPENING_SDK.match(text) and text.lstrip(" ¿").startswith(value)):
+                loose.append(version)  # "(la) 2.33 soporta trn1?": a Neuron SDK release opening the question (r27 q46)
             if pending_target is not None and pending_target.version is None and target_version_ok(version):
                 pending_target.version = version
                 pending_target.sdk = pending_target.sdk or sdk_seen
@@ -434,6 +435,7 @@ def read(text: str) -> Question:
 # "how many native kernels did the tpu have back in 0.1.1?", "¿qué tenía la tpu en la 0.1.1?": a version said after
 # "in" ("en la", read "on") with no name beside it is the release of the one target the question names (29t).
 _LOOSE_BEFORE = frozenset({"in", "on", "en", "of", "release", "version", "v"})
+_OPENING_SDK = re.compile(r"^[\s¿]*v?2\.[2-9]\d(?:\.\d+)*\b")
 # a target's own word left waiting for a version ("the tpu have back in"): its version, not a product's
 _TARGET_PRODUCTS = frozenset({None, "neuron", "tpu", "inf1", "inf2", "trn1", "trn2", "trn3"})
 
@@ -693,6 +695,11 @@ def _without_names(lowered: str, q: Question) -> str:
     return re.sub(r"\bgraph[\s-]breaks?\b", " ", lowered)  # a graph break is how compile goes, not a bug (r21 q03)
 
 
+# "which ops …", "how many ops …", "list the ops …": a list, whatever untranslated words follow it
+_WHICH_OPS = re.compile(r"\b(?:which|what|how many|list|show)\b(?: \w+){0,3}? (?:ops|operators|kernels)\b"
+                        r"|\b(?:is|are) there (?:any|some) (?:ops?|operators?)\b")
+
+
 def _intent(q: Question, lowered: str) -> str:
     has_op = bool(q.op_words or q.function_words)
     if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
@@ -720,6 +727,9 @@ def _intent(q: Question, lowered: str) -> str:
         if any(p in lowered for p in COMPARE_PATTERNS) or not listing:
             return "compare"
         return "ops_by_status"
+    if not has_op and q.targets and any(s in q.statuses for s in ("fallback", "native", "unsupported", "decomposed")) \
+            and _WHICH_OPS.search(lowered):
+        return "ops_by_status"  # "which ops fall back on neuron in compile? dijeron que casi ninguno": a list (r25 q16)
     if has_op or q.plain_words:
         return "op"  # kb.chat.answer may still turn a non-op word into a limitation question
     if q.targets and any(s in q.statuses for s in ("fallback", "native", "unsupported", "decomposed")):

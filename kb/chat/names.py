@@ -54,11 +54,13 @@ ASPECTS = (
 )
 RELEASE_CUES = r"\b(latest|newest|most recent|current version|released?|release date|when was|when did|came out|" \
                r"(?:is|be|will be) out|when (?:is|will) .{1,30} (?:ship|land|arrive)|" \
+               r"when (?:does|will|do) [\w .-]{1,30} (?:drop|land|ship|arrive)(?= ?\?| *$)|" \
                r"python versions?|which python|pythons|torch versions?|pytorch versions?|which (py)?torch|(which|what) os|" \
                r"operating systems?|ubuntu|instances?|instance types?|ships?|shipped|what'?s in|what is in|" \
                r"support matrix|requir\w*|prerequisites?|dependenc\w*|need\w* (?:to )?install\w*|compatible|which sdk|what sdk|sdk version|versions? of|" \
                r"what versions?|which versions?|(?:which|what) [\w.-]+ (?:releases|versions)|release notes|changelog|python|pytorch|hardware|current|" \
-               r"what'?s new|is it new|news|bring|brings|brought|eta|expected|roadmap|upcoming|pick up|picks up)\b"  # 29i: a package's news is its release card; r23 q43: "an ETA for Neuron 2.35?"
+               r"what'?s new|is it new|news|bring|brings|brought|eta|expected|roadmap|upcoming|pick up|picks up|" \
+               r"(?:still )?(?:in )?(?:beta|alpha|preview|experimental)|generally available|production[- ]ready)\b"  # 29i: a package's news is its release card; r23 q43: "an ETA for Neuron 2.35?"
 
 
 @dataclass

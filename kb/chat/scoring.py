@@ -69,7 +69,10 @@ _FALLS = re.compile(r"\b(?:falls?|falling) back\b|\bfallbacks?\b|\bruns? on (?:t
 # Words that ask for money, not only "how much" (which also asks "how much slower").
 _PER_MILLION = re.compile(r"\bper (?:1 ?m|one million|a million|million|mtok|m tokens)\b|\bmillion tokens\b|\$/m(?:tok)?\b"
                           r"|/ ?m ?tok\b|\bper 1m\b", re.I)
-_PRICE_WORDS = re.compile(r"\b(?:cost|costs|costing|price|prices|pricing|priced|expensive|cheaper|cheapest)\b", re.I)
+_PRICE_WORDS = re.compile(r"\b(?:cost|costs|costing|price|prices|pricing|priced|expensive|cheaper|cheapest)\b"
+                          # "how much is a trn1.2xlarge per hour?": an instance's price asked (r27 q19)
+                          r"|\bhow much (?:is|are|does|do|would)\b[^?]{0,40}\b(?:per hour|an hour|a hour|hourly|/ ?h(?:r|our)?)\b",
+                          re.I)
 
 
 def list_status(text: str) -> str | None:
@@ -130,7 +133,7 @@ def _gallery_list(text: str) -> bool:
 
 
 _WHEN_WORD = re.compile(r"\b(?:when|until|how long|since)\b", re.I)
-_SUPPORT_WORD = re.compile(r"\b(?:supported|support|compatible|runs?|works?)\b", re.I)
+_SUPPORT_WORD = re.compile(r"\b(?:supported|supports?|compatible|runs?|works?|ok|okay|fine)\b", re.I)
 _OPS_WORD = re.compile(r"\b(?:ops?|operators?|kernels?|layers?|models?|functions?|modules?|dtypes?|python|ubuntu|pytorch"
                        r"|torch \d)\b", re.I)
 
@@ -182,7 +185,9 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         out.append(Reading("platform_eol", 8, f"{platform[0]} with a version and an end-of-support cue"))
     status = list_status(text)
     versioned = any(m.version for m in q.targets)
-    if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op:
+    # "op coverage numbers: native / decomposed / fallback / unsupported": counts of every status, no one status's list
+    by_status = len(set(q.statuses) - {"supported"}) >= 3 and re.search(OP_COUNT, text, re.I) is not None
+    if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op and not by_status:
         out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (4 if asked_list else 0),
                            f"a list of {status} ops"))
     if ents.models and not explicit_op:

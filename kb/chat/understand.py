@@ -500,7 +500,22 @@ _WHICH_ONES = re.compile(r"^\W*(?:(?:and|y|e)\s+)?(?:(?:which|what|cu[aá]les|qu
                          r"(?:\s+(?:ones?|are they|are those|them|son|serian|serían|eran|de ellas|de ellos|those|these))?"
                          r"|(?:p[aá]same|dame|m[aá]ndame|give me|send me|show me)\s+(?:la lista|el listado|the list|them|los|las))"
                          r"(?:\s+(?:m[aá]s o menos|roughly|more or less|aprox\w*|por ejemplo|for example|e\.g\.))?"
-                         r"(?:\s+(?:porfa|por favor|please|pls|plz))?\W*$", re.I)
+                         r"(?:\s+(?:porfa|por favor|please|pls|plz))?"
+                         # "List them please, I want them in our lint rule.": why they are wanted asks nothing more (r26 q10)
+                         r"(?:\s*[,;.:-]\s*(?:i|we|i'd|we'd|for|so|para|que|porque|because|quiero|necesito|queremos)\b[^?]{0,80})?"
+                         r"\W*$", re.I)
+
+
+def said_aside(part: str) -> bool:
+    """Whether an unread part is a remark after the question, asking nothing ("…cuanto sale el millon de tokens? es
+    una inf2 chiquita"): it has no question mark and opens with no question word (r27 q24)."""
+    return bool(part.strip()) and "?" not in part and "¿" not in part and _ASKING_OPENER.match(part) is None
+
+
+_ASKING_OPENER = re.compile(r"^\W*(?:(?:and|y|e|but|pero|also|tambi[eé]n)\s+)?(?:what|which|how|when|where|why|who|does|do|did|can|could"
+                            r"|will|would|should|has|have|list|show|give|tell|compare|qu[eé]|q|cu[aá]l(?:es)?|c[oó]mo|cu[aá]nd[oa]"
+                            r"|cu[aá]nt[oa]s?|d[oó]nde|por qu[eé]|qui[eé]n|hay|lista\w*|dime|dame|mu[eé]stra\w*|compar\w*"
+                            r"|funciona\w*|corre\w*|va|van|sirve\w*|puedo|podemos|se puede)\b", re.I)
 
 
 def which_ones(part: str) -> bool:
@@ -607,7 +622,7 @@ def unglued(part: str) -> str:
     return _GLUED.sub(r"\1 \2", part)
 
 
-_ASKS_NEWEST = re.compile(r"^\W*(?:which|what)\b(?:(?!\b(?:on|in|for)\b).)*\b(?:newest|latest)\b", re.I)
+_ASKS_NEWEST = re.compile(r"^\W*(?:which|what(?:'?s)?)\b(?:(?!\b(?:on|in|for)\b).)*\b(?:newest|latest)\b", re.I)
 
 
 def _context(part: str, lang: str) -> dict[str, Any]:
@@ -636,7 +651,7 @@ def _context(part: str, lang: str) -> dict[str, Any]:
             "platforms": [f"{p} {v}" for p, v in q.products if v and p in intents.PLATFORM_PRODUCTS],
             "priced": bool(ents.prices or ents.rates), "op": op, "words": bool(q.plain_words),
             "asks_cost": "cost" in ents.cues, "modeless": "eol" in ents.cues or q.intent in ("eol", "release", "diff")
-            or news or newest, "news": news, "prices": ents.prices, "rates": ents.rates,
+            or news or newest, "news": news, "newest": newest, "prices": ents.prices, "rates": ents.rates,
             "lacking": not op and list_status(ents.english) in ("unsupported", "fallback") and "policy" not in ents.cues}
 
 
@@ -878,7 +893,8 @@ def carry_context(parts: tuple[str, str], lang: str,
                 # "on neuron 2.33 is X native, and on neuron is Y?": the same target at the version said (29q)
                 out[i] = re.sub(named, f"{t} {versions[t]}", out[i], count=1, flags=re.I)
                 carried["version"] = f"{t} {versions[t]}"
-            elif i == 1 and v is None and versions.get(t) and mine["target_words"].get(t, "").lower() != t:
+            elif i == 1 and v is None and versions.get(t) and mine["target_words"].get(t, "").lower() != t \
+                    and not mine["newest"]:  # "… neuron 2.34? and whats the newest torch-neuronx": the newest (r27 q60)
                 # "When did Neuron SDK 2.33 come out, and which PyTorch versions does its TorchNeuron support?": the
                 # target named by another word (its package) at the release the part before names (r24 q43)
                 name = f"Neuron SDK {versions[t]}" if t in said[1 - i]["sdk"] else f"{t} {versions[t]}"

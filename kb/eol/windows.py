@@ -776,6 +776,54 @@ def _packages_as_sdk(conn: sqlite3.Connection, components: list[dict[str, str]])
     return out
 
 
+# What a package's release page says it needs ("Requires-Python >=3.11; requires torch >=2.11.0,<=2.15.0"), as kept in
+# the release's note: a PEP 440 specifier each
+_REQUIRES = {"python": re.compile(r"\bRequires-Python\s+([<>=!~][^;\s]*)", re.I),
+             "pytorch": re.compile(r"\brequires torch\s+([<>=!~][^;\s]*)", re.I)}
+
+
+def requirement_issues(conn: sqlite3.Connection, components: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """A Python or PyTorch in the stack outside what a package's release says it requires ("torch_tpu=0.2.0
+    python=3.10": Requires-Python >=3.11): incompatible, with the release's page as the source (r27 q44)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    by_product = {c["product"]: c for c in components}
+    issues = []
+    for c in components:
+        if products.info(c["product"]).outside:
+            continue
+        row = conn.execute("SELECT note, source_url FROM release WHERE product = ? AND version = ?",
+                           (c["product"], c["version"])).fetchone()
+        if row is None or not row[0]:
+            continue
+        for product, pattern in _REQUIRES.items():
+            m, comp = pattern.search(row[0]), by_product.get(product)
+            if not m or not comp or not re.fullmatch(r"\d+(?:\.\d+){0,3}", comp["version"]):
+                continue
+            said = m.group(1).rstrip(".,")
+            try:
+                spec = SpecifierSet(said)
+            except InvalidSpecifier:
+                continue
+            # a bare line ("torch 2.9", "python 3.10") fits when its first release does
+            if not spec.contains(comp["version"] if comp["version"].count(".") >= 2 else comp["version"] + ".0"):
+                label = products.info(product).label
+                issues.append({**_issue("incompatible", comp, f"{c['product']} {c['version']} requires {label} {said}, "
+                                        f"not {comp['version']}", row[1]),
+                               "requires": {"package": f"{c['product']} {c['version']}", "product": label,
+                                            "spec": said, "have": comp["version"]}})
+    return issues
+
+
+def _tpu_only(components: list[dict[str, str]]) -> bool:
+    """Whether a stack names TorchTPU (or libtpu) and nothing of Neuron's: Neuron's support of Python or PyTorch does
+    not bear on it."""
+    lines = {products.info(c["product"]).releases_with for c in components
+             if not products.info(c["product"]).outside and c["product"] != "instance"}
+    neuron_instance = any(c["product"] == "instance" and re.match(r"(?:trn|inf)", c["version"], re.I) for c in components)
+    return bool(lines & {"torch_tpu", "libtpu"}) and "neuron-sdk" not in lines and not neuron_instance
+
+
 def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, within: timedelta | None = None,
                 today_: date | None = None, fail_on_unknown: bool = False) -> dict[str, Any]:
     """`kb eol --stack`: every window that covers a part of the stack, the first day any
@@ -794,10 +842,13 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
                            f"(known: {', '.join(sorted(known))})")
     sdk = _sdk_version(components)
     matched, issues = [], []
+    tpu_only = _tpu_only(components)
     for c in components:
         for w in windows:
             if w["product"] != c["product"] or not cycle_matches(w, c["version"]):
                 continue
+            if tpu_only and w.get("support_by") == "Neuron SDK":
+                continue  # "torch_tpu=0.2.0 python=3.10": Neuron's end of Python 3.10 is no part of a TPU stack (r27 q44)
             matched.append({**w, "component": f"{c['key']}={c['version']}"})
             if w["is_eol"]:
                 issues.append(_issue("ended", c, f"{w['product_label']} {w['cycle']}: out of support since "
@@ -814,6 +865,7 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
                                      f"{w['support_end']}", w["source_url"], gate=False))
     platform_facts = load_platform_facts(conn)
     issues += matrix_issues(components, releases, platform_facts)
+    issues += requirement_issues(conn, components)
     matrices = [label for label, _ in _matrix_sets(components, releases)]
     matrix_of = platform_matrix_of(releases, platform_facts, sdk) if sdk else None
     presumed_matrix = None
