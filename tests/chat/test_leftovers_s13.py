@@ -1,0 +1,115 @@
+"""Misses of held-out rounds r25–r27 fixed in session 13: a compile sub-part after an op, lists in compile mode, op
+coverage counts by status, currencies said by country or symbol, a remark after a cost question, an instance price,
+a bare SDK release before an instance, release maturity and future releases, and requirements a stack breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.chat import sections
+from tests.chat.phrasings import ask
+
+
+def test_a_compile_sub_part_asks_the_ops_compile_verdict(conn):
+    text = ask(conn, "El modelo usa torch.roll. ¿Se ejecuta aten::roll de forma nativa en Neuron? "
+                     "¿Y si compilamos con torch.compile(backend=\"neuron\")?")["text"]
+    two = text.split("**(2)**")[1]
+    assert "**`aten::roll` en neuron 2.14.3.1 (compile): no soportado" in two and "Limitaciones conocidas" not in two
+
+
+@pytest.mark.parametrize("question", [
+    "en modo compile ¿qué ops sí hacen fallback a CPU en neuron? me dijeron que casi ninguno",
+    "¿hay algún op que todavía haga fallback a CPU en modo compile en neuron?",
+    "in compile mode which ops still fall back to cpu on neuron 2.14.3.1?",
+])
+def test_ops_falling_back_in_compile_mode_are_a_list(conn, question):
+    result = ask(conn, question)
+    assert "2.14.3.1 (compile): 11 ops" in result["text"] and "`aten::linalg_qr`" in result["text"]
+
+
+@pytest.mark.parametrize("question, lang", [
+    ("give me the op coverage numbers for TorchNeuron 2.14.3.1 in eager - native / decomposed / CPU fallback / "
+     "unsupported", "en"),
+    ("números de cobertura de ops de torchneuron 2.14.3.1 en eager: nativo / descompuesto / fallback / no soportado", "es"),
+])
+def test_op_coverage_numbers_are_counts_by_status(conn, question, lang):
+    text = ask(conn, question)["text"]
+    assert "ops **decomposed**" in text and "ops **fallback**" in text and "ops **native**" in text
+    assert "What each backend does" not in text and "Qué hace cada backend" not in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("si pago 3000 pesos la hora (argentinos) y saco 600 tokens/s cuanto me sale el millon?", "**1.388,89 ARS"),
+    ("a 2500 pesos chilenos la hora y 300 tok/s cuanto sale el millon?", "CLP por millón"),
+    ("oye en soles: S/ 5.80 por hora y 120 tok/s, cuanto por millon de tokens?", "**13,43 PEN"),
+    ("my roommate says 2.5k tokens/s at 4 bucks an hour is cheaper than 900 tok/s at $1.50/h. is he right?",
+     "0.44 USD per million tokens vs 0.46 USD"),
+])
+def test_currencies_said_by_country_symbol_or_slang(conn, question, head):
+    assert head in ask(conn, question)["text"].splitlines()[0]
+
+
+def test_a_remark_after_a_cost_question_is_no_part(conn):
+    text = ask(conn, "a 0,76 usd/h con 35 tok/s cuanto sale el millon de tokens? es una inf2 chiquita")["text"]
+    assert text.startswith("**6,03 USD por millón de tokens**") and "**(2)**" not in text
+
+
+def test_an_instance_price_asked_says_kb_holds_none(conn):
+    text = ask(conn, "how much is a trn1.2xlarge per hour and whats the cost per million tokens for llama 3 8b on it?")["text"]
+    one = text.split("**(1)**")[1].split("**(2)**")[0]
+    assert "kb holds no instance prices" in one and "could not read this part" not in one
+
+
+@pytest.mark.parametrize("question, head", [
+    ("la 2.33 soporta trn1? tengo creditos de aws solo para trn1 :( ya instale todo asi que decime q si jaja",
+     "**No** — TorchNeuron en Trn1 (Neuron 2.33.0): no soportado"),
+    ("neuron 2.34 supports trn3?", "**Presumably yes** — TorchNeuron on Trn3"),
+    ("¿neuron 2.34 soporta trn1?", "**Presumiblemente no** — TorchNeuron en Trn1"),
+])
+def test_an_sdk_release_and_an_instance(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head)
+    if "2.34" in question:  # 2.34 states no matrix: 2.33's is presumed, and said so
+        assert "2.33" in text and ("is presumed" in text or "se presume" in text)
+
+
+def test_release_maturity_is_the_release_card(conn):
+    text = ask(conn, "is torchneuron still beta?")["text"]
+    assert "**torchneuron 2.14.3.1** (Neuron SDK 2.34.0, beta)" in text
+
+
+def test_a_future_release_asked_when_it_drops_is_unknown(conn):
+    text = ask(conn, "when does neuron 2.35 drop?")["text"]
+    assert "**Unknown** — the release registry has no neuron-sdk 2.35; the newest is 2.34.0 (2026-11-30)" in text
+
+
+def test_the_newest_package_after_a_versioned_part_is_the_newest(conn):
+    text = ask(conn, "is python 3.12 supported by neuron 2.34? and whats the newest torch-neuronx")["text"]
+    two = text.split("**(2)**")[1]
+    assert "The latest torchneuron release in the KB is **2.14.3.1**" in two and "**neuron-sdk 2.34.0**" not in two
+
+
+def test_which_is_newest_carries_no_op():
+    read, facts = sections.read_all(["nonzero nativo en trn2?", "cual es el torchneuron mas nuevo?",
+                                     "en tpu q tal el nonzero"], "es")
+    assert read[1] == "cual es el torchneuron mas nuevo?" and not facts
+
+
+def test_a_stack_outside_a_packages_requirements_does_not_fit(conn):
+    text = ask(conn, "torch_tpu 0.2.0 needs what python/torch? i got py3.10 and torch 2.9 on my laptop")["text"]
+    assert text.startswith("**Does not fit** — torch_tpu 0.2.0 requires Python >=3.11, not 3.10; "
+                           "torch_tpu 0.2.0 requires PyTorch >=2.11.0,<=2.15.0, not 2.9.")
+    assert "Neuron 2.30" not in text  # Neuron's end of Python 3.10 is no part of a TPU stack
+
+
+def test_kb_eol_checks_a_packages_requirements(conn):
+    from kb.eol import windows
+
+    result = windows.check_stack(conn, "torch_tpu=0.2.0 python=3.10 pytorch=2.9")
+    kinds = {(i["kind"], i["component"]) for i in result["issues"]}
+    assert ("incompatible", "python=3.10") in kinds and ("incompatible", "pytorch=2.9") in kinds
+    assert not any("Neuron" in i["message"] for i in result["issues"])
+    fits = windows.check_stack(conn, "torch_tpu=0.2.0 python=3.11 pytorch=2.13")
+    assert not [i for i in fits["issues"] if i["kind"] == "incompatible"]
+    neuron = windows.check_stack(conn, "neuron=2.33 python=3.10")  # Neuron's own window still counts on Neuron
+    assert any("Neuron 2.30" in (w.get("state") or "") for w in neuron["windows"])
