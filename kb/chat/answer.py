@@ -1090,6 +1090,7 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     mode = "compile" if "compile" in q.text.lower() else "eager"  # "which ops don't compile with torch.compile" (m4 Q30)
     src = Sources()
     lines, facts = [], []
+    counted: list[tuple[int, int, str]] = []  # (line, count, where) of each count headline
     filt = list_filter.name_filter(conn, q.text)  # "list the pad ops tpu can't run": only those (29k)
     pattern = filt.pattern if filt is not None and filt.kind == "grep" else None
     in_family = set(families.family_ops(conn, filt.family.name)) if filt is not None and filt.family else None
@@ -1113,6 +1114,8 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         if counting:
             lines.append(f"**{len(ops):,}** ops run as {status} on {mention.target} {listing['backend_version']} "
                          f"({mode}){' ' + src.cite(ops[0]) if ops else ''}.")
+            counted.append((len(lines) - 1, len(ops), f"{mention.target} {listing['backend_version']}"
+                            + (f" {src.cite(ops[0])}" if ops else "")))
         lines.append(f"**{mention.target}** {listing['backend_version']} ({mode}): {len(ops):,} ops that run as "
                      f"**{status}** ({len(ops):,} of {known:,} {'matching ' if filt else ''}ops with evidence){split}; ops it has no evidence for "
                      "are unknown, not counted.")
@@ -1127,6 +1130,15 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
                          f"{', '.join(froms)}, with no evidence of their own for {listing['backend_version']}._")
         facts.append({"target": mention.target, "backend_version": listing["backend_version"], "status": status,
                       "count": len(ops), "with_evidence": known, "own_status": by["own_status"], "runs_as": by["runs_as"]})
+        if mode == "compile" and status == "fallback" and filt is None:
+            # "pensé q con compile quedaba todo en el chip": under compile, what does not fall back mostly raises (r27 q13)
+            raising = len(queries.list_ops(conn, mention.target, "unsupported", listing["backend_version"], "compile")["ops"])
+            if raising:
+                lines.append(f"Under torch.compile a further **{raising:,}** ops are **unsupported** there (the graph fails "
+                             f"to compile): `kb ops --target {mention.target}={listing['backend_version']} --status "
+                             "unsupported --mode compile`.")
+                facts.append({"target": mention.target, "backend_version": listing["backend_version"],
+                              "status": "unsupported", "mode": "compile", "count": raising})
         if not ops:  # an empty list still says what it rests on and why it is empty (r3-29 #5/#7)
             lines[-1] = lines[-1][:-1] + _empty_list_basis(conn, mention.target, status, listing["backend_version"], src)
         limit = MAX_FILTERED if filt is not None else MAX_LIST  # a narrowed list is what was asked: whole (s8)
@@ -1144,6 +1156,14 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
         if filt is not None and filt.kind == "grep" and ops:
             other = list_readings.family_line(conn, filt.word, {r["op"] for r in ops}, q.language == "es")
             lines += [other] if other and other not in lines else []
+    if len(counted) >= 2:  # "tpu 0.1.1 vs 0.2.0 how many unsupported each?": both counts in one headline (r27 q10)
+        for i, _, _ in reversed(counted):
+            del lines[i]
+        (_, first, a), (_, last, b) = counted[0], counted[-1]
+        change = (f"; {abs(last - first):,} {'fewer' if last < first else 'more'} on {b.split(' [')[0]}" if len(counted) == 2
+                  and last != first else "")
+        lines[:0] = [" vs ".join(f"**{n:,}** on {where}" for _, n, where in counted)
+                     + f": ops that run as {status} ({mode}){change}.", ""]
     lines.append("For a model, `kb check MODEL --target TARGET` lists the ops it runs and which of them fall back.")
     claim = claimed_coverage(conn, q, src)
     if claim:  # "how many ATen ops do they say it covers?": the vendor's own figure leads, the KB's counts follow

@@ -232,6 +232,8 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         if result["unknown"]:
             lines.append(f"- no source dates the end of support of {', '.join(result['unknown'])} (not verified)")
         head, matrix = _platform_matrix(conn, pairs, result, src)
+        if head and _WHICH_PLATFORM.search(q.text):  # "neuron 2.33 q ubuntu soporta? tengo el 24.04": every one listed
+            matrix = matrix + _every_platform(conn, pairs, src)
         own_head = upstream_head(q, asked_pairs, result["windows"]) if intents.asks_upstream(q.text) else None
         if own_head and head and neuron_first(q.text):
             # "is Python 3.10 ok on Neuron? what about upstream?": the answers in the order asked (r11 q27)
@@ -625,6 +627,24 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
         own = w.get("eol_stated") or w.get("eol_from") or "none stated"  # never "None" (attacker s11)
         heads[-1] += f"; {w['product_label']} {w['cycle']}'s own end of life: {own}"
     return (". ".join(heads) + ".") if heads else None, lines
+
+
+# "which ubuntu does neuron 2.33 support? we have 24.04": the matrix's every Ubuntu release, not only the one the stack has
+_WHICH_PLATFORM = re.compile(r"\b(?:which|what)\b(?: \w+){0,2} (?:ubuntu|os|operating systems?)\b", re.I)
+
+
+def _every_platform(conn: sqlite3.Connection, pairs: list[tuple[str, str]], src: Sources) -> list[str]:
+    """Each Ubuntu release the SDK's platform matrix names, with its status, in one line."""
+    from kb.eol import windows as eol
+
+    sdk = next((v for p, v in pairs if p == "neuron"), None)
+    rows = [f for f in eol.load_platform_facts(conn) if f["canonical"] == "neuron-sdk" and sdk
+            and same_line(sdk, f["version"]) and f["platform"].lower().startswith("ubuntu")]
+    if not rows:
+        return []
+    rows.sort(key=lambda f: f["platform"])
+    said = "; ".join(f"**{f['platform']}**: {f['status']}" for f in rows)
+    return [f"- Ubuntu in Neuron {rows[0]['version']}'s platform matrix: {said} {src.cite(_fact_source(rows[0]))}"]
 
 
 def _fact_source(f: dict[str, Any]) -> dict[str, Any]:

@@ -102,6 +102,12 @@ def family_answer(conn: sqlite3.Connection, q: Question, fam: families.Family | 
                 how = f" --grep {grep}`" if grep else "` and filter by name"
                 lines.append(f"_…{len(rows) - MAX_FILTERED} more: `kb ops --target {mention.target}={version} --status {s}"
                              f"{' --mode compile' if mode == 'compile' else ''}{how}._")
+            public = [r["op"] for st in ("native", "decomposed") for r in by_status.get(st, [])
+                      if not r["op"][len("aten::"):].startswith("_") and "_backward" not in r["op"]]
+            if rows and s in ("unsupported", "fallback") and public and all(shown_first(r)[0] for r in rows):
+                # "q ops de attention no soporta la tpu 0.2.0?": only private kernels; the public ops still run (r27 q14)
+                lines.append("The family's public ops run on the device there: "
+                             + ", ".join(f"`{op}` ({verdict.label(verdicts[op])})" for op in public[:4]) + ".")
             es = q.language == "es"
             other = (list_readings.family_line(conn, literal, set(ops), es) if literal else
                      list_readings.grep_line(verdicts, asked, rows, mention.target, version, s, mode, es) if asked and rows

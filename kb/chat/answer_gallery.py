@@ -37,7 +37,8 @@ TARGET_WORDS = {"neuron": ("trn1", "trn2", "trn3", "trainium", "neuron", "inf2",
                 "tpu": ("tpu", "tpus", "torchtpu", "torch_tpu")}
 LIST_QUESTION = re.compile(r"\b(which|what|list|cu[aá]les|qu[eé])\b.*\b(models?|modelos?|architectures?|arquitecturas?)\b")
 CPU_WORDS = re.compile(r"\b(cpu|host|fall ?backs?|fall back|falls back|need|necesitan|no corren|don'?t run|do not run)\b")
-FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|completos?|completamente)\b")
+FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|completos?|completamente|al 100|100 ?%)(?:\b|(?<=%))"
+                        r"|\b100 ?%|\bend[- ]to[- ]end\b|\bpor completo\b")
 
 FALLBACK_ASKED = re.compile(r"\b(?:any|some) (?:cpu )?fall ?backs?\b|\bfalls? back\b|\bcae[n]? a (?:la )?cpu\b"
                             r"|\bhace[n]? fallback\b|\bfallbacks?\s*\?")
@@ -61,6 +62,8 @@ TEXT = {
            "calls": "  op calls on the device: {share} ({target})",
            "blockers": "The ops that block the most gallery models on {where}: {ops}",
            "fuzzy": "(reading {word!r} as {reading})",
+           "fit": "_This is op coverage only: whether the weights and activations fit the device's memory is not "
+                  "checked here (shard or pick a bigger instance for a large model)._",
            "partly": "**Partly** — {name} on {where}: {n} op{s} on the host CPU",
            "no": "**No** — {name} on {where}: {n} op{s} unsupported",
            "unknown": "**Not known** — {name} on {where}: {n} op{s} without evidence{f}",
@@ -93,6 +96,8 @@ TEXT = {
            "calls": "  llamadas a ops en el dispositivo: {share} ({target})",
            "blockers": "Las ops que bloquean más modelos de la galería en {where}: {ops}",
            "fuzzy": "(leo {word!r} como {reading})",
+           "fit": "_Esto es cobertura de ops: aquí no se comprueba si los pesos y activaciones caben en la memoria del "
+                  "dispositivo (para un modelo grande, particiona o elige una instancia mayor)._",
            "partly": "**En parte** — {name} en {where}: {n} op{s} en la CPU del host",
            "no": "**No** — {name} en {where}: {n} op{s} no soportada{s}",
            "unknown": "**Sin datos** — {name} en {where}: {n} op{s} sin evidencia{f}",
@@ -778,6 +783,9 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
             lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
                                       versions, "training" if TRAINING_ASKED.search(lowered) else "inference",
                                       beside=len(named) == 1, blockers=bool(BLOCKERS_ASKED.search(lowered))))
+        if FIT_ASKED.search(lowered) or any(_billions(slug) >= 30 for slug in named[:MAX_MODELS]):
+            # "will llama 3 70b run on trainium? or do i need a tpu for that": the verdict is of ops, not of size (r27 q49)
+            lines.append(say["fit"])
         if len(named) > MAX_MODELS:  # a question naming many models: each in full would be pages long
             left = named[MAX_MODELS:]
             lines.append(say["models_left"].format(n=len(left), names=", ".join(markdown(m) for m in left[:MAX_LIST])
@@ -803,6 +811,17 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
         return None
     return Answer(question=text, intent=intent, text="\n".join(lines) + sources.markdown(), facts=facts,
                   sources=sources.items)
+
+
+# memory, size or fit asked of a model: the gallery answers op coverage only, and says so
+FIT_ASKED = re.compile(r"\b(?:memory|hbm|vram|fits?|big enough|too big|enough room|oom|out of memory|memoria|cabe|caben"
+                       r"|muy grande)\b")
+
+
+def _billions(slug: str) -> float:
+    """The parameter count a gallery model's name says, in billions ("llama-3.1-70b": 70; "mixtral-8x7b": 56), else 0."""
+    m = re.search(r"(?:(\d+)x)?(\d+(?:\.\d+)?)b(?![a-z])", slug)
+    return float(m.group(2)) * int(m.group(1) or 1) if m else 0.0
 
 
 # "with torch.compile", "compiled", "from compiling", "compilando": the compile-mode census (s8-gallery)

@@ -400,6 +400,9 @@ _ES_PHRASES[:0] = [(r"(?:se )?(?:cayeron|cayo|han caido|ha caido|fueron|se fuero
 _ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
                 (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),
                 (r"(?:el )?fallback a (?:la )?cpu", "cpu fallback")]
+# s13 (r27 q55): "q es lo q mas frena?" after a gallery question: which ops block the most models
+_ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|bloquea|bloquean|traba|traban)",
+                    "which ops block the most models")]
 # s13 (r26 q12): "números de cobertura de ops": the op coverage numbers, counts by status
 _ES_PHRASES[:0] = [(r"(?:los )?(?:numeros|cifras|datos) de cobertura de (?:ops|operadores)", "op coverage numbers")]
 # s13 (r25 q16): "¿hay algún op que todavía haga fallback a CPU en modo compile?": ops that fall back, a list
@@ -788,7 +791,13 @@ _SPOKEN_NAMES = [(re.compile(r"\bscaled[ -]dot[ -]product[ -]attention\b(?!\()",
                  # "rms norm", "batch norm", "layer-norm": that op, or the module whose forward it is (which says
                  # each op it dispatches), never aten::norm (r13 q61, r14 q6 q7)
                  (re.compile(r"(?<![\w.:])(rms|batch|layer|group|instance)[ -]norm(?:ali[sz]ation)?\b(?![.(])(?!\s+(?:ops?|operations?|operators?|kernels?|family)\b)", re.I),
-                  lambda m: _NORM_NAMES[m.group(1).lower()])]
+                  lambda m: _NORM_NAMES[m.group(1).lower()]),
+                 # "la 0.1.1 tenia flash attention no?": SDPA's flash (or memory-efficient) kernel op (r27 q64)
+                 (re.compile(r"(?<![\w.:])flash[ -]?att(?:entio)?n\b(?![.(])(?!\s+(?:ops?|operators?|kernels?|family)\b)",
+                             re.I), "aten::_scaled_dot_product_flash_attention"),
+                 (re.compile(r"(?<![\w.:])(?:memory[ -])?efficient[ -]attention\b(?![.(])"
+                             r"(?!\s+(?:ops?|operators?|kernels?|family)\b)", re.I),
+                  "aten::_scaled_dot_product_efficient_attention")]
 
 
 

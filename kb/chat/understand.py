@@ -186,11 +186,19 @@ _NUMBER = re.compile(r"(?:^|(?<=[\s?.;,:]))\(?(?:(?:q|p|question|pregunta|part|p
 _LEAD_WORDS = 15  # the most words a lead that ends in a colon may have before the numbered parts
 
 
+# "primero: … segundo: …", "first: … second: …", "1ro: … 2do: …": parts numbered in words (r27 q64)
+_ORDINAL = re.compile(r"(?:^|(?<=[\s?.;,]))(primero|primera|segundo|segunda|tercero|tercera|first|second|third|1ro|2do|3ro)"
+                      r"(?=\s?:\s)", re.I)
+_ORDINALS = {"primero": 1, "primera": 1, "first": 1, "1ro": 1, "segundo": 2, "segunda": 2, "second": 2, "2do": 2,
+             "tercero": 3, "tercera": 3, "third": 3, "3ro": 3}
+
+
 def numbered(text: str) -> list[str] | None:
     """The parts of a question written as numbered parts ("Q1: is X native? Q2: what's the policy?",
-    "1) ... 2) ..."), their numbers dropped; None unless it numbers at least two parts 1, 2, ... in order.
-    A bare "1." counts only when "2." follows, so a version or a price is never a part's number."""
+    "1) ... 2) ...", "primero: … segundo: …"), their numbers dropped; None unless it numbers at least two parts 1, 2,
+    ... in order. A bare "1." counts only when "2." follows, so a version or a price is never a part's number."""
     text = re.sub(r"\s+", " ", text).strip()
+    text = _ORDINAL.sub(lambda m: str(_ORDINALS[m.group(1).lower()]), text)
     marks, want = [], 1
     for m in _NUMBER.finditer(text):
         if int(m.group(1)) == want:

@@ -113,3 +113,52 @@ def test_kb_eol_checks_a_packages_requirements(conn):
     assert not [i for i in fits["issues"] if i["kind"] == "incompatible"]
     neuron = windows.check_stack(conn, "neuron=2.33 python=3.10")  # Neuron's own window still counts on Neuron
     assert any("Neuron 2.30" in (w.get("state") or "") for w in neuron["windows"])
+
+
+def test_which_ubuntu_lists_every_release_of_the_matrix(conn):
+    text = ask(conn, "neuron 2.33 q ubuntu soporta? tengo el 24.04")["text"]
+    assert text.startswith("**Sí** — la matriz de plataformas de Neuron 2.33.0 da Ubuntu 24.04 como soportado")
+    assert "**Ubuntu 22.04**: fin de soporte; **Ubuntu 24.04**: soportado; **Ubuntu 26.04**: soportado" in text
+
+
+def test_flash_attention_said_in_words_is_sdpas_flash_kernel(conn):
+    text = ask(conn, "did tpu 0.1.1 have flash attention?")["text"]
+    assert text.startswith("**`aten::_scaled_dot_product_flash_attention` on tpu 0.1.1 (eager): runs on the device")
+
+
+def test_parts_numbered_in_words(conn):
+    text = ask(conn, "primero: cuantas ops unsupported tiene tpu 0.2.0 en eager. segundo: la 0.1.1 tenia flash "
+                     "attention no?")["text"]
+    one, two = text.split("**(2)**")
+    assert "**595** ops no están soportados en tpu 0.2.0 (eager)" in one
+    assert "`aten::_scaled_dot_product_flash_attention` en tpu 0.1.1 (eager): se ejecuta en el dispositivo" in two
+
+
+def test_a_big_model_says_its_verdict_is_of_ops_not_memory(conn):
+    text = ask(conn, "will llama 3 70b run on trainium? or do i need a tpu for that")["text"]
+    assert "op coverage only: whether the weights and activations fit the device's memory is not checked" in text
+    assert "cobertura de ops" not in ask(conn, "bert base en trainium?")["text"]
+
+
+def test_the_gallery_share_running_fully_and_what_blocks_most(conn):
+    text = ask(conn, "cuantos modelos de la galeria corren 100% en trainium? q es lo q mas frena")["text"]
+    one, two = text.split("**(2)**")
+    assert "**32 de 47** modelos de la galería corren enteros" in one
+    assert "Las ops que bloquean más modelos de la galería en neuron 2.14.3.1 (eager): aten::adaptive\\_avg\\_pool2d" in two
+
+
+def test_a_compile_fallback_list_counts_what_raises_too(conn):
+    text = ask(conn, "cuantas ops con torch.compile se van a cpu en neuron? pense q con compile quedaba todo en el chip")["text"]
+    assert "**11** ops recurren a la CPU en neuron 2.14.3.1 (compile)" in text
+    assert "Con torch.compile, además, **1.184** ops son **unsupported** ahí (el grafo no compila)" in text
+
+
+def test_a_family_of_private_kernels_names_its_public_ops_that_run(conn):
+    text = ask(conn, "q ops de attention no soporta la tpu 0.2.0?")["text"]
+    assert "Los ops públicos de la familia sí se ejecutan en el dispositivo ahí: `aten::scaled_dot_product_attention`" in text
+
+
+def test_two_releases_counted_share_one_headline(conn):
+    text = ask(conn, "tpu 0.1.1 vs 0.2.0 how many unsupported ops each? i heard 0.2.0 fixed basically everything")["text"]
+    assert text.splitlines()[0] == ("**800** on tpu 0.1.1 [1] vs **595** on tpu 0.2.0 [2]: ops that run as unsupported "
+                                    "(eager); 205 fewer on tpu 0.2.0.")
