@@ -1159,7 +1159,7 @@ def _ops_by_status(conn: sqlite3.Connection, q: Question) -> Answer:
     if len(counted) >= 2:  # "tpu 0.1.1 vs 0.2.0 how many unsupported each?": both counts in one headline (r27 q10)
         for i, _, _ in reversed(counted):
             del lines[i]
-        (_, first, a), (_, last, b) = counted[0], counted[-1]
+        (_, first, _), (_, last, b) = counted[0], counted[-1]
         change = (f"; {abs(last - first):,} {'fewer' if last < first else 'more'} on {b.split(' [')[0]}" if len(counted) == 2
                   and last != first else "")
         lines[:0] = [" vs ".join(f"**{n:,}** on {where}" for _, n, where in counted)
