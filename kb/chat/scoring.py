@@ -177,7 +177,9 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         short = len(text.split()) <= 5  # "torchneuron on trn1?" asks the same as "does TorchNeuron run on Trn1?"
         asked = "yes_no" in ents.cues or short or (_SUPPORT_WORD.search(text) is not None and "eol" not in ents.cues
                                                    and not _WHEN_WORD.search(text)  # "…, is it supported?"
-                                                   and list_status(text) is None)  # "what can't trn2 run on …": a list
+                                                   and list_status(text) is None  # "what can't trn2 run on …": a list
+                                                   # "what instances supports TorchNeuron 2.33?": the release's list
+                                                   and not re.match(r"\W*(?:what|which)\b", text, re.I))
         out.append(Reading("feature_on", 4 + 3 + (1 if asked else 0) + (1 if ents.uses else 0),
                            f"{(ents.features or ['neuron'])[0]} on {ents.instances[0]}"))
     platform = [p for p, v in q.products if v and p in PLATFORM_PRODUCTS]
