@@ -11,7 +11,7 @@ import re
 import sqlite3
 from typing import Any
 
-from kb.chat import intents
+from kb.chat import entities, intents
 from kb.chat.intents import Question
 from kb.chat.oplookup import same_line
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
@@ -155,6 +155,36 @@ def _product_filter(q: Question) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+def _within(conn: sqlite3.Connection, q: Question, days: int, eol: Any, src: Sources, product: str | None) -> Answer:
+    """What reaches its end of support in the next `days` days (`kb eol --within`; of one product when one is named),
+    and the next one after them."""
+    from datetime import timedelta
+
+    from kb.eol import products
+
+    try:
+        result = eol.listing(conn, product=product, within=timedelta(days=days))
+    except eol.EolError:
+        product, result = None, eol.listing(conn, within=timedelta(days=days))
+    ahead = sorted((w for w in eol.current_windows(conn, eol.today()) if w["eol_from"]
+                    and (product is None or products.matches(product, w["product"]))
+                    and w["eol_from"] > (eol.today() + timedelta(days=days)).isoformat()), key=lambda w: w["eol_from"])
+    windows, n, today = result["windows"], len(result["windows"]), result["today"]
+    if getattr(q, "language", "en") == "es":
+        head = (f"**{n}** fin{'es' if n != 1 else ''} de soporte en los {days} días desde {today}" if n else
+                f"**Nada** llega a su fin de soporte en los {days} días desde {today}")
+        after = "Lo siguiente: "
+    else:
+        head = (f"**{n}** end{'s' if n != 1 else ''} of support within {days} days of {today}" if n else
+                f"**Nothing** reaches its end of support within {days} days of {today}")
+        after = "Next after that: "
+    lines = [head + f" (`kb eol{' ' + product if product else ''} --within {days}d`):"] + _window_lines(windows, src)
+    if ahead:
+        lines.append(after + _window_lines(ahead[:1], src, bold=False)[0].removeprefix("- "))
+    facts = [_eol_fact(w) for w in windows] + [{"within_days": days, "today": result["today"]}]
+    return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
 def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     try:
         from kb.eol import products
@@ -163,6 +193,9 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         return _eol_raw(conn, q)
     src = Sources()
     pairs = _stack_pairs(q)
+    days = entities.horizon_days(q.text)
+    if days and not pairs and len(_product_filter(q)) <= 1:  # "qué se nos acaba en los próximos 6 meses?" (r26 q32)
+        return _within(conn, q, days, eol, src, next(iter(_product_filter(q)), None))
     sdk_only = [v for p, v in pairs if p == "neuron"]
     if pairs and len(sdk_only) == len(pairs) == 1 and intents.release_ends(q.text.lower()) \
             and not releases.find(conn, "torchneuron", sdk_only[0]):  # an SDK release, not a package version
@@ -279,13 +312,25 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     if not hits:
         return _eol_unknown(conn, q, [], windows)
     hits = _narrow(hits, q)
+    outside = [w for w in words if w in ("python", "pytorch", "ubuntu")]
+    if outside and {"neuron", "neuron-sdk"} & set(words) and _DROPPED.search(q.text) and not intents.asks_upstream(q.text):
+        # "which python versions has the neuron sdk dropped and in which release?": Neuron's ends, not Python's own
+        mine = [w for w in hits if eol.support_by(w) == "Neuron SDK" and any(products.matches(o, w["product"]) for o in outside)]
+        if mine:
+            hits, words = sorted(mine, key=lambda w: w.get("eol_from") or "9", reverse=True), outside
+    newest_first = bool(hits) and hits[0].get("eol_from") and len(hits) > 1 and \
+        (hits[0].get("eol_from") or "") > (hits[-1].get("eol_from") or "")
     head = _yes_no_head(q, hits)
     shown = _window_lines(hits, src, notes=True)  # one line per statement: windows sharing a title are one
-    count = f"({len(shown)}, soonest first)" if len(shown) > 1 else "(1)"
+    count = f"({len(shown)}, {'newest' if newest_first else 'soonest'} first)" if len(shown) > 1 else "(1)"
     lines = ([head, ""] if head else []) + [f"End-of-support statements for {', '.join(words)} {count}:"] + shown
     if len(hits) > MAX_LIST:
         lines.append(f"_…{len(hits) - MAX_LIST} more: `kb eol --product {words[0]}`._")
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
+
+
+# "which python versions has the neuron sdk dropped": what a vendor ended, not the product's own end of life
+_DROPPED = re.compile(r"\b(?:dropp?(?:ed|s)?|removed|ended|stopped supporting|deprecated|retired|no longer supports?)\b", re.I)
 
 
 # ---------------------------------------------------------------- a product or feature by name (29i)

@@ -400,6 +400,9 @@ _ES_PHRASES[:0] = [(r"(?:se )?(?:cayeron|cayo|han caido|ha caido|fueron|se fuero
 _ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
                 (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),
                 (r"(?:el )?fallback a (?:la )?cpu", "cpu fallback")]
+# s13 (r26 q28): "qué versiones de python ha dejado de soportar neuron?": what Neuron dropped
+_ES_PHRASES[:0] = [(r"(?:ha|han|habia|habian|hemos)? ?(?:dejado|dejo|dejaron) de (?:soportar|dar soporte a|incluir)",
+                    "dropped")]
 # s13 (r27 q55): "q es lo q mas frena?" after a gallery question: which ops block the most models
 _ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|bloquea|bloquean|traba|traban)",
                     "which ops block the most models")]
@@ -521,6 +524,21 @@ _TOKENS = re.compile(rf"(?<![\w.,])(?P<n>{_NUM})\s?(?P<scale>mil\s?millones|mill
 _DURATION = re.compile(r"(?<![\w.,])(?P<n>\d{1,6})\s?(?P<u>days?|dias?|d|weeks?|semanas?|w|months?|meses|mes|"
                        r"years?|anos?|y)\b", re.I)
 _DATE = re.compile(r"\b(?P<d>\d{4}-\d{2}(?:-\d{2})?)\b")
+# "in the next 6 months", "en los próximos 90 días", "within 2 weeks", "over the coming year": a horizon ahead
+_HORIZON = re.compile(r"\b(?:next|coming|upcoming|within|in the next|pr[oó]xim[oa]s?|siguientes?|dentro de)\s+"
+                      r"(?:(?P<n>\d{1,4})\s?)?(?P<u>days?|d[ií]as?|weeks?|semanas?|months?|meses|mes|years?|a[nñ]os?|a[nñ]o)\b",
+                      re.I)
+
+
+def horizon_days(text: str) -> int | None:
+    """The days ahead a question asks about ("what ends in the next 6 months?": 180), or None."""
+    m = _HORIZON.search(fold(text))
+    if m is None:
+        return None
+    unit = m.group("u").lower().replace("ñ", "n").rstrip("s")
+    unit = {"mese": "mes", "dia": "dia", "dias": "dia"}.get(unit, unit)
+    days, n = _DAYS.get(unit) or _DAYS.get(unit[:3]) or 1, int(m.group("n") or 1)
+    return n // 12 * 365 if days == 30 and n % 12 == 0 else n * days  # "the next 12 months" is a year
 _SCALES = {"k": 1_000, "m": 1_000_000, "thousand": 1_000, "mil": 1_000, "million": 1_000_000, "millon": 1_000_000,
            "millions": 1_000_000, "billions": 1_000_000_000, "milmillones": 1_000_000_000, "mil millones": 1_000_000_000,
            "millones": 1_000_000, "billion": 1_000_000_000}

@@ -700,6 +700,11 @@ _WHICH_OPS = re.compile(r"\b(?:which|what|how many|list|show)\b(?: \w+){0,3}? (?
                         r"|\b(?:is|are) there (?:any|some) (?:ops?|operators?)\b")
 
 
+_ENDS_AHEAD = re.compile(r"\b(?:ends?|ending|expires?|expiring|runs? out|leaves? support|reach\w* (?:its |their )?end"
+                         r"|end of (?:support|life)|eol|goes? away|dies?)\b[^?]{0,40}\b(?:in the )?(?:next|coming|upcoming"
+                         r"|within)\s+(?:\d{1,4}\s?)?(?:days?|weeks?|months?|years?|year)\b")
+
+
 def _intent(q: Question, lowered: str) -> str:
     has_op = bool(q.op_words or q.function_words)
     if not q.text or lowered.strip() in ("help", "?", "hi", "hello") or any(p in lowered for p in HELP_PATTERNS):
@@ -707,6 +712,8 @@ def _intent(q: Question, lowered: str) -> str:
     if any(p in lowered for p in EOL_PATTERNS) or re.search(r"\b(eol|eos)\b", lowered) or re.search(
             r"\bwhen\b.*\b(support|supported|end|ends|ending|stop|stops|leave|leaves|expire|expires)\b", lowered):
         return "eol"
+    if not has_op and _ENDS_AHEAD.search(lowered):
+        return "eol"  # "what ends in the next 90 days?", "anything reaching end of support in the next year?"
     if not has_op and (still_supported(lowered) or stopped(lowered) or lost_support(lowered)
                        or release_ends(lowered) and any(m.version for m in q.targets)):
         return "eol"  # "is PyTorch/XLA inference still supported on Trn2?"

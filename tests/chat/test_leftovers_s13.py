@@ -162,3 +162,21 @@ def test_two_releases_counted_share_one_headline(conn):
     text = ask(conn, "tpu 0.1.1 vs 0.2.0 how many unsupported ops each? i heard 0.2.0 fixed basically everything")["text"]
     assert text.splitlines()[0] == ("**800** on tpu 0.1.1 [1] vs **595** on tpu 0.2.0 [2]: ops that run as unsupported "
                                     "(eager); 205 fewer on tpu 0.2.0.")
+
+
+@pytest.mark.parametrize("question, head", [
+    ("qué se nos acaba en los próximos 6 meses? hablo de todo el stack que tenga kb", "**1** fin de soporte en los 180 días"),
+    ("what ends in the next 90 days?", "**Nothing** reaches its end of support within 90 days"),
+    ("anything reaching end of support in the next year?", "**2** ends of support within 365 days"),
+])
+def test_what_ends_within_a_horizon_is_kb_eol_within(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and "--within" in text.splitlines()[0]
+
+
+@pytest.mark.parametrize("question", ["which python versions has the neuron sdk dropped and in which release?",
+                                      "qué versiones de python ha dejado de soportar neuron?"])
+def test_what_neuron_dropped_is_neurons_ends_not_upstreams(conn, question):
+    text = ask(conn, question)["text"]
+    assert "Python 3.10 starting with Neuron 2.30" in text and "Python 3.7" in text
+    assert "devguide" not in text  # Python's own end of life is not what Neuron dropped
