@@ -357,6 +357,18 @@ _RELEASE_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:q|qu[eé]|which|
                            r"|(?:ven[ií]an?|vienen?|est[aá]n?|estaban?) en ella)\b", re.I)  # "what builds were in it" (r20 q44)
 
 
+# "what should the new base be?", "¿y qué base usamos?": a replacement for the platform the part before ends
+_NEW_BASE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:what should (?:the|our) new (?:base|image|os|version) be"
+                       r"|what (?:base|image|os|ubuntu|version) should we (?:use|move to|pick|go with)|which (?:base|image|os) then"
+                       r"|(?:qu[eé]|cu[aá]l) (?:base|imagen|versi[oó]n) (?:usamos|ponemos|elegimos|deber[ií]amos usar|nueva)"
+                       r"|a qu[eé] (?:base|imagen|versi[oó]n) (?:nos pasamos|migramos|cambiamos))\b", re.I)
+NEW_BASE_ASKS = {"en": "which {platform} does neuron {sdk} support?", "es": "¿qué {platform} soporta neuron {sdk}?"}
+# "Anything incompatible, and what's the first end-of-support date in there?": the stack check's own first end (r26 q27)
+_FIRST_END_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:what(?:'s| is)|which is|cu[aá]l es) (?:the |la )?(?:first|earliest"
+                             r"|soonest|primera?|m[aá]s pr[oó]xim[oa])\b[^?]{0,40}\b(?:in there|in it|of them|among them|in the stack"
+                             r"|ah[ií]|en (?:eso|ella|esa pila|la pila))\b", re.I)
+
+
 def _more_of_first(first: str, second: str) -> bool:
     """Whether `second` asks only what the first part's answer gives (see _EOL_MORE, _BACKEND_MORE, _DIFF_MORE,
     _RELEASE_MORE)."""
@@ -366,6 +378,8 @@ def _more_of_first(first: str, second: str) -> bool:
             and (read.intent in ("release", "eol", "unknown") or not (read.op_words or read.function_words))
     if _EOL_MORE.match(second):
         return asks_end(first)
+    if _FIRST_END_MORE.match(second):
+        return asks_end(first) or len(re.findall(r"\b[a-z_-]+=\S+", first, re.I)) >= 2
     if _BACKEND_MORE.match(second):
         return re.search(r"\bbackend|\bcompil|\binductor\b", first, re.I) is not None
     if _DIFF_MORE.match(second):
@@ -818,6 +832,16 @@ def carry_context(parts: tuple[str, str], lang: str,
             # the first clause lists are ops without a kernel, so the second asks the policy for them
             out[1] = them.sub(LACKED.get(lang, LACKED["en"]), out[1], count=1)
             carried["them"] = LACKED.get(lang, LACKED["en"])
+        base = _NEW_BASE.match(parts[1]) if i == 1 else None
+        sdk = next((v for t, v in other_targets if t == "neuron" and v), None)
+        platform = re.search(r"\b(ubuntu|python|pytorch)\b", parts[0], re.I) if base else None
+        if base and sdk and platform:
+            # "… base image Ubuntu 22.04 … when do we have to be off 22.04, and what should the new base be?": which
+            # releases of that platform the SDK release supports (r26 q25)
+            out[1] = NEW_BASE_ASKS.get(lang, NEW_BASE_ASKS["en"]).format(platform=platform.group(1).lower(), sdk=sdk)
+            facts.append({"part": 2, "carried": {"subject": platform.group(1).lower(), "targets": [f"neuron {sdk}"],
+                                                 "asks": "supported releases"}})
+            continue
         if i == 1 and WHEN.match(parts[1]) and said[0]["ops"] and asks_since(parts[1]) \
                 and _since_means_the_op(said[0], earlier, lang):
             # "is torch.roll native on tpu? since when?": since which release the op runs (29s); after one version

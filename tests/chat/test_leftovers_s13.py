@@ -180,3 +180,17 @@ def test_what_neuron_dropped_is_neurons_ends_not_upstreams(conn, question):
     text = ask(conn, question)["text"]
     assert "Python 3.10 starting with Neuron 2.30" in text and "Python 3.7" in text
     assert "devguide" not in text  # Python's own end of life is not what Neuron dropped
+
+
+def test_a_new_base_asked_after_an_ending_platform_is_the_supported_list(conn):
+    text = ask(conn, "We're on Neuron 2.33 on trn2, base image Ubuntu 22.04. Someone said 22.04 is already out of support "
+                     "for Neuron. When do we actually have to be off 22.04, and what should the new base be?")["text"]
+    two = text.split("**(2)**")[1]
+    assert two.startswith(" _which ubuntu does neuron 2.33 support?_") and "**Ubuntu 26.04**: supported" in two
+
+
+def test_the_first_end_in_there_after_a_stack_is_the_stacks_first_end(conn):
+    text = ask(conn, "Proposed stack: neuron=2.34 torch=2.13 python=3.11 ubuntu=24.04 trn2. Anything incompatible, "
+                     "and what's the first end-of-support date in there?")["text"]
+    assert text.startswith("First end of support in this stack: **2027-10-01** (python 3.11")
+    assert "Neuron 2.34 ends" not in text
