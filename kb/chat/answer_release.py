@@ -74,8 +74,38 @@ def _unique(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+# "when were neuron 2.29 through 2.34 released?", "fechas de la 2.29 a la 2.34": each release of a range, dated
+_RANGE = re.compile(r"(?<![\w.])v?(\d+\.\d+)(?:\.\d+)?\s*(?:through|thru|to|until|-|–|—|\.\.|a(?: la)?|al|hasta(?: la)?)\s*v?(\d+\.\d+)(?:\.\d+)?(?![\w.])",
+                    re.I)
+
+
+def _range_answer(conn: sqlite3.Connection, q: Question, product: str) -> Answer | None:
+    """Every release of `product` from the range's first line to its last, with its date, oldest first."""
+    m = _RANGE.search(q.text)
+    if m is None or not WHEN.search(q.text) and not re.search(r"\bdates?\b", q.text, re.I):
+        return None
+    low, high = sorted((m.group(1), m.group(2)), key=queries.version_key)
+    key = queries.version_key
+    rows = [r for r in releases.releases(conn, product)
+            if key(low) <= key(".".join(r["version"].split(".")[:2])) <= key(high)]
+    if len(rows) < 2:
+        return None
+    rows.sort(key=lambda r: key(r["version"]))
+    src = Sources()
+    es = getattr(q, "language", "en") == "es"
+    lines = [f"**{product} {low} a {high}**: {len(rows)} versiones en el KB, de la más antigua a la más nueva:" if es else
+             f"**{product} {low} to {high}**: {len(rows)} releases in the KB, oldest first:"]
+    undated = "sin fecha en el KB" if es else "no release date in the KB"
+    lines += [f"- **{r['version']}**: {r['date'] or undated} {src.cite(r)}" for r in rows]
+    facts = [{"product": product, "version": r["version"], "date": r["date"]} for r in rows]
+    return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
 def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     reading = names.release_reading(conn, q)
+    ranged = _range_answer(conn, q, reading.products[0]) if reading is not None else None
+    if ranged is not None:
+        return ranged
     if reading is None:
         known = ", ".join(releases.products(conn))
         return Answer(q.text, "release", "I could not tell which product's releases you mean. The release registry "

@@ -400,6 +400,8 @@ _ES_PHRASES[:0] = [(r"(?:se )?(?:cayeron|cayo|han caido|ha caido|fueron|se fuero
 _ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
                 (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),
                 (r"(?:el )?fallback a (?:la )?cpu", "cpu fallback")]
+# s13 (r26): "fechas de salida de neuron 2.29 a 2.34": the release dates
+_ES_PHRASES[:0] = [(r"fechas? de (?:salida|lanzamiento|publicacion|release)", "release dates")]
 # s13 (r26 q28): "qué versiones de python ha dejado de soportar neuron?": what Neuron dropped
 _ES_PHRASES[:0] = [(r"(?:ha|han|habia|habian|hemos)? ?(?:dejado|dejo|dejaron) de (?:soportar|dar soporte a|incluir)",
                     "dropped")]

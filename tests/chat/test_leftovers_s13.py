@@ -194,3 +194,12 @@ def test_the_first_end_in_there_after_a_stack_is_the_stacks_first_end(conn):
                      "and what's the first end-of-support date in there?")["text"]
     assert text.startswith("First end of support in this stack: **2027-10-01** (python 3.11")
     assert "Neuron 2.34 ends" not in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("when were neuron 2.29 through 2.34 released?", "**neuron-sdk 2.29 to 2.34**: 8 releases in the KB, oldest first:"),
+    ("fechas de salida de neuron 2.29 a 2.34?", "**neuron-sdk 2.29 a 2.34**: 8 versiones en el KB"),
+])
+def test_a_range_of_releases_is_dated_one_by_one(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and "**2.31.1**: 2026-08-12" in text and "**2.34.0**: 2026-11-30" in text
