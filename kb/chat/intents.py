@@ -594,7 +594,9 @@ _NEGATED = re.compile(r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|does not|do no
                       r"(?:run|work|execute)\b", re.I)
 # A support verb negated ("not support", "doesn't run", "never worked"), with at most two words between
 # (an unknown adverb: "not really support", "flat-out not support" has its own before "not").
-_NOT_SUPPORT = re.compile(r"(?:\bnot|n'?t|\bnever|\bcannot)\s+(?:[\w-]+\s+){0,2}?(?:support|supported|run|ran|work|worked"
+# "n't" with its apostrophe, or a contraction written without it ("doesnt"): never a word's own ending ("bincount run", s13)
+_NOT_SUPPORT = re.compile(r"(?:\bnot|n't|\b(?:can|don|won|doesn|isn|aren|didn|wasn|weren|haven|hasn|couldn|wouldn|shouldn)t"
+                          r"|\bnever|\bcannot)\s+(?:[\w-]+\s+){0,2}?(?:support|supported|run|ran|work|worked"
                           r"|execute|handle)\b", re.I)
 _WHETHER = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|um|yo|quick q(?:uestion)?)\b[,:!]?\s*)?"
                       r"(?:(?:any idea|do you know|does anyone know|i wonder|wondering|tell me|i'?d like to know|"

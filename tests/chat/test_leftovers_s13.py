@@ -203,3 +203,13 @@ def test_the_first_end_in_there_after_a_stack_is_the_stacks_first_end(conn):
 def test_a_range_of_releases_is_dated_one_by_one(conn, question, head):
     text = ask(conn, question)["text"]
     assert text.startswith(head) and "**2.31.1**: 2026-08-12" in text and "**2.34.0**: 2026-11-30" in text
+
+
+def test_a_word_ending_in_nt_is_no_negation(conn):
+    text = ask(conn, "does torch.bincount run on tpu and neuron?")["text"]
+    assert "- tpu: **Yes** — runs on tpu (own kernel)." in text and "Presumably no" not in text
+
+
+def test_a_linalg_function_is_its_linalg_op(conn):
+    text = ask(conn, "does torch.linalg.qr run on neuron?")["text"]
+    assert "matched by name to `aten::linalg_qr`" in text and "**`aten::qr`**" not in text
