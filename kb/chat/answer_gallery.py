@@ -41,6 +41,7 @@ FULL_WORDS = re.compile(r"\b(fully|entirely|completely|run fully|enteros?|comple
                         r"|\b100 ?%|\bend[- ]to[- ]end\b|\bpor completo\b")
 
 FALLBACK_ASKED = re.compile(r"\b(?:any|some) (?:cpu )?fall ?backs?\b|\bfalls? back\b|\bcae[n]? a (?:la )?cpu\b"
+                            r"|\b(?:anything|something|algo) (?:falling|fall) back\b|\balgo (?:cae|se va) a (?:la )?cpu\b"
                             r"|\bhace[n]? fallback\b|\bfallbacks?\s*\?")
 # The headline of a model with no op on the host, when the question asks about fallbacks.
 NO_FALLBACK = {"en": ("**No fallbacks** — {name} runs fully on the device on {where}",
@@ -62,6 +63,8 @@ TEXT = {
            "calls": "  op calls on the device: {share} ({target})",
            "blockers": "The ops that block the most gallery models on {where}: {ops}",
            "fuzzy": "(reading {word!r} as {reading})",
+           "variant": "_{word!r} is a tuned variant of {name}: the same architecture, so its census (of {name}'s config) "
+                      "answers for it._",
            "fit": "_This is op coverage only: whether the weights and activations fit the device's memory is not "
                   "checked here (shard or pick a bigger instance for a large model)._",
            "partly": "**Partly** — {name} on {where}: {n} op{s} on the host CPU",
@@ -96,6 +99,8 @@ TEXT = {
            "calls": "  llamadas a ops en el dispositivo: {share} ({target})",
            "blockers": "Las ops que bloquean más modelos de la galería en {where}: {ops}",
            "fuzzy": "(leo {word!r} como {reading})",
+           "variant": "_{word!r} es una variante ajustada de {name}: la misma arquitectura, así que su censo (de la "
+                      "configuración de {name}) responde por ella._",
            "fit": "_Esto es cobertura de ops: aquí no se comprueba si los pesos y activaciones caben en la memoria del "
                   "dispositivo (para un modelo grande, particiona o elige una instancia mayor)._",
            "partly": "**En parte** — {name} en {where}: {n} op{s} en la CPU del host",
@@ -783,6 +788,10 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
             lines.extend(_model_lines(conn, views.model_entry(conn, slug), targets, mode, lookups, sources, say, facts,
                                       versions, "training" if TRAINING_ASKED.search(lowered) else "inference",
                                       beside=len(named) == 1, blockers=bool(BLOCKERS_ASKED.search(lowered))))
+        tuned = _TUNED.search(text)
+        if tuned and len(named) == 1 and not any(t in named[0] for t in ("instruct", "-it", "chat")):
+            # "gemma-3-1b-it", "Llama-3.1-8B-Instruct": answered by the base model's census, and said so (s12 leftover)
+            lines.append(say["variant"].format(word=tuned.group(0).strip(), name=model_name(named[0])))
         if FIT_ASKED.search(lowered) or any(_billions(slug) >= 30 for slug in named[:MAX_MODELS]):
             # "will llama 3 70b run on trainium? or do i need a tpu for that": the verdict is of ops, not of size (r27 q49)
             lines.append(say["fit"])
@@ -813,6 +822,8 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
                   sources=sources.items)
 
 
+# a chat- or instruction-tuned checkpoint named ("gemma-3-1b-it", "Llama-3.1-8B-Instruct", "mistral 7b instruct")
+_TUNED = re.compile(r"[\w.-]*?\d+(?:\.\d+)?[bm](?:[-_ ][\w.]+)*?[-_ ](?:it|instruct|chat|sft|dpo)\b", re.I)
 # memory, size or fit asked of a model: the gallery answers op coverage only, and says so
 FIT_ASKED = re.compile(r"\b(?:memory|hbm|vram|fits?|big enough|too big|enough room|oom|out of memory|memoria|cabe|caben"
                        r"|muy grande)\b")

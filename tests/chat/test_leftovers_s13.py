@@ -213,3 +213,17 @@ def test_a_word_ending_in_nt_is_no_negation(conn):
 def test_a_linalg_function_is_its_linalg_op(conn):
     text = ask(conn, "does torch.linalg.qr run on neuron?")["text"]
     assert "matched by name to `aten::linalg_qr`" in text and "**`aten::qr`**" not in text
+
+
+@pytest.mark.parametrize("question, note", [
+    ("will gemma-3-1b-it run on trainium?", "'gemma-3-1b-it' is a tuned variant of Gemma 3 1B"),
+    ("¿corre gemma-3-1b-it en trainium?", "'gemma-3-1b-it' es una variante ajustada de Gemma 3 1B"),
+])
+def test_a_tuned_checkpoint_says_the_base_census_answers(conn, question, note):
+    text = ask(conn, question)["text"]
+    assert note in text and not text.startswith("_")  # the verdict leads, the note follows
+
+
+def test_anything_falling_back_gets_a_no_fallback_headline(conn):
+    text = ask(conn, "will gemma-3-1b-it run on trainium? anything falling back?")["text"]
+    assert text.startswith("**Presumably no fallbacks**")
