@@ -11,7 +11,7 @@ import sqlite3
 from decimal import Decimal
 from typing import Any
 
-from kb.chat.entities import Entities, period_name
+from kb.chat.entities import Entities, currencies_named, period_name
 from kb.chat.intents import Question
 from kb.chat.reply import Answer, Sources
 from kb.units.cost import MILLION, CostInputError, cost_per_million_tokens, format_money
@@ -72,7 +72,8 @@ def _conversions(price, rate, es: bool) -> list[str]:
 
 
 _MACHINE = re.compile(r"\b(?:trn[123]n?|inf[12]|trainium[123]?|inferentia[12]?|tpu(?:\s?v\d+[a-z]*)?|v[4-7][a-z]+"
-                      r"|[a-z]\d[a-z]?\.\w+|h100|h200|a100|l4|gpu|neuron)\b", re.I)
+                      r"|[a-z]\d[a-z]?\.\w+|h100|h200|a100|l4|gpu|neuron|(?:option|opci[oó]n|offer|oferta|plan) [a-z0-9])\b",
+                      re.I)
 
 
 def _pairs(text: str, ents: Entities) -> list[tuple[str, Any, Any]] | None:
@@ -84,6 +85,8 @@ def _pairs(text: str, ents: Entities) -> list[tuple[str, Any, Any]] | None:
         return None
     # by place only: two figures the English reading no longer holds word for word both sit at -1, and an Amount has
     # no order of its own (r26 q24 crashed here)
+    if ents.source and any(text.find(a.text) < 0 for a in [*prices, *ents.rates]):
+        text = ents.source  # "2,1 millones de tokens por hora", reworded in the English reading: found as asked (r26 q24)
     placed = sorted(((text.find(p.text), p) for p in prices), key=lambda pair: pair[0])
     rates = sorted(((text.find(r.text), r) for r in ents.rates), key=lambda pair: pair[0])
     out, start = [], 0
@@ -155,8 +158,16 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     if price is None or rate is None:
         missing = [w for w, v in ((("el precio por hora" if es else "the price per hour"), price),
                                   (("el rendimiento en tokens/s" if es else "the throughput in tokens/s"), rate)) if v is None]
-        head = (f"**Falta {' y '.join(missing)}** para calcularlo." if es
-                else f"**I need {' and '.join(missing)}** to compute it.")
+        if price is None and rate is not None:  # "the on-demand price of a trn2.48xlarge in GBP? we get 4,000 tok/s" (r26 q19)
+            head = ("**kb no guarda precios de instancias**: con el precio por hora que pagáis, lo calcula." if es
+                    else "**kb holds no instance prices**: give the price per hour you pay and it computes the rest.")
+        else:
+            head = (f"**Falta {' y '.join(missing)}** para calcularlo." if es
+                    else f"**I need {' and '.join(missing)}** to compute it.")
+        named = sorted(currencies_named(ents.source or q.text))
+        currency = price.unit if price and price.unit else (named[0] if len(named) == 1 else "USD")
+        said_rate = format(rate.value.normalize(), "f") if rate else "R"  # as the command takes it: "4000", not "4,000"
+        said_price = format(price.value.normalize(), "f") if price else "P"
         lines = [head, ("kb no guarda precios de instancias ni rendimientos medidos: dilos en la pregunta (precio por hora y "
                         "tokens/s); `kb bench` mide los tokens/s en un dispositivo." if es
                         else "kb holds no instance prices nor measured throughputs: give them in the question (a price per "
@@ -164,7 +175,7 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
                  (f"Costo por millón de tokens = precio por hora × 1.000.000 / (tokens por segundo × 3.600) {cite}" if es
                   else f"Cost per million tokens = {FORMULA} {cite}"),
                  ("Con las dos cifras: " if es else "With both figures: ")
-                 + f"`kb cost --price-per-hour P --tokens-per-second R --currency {price.unit if price else 'USD'}`"]
+                 + f"`kb cost --price-per-hour {said_price} --tokens-per-second {said_rate} --currency {currency}`"]
         facts = [{"formula": "price_per_hour * 1e6 / (tokens_per_second * 3600)", "missing": missing}]
         return Answer(q.text, "cost", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)
     try:

@@ -604,6 +604,7 @@ class Entities:
 
     language: str = "en"
     english: str = ""  # the question in the reader's English (itself when English)
+    source: str = ""  # the question as asked, folded (accents off): where each amount's text is found
     prices: list[Amount] = field(default_factory=list)
     rates: list[Amount] = field(default_factory=list)
     tokens: list[Amount] = field(default_factory=list)
@@ -665,7 +666,7 @@ def _amounts(text: str, lang: str) -> tuple[list[Amount], list[Amount], list[Amo
         if value is not None and not any(a <= m.start() < b for a, b in taken):
             prices.append(Amount(value, "", m.group(), True))
             taken.append((m.start(), m.end()))
-    named = _currencies_named(text)
+    named = currencies_named(text)
     if len(named) == 1:  # "0.76/h … -> $/Mtok?": the one currency the question names is its prices' (29n)
         for price in prices:
             price.unit = price.unit or next(iter(named))
@@ -695,7 +696,7 @@ _CURRENCY_NAMED = re.compile(r"[$€£¥]|(?<![\w/])s/(?=\s?\d)|\b(?:" + "|".joi
                                                                   key=len, reverse=True)) + r")\b", re.I)
 
 
-def _currencies_named(text: str) -> set[str]:
+def currencies_named(text: str) -> set[str]:
     """Every currency a question names anywhere, as codes ("$/Mtok" → USD)."""
     return {currency_code(m.group(), text) for m in _CURRENCY_NAMED.finditer(text)}
 
@@ -945,6 +946,7 @@ def extract(text: str, lang: str | None = None) -> Entities:
         english = pattern.sub(name, english)
     found = Entities(language=lang, english=english, corrections=corrections)
     source = fold(text)
+    found.source = source
     found.prices, found.rates, found.tokens = _amounts(source, lang)
     for m in _DURATION.finditer(source):
         unit = m.group("u").lower().rstrip("s") or "d"

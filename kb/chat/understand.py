@@ -357,6 +357,10 @@ _RELEASE_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:q|qu[eé]|which|
                            r"|(?:ven[ií]an?|vienen?|est[aá]n?|estaban?) en ella)\b", re.I)  # "what builds were in it" (r20 q44)
 
 
+# "… cost per million for each, and which is cheaper?", "¿y cuál es más barata?": the comparison of the priced part
+_CHEAPER_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:which(?: one)? is (?:cheaper|cheapest|better value)"
+                           r"|(?:cu[aá]l|qu[eé]) (?:es|sale|resulta|queda) (?:m[aá]s barat[oa]|mejor|m[aá]s econ[oó]mic[oa])"
+                           r"|who wins)\b", re.I)
 # "what should the new base be?", "¿y qué base usamos?": a replacement for the platform the part before ends
 _NEW_BASE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:what should (?:the|our) new (?:base|image|os|version) be"
                        r"|what (?:base|image|os|ubuntu|version) should we (?:use|move to|pick|go with)|which (?:base|image|os) then"
@@ -378,6 +382,9 @@ def _more_of_first(first: str, second: str) -> bool:
             and (read.intent in ("release", "eol", "unknown") or not (read.op_words or read.function_words))
     if _EOL_MORE.match(second):
         return asks_end(first)
+    if _CHEAPER_MORE.match(second):  # "Cost per million for each, and which is cheaper?": the comparison says it
+        ents = entities.extract(first)
+        return len([p for p in ents.prices if p.per_hour]) >= 2 and len(ents.rates) >= 2
     if _FIRST_END_MORE.match(second):
         return asks_end(first) or len(re.findall(r"\b[a-z_-]+=\S+", first, re.I)) >= 2
     if _BACKEND_MORE.match(second):

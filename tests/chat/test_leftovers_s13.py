@@ -227,3 +227,18 @@ def test_a_tuned_checkpoint_says_the_base_census_answers(conn, question, note):
 def test_anything_falling_back_gets_a_no_fallback_headline(conn):
     text = ask(conn, "will gemma-3-1b-it run on trainium? anything falling back?")["text"]
     assert text.startswith("**Presumably no fallbacks**")
+
+
+def test_two_offers_with_figures_reworded_in_english_are_paired(conn):
+    text = ask(conn, "Comparativa: opción A en Madrid, 24 €/h, produce 2,1 millones de tokens por hora. Opción B en "
+                     "Londres, 19,50 €/h, 1,4 millones de tokens por hora. ¿Coste por millón de cada una y cuál es más "
+                     "barata?")["text"]
+    assert text.startswith("**opcion A es más barato**: 11,43 EUR por millón de tokens frente a 13,93 EUR")
+    assert "**(2)**" not in text  # "which is cheaper" is the comparison's own headline
+
+
+def test_an_unknown_price_keeps_the_rate_and_currency_asked(conn):
+    text = ask(conn, "What's the on-demand price of a trn2.48xlarge in eu-west-2 (London) in GBP right now? We get "
+                     "about 4,000 tok/s, so I'd like the cost per million tokens too.")["text"]
+    assert text.startswith("**kb holds no instance prices**")
+    assert "`kb cost --price-per-hour P --tokens-per-second 4000 --currency GBP`" in text
