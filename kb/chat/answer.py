@@ -716,6 +716,7 @@ def _op_answer(conn: sqlite3.Connection, q: Question, src: Sources | None = None
     else:
         others = []
     head = _qualified(conn, _yes_no(q, verdict_for_yes_no), [v for v in verdict_for_yes_no if v is not None])
+    head = _on_instances(head, [v for v in verdict_for_yes_no if v is not None], q)
     if head is None and own_sources and q.intent == "op" and _asks(q.text):
         # "tpu chokes on torch.roll?": a verb kb does not know; the verdict said plainly, never a guessed yes/no (29s)
         head = plain_verdict.headline(verdict_for_yes_no, q.language or "en",
@@ -844,6 +845,31 @@ def _local_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> bool:
         if found is not None and found[0] in ("local", "report"):
             return True
     return False
+
+
+def _on_instances(head: str | None, rows: list[dict[str, Any]], q: Question) -> str | None:
+    """A headline over a verdict that holds only on some instance families ("_scaled_mm: native on Trn3, via TorchAO
+    Neuron MXFP8") says so, and says "only on Trn3" when the question names another instance (r27 q08: "estoy en una
+    trn2")."""
+    from kb.chat.entities import INSTANCE_RE
+
+    held = [r for r in rows if (r.get("conditions") or {}).get("instance_families")]
+    if not head or not head.startswith("**") or not held:
+        return head
+    families = list(dict.fromkeys(str(f) for r in held for f in r["conditions"]["instance_families"]))
+    via = next((str(r["conditions"]["via"]) for r in held if r["conditions"].get("via")), "")
+    mine = [m.lower() for m in INSTANCE_RE.findall(q.text)]
+    others = [m for m in dict.fromkeys(mine) if m.capitalize() not in families and m not in {f.lower() for f in families}]
+    only = " ".join(families)
+    es = getattr(q, "language", "en") == "es"
+    if others:
+        bold, _, rest = head[2:].partition("**")
+        rest = rest.rstrip(" .")
+        said = (f"**Solo en {only}** —{rest.removeprefix(' —')}; tu {others[0].capitalize()} no es {only}" if es else
+                f"**Only on {only}** —{rest.removeprefix(' —')}; your {others[0].capitalize()} is not {only}")
+        return said + (f" (vía {via})" if es and via else f" (via {via})" if via else "") + "."
+    return head.rstrip(".") + ((f"; solo en {only}" if es else f"; only on {only}")
+                               + (f" (vía {via})" if es and via else f" (via {via})" if via else "") + ".")
 
 
 def _qualified(conn: sqlite3.Connection, head: str | None, rows: list[dict[str, Any]]) -> str | None:

@@ -242,3 +242,10 @@ def test_an_unknown_price_keeps_the_rate_and_currency_asked(conn):
                      "about 4,000 tok/s, so I'd like the cost per million tokens too.")["text"]
     assert text.startswith("**kb holds no instance prices**")
     assert "`kb cost --price-per-hour P --tokens-per-second 4000 --currency GBP`" in text
+
+
+def test_a_verdict_held_on_some_instances_says_which(conn):
+    text = ask(conn, "el _scaled_mm esta supported en neuron?? estoy en una trn2 btw, quiero probar fp8")["text"]
+    assert text.startswith("**Solo en Trn3** —") and "tu Trn2 no es Trn3 (vía TorchAO Neuron MXFP8" in text.splitlines()[0]
+    head = ask(conn, "is aten::_scaled_mm native on neuron?")["text"].splitlines()[0]
+    assert head.startswith("**Yes**") and "; only on Trn3 (via TorchAO Neuron MXFP8" in head
