@@ -179,6 +179,7 @@ def split_specs(specs: list[str] | None, versions: list[str] | None = None,
     of `--target` / `--backend-version`, and of the Python API's `targets=`."""
     targets: list[str] = []
     chosen: dict[str, str] = {}
+    bare: set[str] = set()  # named without a version: every version of it
     for spec in specs or ():
         if not isinstance(spec, str):
             raise KBError(f"target {spec!r}: expected TARGET or TARGET=VERSION, e.g. tpu=0.2.0")
@@ -188,6 +189,12 @@ def split_specs(specs: list[str] | None, versions: list[str] | None = None,
             raise KBError(f"--target {spec!r}: expected TARGET or TARGET=VERSION, e.g. tpu=0.2.0")
         if name not in targets:
             targets.append(name)
+        if not eq:
+            bare.add(name)
+        if name in bare and (eq or name in chosen):
+            # "-t tpu -t tpu=0.1.1": every version and one version of the same target; one of them is meant (s12)
+            raise KBError(f"--target {name} given both without a version (every version) and as "
+                          f"{name}={version.strip() or chosen[name]}; give one of them")
         if eq:
             if chosen.get(name, version.strip()) != version.strip():
                 raise KBError(f"--target {name} given two versions ({chosen[name]}, {version.strip()})")
