@@ -184,7 +184,8 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
         if understand.same_answer(first, second):  # both clauses answered alike: said once (held-out r10 q47)
             return fold.fit(_answer_one(question, conn, allow_files))
         if understand.answers_both(first, second) or (
-                first.intent == second.intent == "op" and (understand.own_ops(read, lang) or understand.op_carried(carried))):
+                first.intent == second.intent == "op" and (understand.own_ops(read, lang) or understand.op_carried(carried))) \
+                or any("family" in (c.get("carried") or {}) for c in carried):  # the family again, by another status
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, _shown(lang), carried)
         if understand.one_unread(first, second) and second.intent in understand.WEAK \

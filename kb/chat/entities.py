@@ -379,7 +379,8 @@ _ES_WORDS.update({
     "atencion": "attention", "normalizacion": "normalization", "agrupamiento": "pooling", "agrupacion": "pooling",
     "incrustacion": "embedding", "incrustaciones": "embedding", "ordenamiento": "sorting", "ordenacion": "sorting",
     "perdida": "loss", "perdidas": "loss", "dispersion": "scatter", "indexacion": "indexing", "indexado": "indexing",
-    "recurrentes": "recurrent", "recurrente": "recurrent", "cuantizacion": "quantization", "activacion": "activation",
+    "recurrentes": "recurrent", "recurrente": "recurrent", "cuantizacion": "quantization",
+    "cuantizados": "quantized", "cuantizadas": "quantized", "cuantizado": "quantized", "cuantizada": "quantized", "activacion": "activation",
     "activaciones": "activation", "reduccion": "reduction", "reducciones": "reduction", "aleatorios": "random",
 })
 _ES_DROP = frozenset("el la los las lo un una unos unas se me le les nos te ya mientras tambien pero si oye porfa".split())

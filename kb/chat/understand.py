@@ -22,6 +22,7 @@ from kb.chat.intents import Question
 from kb.chat.op_since import asks_since
 from kb.chat.reply import Answer
 from kb.neutral import markdown as md
+from kb.store import families
 
 # ---------------------------------------------------------------- two questions in one
 
@@ -361,6 +362,23 @@ _RELEASE_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:q|qu[eé]|which|
 _CHEAPER_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:which(?: one)? is (?:cheaper|cheapest|better value)"
                            r"|(?:cu[aá]l|qu[eé]) (?:es|sale|resulta|queda) (?:m[aá]s barat[oa]|mejor|m[aá]s econ[oó]mic[oa])"
                            r"|who wins)\b", re.I)
+# "¿Hay alguna que directamente no esté soportada?", "any that are unsupported outright?": of the ops the part before
+# lists, by another status
+_ANY_OF_THEM = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|also|tambi[eé]n)[,:]? )?(?:hay (?:alguna|alguno|algunas|algunos)|(?:is|are) there any"
+                          r"|any(?: of them| ones?)?|alguna|alguno)\b", re.I)
+OF_THEM_ASKS = {"en": "which {family} ops are {status} on {target}?", "es": "¿qué ops de {family} son {status} en {target}?"}
+
+
+def _status_of(part: str, lang: str) -> str | None:
+    """The status a follow-up asks of ops ("no esté soportada": unsupported), in the list's words."""
+    from kb.chat.scoring import list_status
+
+    english = entities.extract(part, lang).english
+    if re.search(r"\bnot (?:\w+ ){0,2}supported\b|\bunsupported\b|\bno soportad", english + " " + part, re.I):
+        return "unsupported"
+    return list_status(english)
+
+
 # "what should the new base be?", "¿y qué base usamos?": a replacement for the platform the part before ends
 _NEW_BASE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:what should (?:the|our) new (?:base|image|os|version) be"
                        r"|what (?:base|image|os|ubuntu|version) should we (?:use|move to|pick|go with)|which (?:base|image|os) then"
@@ -839,6 +857,16 @@ def carry_context(parts: tuple[str, str], lang: str,
             # the first clause lists are ops without a kernel, so the second asks the policy for them
             out[1] = them.sub(LACKED.get(lang, LACKED["en"]), out[1], count=1)
             carried["them"] = LACKED.get(lang, LACKED["en"])
+        kin = _ANY_OF_THEM.match(parts[1]) if i == 1 and not mine["op"] else None
+        fams = families.families_in(entities.extract(parts[0], lang).english) if kin else []
+        status = _status_of(parts[1], lang) if fams else None
+        if kin and fams and status and other_targets:
+            # "¿Qué ops de pooling caen a CPU en neuron? ¿Hay alguna que directamente no esté soportada?": that family's
+            # ops of the other status, on the same target (r26 q15)
+            where = " ".join(x for x in other_targets[0] if x)
+            out[1] = OF_THEM_ASKS.get(lang, OF_THEM_ASKS["en"]).format(family=fams[0].name, status=status, target=where)
+            facts.append({"part": 2, "carried": {"family": fams[0].name, "targets": [where], "status": status}})
+            continue
         base = _NEW_BASE.match(parts[1]) if i == 1 else None
         sdk = next((v for t, v in other_targets if t == "neuron" and v), None)
         platform = re.search(r"\b(ubuntu|python|pytorch)\b", parts[0], re.I) if base else None

@@ -249,3 +249,15 @@ def test_a_verdict_held_on_some_instances_says_which(conn):
     assert text.startswith("**Solo en Trn3** —") and "tu Trn2 no es Trn3 (vía TorchAO Neuron MXFP8" in text.splitlines()[0]
     head = ask(conn, "is aten::_scaled_mm native on neuron?")["text"].splitlines()[0]
     assert head.startswith("**Yes**") and "; only on Trn3 (via TorchAO Neuron MXFP8" in head
+
+
+def test_any_of_them_by_another_status_asks_the_family_again(conn):
+    text = ask(conn, "Nuestro equipo usa varias capas de pooling. ¿Qué ops de pooling caen a CPU en neuron con "
+                     "TorchNeuron? ¿Hay alguna que directamente no esté soportada?")["text"]
+    two = text.split("**(2)**")[1]
+    assert "6 pooling ops no están soportados (error) en neuron 2.14.3.1" in two and "`aten::quantized_max_pool1d`" in two
+
+
+def test_quantized_said_in_spanish_is_the_quantization_family(conn):
+    text = ask(conn, "cuantos ops cuantizados no soporta neuron? tenemos modelos int8 de la version vieja")["text"]
+    assert text.startswith("**50 quantization ops** no están soportados (error) en neuron 2.14.3.1")
