@@ -410,7 +410,8 @@ def _filtered_list(conn: sqlite3.Connection, q: Question) -> bool:
     """A list question whose words name which ops ("which pad ops fall back on neuron?"): the
     status it asks for goes first in q.statuses, for `_ops_by_status`."""
     status = scoring.list_status(q.text)
-    if status is None or not re.search(LIST_CUES, q.text.lower()):
+    # "anything with 'norm' in the name that doesn't work on tpu 0.1.1?": a list too (r25 q15)
+    if status is None or not re.search(LIST_CUES + r"|^\s*(?:anything|everything|any ops?)\b", q.text.lower()):
         return False
     named = list_filter.name_filter(conn, q.text)
     if named is None or named.kind != "grep":

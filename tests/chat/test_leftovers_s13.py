@@ -261,3 +261,9 @@ def test_any_of_them_by_another_status_asks_the_family_again(conn):
 def test_quantized_said_in_spanish_is_the_quantization_family(conn):
     text = ask(conn, "cuantos ops cuantizados no soporta neuron? tenemos modelos int8 de la version vieja")["text"]
     assert text.startswith("**50 quantization ops** no están soportados (error) en neuron 2.14.3.1")
+
+
+def test_anything_with_a_word_in_the_name_is_a_filtered_list(conn):
+    text = ask(conn, "anything with 'norm' in the name that doesn't work on tpu 0.1.1? one of our clusters is still "
+                     "pinned to 0.1.1")["text"]
+    assert "**tpu** 0.1.1 (eager): 41 ops that run as **unsupported** (41 of 118 matching ops with evidence)" in text
