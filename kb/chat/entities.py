@@ -401,6 +401,8 @@ _ES_PHRASES[:0] = [(r"(?:se )?(?:cayeron|cayo|han caido|ha caido|fueron|se fuero
 _ES_PHRASES += [(r"(?:hay|existe) (?:alguna )?(?:manera|forma|modo|opcion) de", "is there a way to"),
                 (r"(?:forzar|habilitar|activar|prender|encender|permitir)(?= (?:el )?fallback)", "enable"),
                 (r"(?:el )?fallback a (?:la )?cpu", "cpu fallback")]
+# s13 (r26 q40): "si un op no está en neuron con torch.compile…": an op the backend lacks
+_ES_PHRASES[:0] = [(r"si (?:un|una|algun|alguna) (?:op|operador|operacion) no (?:esta|existe|tiene kernel)", "if an op is missing")]
 # s13 (r26): "fechas de salida de neuron 2.29 a 2.34": the release dates
 _ES_PHRASES[:0] = [(r"fechas? de (?:salida|lanzamiento|publicacion|release)", "release dates")]
 # s13 (r26 q28): "qué versiones de python ha dejado de soportar neuron?": what Neuron dropped
@@ -932,12 +934,19 @@ def _arrow_range(m: re.Match) -> str:
     return f"from {m.group(2)} to {m.group(3)}"
 
 
+_LIKE_CUDA = re.compile(r",?\s*\b(?:like|as|the way it does|como|igual que|al igual que)\s+(?:(?:on|in|with|en|con)\s+)?(?:the\s+)?"
+                        r"(?:cuda|gpus?|nvidia)(?:\s+(?:does|do|did|hace|hacen))?\b", re.I)
+_TARGET_WORD = re.compile(r"\b(?:neuron|tpu|trainium|inferentia|trn[123]|inf[12]|torchneuron|torch_tpu)\b", re.I)
+
+
 def extract(text: str, lang: str | None = None) -> Entities:
     """Everything of the above a question names, with its English reading (`lang`: the language
     when known, for one clause of a longer question)."""
     lang = lang or language(text)
     english = to_english(text) if lang == "es" else text
     english = _INFERENTIA_1.sub("inf1", english)  # "inferentia 1" is Inf1, not Inferentia at version 1
+    # "… lo corre en cpu como en cuda?": CUDA named as what the asker knows, beside the target asked (r26 q40)
+    english = _LIKE_CUDA.sub(" ", english) if _TARGET_WORD.search(_LIKE_CUDA.sub(" ", english)) else english
     english = _shorthand(english)
     english, corrections = correct_names(english)
     english = _ARROW.sub(_arrow_range, english)  # "0.1.1 -> 0.2.0" is the range from 0.1.1 to 0.2.0 (29t)

@@ -146,7 +146,8 @@ def aspects(text: str) -> list[str]:
 
 
 def is_release_question(text: str) -> bool:
-    lowered = text.lower()  # "when is neuron 2.35 out?": a release question too
+    # "when is neuron 2.35 out?": a release question too; a code fence's language ("```python") names no Python release
+    lowered = re.sub(r"```[\w+-]*", " ", text.lower())
     return re.search(RELEASE_CUES, lowered) is not None or re.search(r"\bout\s*\??\s*$", lowered) is not None
 
 

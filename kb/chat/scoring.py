@@ -69,6 +69,8 @@ _FALLS = re.compile(r"\b(?:falls?|falling) back\b|\bfallbacks?\b|\bruns? on (?:t
 # Words that ask for money, not only "how much" (which also asks "how much slower").
 _PER_MILLION = re.compile(r"\bper (?:1 ?m|one million|a million|million|mtok|m tokens)\b|\bmillion tokens\b|\$/m(?:tok)?\b"
                           r"|/ ?m ?tok\b|\bper 1m\b", re.I)
+_COMPILE_OPTION = re.compile(r"\bdynamic\s*=|\bmode\s*=|\bfullgraph\b|\bdynamic shapes?\b|\bmax-autotune\b"
+                             r"|\breduce-overhead\b", re.I)
 _PRICE_WORDS = re.compile(r"\b(?:cost|costs|costing|price|prices|pricing|priced|expensive|cheaper|cheapest)\b"
                           # "how much is a trn1.2xlarge per hour?": an instance's price asked (r27 q19)
                           r"|\bhow much (?:is|are|does|do|would)\b[^?]{0,40}\b(?:per hour|an hour|a hour|hourly|/ ?h(?:r|our)?)\b",
@@ -165,7 +167,10 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     if cost:
         out.append(Reading("cost", cost, "price and rate" if ents.prices and ents.rates else "a price or a rate"))
     asked_list = _LIST_ASKED.search(text) is not None
-    if "policy" in ents.cues:  # "which linalg ops hit the CPU fallback?" asks for ops, not the rule (s8)
+    # "¿qué pasa si usamos torch.compile con dynamic=True?": what happens with a compile option, not with a missing op
+    option_only = _COMPILE_OPTION.search(text) is not None and not re.search(
+        r"\b(?:ops?|operators?|kernels?|missing|lacks?|fall(?:s|ing)? back|fallback)\b", text, re.I)
+    if "policy" in ents.cues and not option_only:  # "which linalg ops hit the CPU fallback?" asks for ops, not the rule (s8)
         listed = 2 if re.search(OPS_ASKED, text, re.I) and list_status(text) else 0
         out.append(Reading("policy", 8 + (1 if q.targets else 0) + (1 if {"eager", "compile"} & ents.cues else 0) - listed,
                            "what a backend does with an op it lacks"))

@@ -379,6 +379,9 @@ def _status_of(part: str, lang: str) -> str | None:
     return list_status(english)
 
 
+# A torch.compile option said in a part ("dynamic=True", "mode='max-autotune'"): carried into "¿y en TPU?"
+_OPTION_SAID = re.compile(r"\b(?:dynamic\s*=\s*(?:True|False)|mode\s*=\s*['\"]?[\w-]+['\"]?|fullgraph\s*=\s*(?:True|False))",
+                          re.I)
 # "what should the new base be?", "¿y qué base usamos?": a replacement for the platform the part before ends
 _NEW_BASE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:what should (?:the|our) new (?:base|image|os|version) be"
                        r"|what (?:base|image|os|ubuntu|version) should we (?:use|move to|pick|go with)|which (?:base|image|os) then"
@@ -936,6 +939,12 @@ def carry_context(parts: tuple[str, str], lang: str,
                 carried["backward"] = True
             if mine["modes"] and mine["modes"] != said[0]["modes"]:
                 carried["own_mode"] = sorted(mine["modes"])
+        option = _OPTION_SAID.search(parts[0]) if i == 1 and not carried.get("ops") and targets else None
+        if option and not _OPTION_SAID.search(parts[1]) and not mine["op"] and not priced and not mine["modeless"] \
+                and (_ABOUT.match(parts[1].lstrip("¿ ")) or only_context(parts[1], lang)):
+            # "¿Qué pasa si usamos torch.compile con dynamic=True en Trainium? ¿Y en TPU?": the same option there (r26 q37)
+            out[1] = out[1].rstrip(" ?¿.") + f" ({option.group(0)})?"
+            carried["option"] = option.group(0)
         if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
                 and not mine["modeless"] and not [f for f in mine["features"] if f.lower() not in _PLACE_WORDS] \
                 and (targets or mine["modes"] or _OF_MODEL.search(parts[1])):

@@ -267,3 +267,24 @@ def test_anything_with_a_word_in_the_name_is_a_filtered_list(conn):
     text = ask(conn, "anything with 'norm' in the name that doesn't work on tpu 0.1.1? one of our clusters is still "
                      "pinned to 0.1.1")["text"]
     assert "**tpu** 0.1.1 (eager): 41 ops that run as **unsupported** (41 of 118 matching ops with evidence)" in text
+
+
+def test_what_happens_with_a_compile_option_is_its_limitation_and_carries(conn):
+    text = ask(conn, "¿Qué pasa si usamos torch.compile con dynamic=True en Trainium? ¿Y en TPU? Nuestras secuencias "
+                     "tienen longitudes muy variables.")["text"]
+    one, two = text.split("**(2)**")
+    assert "**torch.compile dynamic=True** en neuron" in one and "Qué hace cada backend" not in one
+    assert "(dynamic=True)" in two and "**torch.compile dynamic=True** en tpu (torch_tpu 0.2.0): unsupported" in two
+
+
+def test_a_code_fences_language_names_no_release(conn):
+    text = ask(conn, '```python\nmodel = torch.compile(model, mode="max-autotune", dynamic=True)\n```\non tpu 0.2.0 — '
+                     "will either of these flags bite me?")["text"]
+    assert text.startswith("Known limitations") and "**torch.compile dynamic=True** on tpu (torch_tpu 0.2.0)" in text
+
+
+def test_cuda_named_as_the_known_way_is_no_target(conn):
+    text = ask(conn, "si un op no esta en neuron con torch.compile hace graph break y lo corre en cpu como en cuda? o "
+                     "que pasa")["text"]
+    assert text.startswith("**Qué hace cada backend con un op ATen sin kernel propio** — Neuron SDK 2.33.0")
+    assert "cuda" not in text.splitlines()[0].lower()
