@@ -22,7 +22,11 @@ from kb.store import queries
 # Words that ask for a setting: a switch, a knob, an environment variable, a flag, an option.
 _ASKS = re.compile(r"\b(?:switch|knob|toggle|flag|setting|env(?:ironment)?[\s_-]*var(?:iable)?s?|envvar"
                    r"|variables? de entorno|interruptor|opci[oó]n|option)\b"
-                   r"|\bcan (?:i|we) (?:get|have|turn)\b[^?]{0,40}\bback\b", re.I)
+                   r"|\bcan (?:i|we) (?:get|have|turn)\b[^?]{0,40}\bback\b"
+                   # "how do we get the old behaviour back?", "¿cómo volvemos al comportamiento de antes?" (r26 q34)
+                   r"|\b(?:get|bring|have|restore|revert to)\b[^?]{0,12}\bold (?:behaviou?r|way)\b"
+                   r"|\b(?:volver|volvemos|recuperar|recuperamos)\b[^?]{0,12}\bcomportamiento (?:anterior|de antes|viejo)\b",
+                   re.I)
 # (feature of the policy row, what the question says about it)
 _TOPICS = (
     ("policy: compile fallback execution",
@@ -34,7 +38,9 @@ _TOPICS = (
                 # "which env var brings back the eager fallback?": eager brought back is the compile fallback execution,
                 # not the CPU fallback of an op in eager (held-out r13 q60)
                 r"|\bback (?:the |to )?eager\b|\b(?:vuelv|devuelv|recuper|reactiv)\w* (?:el |la )?(?:fallback (?:a |en )?)?eager\b"
-                r"|\bfallback (?:a|en) eager\b", re.I)),
+                r"|\bfallback (?:a|en) eager\b"
+                # "… graphs started raising during compilation … TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION" (r26 q34)
+                r"|\btorch_neuronx_disable_fallback_execution\b|\b(?:raises?|raising) (?:during|at|on) compil\w*", re.I)),
     ("policy: complex decomposition", re.compile(r"\bcomplex\w*|\bcomplej\w*", re.I)),
     ("policy: missing op", re.compile(r"\bcpu fallback\b|\bfall ?back to (?:the )?(?:cpu|host)\b|\bfallback a la cpu\b", re.I)),
 )

@@ -288,3 +288,9 @@ def test_cuda_named_as_the_known_way_is_no_target(conn):
                      "que pasa")["text"]
     assert text.startswith("**Qué hace cada backend con un op ATen sin kernel propio** — Neuron SDK 2.33.0")
     assert "cuda" not in text.splitlines()[0].lower()
+
+
+def test_the_old_behaviour_back_is_the_compile_fallback_switch(conn):
+    text = ask(conn, "our torch.compile(backend='neuron') graph raises during compilation since Neuron 2.33. how do we "
+                     "get the old behaviour back?")["text"]
+    assert text.startswith("**Yes: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`, `fallback_execution`**")
