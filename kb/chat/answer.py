@@ -860,7 +860,7 @@ def _on_instances(head: str | None, rows: list[dict[str, Any]], q: Question) -> 
         return head
     families = list(dict.fromkeys(str(f) for r in held for f in r["conditions"]["instance_families"]))
     via = next((str(r["conditions"]["via"]) for r in held if r["conditions"].get("via")), "")
-    mine = [m.lower() for m in INSTANCE_RE.findall(q.text)]
+    mine = [m.lower() for m in INSTANCE_RE.findall(q.text) if re.search(r"\d", m)]  # "Trainium" alone is the chip line
     others = [m for m in dict.fromkeys(mine) if m.capitalize() not in families and m not in {f.lower() for f in families}]
     only = " ".join(families)
     es = getattr(q, "language", "en") == "es"

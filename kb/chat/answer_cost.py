@@ -76,6 +76,11 @@ _MACHINE = re.compile(r"\b(?:trn[123]n?|inf[12]|trainium[123]?|inferentia[12]?|t
                       re.I)
 
 
+# an instance's own price asked: its name ("trn2.48xlarge", "inf2"), or "on-demand price", "price of a …"
+_INSTANCE_PRICE = re.compile(r"\b(?:trn[123]n?|inf[12])\b|\bon[- ]demand\b|\bprice (?:of|for) (?:a|an|the)\b"
+                             r"|\bprecio de (?:una?|la)\b", re.I)
+
+
 def _pairs(text: str, ents: Entities) -> list[tuple[str, Any, Any]] | None:
     """(machine, price, rate) for a question that gives two or more hourly prices and as many
     throughputs ("trn2 at 5.2/h doing 2600 tok/s vs v6e at 2.7/h doing 1100 tok/s"), each
@@ -158,7 +163,8 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     if price is None or rate is None:
         missing = [w for w, v in ((("el precio por hora" if es else "the price per hour"), price),
                                   (("el rendimiento en tokens/s" if es else "the throughput in tokens/s"), rate)) if v is None]
-        if price is None and rate is not None:  # "the on-demand price of a trn2.48xlarge in GBP? we get 4,000 tok/s" (r26 q19)
+        if price is None and rate is not None and _INSTANCE_PRICE.search(ents.source or q.text):
+            # "the on-demand price of a trn2.48xlarge in GBP? we get 4,000 tok/s" (r26 q19)
             head = ("**kb no guarda precios de instancias**: con el precio por hora que pagáis, lo calcula." if es
                     else "**kb holds no instance prices**: give the price per hour you pay and it computes the rest.")
         else:
