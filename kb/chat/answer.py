@@ -306,7 +306,9 @@ def route(conn: sqlite3.Connection, q: Question) -> str:
     outside = re.sub(r"\([^)]*\)", " ", q.text) if examples else q.text
     explicit_op = explicit_op or any("_" in w.strip("_") and w.lower() in _op_bases(conn) and families.family(w) is None
                                      and w.lower() != qualifier and w in outside for w in q.plain_words)
-    if not explicit_op and len(q.targets) == 1 and len(set(q.statuses) - {"supported"}) >= 3 and _OP_COUNT.search(text):
+    series = len(set(q.statuses) - {"supported"}) >= 3 or entities.STATUS_SERIES.search(text) is not None
+    if not explicit_op and len(q.targets) == 1 and (entities.BY_STATUS.search(text) or series and (
+            _OP_COUNT.search(text) or re.match(r"\s*(?:how many|number of) (?:aten )?(?:ops|operators)\b", text))):
         return "ops_overview"  # "op coverage numbers for 2.14.3.1: native / decomposed / fallback / unsupported" (r26 q12)
     if intent in ("op", "compare", "unknown") and not explicit_op and len(q.targets) == 1 \
             and (set(q.statuses) <= ({"supported"} if _HOW_MANY.search(text) else set()) or len(set(q.statuses)) >= 3) \

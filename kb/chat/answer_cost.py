@@ -163,7 +163,7 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
     if price is None or rate is None:
         missing = [w for w, v in ((("el precio por hora" if es else "the price per hour"), price),
                                   (("el rendimiento en tokens/s" if es else "the throughput in tokens/s"), rate)) if v is None]
-        if price is None and rate is not None and _INSTANCE_PRICE.search(ents.source or q.text):
+        if price is None and _INSTANCE_PRICE.search(ents.source or q.text):
             # "the on-demand price of a trn2.48xlarge in GBP? we get 4,000 tok/s" (r26 q19)
             head = ("**kb no guarda precios de instancias**: con el precio por hora que pagáis, lo calcula." if es
                     else "**kb holds no instance prices**: give the price per hour you pay and it computes the rest.")
@@ -201,6 +201,10 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
         head = (f"**{shown} {currency} per million tokens** at {p_txt} {currency} an hour{hourly} "
                 f"and {r_txt} tokens/s.")
     lines = [head, ""]
+    if re.search(r"\bpesos?\b", price.text, re.I) and price.unit == "MXN" and not re.search(r"\bmxn\b|mexican", ents.source or "", re.I):
+        # "5000 pesos la hora": Mexico's peso unless the question says whose; said, not silently assumed (attacker s13)
+        lines.append("- Pesos leídos como MXN; di de qué país (pesos argentinos, chilenos, colombianos…) si es otro." if es
+                     else "- Pesos read as MXN; say whose (Argentine, Chilean, Colombian pesos…) if another.")
     lines += [("- Convertido: " if es else "- Converted: ") + line for line in _conversions(price, rate, es)]
     lines.append(f"- Fórmula de `kb cost`: precio por hora × 1.000.000 / (tokens por segundo × 3.600) = "
                  f"{p_txt} × 1.000.000 / ({r_txt} × 3.600) {cite}" if es else

@@ -137,8 +137,10 @@ def _dlami_windows(conn: sqlite3.Connection, eol: Any, pairs: list[tuple[str, st
     """The Neuron DLAMI's own end for an Ubuntu release the question names (`kb eol` lists it as
     neuron-dlami ubuntu-22.04), beside Neuron's matrix and Ubuntu's own date."""
     cycles = {f"ubuntu-{v}" for p, v in pairs if p == "ubuntu" and v}
-    if not cycles:
-        return []
+    from kb.eol import products
+
+    if not cycles or eol.tpu_only([{"product": products.canonical(p), "version": v} for p, v in pairs]):
+        return []  # "tpu 0.1.1 + ubuntu 22.04": Neuron's machine images are no part of a TPU stack (attacker s13)
     return [w for w in eol.current_windows(conn, eol.today()) if w["product"] == "neuron-dlami" and w["cycle"] in cycles]
 
 
@@ -178,7 +180,8 @@ def _within(conn: sqlite3.Connection, q: Question, days: int, eol: Any, src: Sou
         head = (f"**{n}** end{'s' if n != 1 else ''} of support within {days} days of {today}" if n else
                 f"**Nothing** reaches its end of support within {days} days of {today}")
         after = "Next after that: "
-    lines = [head + f" (`kb eol{' ' + product if product else ''} --within {days}d`):"] + _window_lines(windows, src)
+    lines = [head + f" (`kb eol{' ' + product if product else ''} --within {days}d`)" + (":" if windows else ".")]
+    lines += _window_lines(windows, src)
     if ahead:
         lines.append(after + _window_lines(ahead[:1], src, bold=False)[0].removeprefix("- "))
     facts = [_eol_fact(w) for w in windows] + [{"within_days": days, "today": result["today"]}]
@@ -193,7 +196,7 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         return _eol_raw(conn, q)
     src = Sources()
     pairs = _stack_pairs(q)
-    days = entities.horizon_days(q.text)
+    days = entities.horizon_days(q.text, eol.today().isoformat())
     if days and not pairs and len(_product_filter(q)) <= 1:  # "qué se nos acaba en los próximos 6 meses?" (r26 q32)
         return _within(conn, q, days, eol, src, next(iter(_product_filter(q)), None))
     sdk_only = [v for p, v in pairs if p == "neuron"]
@@ -277,6 +280,13 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             # "is anything out of support or ending soon?": the stack as a whole answers first (r12 q31)
             es = getattr(q, "language", "en") == "es"
             head = _anything_head(result, es) + (f"\n{'Cada parte' if es else 'Each part'}: {head}" if head else "")
+        conflicts = [i for i in result["issues"] if i["kind"] in ("incompatible", "ended")]
+        if not head and not conflicts and result["matrices_checked"] and _FITS_ASKED.search(q.text):
+            # "torch_tpu 0.2.0 con python 3.12 y torch 2.13, todo bien?": the check's own verdict first (attacker s13)
+            es = getattr(q, "language", "en") == "es"
+            checked = ", ".join(result["matrices_checked"])
+            head = (f"**Encaja** — sin conflictos con las matrices de soporte de {checked}." if es else
+                    f"**Fits** — no conflict with the support matrices of {checked}.")
         needs = [i["requires"] for i in result["issues"] if i.get("requires")]
         if needs:  # "torch_tpu 0.2.0 needs what python/torch? i got py3.10 and torch 2.9": it does not fit, first (r27 q44)
             es = getattr(q, "language", "en") == "es"
@@ -329,8 +339,14 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), [_eol_fact(w) for w in hits], src.items)
 
 
+# "does that stack fit?", "todo bien?", "sirve o no?", "ok?": whether the stack goes together
+_FITS_ASKED = re.compile(r"\b(?:fits?|ok|okay|compatible|work together|go together|sane|sanity|todo bien|sirve|encaja|vale)\b",
+                         re.I)
+
+
 # "which python versions has the neuron sdk dropped": what a vendor ended, not the product's own end of life
-_DROPPED = re.compile(r"\b(?:dropp?(?:ed|s)?|removed|ended|stopped supporting|deprecated|retired|no longer supports?)\b", re.I)
+_DROPPED = re.compile(r"\b(?:drop|dropp?(?:ed|s)?|removed?|ended|stopped supporting|deprecated?|retired?|no longer supports?)\b",
+                      re.I)
 
 
 # ---------------------------------------------------------------- a product or feature by name (29i)

@@ -277,8 +277,11 @@ def platform_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> An
                     "**Presumiblemente no**" if es else "**Presumably no**"}[word]
         said = (STATUS_ES.get(mine[0]["status"].lower(), quoted(mine[0]["status"])) if es else mine[0]["status"]) \
             if mine else ""
+        if not mine and listed is False and newest:  # "¿la 2.34 va en inf2?": why not, in the same line (attacker s13)
+            listed_as = ", ".join(json.loads(newest["instance_families"]))
+            said = f"no está entre sus instancias ({listed_as})" if es else f"not among its instances ({listed_as})"
         heads.append(f"{word} — TorchNeuron {'en' if es else 'on'} {instance.capitalize()}"
-                     + (f" (Neuron {mine[0]['version']})" if mine and sdk else "") + (f": {said}" if mine else ""))
+                     + (f" (Neuron {mine[0]['version']})" if mine and sdk else "") + (f": {said}" if said else ""))
         out.append({"product": "torchneuron", "instance": instance, "status": mine[0]["status"] if mine else
                     ("listed" if listed else "not listed" if listed is False else "unknown"),
                     "release": newest["version"] if newest else None})

@@ -197,7 +197,23 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                          f"{' (Neuron SDK ' + other['sdk_version'] + ')' if other.get('sdk_version') else ''} "
                          f"{src.cite(other)}")
             facts.append({**_release_fact(other), "note": "other reading"})
+    maturity = _MATURITY.search(q.text)
+    if maturity and rows:  # "is torchneuron still beta?": the release's channel, as a yes/no first (attacker s13)
+        asked, channel = maturity.group(1).lower(), (rows[0].get("channel") or "").lower()
+        es = getattr(q, "language", "en") == "es"
+        if channel:
+            word = ("Sí" if es else "Yes") if channel == asked else "No"
+            said = f"canal **{channel}**" if es else f"channel **{channel}**"
+            lines[:0] = [f"**{word}** — {rows[0]['product']} {rows[0]['version']}: {said} {src.cite(rows[0])}.", ""]
+        else:
+            lines[:0] = [(f"**Desconocido** — el registro no da canal (beta, GA…) para {rows[0]['product']} "
+                          f"{rows[0]['version']}." if es else f"**Unknown** — the registry states no channel (beta, GA…) "
+                          f"for {rows[0]['product']} {rows[0]['version']}."), ""]
     return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+# "is torchneuron still beta?", "¿torch_tpu sigue en preview?": the channel a release is published in
+_MATURITY = re.compile(r"\b(?:still|yet|sigue|todav[ií]a|a[uú]n)\b[^?]{0,20}\b(beta|alpha|preview|experimental)\b", re.I)
 
 
 # "which TorchTPU versions do we have data for?", "¿qué versiones de torch_tpu hay en el KB?" (r11 q42)
@@ -332,13 +348,24 @@ def _os_family_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, 
     if family is None:
         return None
     sdks = {r["version"] if r.get("product") == "neuron-sdk" else r.get("sdk_version") for r in rows} - {None}
-    found = [dict(r) for r in conn.execute(
+    stated = [dict(r) for r in conn.execute(
         "SELECT l.feature, l.status, l.note, l.source_kind, l.source_name, l.source_url, l.retrieved_at, r.version "
         "FROM limitation l JOIN release r ON r.id = l.release_id WHERE l.feature LIKE ? AND r.product = 'neuron-sdk'",
-        (f"platform: {family}%",)) if r["version"] in sdks]
+        (f"platform: {family}%",))]
+    found = [r for r in stated if r["version"] in sdks]
+    es = getattr(q, "language", "en") == "es"
+    presumed = ""
+    if not found and len(sdks) == 1 and stated:
+        # "which ubuntu does neuron support?" of 2.34, which states no matrix: the last one stated, said to be presumed
+        asked = next(iter(sdks))
+        older = [r["version"] for r in stated if queries.version_key(r["version"]) < queries.version_key(asked)]
+        if older:
+            last = max(older, key=queries.version_key)
+            found, sdks = [r for r in stated if r["version"] == last], {last}
+            presumed = (f"_Neuron {asked} no declara matriz propia; se presume la de {last}._ " if es else
+                        f"_Neuron {asked} states no matrix of its own; {last}'s is presumed._ ")
     if not found:
         return None
-    es = getattr(q, "language", "en") == "es"
     parts = []
     for r in sorted(found, key=lambda r: queries.version_key(r["feature"].split()[-1])):
         status = _STATUS_ES.get(r["status"].lower(), quoted(r["status"])) if es else r["status"]
@@ -347,7 +374,7 @@ def _os_family_head(conn: sqlite3.Connection, q: Question, rows: list[dict[str, 
         facts.append({"feature": r["feature"], "status": r["status"], "sdk": r["version"], "source_url": r["source_url"]})
     where = ", ".join(sorted(sdks, key=queries.version_key))
     intro = f"{family} en el Neuron SDK {where}" if es else f"{family} in Neuron SDK {where}"
-    return f"{intro}: " + "; ".join(parts) + "."
+    return f"{presumed}{intro}: " + "; ".join(parts) + "."
 
 
 def _torch_asked(q: Question, facts: list[dict[str, Any]]) -> str:

@@ -28,7 +28,7 @@ cubre cubren abarca incluye incluyen compilan compila entrenar
 sigue siguen hasta el los las del de para con es esta estan puedo lista enumera ultima ultimo version
 versiones modo hace hacen pasa ocurre tiene tienen falta por hora segundo millon precio entrenamiento
 inferencia todavia aun ejecutar corre corren correra funcionara nativo nativa nativos termina acaba fin
-un una lo se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta soportan compatible
+un una lo la se y cuesta costo coste sin mi modelo dime muestra cuales hay soporta soportan compatible
 compatibles operadores operador mientras ya deja dejan servir cae caen sale salen
 en puede pueden usar novedades funsiona ejecuta compara comparar entre va van bien anda andan trae traen perdio perdieron gano
 cambio cambios cambiaron nuevo nueva nuevas nuevos sirve hacer preguntar soportadas soportados cuales
@@ -89,8 +89,8 @@ def language(text: str) -> str:
     english = sum(1 for w in words if w in _ENGLISH_HINTS)
     if any(c in text for c in "¿¡ñÑ"):
         return "en" if english >= 2 and spanish <= 1 and english > spanish else "es"
-    if spanish >= 2 and spanish > english:
-        return "es"
+    if spanish >= 2 and spanish > english or spanish >= 1 and english == 0 and len(words) <= 8:
+        return "es"  # "neuron 2.33 soporta trn1?": one Spanish verb and no English word in a short question (attacker s13)
     # "nn.MultiheadAttention en tpu 0.1.1": Spanish "en" before a target, and no English word (r2-29 #13)
     return "es" if english == 0 and re.search(r"\ben\s+(?:la\s+)?(?:tpu|neuron|trn\d|trainium|inf\d)", fold(text).lower()) else "en"
 
@@ -412,7 +412,9 @@ _ES_PHRASES[:0] = [(r"(?:ha|han|habia|habian|hemos)? ?(?:dejado|dejo|dejaron) de
 _ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|bloquea|bloquean|traba|traban)",
                     "which ops block the most models")]
 # s13 (r26 q12): "números de cobertura de ops": the op coverage numbers, counts by status
-_ES_PHRASES[:0] = [(r"(?:los )?(?:numeros|cifras|datos) de cobertura de (?:ops|operadores)", "op coverage numbers")]
+_ES_PHRASES[:0] = [(r"(?:los )?(?:numeros|cifras|datos) de cobertura de (?:ops|operadores)", "op coverage numbers"),
+                   (r"cobertura de (?:ops|operadores)(?: en (\S+))? por estado", r"op coverage by status on \1"),
+                   (r"por estado", "by status")]
 # s13 (r25 q16): "¿hay algún op que todavía haga fallback a CPU en modo compile?": ops that fall back, a list
 _ES_PHRASES[:0] = [(r"(?:haga|hagan|hace|hacen|hara|haran|haria|harian) fallback (?:a|al) (?:la )?cpu", "falls back to cpu"),
                    (r"(?:hay|existe) (?:algun|alguno|alguna|algunos|algunas) (?:op|ops|operador|operadores)\b", "is there any op")]
@@ -535,9 +537,19 @@ _HORIZON = re.compile(r"\b(?:next|coming|upcoming|within|in the next|pr[oó]xim[
                       re.I)
 
 
-def horizon_days(text: str) -> int | None:
-    """The days ahead a question asks about ("what ends in the next 6 months?": 180), or None."""
+_THIS_YEAR = re.compile(r"\b(?:this year|by (?:the )?(?:end of (?:the )?year|year[- ]end)|before (?:the )?year[- ]end"
+                        r"|este ano|lo que queda del ano|antes de fin de ano)\b", re.I)
+
+
+def horizon_days(text: str, today: str | None = None) -> int | None:
+    """The days ahead a question asks about ("what ends in the next 6 months?": 180; "this year": to December 31 of
+    `today`'s year), or None."""
     m = _HORIZON.search(fold(text))
+    if m is None and today and _THIS_YEAR.search(fold(text)):
+        from datetime import date
+
+        day = date.fromisoformat(today)
+        return max((date(day.year, 12, 31) - day).days, 1)
     if m is None:
         return None
     unit = m.group("u").lower().replace("ñ", "n").rstrip("s")
@@ -736,9 +748,13 @@ USE_RE = {"training": r"\btrain(?!ium)\w*|\bfine-?tun\w*|\bpre-?train\w*",
 # "what is the native op count on tpu?", "the number of ops native on tpu" (29p): a count of ops by status
 OP_COUNT = (r"\b(?:op|ops|operator|operators|kernel|kernels) counts?\b|\b(?:count|number) of (?:aten )?(?:ops|operators|kernels)\b"
             # s13 (r26 q12): "the op coverage numbers for TorchNeuron 2.14.3.1"
-            r"|\b(?:op|ops|operator|aten) coverage (?:numbers?|figures?|stats|statistics|counts?|breakdown|summary)\b")
+            r"|\b(?:op|ops|operator|aten) coverage (?:numbers?|figures?|stats|statistics|counts?|breakdown|summary)\b"
+            r"|\bcoverage (?:numbers?|figures?|counts?|breakdown)\b|\b(?:op |ops )?coverage by status\b")
+# "op coverage by status", "cobertura de ops por estado", "how many are native, decomposed, fallback and unsupported":
+# the counts of every status (kb.chat.answer's ops_overview)
+BY_STATUS = re.compile(r"\bby status\b|\bcoverage (?:numbers?|figures?|counts?|breakdown)\b")
 # "native / decomposed / CPU fallback / unsupported": statuses named as a series, the columns of a count, no policy asked
-_STATUS_SERIES = re.compile(r"\b(?:native|decomposed|(?:cpu )?fallback|unsupported)\s*[/,|]\s*"
+STATUS_SERIES = re.compile(r"\b(?:native|decomposed|(?:cpu )?fallback|unsupported)\s*[/,|]\s*"
                             r"(?:native|decomposed|(?:cpu )?fallback|unsupported)\b")
 CUES = {
     "cost": r"\b(?:cost|costs|price|prices|pricing|priced|cheap\w*|expens\w*|how much|per million|/ ?m(?:tok)?\b"
@@ -794,6 +810,7 @@ CUES = {
               r"|^(?!\s*(?:which|what|how|when|where|why|who)\b)[^?]{0,60}\b(?:supports?|runs?|works?) (?:on )?[\w.-]+\s*\?",
     # 29p: a torch.compile backend named ("backend='inductor'", "the inductor backend") is compile mode
     "compile": r"\bcompile\w*\b|\btorch\.compile\b|\bgraph mode\b|\bdynamo\b|\binductor\b|\baot_?eager\b"
+               r"|\bcompil(?:amos|ado|ada|ados|adas|ar|ando|o)\b"  # a Spanish aside in an English message (attacker s13)
                r"|\bbackend\s?=",
     "eager": r"\beager\b",
 }
@@ -945,6 +962,8 @@ def extract(text: str, lang: str | None = None) -> Entities:
     lang = lang or language(text)
     english = to_english(text) if lang == "es" else text
     english = _INFERENTIA_1.sub("inf1", english)  # "inferentia 1" is Inf1, not Inferentia at version 1
+    # "does torch.cdist run on neuron? ¿Y si compilamos?": a Spanish compile word left in an English message (attacker s13)
+    english = re.sub(r"\b(?:lo |la )?compil(?:amos|ado|ada|ados|adas|ar|ando|o)\b", "compiled", english, flags=re.I)
     # "… lo corre en cpu como en cuda?": CUDA named as what the asker knows, beside the target asked (r26 q40)
     english = _LIKE_CUDA.sub(" ", english) if _TARGET_WORD.search(_LIKE_CUDA.sub(" ", english)) else english
     english = _shorthand(english)
@@ -974,7 +993,7 @@ def extract(text: str, lang: str | None = None) -> Entities:
     if "nxd" in found.features and ("nxd-inference" in found.features or "nxd-training" in found.features):
         found.features.remove("nxd")
     found.cues = {name for name, pattern in CUES.items() if re.search(pattern, lowered)}
-    if _STATUS_SERIES.search(lowered):
+    if STATUS_SERIES.search(lowered):
         found.cues.discard("policy")
     found.models = list(dict.fromkeys(m.lower() for m in MODEL_RE.findall(lowered)))
     return found

@@ -703,8 +703,12 @@ _WHICH_OPS = re.compile(r"\b(?:which|what|how many|list|show)\b(?: \w+){0,3}? (?
 
 
 _ENDS_AHEAD = re.compile(r"\b(?:ends?|ending|expires?|expiring|runs? out|leaves? support|reach\w* (?:its |their )?end"
-                         r"|end of (?:support|life)|eol|goes? away|dies?)\b[^?]{0,40}\b(?:in the )?(?:next|coming|upcoming"
-                         r"|within)\s+(?:\d{1,4}\s?)?(?:days?|weeks?|months?|years?|year)\b")
+                         r"|end of (?:support|life)|eol|goes? away|dies?)\b[^?]{0,40}(?:\b(?:in the )?(?:next|coming|upcoming"
+                         r"|within)\s+(?:\d{1,4}\s?)?(?:days?|weeks?|months?|years?|year)\b|\bthis year\b|\bby (?:the )?end of"
+                         r" (?:the )?year\b|\bbefore (?:the )?year[- ]end\b)"
+                         # "which python versions did neuron drop?": what a vendor dropped (attacker s13)
+                         r"|^\s*(?:which|what)\b[^?]*\b(?:python|pytorch|torch|ubuntu)\b[^?]*\b(?:did|has|have)\b[^?]*"
+                         r"\b(?:drop|dropped|remove|removed|deprecate|deprecated|retire|retired)\b")
 
 
 def _intent(q: Question, lowered: str) -> str:

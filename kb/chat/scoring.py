@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb.chat.entities import MODEL_RE, OP_COUNT, Entities
+from kb.chat.entities import BY_STATUS, MODEL_RE, OP_COUNT, STATUS_SERIES, Entities
 from kb.chat.intents import PLATFORM_PRODUCTS, Question, fallback_outcome
 from kb.chat.list_filter import qualifies_ops
 from kb.store import torchnames
@@ -193,7 +193,10 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
     status = list_status(text)
     versioned = any(m.version for m in q.targets)
     # "op coverage numbers: native / decomposed / fallback / unsupported": counts of every status, no one status's list
-    by_status = len(set(q.statuses) - {"supported"}) >= 3 and re.search(OP_COUNT, text, re.I) is not None
+    by_status = BY_STATUS.search(text.lower()) is not None or (
+        len(set(q.statuses) - {"supported"}) >= 3 or STATUS_SERIES.search(text.lower()) is not None) and (
+        re.search(OP_COUNT, text, re.I) is not None or re.match(r"\s*(?:how many|number of) (?:aten )?(?:ops|operators)\b",
+                                                                text, re.I) is not None)
     if ("list" in ents.cues or asked_list) and status and q.targets and not explicit_op and not by_status:
         out.append(Reading("ops_list", 3 + 3 + (2 if versioned else 0) + (4 if asked_list else 0),
                            f"a list of {status} ops"))

@@ -64,6 +64,8 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"| ?[,;]? {_ES_LINK}(?=¿|{_ES_ASK})"
                    rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED})"
+                   # "F.conv2d on trn2? y compilado??": the part before, asked again compiled (attacker s13)
+                   r"|\?[,;]? (?=(?:and|y|e) (?:compiled|compilad[oa]s?|(?:with|con) torch\.compile)\b)"
                    # "…¿sigue con soporte? Y si paso a torchneuron, ¿qué hace…?": a condition, then its question (r20 q64); a decimal
                    # comma ("si me cuesta 4,20 $/h …, ¿cuánto…") is no end of the condition (r24 q64)
                    rf"|\?[,;]? (?:{_EN_LINK}|{_ES_LINK})?(?=(?:if|si) (?:[^?¿,]|(?<=\d),(?=\d)){{1,80}}, ?(?:¿|{_EN_ASK}|{_ES_ASK}))"
@@ -222,11 +224,18 @@ def unnumbered(text: str) -> str:
     return " ".join(p if p.endswith("?") else p + "?" for p in parts) if parts else text
 
 
+# "and compiled?", "¿y compilado?", "y en eager?": the part before asked again in a mode
+_MODE_ONLY = re.compile(r"^(?:¿ ?)?(?:and|y|e) (?:compiled|compilad[oa]s?|(?:with|con|under|bajo) torch\.compile"
+                        r"|(?:en|in) (?:modo )?(?:compile|eager)(?: mode)?|eager)\W*(?:thx|thanks|gracias)?\W*$", re.I)
+
+
 def _short_ok(second: str, join: str) -> bool:
     """A clause shorter than MIN_WORDS that is still a question of its own: "and when?" (29q),
     "what about aten::unique?" / "¿y torch.roll?" (an op of its own, asked where the first one asked),
     or an op alone after a question mark ("¿…? y ¿aten::sort?")."""
     if WHEN.match(second) is not None or UNTIL.match(second) is not None:
+        return True
+    if "?" in join and _MODE_ONLY.match(second):  # "F.conv2d on trn2? y compilado??" (attacker s13)
         return True
     if not names_code_op(second):
         return False
@@ -387,7 +396,7 @@ _NEW_BASE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e|so|entonces)[,:]? )?(?:what sho
                        r"|what (?:base|image|os|ubuntu|version) should we (?:use|move to|pick|go with)|which (?:base|image|os) then"
                        r"|(?:qu[eé]|cu[aá]l) (?:base|imagen|versi[oó]n) (?:usamos|ponemos|elegimos|deber[ií]amos usar|nueva)"
                        r"|a qu[eé] (?:base|imagen|versi[oó]n) (?:nos pasamos|migramos|cambiamos))\b", re.I)
-NEW_BASE_ASKS = {"en": "which {platform} does neuron {sdk} support?", "es": "¿qué {platform} soporta neuron {sdk}?"}
+NEW_BASE_ASKS = {"en": "which {platform} does {neuron} support?", "es": "¿qué {platform} soporta {neuron}?"}
 # "Anything incompatible, and what's the first end-of-support date in there?": the stack check's own first end (r26 q27)
 _FIRST_END_MORE = re.compile(r"^(?:¿ ?)?(?:(?:and|y|e)[,:]? )?(?:what(?:'s| is)|which is|cu[aá]l es) (?:the |la )?(?:first|earliest"
                              r"|soonest|primera?|m[aá]s pr[oó]xim[oa])\b[^?]{0,40}\b(?:in there|in it|of them|among them|in the stack"
@@ -733,6 +742,8 @@ _OF_MODEL = re.compile(r"\b(?:which|what|qu[eé]|cu[aá]les?) ops?\b|\bops? (?:b
 # "what happens to it", "same question on neuron", "¿y en TPU…?": a part whose subject is the part before's
 _SAME_SUBJECT = re.compile(r"\b(?:it|them|same question|the same|la misma(?: pregunta)?|lo mismo|eso|esto)\b"
                            r"|^(?:¿ ?)?(?:and|y|e) (?:on|in|with|en|con)\b"
+                           # "¿Y si compilamos?", "y compilado??" after an op (attacker s13)
+                           r"|^(?:¿ ?)?(?:and|y|e) (?:(?:if|si) (?:we |i )?(?:lo |la )?compil\w*|compil(?:ed|ad[oa]s?)\b)"
                            # "would wrapping the block in torch.compile change anything?" (r22 q01)
                            r"|\bchanges? anything\b|\bmake (?:a|any) difference\b|\bcambi\w* (?:en )?algo\b", re.I)
 
@@ -873,11 +884,12 @@ def carry_context(parts: tuple[str, str], lang: str,
         base = _NEW_BASE.match(parts[1]) if i == 1 else None
         sdk = next((v for t, v in other_targets if t == "neuron" and v), None)
         platform = re.search(r"\b(ubuntu|python|pytorch)\b", parts[0], re.I) if base else None
-        if base and sdk and platform:
+        if base and platform and (sdk or "neuron" in {t for t, _ in other_targets}):
             # "… base image Ubuntu 22.04 … when do we have to be off 22.04, and what should the new base be?": which
             # releases of that platform the SDK release supports (r26 q25)
-            out[1] = NEW_BASE_ASKS.get(lang, NEW_BASE_ASKS["en"]).format(platform=platform.group(1).lower(), sdk=sdk)
-            facts.append({"part": 2, "carried": {"subject": platform.group(1).lower(), "targets": [f"neuron {sdk}"],
+            out[1] = NEW_BASE_ASKS.get(lang, NEW_BASE_ASKS["en"]).format(
+                platform=platform.group(1).lower(), neuron=f"neuron {sdk}" if sdk else "neuron")
+            facts.append({"part": 2, "carried": {"subject": platform.group(1).lower(), "targets": [f"neuron {sdk or ''}".strip()],
                                                  "asks": "supported releases"}})
             continue
         if i == 1 and WHEN.match(parts[1]) and said[0]["ops"] and asks_since(parts[1]) \

@@ -815,7 +815,7 @@ def requirement_issues(conn: sqlite3.Connection, components: list[dict[str, str]
     return issues
 
 
-def _tpu_only(components: list[dict[str, str]]) -> bool:
+def tpu_only(components: list[dict[str, str]]) -> bool:
     """Whether a stack names TorchTPU (or libtpu) and nothing of Neuron's: Neuron's support of Python or PyTorch does
     not bear on it."""
     lines = {products.info(c["product"]).releases_with for c in components
@@ -842,12 +842,12 @@ def check_stack(conn: sqlite3.Connection, stack: str | list[dict[str, str]], *, 
                            f"(known: {', '.join(sorted(known))})")
     sdk = _sdk_version(components)
     matched, issues = [], []
-    tpu_only = _tpu_only(components)
+    only_tpu = tpu_only(components)
     for c in components:
         for w in windows:
             if w["product"] != c["product"] or not cycle_matches(w, c["version"]):
                 continue
-            if tpu_only and w.get("support_by") == "Neuron SDK":
+            if only_tpu and w.get("support_by") == "Neuron SDK":
                 continue  # "torch_tpu=0.2.0 python=3.10": Neuron's end of Python 3.10 is no part of a TPU stack (r27 q44)
             matched.append({**w, "component": f"{c['key']}={c['version']}"})
             if w["is_eol"]:

@@ -294,3 +294,78 @@ def test_the_old_behaviour_back_is_the_compile_fallback_switch(conn):
     text = ask(conn, "our torch.compile(backend='neuron') graph raises during compilation since Neuron 2.33. how do we "
                      "get the old behaviour back?")["text"]
     assert text.startswith("**Yes: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`, `fallback_execution`**")
+
+
+# ---- attacker s13 (/work/notes/attack-s13.md): fresh phrasings of the fixes above
+
+
+@pytest.mark.parametrize("question", ["la 2.33 soporta trn1?", "neuron 2.33 soporta trn1?"])
+def test_a_short_spanish_support_question_is_spanish(conn, question):
+    assert ask(conn, question)["text"].startswith("**No** — TorchNeuron en Trn1 (Neuron 2.33.0): no soportado")
+
+
+@pytest.mark.parametrize("question, two", [
+    ("does torch.cdist run on neuron? ¿Y si compilamos?", "on neuron 2.14.3.1 (compile): unsupported: it raises"),
+    ("@kb hey quick one - F.conv2d on trn2? y compilado?? thx", "on neuron 2.14.3.1 (compile): runs on the device"),
+    ("cdist en neuron anda? y compilado??", "en neuron 2.14.3.1 (compile): no soportado: lanza un error"),
+])
+def test_a_spanish_compile_follow_up_asks_the_ops_compile_verdict(conn, question, two):
+    assert two in ask(conn, question)["text"].split("**(2)**")[1]
+
+
+@pytest.mark.parametrize("question", [
+    "coverage numbers native/decomposed/fallback/unsupported on neuron", "op coverage by status for neuron?",
+    "cobertura de ops en neuron por estado porfa", "how many ops are native, decomposed, fallback and unsupported on tpu",
+])
+def test_counts_by_status_in_other_words(conn, question):
+    head = ask(conn, question)["text"].splitlines()[0]
+    assert "ops **decomposed**" in head and "ops **native**" in head and "ops **unsupported**" in head
+
+
+def test_a_tpu_stack_gets_no_neuron_machine_image_end(conn):
+    text = ask(conn, "tpu 0.1.1 + py3.10 + ubuntu 22.04, sirve o no?")["text"]
+    assert "neuron-dlami" not in text and "Neuron DLAMIs" not in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("torch_tpu 0.2.0 con python 3.12 y torch 2.13, ubuntu 24.04, todo bien?",
+     "**Encaja** — sin conflictos con las matrices de soporte de torch_tpu 0.2.0."),
+    ("torch_tpu 0.2.0 python 3.12 ubuntu 22.04 ok?", "**Fits** — no conflict with the support matrices of torch_tpu 0.2.0."),
+])
+def test_a_stack_that_fits_says_so_first(conn, question, head):
+    assert ask(conn, question)["text"].splitlines()[0] == head
+
+
+def test_what_ends_this_year_and_what_neuron_dropped(conn):
+    assert ask(conn, "what ends this year?")["text"].startswith("**Nothing** reaches its end of support within 30 days")
+    text = ask(conn, "which python versions did neuron drop")["text"]
+    assert text.startswith("End-of-support statements for python (4, newest first)") and "devguide" not in text
+
+
+def test_a_new_base_without_a_release_asks_the_newest_matrix(conn):
+    two = ask(conn, "when does ubuntu 22.04 end for neuron? what should the new base be?")["text"].split("**(2)**")[1]
+    assert "_Neuron 2.34.0 states no matrix of its own; 2.33.0's is presumed._ Ubuntu in Neuron SDK 2.33.0" in two
+
+
+def test_an_instance_family_not_listed_says_why(conn):
+    assert ask(conn, "¿la 2.34 de neuron va en inf2?")["text"].startswith(
+        "**Presumiblemente no** — TorchNeuron en Inf2: no está entre sus instancias (Trn2, Trn3).")
+
+
+def test_pesos_without_a_country_are_said_to_be_mexicos(conn):
+    text = ask(conn, "cuanto cuesta el millon de tokens a 5000 pesos la hora y 1000 tok/s")["text"]
+    assert "- Pesos leídos como MXN; di de qué país" in text
+    assert "leídos como MXN" not in ask(conn, "a 2500 pesos chilenos la hora y 300 tok/s cuanto sale el millon?")["text"]
+
+
+@pytest.mark.parametrize("question, head", [
+    ("is torchneuron still beta", "**Yes** — torchneuron 2.14.3.1: channel **beta**"),
+    ("¿torchneuron sigue en beta?", "**Sí** — torchneuron 2.14.3.1: canal **beta**"),
+    ("is torch_tpu still experimental?", "**Unknown** — the registry states no channel (beta, GA…) for torch_tpu 0.2.0."),
+])
+def test_release_maturity_is_a_yes_or_no(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
+
+
+def test_how_much_an_instance_costs_says_kb_holds_no_prices_first(conn):
+    assert ask(conn, "how much is a trn2.48xlarge per hour")["text"].startswith("**kb holds no instance prices**")
