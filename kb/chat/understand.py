@@ -65,7 +65,8 @@ _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK
                    rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
                    rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED})"
                    # "F.conv2d on trn2? y compilado??": the part before, asked again compiled (attacker s13)
-                   r"|\?[,;]? (?=(?:and|y|e) (?:compiled|compilad[oa]s?|(?:with|con) torch\.compile)\b)"
+                   # ("… trn2? y con torch.compile?" stays one part: its answer shows both modes)
+                   r"|\?[,;]? (?=(?:and|y|e) (?:compiled|compilad[oa]s?)\b)"
                    # "…¿sigue con soporte? Y si paso a torchneuron, ¿qué hace…?": a condition, then its question (r20 q64); a decimal
                    # comma ("si me cuesta 4,20 $/h …, ¿cuánto…") is no end of the condition (r24 q64)
                    rf"|\?[,;]? (?:{_EN_LINK}|{_ES_LINK})?(?=(?:if|si) (?:[^?¿,]|(?<=\d),(?=\d)){{1,80}}, ?(?:¿|{_EN_ASK}|{_ES_ASK}))"
