@@ -792,12 +792,13 @@ def requirement_issues(conn: sqlite3.Connection, components: list[dict[str, str]
     for c in components:
         if products.info(c["product"]).outside:
             continue
-        row = conn.execute("SELECT note, source_url FROM release WHERE product = ? AND version = ?",
-                           (c["product"], c["version"])).fetchone()
-        if row is None or not row[0]:
-            continue
+        found = conn.execute("SELECT note, source_url, report FROM release WHERE product = ? AND version = ?",
+                             (c["product"], c["version"])).fetchone()
+        row = dict(zip(("note", "source_url", "report"), found)) if found else None
+        if row is None or not row["note"] or report_tier(row) == 0:
+            continue  # a requirement only a local report file states moves no verdict (as load_releases)
         for product, pattern in _REQUIRES.items():
-            m, comp = pattern.search(row[0]), by_product.get(product)
+            m, comp = pattern.search(row["note"]), by_product.get(product)
             if not m or not comp or not re.fullmatch(r"\d+(?:\.\d+){0,3}", comp["version"]):
                 continue
             said = m.group(1).rstrip(".,")
@@ -809,7 +810,7 @@ def requirement_issues(conn: sqlite3.Connection, components: list[dict[str, str]
             if not spec.contains(comp["version"] if comp["version"].count(".") >= 2 else comp["version"] + ".0"):
                 label = products.info(product).label
                 issues.append({**_issue("incompatible", comp, f"{c['product']} {c['version']} requires {label} {said}, "
-                                        f"not {comp['version']}", row[1]),
+                                        f"not {comp['version']}", row["source_url"]),
                                "requires": {"package": f"{c['product']} {c['version']}", "product": label,
                                             "spec": said, "have": comp["version"]}})
     return issues
