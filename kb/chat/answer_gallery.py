@@ -823,7 +823,9 @@ def gallery_answer(conn: sqlite3.Connection, text: str, targets: list[str], lang
 
 
 # a chat- or instruction-tuned checkpoint named ("gemma-3-1b-it", "Llama-3.1-8B-Instruct", "mistral 7b instruct")
-_TUNED = re.compile(r"[\w.-]*?\d+(?:\.\d+)?[bm](?:[-_ ][\w.]+)*?[-_ ](?:it|instruct|chat|sft|dpo)\b", re.I)
+# a hub-like name glued by - or _ ("gemma-3-1b-it", "Llama-3.1-8B-Instruct"), or "8B Instruct" spelt with a space;
+# never words of the sentence ("Mixtral-8x7B endpoint off GPUs. will it" is no tuned name: r28 q49)
+_TUNED = re.compile(r"[\w.-]*?\d+(?:\.\d+)?[bm](?:(?:[-_][\w.]+)*?[-_](?:it|instruct|chat|sft|dpo)| (?:instruct|chat))\b", re.I)
 # memory, size or fit asked of a model: the gallery answers op coverage only, and says so
 FIT_ASKED = re.compile(r"\b(?:memory|hbm|vram|fits?|big enough|too big|enough room|oom|out of memory|memoria|cabe|caben"
                        r"|muy grande)\b")
