@@ -233,9 +233,13 @@ _ES_PHRASES = [
     (r"(?:un|una|el|la) (?:op|operador|operacion) que no (?:tiene|implementa|soporta)", "an op it lacks"),
     (r"(?:un|una|el|la) (?:op|operador|operacion) (?:sin|que le falta)(?: (?:un )?kernel)?", "an op it lacks"),
     (r"(?:le )?falta (?:un|una|el) (?:op|operador|operacion|kernel)", "an op it lacks"),
+    # "¿qué hace TorchTPU cuando le falta uno?": "uno" is the op of the sentence before (r28 q63)
+    (r"(?:le |les )?(?:falta|faltan) (?:uno|alguno|alguna)\b", "it lacks one"),
     (r"no tiene (?:un )?kernel", "has no kernel"),
     (r"(?:sin|no hay) kernel", "without a kernel"),
     (r"modo eager", "eager mode"), (r"modo compil\w*", "compile mode"), (r"compilad[oa]", "compile mode"),
+    # "¿torch.topk compila en neuron?": whether it compiles, as "does topk compile on neuron?" asks (r28 q64)
+    (r"\b(?:compila|compilan|compilara|compilaria)\b", "compile"),
     (r"entrenamiento|entrenar", "training"), (r"inferencia", "inference"), (r"servir|produccion", "serving"),
     (r"(?:cuales|que) (?:ops|operadores|operaciones)", "which ops"),
     (r"(?:que )?(?:novedades|hay de nuevo|trae|traen)(?:\s(?:de|en|con))?(?:\s(?:la|el))?(?:\s(?:version|release))?",
@@ -784,6 +788,7 @@ CUES = {
               r"|\bnot implemented\b|\bfallback (?:policy|behaviou?r|mode)\b|\bwhat happens (?:when|if|to|with)\b"
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bno (?:neuron|tpu|device|native|own) kernel\b"  # 29i: "an op with no neuron kernel"
+              r"|\b(?:when|if) it (?:lacks|is missing|doesn'?t have|does not have|has no) (?:one|it)\b"  # r28 q63
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"

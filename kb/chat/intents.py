@@ -312,9 +312,28 @@ def _unquoted_statuses(text: str) -> str:
                                              for w in m.group(1).split()) else m.group(), text)
 
 
+# "what did 2.34 drop?", "¿qué dejó de tener soporte con la 2.34?": a 2.15–2.49 release said alone, in a question
+# of support or releases, is the Neuron SDK's (no PyTorch, torch-neuronx or TorchTPU line has such a release) (r28 q60)
+_BARE_RELEASE = re.compile(r"(?<![\w.$€£-])2\.(?:1[5-9]|[2-4]\d)(?:\.\d+)?(?![\w.%-])"
+                           r"(?!\s*(?:usd|eur|dollars?|d[oó]lares|euros?|pesos|/h|an? h|per h|la h|por h|x\b|tok|ms\b|gb))",
+                           re.I)
+_RELEASE_ASKED = re.compile(r"\b(?:end|ends|ended|drop\w*|deprecat\w*|remov\w*|eol|support\w*|soporte|ship\w*|releas\w*|"
+                            r"new in|chang\w*|sali[oó]|trae|trajo|termin\w*|dej[oó]|quit[oó]|elimin\w*)\b", re.I)
+_NAMED_LINE = re.compile(r"\b(?:python|py|pytorch|torch|ubuntu|tpu|torch_tpu|torchtpu|neuronx|neuron|sdk|dlami|jax|"
+                         r"libtpu|transformers|vllm|cuda|rocm)\s*v?$", re.I)
+
+
+def _bare_neuron_release(text: str) -> str:
+    """The question with "Neuron " before a bare 2.15–2.49 release when it asks about support or releases."""
+    if not _RELEASE_ASKED.search(text):
+        return text
+    return _BARE_RELEASE.sub(lambda m: m.group() if _NAMED_LINE.search(text[:m.start()].rstrip(" -=(")[-20:])
+                             else "Neuron " + m.group(), text)
+
+
 def read(text: str) -> Question:
     """Parse a question into a Question (intent + entities)."""
-    q = Question(text=_BARE_SDK.sub(r"Neuron \g<0>", text.strip()))
+    q = Question(text=_BARE_SDK.sub(r"Neuron \g<0>", _bare_neuron_release(text.strip())))
     lowered = " " + re.sub(r"\s+", " ", without_frames(q.text).lower()) + " "
     backticked = set(re.findall(r"`([^`]+)`", q.text))
     tokens = _tokens(_ENV_VAR.sub(" envvar ", _strip_amounts(_strip_cpu_destination(_unquoted_statuses(without_frames(q.text))))))

@@ -1,0 +1,50 @@
+"""Misses of held-out rounds r28 onward fixed in session 14: a tuned-variant name is a hub-like name, never words
+of the sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.chat.phrasings import ask
+
+
+@pytest.mark.parametrize("question, word", [
+    ("does gemma-3-1b-it run on tpu", "'gemma-3-1b-it' is a tuned variant of Gemma 3 1B"),
+    ("does Llama 3.1 8B Instruct run on trn2", "'8B Instruct' is a tuned variant of Llama 3.1 8B"),
+])
+def test_a_tuned_variant_is_named_by_its_hub_like_name(conn, question, word):
+    assert word in ask(conn, question)["text"]
+
+
+def test_sentence_words_after_a_model_size_are_no_tuned_variant(conn):
+    text = ask(conn, "we want to move our Mixtral-8x7B endpoint off GPUs. will it run on trn2?")["text"]
+    assert "tuned variant" not in text and "Mixtral 8x7B" in text
+
+
+@pytest.mark.parametrize("question", [
+    "what does TorchTPU do when it lacks one?",
+    "si un op no está en la lista, ¿qué hace TorchTPU cuando le falta uno? ¿error o cpu?",
+])
+def test_it_lacks_one_is_the_missing_op_policy(conn, question):
+    text = ask(conn, question)["text"]
+    assert text.startswith("**What each backend does") or text.startswith("**Qué hace cada backend")
+
+
+@pytest.mark.parametrize("question, head", [
+    ("what did 2.34 drop?", "**Neuron 2.34 ends 4 things**"),
+    ("¿qué dejó de tener soporte con la 2.34?", "**Neuron 2.34 termina 4 cosas**"),
+])
+def test_a_bare_neuron_release_asked_what_it_ended(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
+
+
+def test_a_bare_price_like_release_number_stays_a_price(conn):
+    assert ask(conn, "cost at 2.34 usd an hour and 500 tokens/s")["text"].startswith("**1.30 USD per million tokens**")
+
+
+@pytest.mark.parametrize("question, head", [
+    ("¿torch.topk compila en neuron?", "**`aten::topk` en neuron 2.14.3.1 (compile):"),
+    ("¿compila topk en tpu?", "**`aten::topk` en tpu 0.2.0 (compile):"),
+])
+def test_compila_asks_the_compile_verdict(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
