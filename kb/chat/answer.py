@@ -181,6 +181,14 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
         lang = entities.language(question)
         read, carried = understand.carry_context(carry_topic(parts), lang)
         first, second = (_answer_one(p, conn, allow_files, lang) for p in read)
+        lead = parts[1].split("?")[0] + "?"  # "¿Y en Inf2 o Trn1? Tenemos un servicio…": the question, not the remark
+        if second.intent == "compare" and first.intent == "eol" and understand.only_context(lead, lang) \
+                and (there := understand.asked_there(read[0], lead, lang)) is not None:
+            # "¿NxD Inference sigue teniendo soporte en Trn2? ¿Y en Inf2 o Trn1?": that end of support there, not the
+            # two places' op verdicts compared (r31 q31)
+            first, second = fold.fit_pair(first, _answer_one(there, conn, allow_files, lang))
+            return understand.combine(question.strip(), (read[0], there), first, second, _shown(lang),
+                                      carried + [{"part": 2, "carried": {"question": there}}])
         if understand.same_answer(first, second):  # both clauses answered alike: said once (held-out r10 q47)
             return fold.fit(_answer_one(question, conn, allow_files))
         if understand.answers_both(first, second) or (

@@ -227,6 +227,9 @@ def _fuzzy(text: str) -> tuple[str, list[tuple[str, str]]]:
 def find_models(text: str) -> list[str]:
     """The gallery slugs a question names ("Mixtral", "llama 3 70b", "gemma" → all Gemmas;
     "mixtrl" → Mixtral); a family with a version no gallery model has ("Llama 4") names none."""
+    from kb.chat.entities import without_llama_verb
+
+    text = without_llama_verb(text)
     found = _find_exact(text)
     if not found:
         fixed, pairs = _fuzzy(text)

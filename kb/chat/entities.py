@@ -819,6 +819,16 @@ CUES = {
                r"|\bbackend\s?=",
     "eager": r"\beager\b",
 }
+# "nuestro script llama a `neuron-ls`", "se llama así": the Spanish verb, never the Llama model (r31 q32)
+_LLAMA_VERB = re.compile(r"\b(?:(?:se|lo|la|le|los|las|que|q|nos|te|me)\s+)?llam(?:a|an|amos|aba|aban|ó|o)\s+"
+                         r"(?=(?:a|al|como|desde|con|así|asi|cada)\b)|\b(?:se|lo|la|le)\s+llama\b", re.I)
+
+
+def without_llama_verb(text: str) -> str:
+    """The text without the Spanish verb "llamar" said where a model name would be (kept a word apart)."""
+    return _LLAMA_VERB.sub(" calls ", text)
+
+
 # Model architectures people name (the gallery's, kb.chat.answer_gallery, when it is there).
 MODEL_RE = re.compile(
     r"\b(llama ?[234](?:\.\d)?|llama|mixtral|mistral|qwen ?[23]?(?:\.\d)?|qwen|gemma ?[23]?|gemma|phi-?[234]?|"
@@ -1000,5 +1010,5 @@ def extract(text: str, lang: str | None = None) -> Entities:
     found.cues = {name for name, pattern in CUES.items() if re.search(pattern, lowered)}
     if STATUS_SERIES.search(lowered):
         found.cues.discard("policy")
-    found.models = list(dict.fromkeys(m.lower() for m in MODEL_RE.findall(lowered)))
+    found.models = list(dict.fromkeys(m.lower() for m in MODEL_RE.findall(without_llama_verb(lowered))))
     return found

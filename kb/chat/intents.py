@@ -69,7 +69,9 @@ HELP_PATTERNS = ("what can you", "what do you know", "how do i use", "what quest
 EOL_PATTERNS = ("end of support", "end-of-support", "end of life", "end-of-life",
                 "leave support", "leaves support", "out of support", "supported until", "support until",
                 "deprecat", "sunset", "until when", "how long", "drop support", "dropped", "support end",
-                "support window", "maintenance", "retire", "no longer supported", "expir")  # 29i: "X ya no esta soportado"
+                "support window", "maintenance", "retire", "no longer supported", "expir",  # 29i: "X ya no esta soportado"
+                "end support for", "ends support for", "ending support for", "end its support",  # r31 q28
+                "stop supporting", "stops supporting")
 COMPARE_PATTERNS = ("difference", "differ", "compare", "comparison", " vs ", " vs. ", " versus ", "both")
 MODEL_PATTERNS = ("this model", "my model", "a model", "the model", "for model", "model file", "checkpoint")
 # "is gather slow on neuron?", "is _scaled_mm broken on trn2?": field caveats of an op.

@@ -623,10 +623,24 @@ def asked_there(prior: str, part: str, lang: str, unread: bool = False) -> str |
         return None
     before = intents.read(entities.extract(prior, lang).english).targets
     here = intents.read(entities.extract(part, lang).english).targets
+    families = [m.word for m in here if m.word and re.fullmatch(r"(?i)(?:inf|trn)[123]", m.word)]
+    if len(before) == 1 and before[0].word and len(here) >= 2 and len(families) == len(here) \
+            and re.fullmatch(r"(?i)(?:inf|trn)[123]", before[0].word):
+        # "¿NxD Inference sigue teniendo soporte en Trn2? ¿Y en Inf2 o Trn1?": the part before, on those families (r31 q31)
+        joined = (" o " if lang == "es" else " or ").join(families)
+        again, n = re.subn(rf"(?<![\w.-]){re.escape(before[0].word)}(?![\w.-])", joined, prior, count=1, flags=re.I)
+        return again if n else None
     if len(before) != 1 or len(here) != 1 or not before[0].word or not here[0].word:
         return None
     if (before[0].target, before[0].version) == (here[0].target, here[0].version):
         return None  # the same place: nothing is asked again ("… on tpu and what is the airspeed of a swallow?")
+    platforms = _context(prior, lang)["platforms"]
+    if before[0].version is None and here[0].version and len(platforms) == 1:
+        product, had = platforms[0].rsplit(" ", 1)
+        if had.split(".")[0] == here[0].version.split(".")[0] and had != here[0].version:
+            # "¿… soporte de PyTorch 2.8 en Neuron? ¿y el de la 2.7?": PyTorch 2.7, not Neuron 2.7 (r31 q30)
+            again, n = re.subn(rf"(?<![\w.]){re.escape(had)}(?![\w.])", here[0].version, prior, count=1)
+            return again if n else None
     place = here[0].word + (f" {here[0].version}" if here[0].version else "")
     version = rf"(?:\s+v?{re.escape(before[0].version)})?" if before[0].version else ""
     again, n = re.subn(rf"(?<![\w.-]){re.escape(before[0].word)}{version}(?![\w.-])", place, prior, count=1, flags=re.I)
@@ -990,6 +1004,10 @@ def carry_context(parts: tuple[str, str], lang: str,
                 extra.append(("en " if lang == "es" else "in ") + name)
                 carried["version"] = name
         own_platform = i == 0 and mine["platforms"] and mine["modeless"]  # "end of life for Ubuntu 22.04, and …": its own
+        # "… en una inf2, ¿sigue soportado por Neuron? ¿Y el propio Python 3.9, cuándo llegó a fin de vida?": its own
+        # end of life, asked apart from any target (r31 q29)
+        own_platform = own_platform or bool(mine["platforms"]) and intents.asks_upstream(
+            entities.to_english(parts[i]) if lang == "es" else parts[i])
         if not targets and not priced and 1 <= len(other_targets) <= 2 and not own_platform:
             names = [t + (f" {v}" if v else "") for t, v in other_targets]
             joined = (" y " if lang == "es" else " and ").join(names)

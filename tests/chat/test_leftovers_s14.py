@@ -48,3 +48,34 @@ def test_a_bare_price_like_release_number_stays_a_price(conn):
 ])
 def test_compila_asks_the_compile_verdict(conn, question, head):
     assert ask(conn, question)["text"].startswith(head)
+
+
+def test_aws_ending_support_for_an_instance_family_is_its_own_end(conn):
+    text = ask(conn, "when does AWS end support for the trn1 instance family itself? trying to decide whether to keep "
+                     "our trn1 reservation past 2027")["text"]
+    assert text.startswith("**Unknown** — the KB has no end-of-support date for the Trn1 instance family itself")
+
+
+def test_a_platforms_own_end_after_a_part_on_an_instance_is_upstreams(conn):
+    text = ask(conn, "Tío, tenemos un venv viejo con Python 3.9 en una inf2. ¿Sigue soportado por Neuron? ¿Y el propio "
+                     "Python 3.9, cuándo llegó a fin de vida?")["text"]
+    assert "**Ya terminó (2025-10-31)** — el fin de vida propio (upstream) de Python 3.9" in text.split("**(2)**")[1]
+
+
+def test_a_bare_version_after_a_pytorch_part_is_pytorchs(conn):
+    text = ask(conn, "¿Cuándo se terminó el soporte de PyTorch 2.8 en Neuron? ¿y el de la 2.7? estamos planificando "
+                     "migrar todo a la 2.14")["text"]
+    two = text.split("**(2)**")[1]
+    assert "PyTorch 2.7" in two and "neuron 2.7" not in two
+
+
+def test_llama_the_spanish_verb_is_no_model(conn):
+    text = ask(conn, "nuestro script de monitoreo llama a `neuron-ls --json-output`. ¿eso sigue soportado con la 2.34 o "
+                     "ya murió?")["text"]
+    assert text.startswith("**Ya terminó** — “Neuron feature: neuron-ls JSON output") and "Llama" not in text
+
+
+def test_an_end_of_support_asked_again_on_other_instance_families(conn):
+    text = ask(conn, "¿NxD Inference sigue teniendo soporte en Trn2? ¿Y en Inf2 o Trn1? Tenemos un servicio de "
+                     "inferencia armado encima")["text"]
+    assert "**Sí, en modo de mantenimiento** — “NxD Inference and NxD Core inference APIs: Inf2 and Trn1" in text
