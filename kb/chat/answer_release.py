@@ -178,6 +178,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                     facts.append(_release_fact(c))
                     ships = _ships_line(c)
                     lines.append(f"- {_release_head(c)}{': ' + ships if ships else ''} {src.cite(c)}")
+    if product == "neuron-sdk" and rows:
+        lines[:0] = _components_asked(conn, q.text, rows[0], src, facts)
     carried = _carried_aspects(conn, product, rows, asked, src, facts)
     if carried:
         head, more, rows_from = carried
@@ -210,6 +212,29 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                           f"{rows[0]['version']}." if es else f"**Unknown** — the registry states no channel (beta, GA…) "
                           f"for {rows[0]['product']} {rows[0]['version']}."), ""]
     return Answer(q.text, "release", "\n".join(lines) + src.markdown(), facts, src.items)
+
+
+# words a component of an SDK release goes by, beside the words of its own name
+_COMPONENT_ALIASES = {"nxdi": "nxd inference", "nxd-inference": "nxd inference", "vllm-neuron": "vllm",
+                      "neuronx-cc": "compiler", "dlc": "containers", "dlcs": "containers"}
+_NOT_DISTINCT = {"neuron", "neuronx", "library", "beta", "the"}
+
+
+def _components_asked(conn: sqlite3.Connection, text: str, sdk: dict[str, Any], src: Sources,
+                      facts: list[dict[str, Any]]) -> list[str]:
+    """"which vLLM Neuron version came with SDK 2.32?": the version the release's notes list for each component the
+    question names by every distinctive word of its name (r30 q46, r31 q44), first, with the notes cited."""
+    said = " " + re.sub(r"[^a-z0-9.-]+", " ", text.lower()) + " "
+    for alias, words in _COMPONENT_ALIASES.items():
+        said = said.replace(f" {alias} ", f" {alias} {words} ")
+    found = []
+    for name, version in releases.components(conn, "neuron-sdk", sdk["version"]).items():
+        words = [w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in _NOT_DISTINCT]
+        if words and all(f" {w} " in said for w in words):
+            found.append(f"**{name} {version}** ships in Neuron SDK {sdk['version']}"
+                         f"{' (released ' + sdk['date'] + ')' if sdk.get('date') else ''} {src.cite(sdk)}.")
+            facts.append({"product": name, "version": version, "sdk_version": sdk["version"]})
+    return found + [""] if found else []
 
 
 # "is torchneuron still beta?", "¿torch_tpu sigue en preview?": the channel a release is published in

@@ -49,3 +49,16 @@ def in_sdk(conn: sqlite3.Connection, sdk_version: str) -> list[dict[str, Any]]:
     hits = [r for r in rows if r["sdk_version"].split(".")[:len(asked)] == asked]
     hits.sort(key=lambda r: (r["product"], version_key(r["version"])))
     return [{k: r.get(k) for k in RELEASE_KEYS} for r in hits]
+
+
+def components(conn: sqlite3.Connection, product: str, version: str) -> dict[str, str]:
+    """The component versions a release's notes list ("vLLM Neuron (Beta)": "0.24.0.1.1.0"), {} when none."""
+    import json
+
+    row = conn.execute("SELECT components FROM release WHERE product = ? AND version = ? AND components IS NOT NULL",
+                       (product, version)).fetchone()
+    try:
+        found = json.loads(row[0]) if row else {}
+    except (TypeError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}

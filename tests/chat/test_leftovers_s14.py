@@ -79,3 +79,13 @@ def test_an_end_of_support_asked_again_on_other_instance_families(conn):
     text = ask(conn, "¿NxD Inference sigue teniendo soporte en Trn2? ¿Y en Inf2 o Trn1? Tenemos un servicio de "
                      "inferencia armado encima")["text"]
     assert "**Sí, en modo de mantenimiento** — “NxD Inference and NxD Core inference APIs: Inf2 and Trn1" in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("what neuronx-cc version shipped in SDK 2.32.0, and which vLLM Neuron version came with it?",
+     "**vLLM Neuron (Beta) 0.24.0.1.1.0** ships in Neuron SDK 2.32.0 (released 2026-08-17)"),
+    ("¿qué versión de vLLM Neuron venía en la 2.32? estamos migrando los endpoints",
+     "**vLLM Neuron (Beta) 0.24.0.1.1.0** viene en Neuron SDK 2.32.0"),
+])
+def test_a_component_of_an_sdk_release_is_named_with_its_version(conn, question, head):
+    assert head in ask(conn, question)["text"]
