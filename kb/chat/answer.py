@@ -1447,8 +1447,19 @@ def _limitation_yes_no(q: Question, rows: list[dict[str, Any]]) -> str | None:
     from kb.chat.entities import to_english
 
     es = getattr(q, "language", "en") == "es"
-    if len(rows) != 1 or not intents.asks_yes_no(to_english(q.text) if es else q.text):
-        return None
+    yes_no = intents.asks_yes_no(to_english(q.text) if es else q.text)
+    group = [r for r in rows if r["feature"] == rows[0]["feature"]]
+    if len(group) > 1 and len(group) <= 4 and all(_LIMIT_NO.match((r["status"] or "").strip()) for r in group):
+        # "¿dynamic=True funciona en tpu y en trainium?": one feature, unsupported on each target, said first in the
+        # question's language before the vendors' own words (r30 q38)
+        wheres = [f"{r['target']} ({r['product']} {r['version']})" for r in group]
+        head = ("**No**" if yes_no else "**Sin soporte**") if es else ("**No**" if yes_no else "**Not supported**")
+        return (f"{head} — {quoted(md(group[0]['feature']))} no está soportado en " + " ni en ".join(wheres)
+                + "; lo que dice cada fuente, abajo." if es else
+                f"{head} — {md(group[0]['feature'])} is not supported on " + " nor on ".join(wheres)
+                + "; each source's own words below.")
+    if len(rows) != 1 or not (yes_no or es and _LIMIT_NO.match((rows[0]["status"] or "").strip())):
+        return None  # a Spanish question gets its one row's "no" in Spanish too (r31 q39)
     r = rows[0]
     status = (r["status"] or "").strip()
     where = f"{r['target']} ({r['product']} {r['version']})"

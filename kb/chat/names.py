@@ -60,7 +60,8 @@ RELEASE_CUES = r"\b(latest|newest|most recent|current version|released?|release 
                r"support matrix|requir\w*|prerequisites?|dependenc\w*|need\w* (?:to )?install\w*|compatible|which sdk|what sdk|sdk version|versions? of|" \
                r"what versions?|which versions?|(?:which|what) [\w.-]+ (?:releases|versions)|release notes|changelog|python|pytorch|hardware|current|" \
                r"what'?s new|is it new|news|bring|brings|brought|eta|expected|roadmap|upcoming|pick up|picks up|" \
-               r"(?:still )?(?:in )?(?:beta|alpha|preview|experimental)|generally available|production[- ]ready)\b"  # 29i: a package's news is its release card; r23 q43: "an ETA for Neuron 2.35?"
+               r"(?:still )?(?:in )?(?:beta|alpha|preview|experimental)|generally available|production[- ]ready|" \
+               r"came with|comes? with|bundled|goes with|(?:which|what) [\w.-]+(?: [\w.-]+){0,2} version)\b"  # 29i: a package's news is its release card; r23 q43: "an ETA for Neuron 2.35?"
 
 
 @dataclass

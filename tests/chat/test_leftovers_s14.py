@@ -89,3 +89,15 @@ def test_an_end_of_support_asked_again_on_other_instance_families(conn):
 ])
 def test_a_component_of_an_sdk_release_is_named_with_its_version(conn, question, head):
     assert head in ask(conn, question)["text"]
+
+
+@pytest.mark.parametrize("question, head", [
+    ("¿dynamic=True funciona en tpu y en trainium? tenemos secuencias de largo variable en el endpoint",
+     "**No** — “torch.compile dynamic=True” no está soportado en neuron (neuron-sdk 2.33.0) ni en tpu (torch_tpu 0.2.0)"),
+    ("does dynamic=True work on tpu and trainium?",
+     "**No** — torch.compile dynamic=True is not supported on neuron (neuron-sdk 2.33.0) nor on tpu (torch_tpu 0.2.0)"),
+    ("Otra: si le pongo torch.compile(model, backend=\"inductor\") en la TPU (torch_tpu 0.2.0), ¿funciona o qué hace?",
+     "**No** — “torch.compile backend=inductor” no está soportado en tpu (torch_tpu 0.2.0)"),
+])
+def test_a_feature_unsupported_everywhere_asked_gets_a_headline(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
