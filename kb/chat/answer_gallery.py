@@ -61,7 +61,7 @@ TEXT = {
            "nearest": "_The nearest gallery model's own verdict, {name} (a different model: this is not {asked}'s "
                       "verdict, only the closest the gallery holds):_",
            "calls": "  op calls on the device: {share} ({target})",
-           "blockers": "The ops that block the most gallery models on {where}: {ops}",
+           "blockers": "The op that blocks the most gallery models on {where}: {ops}; then:",
            "fuzzy": "(reading {word!r} as {reading})",
            "variant": "_{word!r} is a tuned variant of {name}: the same architecture, so its census (of {name}'s config) "
                       "answers for it._",
@@ -97,7 +97,7 @@ TEXT = {
            "nearest": "_El veredicto propio del modelo más cercano de la galería, {name} (otro modelo: no es el "
                       "veredicto de {asked}, solo el más cercano que tiene la galería):_",
            "calls": "  llamadas a ops en el dispositivo: {share} ({target})",
-           "blockers": "Las ops que bloquean más modelos de la galería en {where}: {ops}",
+           "blockers": "La op que bloquea más modelos de la galería en {where}: {ops}; después:",
            "fuzzy": "(leo {word!r} como {reading})",
            "variant": "_{word!r} es una variante ajustada de {name}: la misma arquitectura, así que su censo (de la "
                       "configuración de {name}) responde por ella._",
@@ -746,10 +746,19 @@ def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: So
     for target in targets:
         found = views.blockers(conn, target, (versions or {}).get(target), mode, "inference", limit=limit)
         where = f"{target} {found['backend_version'] or ''}".strip() + f" ({mode})"
-        ops = "; ".join(f"{markdown(r['op'])} {r['status']} ({r['blocks']}: "
-                        + ", ".join(markdown(m) for m in r["models"][:3]) + (" …" if r["blocks"] > 3 else "") + ")"
-                        for r in found["ops"]) or say["nobody"]
-        lines.append(say["blockers"].format(where=where, ops=ops))
+        # the op that blocks the most first, with every model it blocks; the rest one line each (r30 q52, r31 q13)
+        rows = found["ops"]
+
+        def models_of(r: dict, most: int) -> str:
+            shown = ", ".join(markdown(m) for m in r["models"][:most])
+            return f"{r['blocks']}: {shown}" + (" …" if r["blocks"] > most else "")
+        if not rows:
+            lines.append(say["blockers"].format(where=where, ops=say["nobody"]))
+        else:
+            head = say["blockers"].format(where=where, ops=f"**{markdown(rows[0]['op'])}** {rows[0]['status']} "
+                                          f"({models_of(rows[0], 8)})")
+            lines.append(head if len(rows) > 1 else head.rsplit(";", 1)[0])
+            lines += [f"- {markdown(r['op'])} {r['status']} ({models_of(r, 4)})" for r in rows[1:]]
         facts.append(found)
     sources.cite({"source_kind": "gallery", "source_name": "data/gallery census (kb gallery --blockers)",
                   "source_url": "data/gallery/census.jsonl"})

@@ -415,6 +415,9 @@ _ES_PHRASES[:0] = [(r"(?:ha|han|habia|habian|hemos)? ?(?:dejado|dejo|dejaron) de
 # s13 (r27 q55): "q es lo q mas frena?" after a gallery question: which ops block the most models
 _ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|bloquea|bloquean|traba|traban)",
                     "which ops block the most models")]
+# s14 (r31 q13): "¿cuáles son las ops que más modelos de la galería dejan fuera de Trainium?": the blockers
+_ES_PHRASES[:0] = [(r"(?:que|q) (?:mas|más) modelos(?: de la galeria)? (?:dejan fuera|bloquean|frenan|traban|rompen)"
+                    r"(?: (?:de|en))?", "that block the most gallery models on")]
 # s13 (r26 q12): "números de cobertura de ops": the op coverage numbers, counts by status
 _ES_PHRASES[:0] = [(r"(?:los )?(?:numeros|cifras|datos) de cobertura de (?:ops|operadores)", "op coverage numbers"),
                    (r"cobertura de (?:ops|operadores)(?: en (\S+))? por estado", r"op coverage by status on \1"),

@@ -144,7 +144,7 @@ def test_the_gallery_share_running_fully_and_what_blocks_most(conn):
     text = ask(conn, "cuantos modelos de la galeria corren 100% en trainium? q es lo q mas frena")["text"]
     one, two = text.split("**(2)**")
     assert "**32 de 47** modelos de la galería corren enteros" in one
-    assert "Las ops que bloquean más modelos de la galería en neuron 2.14.3.1 (eager): aten::adaptive\\_avg\\_pool2d" in two
+    assert "La op que bloquea más modelos de la galería en neuron 2.14.3.1 (eager): **aten::adaptive\\_avg\\_pool2d**" in two
 
 
 def test_a_compile_fallback_list_counts_what_raises_too(conn):

@@ -101,3 +101,14 @@ def test_a_component_of_an_sdk_release_is_named_with_its_version(conn, question,
 ])
 def test_a_feature_unsupported_everywhere_asked_gets_a_headline(conn, question, head):
     assert ask(conn, question)["text"].startswith(head)
+
+
+@pytest.mark.parametrize("question, head", [
+    ("what's the single op blocking the most gallery models on trainum?",
+     "The op that blocks the most gallery models on neuron 2.14.3.1 (eager): **aten::adaptive\\_avg\\_pool2d** fallback "
+     "(4: convnext-tiny, efficientnet-b0, mobilenet-v2, resnet-50); then:\n- aten::batch\\_norm"),
+    ("Buenas, ¿cuáles son las ops que más modelos de la galería dejan fuera de Trainium? Hablo de neuron 2.14.3.1 en "
+     "eager.", "La op que bloquea más modelos de la galería en neuron 2.14.3.1 (eager): **aten::adaptive\\_avg\\_pool2d**"),
+])
+def test_the_op_blocking_the_most_models_leads_with_every_model(conn, question, head):
+    assert head in ask(conn, question)["text"]

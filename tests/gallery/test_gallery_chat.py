@@ -162,7 +162,7 @@ def test_gallery_list_blockers_missing_and_misspelt_answers(gallery_kb):
     spanish = gallery_answer(conn, "¿qué modelos corren enteros en neuron?", [], lang="es")
     assert spanish.text.startswith("Modelos de la galería que corren enteros")
     blocks = gallery_answer(conn, "what blocks the most models on neuron?", [])
-    assert blocks.intent == "gallery_blockers" and "aten::layer\\_norm fallback (2: alpha-7b, tiny)" in blocks.text
+    assert blocks.intent == "gallery_blockers" and "**aten::layer\\_norm** fallback (2: alpha-7b, tiny)" in blocks.text
     missing = gallery_answer(conn, "does alpha 9 run on tpu?", [])
     assert missing is None or "Yes" not in missing.text
     typo = gallery_answer(conn, "will alpah 7b run on trn2?", [])
