@@ -38,6 +38,7 @@ from kb.chat import (
     list_filter,
     list_readings,
     mode_contrast,
+    older_release,
     names,
     op_first,
     op_history,
@@ -155,6 +156,15 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
             result.text = _before_sources(result.text, note)
             result.question = question
             return result
+    older, phrases = older_release.older_named(conn, question)
+    if phrases:  # "on the older tpu one, what blocks the rest?": the release before the newest, by its version (r31 q51)
+        result = _answer_message(older, conn, allow_files)
+        note = (f"_{', '.join(repr(p) for p in phrases)} leído como la versión anterior a la más nueva._"
+                if result.language == "es" else f"_Read {', '.join(repr(p) for p in phrases)} as the release before "
+                "the newest._")
+        result.text = _before_sources(result.text, note)
+        result.question = question
+        return result
     many = sections.split_all(question)
     if many:  # three or more parts: a section each (29s)
         whole_text = understand.unnumbered(question)

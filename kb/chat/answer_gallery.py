@@ -609,7 +609,7 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
                  versions: dict | None = None) -> list[str]:
     want_full = bool(FULL_WORDS.search(text.lower())) and not re.search(r"\b(cpu|host|fall)", text.lower())
     result = views.table(conn, targets, versions or None, (mode,), "inference")
-    lines = []
+    lines, counts = [], []  # "how many run fully on trainium vs tpu?": every target's count first (r31 q51)
     for target in targets:
         cells = [r for r in result["rows"] if r["target"] == target]
         picked = [r for r in cells if r["runs_fully"] == want_full] if want_full else \
@@ -623,10 +623,11 @@ def _list_answer(conn, text: str, targets: list[str], mode: str, say: dict, sour
             shown += say["more"].format(n=len(names) - MAX_LIST)
         key = "list_full" if want_full else "list_cpu"
         if _COUNT_ASKED.search(text):  # "how many run fully?": the count leads, the names follow (r23 q55)
-            lines.append(say["count_" + key].format(n=len(names), of=len(cells), where=where))
+            counts.append(say["count_" + key].format(n=len(names), of=len(cells), where=where))
         lines.append(say[key].format(where=where, models=shown))
         facts.append({"target": target, "backend_version": version, "mode": mode, "runs_fully": want_full,
                       "models": [r["model"] for r in picked], "of": len(cells)})
+    lines = counts + lines
     for item in result["baseline"]:
         lines.append("  " + views.baseline_line(item))
     sources.cite({"source_kind": "gallery", "source_name": f"data/gallery census of {result['models']} models",
@@ -753,7 +754,7 @@ def _blockers_answer(conn, targets: list[str], mode: str, say: dict, sources: So
             shown = ", ".join(markdown(m) for m in r["models"][:most])
             return f"{r['blocks']}: {shown}" + (" …" if r["blocks"] > most else "")
         if not rows:
-            lines.append(say["blockers"].format(where=where, ops=say["nobody"]))
+            lines.append(say["blockers"].format(where=where, ops=say["nobody"]).rsplit(";", 1)[0])
         else:
             head = say["blockers"].format(where=where, ops=f"**{markdown(rows[0]['op'])}** {rows[0]['status']} "
                                           f"({models_of(rows[0], 8)})")

@@ -216,7 +216,7 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
 
 # words a component of an SDK release goes by, beside the words of its own name
 _COMPONENT_ALIASES = {"nxdi": "nxd inference", "nxd-inference": "nxd inference", "vllm-neuron": "vllm",
-                      "neuronx-cc": "compiler", "dlc": "containers", "dlcs": "containers"}
+                      "dlc": "containers", "dlcs": "containers"}
 _NOT_DISTINCT = {"neuron", "neuronx", "library", "beta", "the"}
 
 

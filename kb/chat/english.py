@@ -67,7 +67,7 @@ def may_be_op(word: str, text: str) -> bool:
 # question is made of ("¿cómo llamo a torch.nonzero?" calls it, it names no Llama), never a typo (29p).
 EVERYDAY = frozenset("""
 llamo llamas llamar llaman llame llamen llamamos llamaba llamaban llamado llamada llamados llamadas llamando
-gamma reset resets resent part parts best bets berth swing twin clips flip flips grow growth fit
+gamma rest reset resets resent part parts best bets berth swing twin clips flip flips grow growth fit
 mismo misma tiene hacer haces hago usas usando usado llevo lleva
 deberia deberian debería deberían debe deben debo deberiamos deberíamos debes
 """.split())

@@ -60,10 +60,12 @@ _COMPARED = r"(?:compared (?:to|with)|in comparison (?:to|with)|versus|vs\.?|com
 # Read over the text with each run of whitespace made one space, so no pattern here backtracks
 # over a long run (the question is at most 1,000 characters; this keeps the scan linear anyway).
 # A Spanish second question keeps its opening "¿" (the join is looked ahead of it, never taken in).
+# "…? and on the older tpu one, what blocks the rest?": a place said first, then the question (r31 q51)
+_PLACE_LEAD = rf"(?:on|in|for|en|para) [^,?¿]{{1,40}}, (?:{_EN_ASK}|{_ES_ASK})"
 _JOIN = re.compile(rf" ?[,;]? {_EN_LINK}(?={_EN_ASK})|[,;] then[,:]? (?={_EN_ASK})"
                    rf"| ?[,;]? {_ES_LINK}(?=¿|{_ES_ASK})"
                    rf"|; (?=¿|{_EN_ASK}|{_ES_ASK})"
-                   rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED})"
+                   rf"|\?[,;]? (?:{_EN_LINK}|then[,:]? |{_ES_LINK})?(?=¿|{_EN_ASK}|{_ES_ASK}|{_COMPARED}|{_PLACE_LEAD})"
                    # "F.conv2d on trn2? y compilado??": the part before, asked again compiled (attacker s13)
                    # ("… trn2? y con torch.compile?" stays one part: its answer shows both modes)
                    r"|\?[,;]? (?=(?:and|y|e) (?:compiled|compilad[oa]s?)\b)"
@@ -858,6 +860,10 @@ _PLACE_WORDS = frozenset({"neuron", "tpu", "tpus", "trn", "trn1", "trn1n", "trn2
                           "torch-neuronx", "torch_neuronx", "torch_tpu", "torch-tpu", "torchtpu"})
 
 
+_GALLERY = re.compile(r"\b(?:gallery|galer[ií]a)\b", re.I)
+_BLOCKS = re.compile(r"\b(?:blocks?|blocking|blockers?|bloquea\w*|frena\w*)\b", re.I)
+
+
 def carry_context(parts: tuple[str, str], lang: str,
                   earlier: tuple[str, ...] = ()) -> tuple[tuple[str, str], list[dict[str, Any]]]:
     """Each clause read with what the other one named and it does not: the target (and its version)
@@ -986,6 +992,11 @@ def carry_context(parts: tuple[str, str], lang: str,
             else:
                 out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"
             carried["model"] = name
+        if i == 1 and _GALLERY.search(parts[0]) and _BLOCKS.search(parts[1]) and not _GALLERY.search(parts[1]) \
+                and not mine["models"] and not mine["op"]:
+            # "how many gallery models run fully on …? and on tpu 0.1.1, what blocks the rest?": of those models (r31 q51)
+            out[1] = out[1].rstrip(" ?¿.") + (" de los modelos de la galería?" if lang == "es" else " of the gallery models?")
+            carried["gallery"] = True
         versions = dict(other_targets)
         for t, v in targets:
             # forward only: a later clause's version never rewrites an earlier one ("… on inf1 (latest), and when did

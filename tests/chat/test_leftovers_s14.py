@@ -112,3 +112,20 @@ def test_a_feature_unsupported_everywhere_asked_gets_a_headline(conn, question, 
 ])
 def test_the_op_blocking_the_most_models_leads_with_every_model(conn, question, head):
     assert head in ask(conn, question)["text"]
+
+
+def test_gallery_counts_then_the_older_releases_blockers(conn):
+    text = ask(conn, "how many of the gallery models run fully on trainum (2.14.3.1) vs tpu 0.2.0? and on the older tpu "
+                     "one, what blocks the rest?")["text"]
+    one, two = text.split("**(2)**")
+    assert "**32 of 47**" in one and "**47 of 47**" in one and "resnet" not in one.lower().split("gallery models that")[0]
+    assert "on tpu 0.1.1 (eager): **aten::group\\_norm** unsupported (3: hubert-base, sd15-unet, wav2vec2-base)" in two
+    assert "'the older tpu one'" in two
+
+
+@pytest.mark.parametrize("question, said", [
+    ("¿corre nonzero en la tpu vieja?", "en tpu 0.1.1"),
+    ("does nonzero run on the previous torchneuron release?", "on neuron 2.14.3.0"),
+])
+def test_an_older_release_is_the_one_before_the_newest(conn, question, said):
+    assert said in ask(conn, question)["text"]
