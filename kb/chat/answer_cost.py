@@ -218,7 +218,19 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
             total = format_money(per_million * amount.value / MILLION)
             lines.append(f"- {_plain(amount.value, es)} tokens: **{_money(total, es)} {currency}**")
             facts.append({"tokens": str(amount.value), "cost": total, "currency": currency})
-    others = [p for p in ents.prices if p is not price]
+    for other in [r for r in ents.rates if r.value != rate.value and r.value > 0][:4]:
+        # "… 5,200 tok/s … and if the CPU fallbacks drag us down to 3,900 tok/s?": the same price at that rate (r31 q17)
+        try:
+            at_other = format_money(cost_per_million_tokens(price.value, other.value))
+        except CostInputError:
+            continue
+        o_txt = _plain(other.value, es)
+        lines.append(f"- A {o_txt} tokens/s: **{_money(at_other, es)} {currency} por millón de tokens**" if es else
+                     f"- At {o_txt} tokens/s: **{_money(at_other, es)} {currency} per million tokens**")
+        facts.append({"currency": currency, "price_per_hour": str(price.value), "tokens_per_second": str(other.value),
+                      "cost_per_million_tokens": at_other})
+    # "$180.000 COP" read twice, with and without its code, is one amount (r30 q22)
+    others = [p for p in ents.prices if p is not price and p.value != price.value]
     if others:
         lines.append(("- Otros importes de la pregunta, no usados: " if es else "- Other amounts in the question, not used: ")
                      + ", ".join(p.text for p in others))

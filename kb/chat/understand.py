@@ -140,6 +140,15 @@ def _figure_only(second: str) -> bool:
     return bool(intents.AMOUNT.search(rest)) and not intents.AMOUNT.sub(" ", rest).strip(" ?!.,;")
 
 
+def _another_rate(first: str, second: str) -> bool:
+    """"… 58 USD/h y 11.000 tok/s … ¿y si con los fallbacks bajamos a 8.000 tok/s?": a rate alone after a priced
+    question is that cost again at the rate, answered with it (r31 q24)."""
+    if not re.search(r"\d", second):
+        return False
+    later = entities.extract(second)
+    return bool(later.rates) and not later.prices and _prices_and_rates(first)
+
+
 def _prices_and_rates(clause: str) -> bool:
     """Whether a clause names both a price and a rate: a cost question of its own."""
     ents = entities.extract(clause)
@@ -466,7 +475,7 @@ def split_two(text: str) -> tuple[str, str] | None:
     for m in _JOIN.finditer(text):
         first, second = _FILLER.sub("?", text[:m.start()].strip(" ,;")), text[m.end():].strip()
         if _continues(second) or (WHEN.match(second) or WHEN_END.match(second) or UNTIL.match(second)) and asks_end(first) \
-                or _more_of_first(first, second):
+                or _more_of_first(first, second) or _another_rate(first, second):
             return None
         if m.group(0) == " " and not _CHANGE.search(first):
             # a last "since when" with no join opens a question only after a diff ("q cambió vs 0.1.1 desde cuándo

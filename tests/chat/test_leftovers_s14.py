@@ -129,3 +129,22 @@ def test_gallery_counts_then_the_older_releases_blockers(conn):
 ])
 def test_an_older_release_is_the_one_before_the_newest(conn, question, said):
     assert said in ask(conn, question)["text"]
+
+
+@pytest.mark.parametrize("question, head, more", [
+    ("budget check: a trn2 node is 44.70 USD/h and we measured 5,200 tok/s. what's that per 1M tokens? and if the CPU "
+     "fallbacks drag us down to 3,900 tok/s?", "**2.39 USD per million tokens**",
+     "- At 3,900 tokens/s: **3.18 USD per million tokens**"),
+    ("Presupuesto del cluster: 58 USD/h y 11.000 tok/s agregados. ¿Cuál es el costo por millón de tokens? ¿y si con los "
+     "fallbacks bajamos a 8.000 tok/s?", "**1,46 USD por millón de tokens**",
+     "- A 8.000 tokens/s: **2,01 USD por millón de tokens**"),
+])
+def test_a_second_rate_is_the_same_price_at_that_rate(conn, question, head, more):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and more in text
+
+
+def test_a_price_with_a_symbol_and_a_code_is_one_amount(conn):
+    text = ask(conn, "Parce, la máquina cuesta $180.000 COP por hora y da 5400 tokens/s. ¿Cuánto sale el millón de "
+                     "tokens?")["text"]
+    assert text.startswith("**9.259,26 COP por millón de tokens**") and "no usados" not in text
