@@ -188,6 +188,32 @@ def _within(conn: sqlite3.Connection, q: Question, days: int, eol: Any, src: Sou
     return Answer(q.text, "eol", "\n".join(lines) + src.markdown(), facts, src.items)
 
 
+def _stack_within(windows: list[dict[str, Any]], days: int, today: Any, es: bool) -> str:
+    """The headline of a stack asked over a horizon: what of it ends within `days` days, each with its date and how
+    far off, or that nothing does (what has already ended is said apart)."""
+    from datetime import date, timedelta
+
+    start, horizon = today.isoformat(), (today + timedelta(days=days)).isoformat()
+    inside = sorted((w for w in windows if w.get("eol_from") and start <= w["eol_from"] <= horizon),
+                    key=lambda w: w["eol_from"])
+    ended = [w for w in windows if w.get("eol_from") and w["eol_from"] < start]
+
+    def said(w: dict[str, Any]) -> str:
+        left = (date.fromisoformat(w["eol_from"][:10]) - today).days
+        return (f"{w['product']} {w['cycle']} el {w['eol_from']} (en {left} días)" if es else
+                f"{w['product']} {w['cycle']} on {w['eol_from']} ({left} days from today)")
+    if inside:
+        head = ((f"**Sí** — dentro de los {days} días desde {start}: " if es else
+                 f"**Yes** — within {days} days of {start}: ") + "; ".join(said(w) for w in inside) + ".")
+    else:
+        head = (f"**Nada de esta pila termina en los {days} días** desde {start}." if es else
+                f"**Nothing in this stack ends within {days} days** of {start}.")
+    if ended:
+        head += (" Ya terminado: " if es else " Already ended: ") + "; ".join(
+            f"{w['product']} {w['cycle']} ({w['eol_from']})" for w in ended) + "."
+    return head
+
+
 def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
     try:
         from kb.eol import products
@@ -293,6 +319,9 @@ def eol_answer(conn: sqlite3.Connection, q: Question) -> Answer:
             said = "; ".join((f"{n['package']} requiere {n['product']} {n['spec']}, no {n['have']}" if es else
                               f"{n['package']} requires {n['product']} {n['spec']}, not {n['have']}") for n in needs)
             head = ("**No encaja** — " if es else "**Does not fit** — ") + said + "." + (f"\n\n{head}" if head else "")
+        if days:  # "anything in this stack hitting EOL in the next 6 months? `neuron=2.34 …`" (r30 q27)
+            head = _stack_within(result["windows"], days, eol.today(), getattr(q, "language", "en") == "es") \
+                + (f"\n\n{head}" if head else "")
         if result["first_eol"] and result["windows"] and _FIRST_ASKED.search(q.text):
             # "what leaves support first?": the stack's first end of support is the answer, so it leads
             lines = [lines[0], ""] + ([head, ""] if head else []) + lines[1:] + matrix

@@ -148,3 +148,13 @@ def test_a_price_with_a_symbol_and_a_code_is_one_amount(conn):
     text = ask(conn, "Parce, la máquina cuesta $180.000 COP por hora y da 5400 tokens/s. ¿Cuánto sale el millón de "
                      "tokens?")["text"]
     assert text.startswith("**9.259,26 COP por millón de tokens**") and "no usados" not in text
+
+
+@pytest.mark.parametrize("question, head", [
+    ("anything in this stack hitting EOL in the next 6 months? `neuron=2.34 torch=2.14 python=3.12 ubuntu=22.04`",
+     "**Yes** — within 180 days of 2026-12-01: ubuntu 22.04 on 2027-05-01 (151 days from today)."),
+    ("¿algo de esta pila termina en los próximos 3 meses? neuron 2.34, python 3.12, ubuntu 24.04",
+     "**Nada de esta pila termina en los 90 días** desde 2026-12-01."),
+])
+def test_a_stack_over_a_horizon_says_what_ends_inside_it(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
