@@ -48,6 +48,7 @@ from kb.chat import (
     scoring,
     sections,
     spanish,
+    status_counts,
     understand,
 )
 from kb.chat.answer_api import collective_answer, collective_in
@@ -165,6 +166,12 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
         result.text = _before_sources(result.text, note)
         result.question = question
         return result
+    said_lang = entities.language(question)
+    counts = status_counts.status_parts(conn, question, said_lang)
+    if counts:  # "how many fall back on neuron 2.14.3.1, how many are unsupported? and on 2.13.3.0?": each, at each (r31 q9)
+        first, second = (_answer_one(p, conn, allow_files, said_lang) for p in counts)
+        if first.intent not in understand.WEAK and second.intent not in understand.WEAK:
+            return understand.combine(question.strip(), counts, first, second, _shown(said_lang))
     many = sections.split_all(question)
     if many:  # three or more parts: a section each (29s)
         whole_text = understand.unnumbered(question)
@@ -203,7 +210,10 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
             return fold.fit(_answer_one(question, conn, allow_files))
         if understand.answers_both(first, second) or (
                 first.intent == second.intent == "op" and (understand.own_ops(read, lang) or understand.op_carried(carried))) \
-                or any("family" in (c.get("carried") or {}) for c in carried):  # the family again, by another status
+                or any("family" in (c.get("carried") or {}) for c in carried) \
+                or first.intent == second.intent and first.intent in ("family", "ops_by_status"):
+            # the family again, by another status; two counts or lists asked apart ("how many fft ops fall back on
+            # neuron? and how many are unsupported on tpu 0.2.0 vs 0.1.1?", r31 q12)
             first, second = fold.fit_pair(first, second)  # two sections past one screen: their lists folded (29r)
             return understand.combine(question.strip(), read, first, second, _shown(lang), carried)
         if understand.one_unread(first, second) and second.intent in understand.WEAK \
@@ -228,6 +238,7 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:
     """One question, one reading; `lang`: the whole question's language for a clause of it."""
+    question = understand.count_without_context_ops(question or "")
     ents = entities.extract(question or "", lang)
     ents.models = list(dict.fromkeys(ents.models + [m.lower() for m in gallery_models(question or "")]))
     q = intents.read(ents.english)  # a Spanish question is read in the reader's English (kb.chat.entities)

@@ -475,7 +475,8 @@ def target_version_ok(version: str) -> bool:
 
 
 # "tpu 0.1.1 vs 0.2.0", "Neuron 2.29 and 2.30": a bare version joined to a target's version is that target's again
-_ALSO = frozenset({"and", "vs", "versus", "or", "y", "o", "e", "to", "through", "a", "la", "el", "the"})
+_ALSO = frozenset({"and", "vs", "versus", "or", "y", "o", "e", "to", "through", "a", "la", "el", "the",
+                   "older", "newer", "old", "new", "previous", "earlier"})  # "tpu 0.2.0 vs the older 0.1.1" (r31 q12)
 
 
 def _about_version(q: Question, version: str) -> TargetMention | None:

@@ -150,6 +150,9 @@ def _sdk_on_instance(q: Question, ents: Entities, text: str) -> bool:
             and not ({"eol", "last_release", "policy", "list"} & ents.cues))
 
 
+_COUNTS_OPS = re.compile(r"\bhow many\b[^?]{0,40}\b(?:ops|operators|kernels)\b", re.I)
+
+
 def readings(q: Question, ents: Entities) -> list[Reading]:
     """Every reading with a score, best first."""
     text = ents.english
@@ -172,6 +175,8 @@ def readings(q: Question, ents: Entities) -> list[Reading]:
         r"\b(?:ops?|operators?|kernels?|missing|lacks?|fall(?:s|ing)? back|fallback)\b", text, re.I)
     if "policy" in ents.cues and not option_only:  # "which linalg ops hit the CPU fallback?" asks for ops, not the rule (s8)
         listed = 2 if re.search(OPS_ASKED, text, re.I) and list_status(text) else 0
+        # "how many unsupported ops does each have?": a count of ops by status, not the rule (r31 q11)
+        listed = 4 if _COUNTS_OPS.search(text) and list_status(text) else listed
         out.append(Reading("policy", 8 + (1 if q.targets else 0) + (1 if {"eager", "compile"} & ents.cues else 0) - listed,
                            "what a backend does with an op it lacks"))
     feature_lines = [f for f in ents.features if f != "torchneuron"]

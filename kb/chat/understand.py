@@ -460,6 +460,22 @@ def tail_place(text: str, lang: str) -> tuple[str, str] | None:
     return (head if head.endswith("?") else head + "?"), m.group("tail")
 
 
+_COUNT_OF_OPS = re.compile(r"\b(?:how many|cu[aá]nt[oa]s)\b[^?.]{0,40}\b(?:ops|operators|operadores|operaciones|kernels)\b",
+                           re.I)
+
+
+def count_without_context_ops(text: str) -> str:
+    """"we do spectral losses with torch.fft.rfft/irfft. how many fft ops fall back on neuron?": a count of ops asked
+    after a sentence of context; the ops named in that context are the asker's, not the question (r31 q12)."""
+    sentences = re.split(r"(?<=[.!])\s+", text.strip())
+    if len(sentences) < 2 or not _COUNT_OF_OPS.search(sentences[-1]) or any("?" in s for s in sentences[:-1]):
+        return text
+    if intents.read(entities.extract(sentences[-1]).english).targets:
+        return sentences[-1]  # the count names where: the context's words (a family: "losses") are no filter of it
+    context = [re.sub(_CODE_OP + r"(?:/\w+)*", " ", s) for s in sentences[:-1]]
+    return " ".join(context + sentences[-1:])
+
+
 def split_two(text: str) -> tuple[str, str] | None:
     """The two clauses of a question that joins two questions, or None. Only the first join
     that starts a question counts (a third clause stays with the second); numbered parts

@@ -158,3 +158,26 @@ def test_a_price_with_a_symbol_and_a_code_is_one_amount(conn):
 ])
 def test_a_stack_over_a_horizon_says_what_ends_inside_it(conn, question, head):
     assert ask(conn, question)["text"].startswith(head)
+
+
+def test_two_statuses_counted_at_each_release_named(conn):
+    text = ask(conn, "sizing the portng effort: how many ATen ops fall back to CPU on neuron 2.14.3.1 in eager, and how "
+                     "many are flat-out unsupported? and on the older 2.13.3.0 package?")["text"]
+    one, two = text.split("**(2)**")
+    assert "**1,127** on neuron 2.14.3.1 [1] vs **1,128** on neuron 2.13.3.0" in one
+    assert "**68** on neuron 2.14.3.1" in two and "on neuron 2.13.3.0" in two
+
+
+def test_how_many_unsupported_each_is_a_count_not_the_policy(conn):
+    text = ask(conn, "tpu 0.1.1 vs 0.2.0 — how many unsupported ops does each have in eager? and did 0.2.0 lose any "
+                     "kernels vs 0.1.1 or was it pure gains?")["text"]
+    one, two = text.split("**(2)**")
+    assert "**800** on tpu 0.1.1" in one and "**595** on tpu 0.2.0" in one and "**2** lost" in two
+
+
+def test_a_family_count_after_context_and_another_at_two_releases(conn):
+    text = ask(conn, "we do spectral losses with torch.fft.rfft/irfft in training. how many fft ops fall back on neuron "
+                     "2.14.3.1 eager? and how many fft ops are unsupported on tpu 0.2.0 vs the older 0.1.1?")["text"]
+    one, two = text.split("**(2)**")
+    assert "**44 fft ops** fall back to the CPU on neuron 2.14.3.1" in one
+    assert "**0 fft ops** are unsupported (raise) on tpu 0.2.0" in two and "**28 fft ops**" in two
