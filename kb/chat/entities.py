@@ -415,6 +415,9 @@ _ES_PHRASES[:0] = [(r"(?:ha|han|habia|habian|hemos)? ?(?:dejado|dejo|dejaron) de
 # s13 (r27 q55): "q es lo q mas frena?" after a gallery question: which ops block the most models
 _ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|bloquea|bloquean|traba|traban)",
                     "which ops block the most models")]
+# s14 (r31 q40): "¿qué hace cuando una op no tiene lowering?": an op without a kernel, the missing-op policy
+_ES_PHRASES[:0] = [(r"(?:una |un )?(?:op|operador|operacion) no tiene (?:un )?(?:lowering|kernel)|sin lowering",
+                    "an op without a kernel")]
 # s14 (r31 q13): "¿cuáles son las ops que más modelos de la galería dejan fuera de Trainium?": the blockers
 _ES_PHRASES[:0] = [(r"(?:que|q) (?:mas|más) modelos(?: de la galeria)? (?:dejan fuera|bloquean|frenan|traban|rompen)"
                     r"(?: (?:de|en))?", "that block the most gallery models on")]
@@ -792,6 +795,7 @@ CUES = {
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bno (?:neuron|tpu|device|native|own) kernel\b"  # 29i: "an op with no neuron kernel"
               r"|\b(?:when|if) it (?:lacks|is missing|doesn'?t have|does not have|has no) (?:one|it)\b"  # r28 q63
+              r"|\b(?:has|have) no lowering\b|\bwithout (?:a )?lowering\b|\bno lowering (?:for|rule)\b"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"
               r"|\b(?:neuron|tpu|trainium|torchneuron|torch_tpu|trn[123])\s+(?:falls? back|does fallback)\s*\??\s*$"

@@ -533,13 +533,27 @@ def _bind_loose(q: Question, loose: list[str]) -> None:
     q.targets[0].version = loose[0]
 
 
-_NEURON_XLA = re.compile(r"\b(?:aws[ -])?neuron(?:'s)?[\s/-]+(?:pytorch[/ -]?xla|torch[-_ ]?xla|xla)\b")
+# torch-neuronx said of the PyTorch/XLA line: "torch-neuronx (PyTorch/XLA)", "el torch-neuronx viejo de PyTorch/XLA",
+# "torch-neuronx 2.9.0.2.15…"
+_XLA_PACKAGE = re.compile(r"\btorch[-_]neuronx\b[^.?!]{0,30}\b(?:pytorch[/ -]?xla|torch[-_ ]?xla|xla)\b"
+                          r"|\b(?:pytorch[/ -]?xla|torch[-_ ]?xla)\b[^.?!]{0,30}\btorch[-_]neuronx\b|\btorch[-_]neuronx\s+2\.\d+\.\d+\.2\.")
+_NEURON_XLA = re.compile(r"\b(?:aws[ -])?neuron(?:'s)?[\s/-]+(?:pytorch[/ -]?xla|torch[-_ ]?xla|xla)\b"
+                         r"|\b(?:pytorch[/ -]?xla|torch[-_ ]?xla)\s+(?:on|en|for|para|de)\s+(?:aws\s+)?neuron\b")
 
 
 def _neuron_xla(q: Question, lowered: str) -> None:
     """"the neuron pytorch/xla op list", "neuron torch-xla 2.9": one target, neuron-xla (Neuron's
     PyTorch/XLA line), not neuron and neuron-xla side by side; a version said after "xla" is its."""
-    if not _NEURON_XLA.search(lowered) or not any(m.target == "neuron-xla" for m in q.targets):
+    if not any(m.target == "neuron-xla" for m in q.targets):
+        return
+    if _XLA_PACKAGE.search(lowered):
+        # "el torch-neuronx viejo de PyTorch/XLA (2.9.0.2.15.32035)": that torch-neuronx is the XLA line (r31 q8)
+        dropped = [m for m in q.targets if m.target == "neuron" and m.word.lower() in ("torch-neuronx", "torch_neuronx")]
+        q.targets = [m for m in q.targets if m not in dropped]
+        xla = next(m for m in q.targets if m.target == "neuron-xla")
+        full = next((m.version for m in dropped if m.version and m.version.count(".") >= 4), None)
+        xla.version = xla.version or full  # "torch-neuronx 2.9.0.2.15.32035 (PyTorch/XLA)": that release
+    if not _NEURON_XLA.search(lowered):
         return
     q.targets = [m for m in q.targets if not (m.target == "neuron" and m.word.lower() == "neuron" and not m.version)]
     said = next((v for p, v in q.products if p == "xla" and v), None)

@@ -786,6 +786,9 @@ _SAME_SUBJECT = re.compile(r"\b(?:it|them|same question|the same|la misma(?: pre
                            r"|^(?:¿ ?)?(?:and|y|e) (?:on|in|with|en|con)\b"
                            # "¿Y si compilamos?", "y compilado??" after an op (attacker s13)
                            r"|^(?:¿ ?)?(?:and|y|e) (?:(?:if|si) (?:we |i )?(?:lo |la )?compil\w*|compil(?:ed|ad[oa]s?)\b)"
+                           # "si lo compilo con torch.compile, ¿qué onda?": "lo" is the op before (r31 q6)
+                           r"|^(?:¿ ?)?(?:(?:and|y|e|pero) )?(?:si|if) (?:lo|la|los|las|it|we) compil\w*"
+                           r"|^(?:¿ ?)?(?:(?:and|y|e) )?(?:if|si) (?:i|we)? ?compile (?:it|them)\b"
                            # "would wrapping the block in torch.compile change anything?" (r22 q01)
                            r"|\bchanges? anything\b|\bmake (?:a|any) difference\b|\bcambi\w* (?:en )?algo\b", re.I)
 
@@ -855,7 +858,10 @@ def _ops_for(said: list[dict[str, Any]], part: str, lang: str) -> list[str]:
     mine = said[1]
     if said[0]["named"] and not mine["op"] and _BACKWARD.search(part):
         return said[0]["named"]  # "¿torch.cdist funciona en tpu? ¿y el backward en la 0.1.1?": that op's backward (r24 q64)
-    if not said[0]["named"] or mine["op"] or mine["named"] or mine["priced"] or mine["modeless"] or mine["lacking"] \
+    # "¿Y en Trainium con la 2.14.3.1, o se nos va a la CPU?": the op's fallback asked there; "que ops se van a la CPU"
+    # asks for ops (r31 q5)
+    lacking = mine["lacking"] and re.search(r"\b(?:ops?|operadores?|operaciones|kernels?|which|cu[aá]les)\b", part, re.I)
+    if not said[0]["named"] or mine["op"] or mine["named"] or mine["priced"] or mine["modeless"] or lacking \
             or mine["policy"] and re.search(r"\b(?:ops?|kernels?|operadore?s?)\b", part, re.I):
         return []  # "what does neuron do with an op it lacks?": "it" is the backend, the question its policy
     if mine["models"] and not _SAME_SUBJECT.search(part):

@@ -181,3 +181,28 @@ def test_a_family_count_after_context_and_another_at_two_releases(conn):
     one, two = text.split("**(2)**")
     assert "**44 fft ops** fall back to the CPU on neuron 2.14.3.1" in one
     assert "**0 fft ops** are unsupported (raise) on tpu 0.2.0" in two and "**28 fft ops**" in two
+
+
+def test_an_op_carried_into_a_fallback_question_on_another_target(conn):
+    text = ask(conn, "Oye, una duda rápida: para el sampling del decoder usamos torch.multinomial. ¿Corre en la TPU con "
+                     "torch_tpu 0.2.0? ¿Y en Trainium con la 2.14.3.1 en eager, o se nos va a la CPU en cada paso?")["text"]
+    assert "**`aten::multinomial` en neuron 2.14.3.1 (eager): recurre a la CPU" in text.split("**(2)**")[1]
+
+
+def test_si_lo_compilo_asks_the_ops_compile_verdict(conn):
+    text = ask(conn, "che, tengo esto:\n```python\nidx = torch.argsort(scores, dim=-1, descending=True)\n```\n¿anda en el "
+                     "device con neuron 2.13.3.0 o se va a la CPU? y si lo compilo con torch.compile, ¿qué onda?")["text"]
+    assert "**`aten::sort` en neuron 2.13.3.0 (compile): no soportado" in text.split("**(2)**")[1]
+
+
+@pytest.mark.parametrize("question, head", [
+    ("Parce, todavía tenemos un pipeline con el torch-neuronx viejo de PyTorch/XLA (2.9.0.2.15.32035). ¿aten::roll corre "
+     "ahí nativo o no?", "**Desconocido**"),
+    ("¿Qué hace PyTorch/XLA en neuron (torch-neuronx 2.9) cuando le falta un op? ¿cae a CPU o truena?",
+     "**Qué hace cada backend con un op ATen sin kernel propio** — desconocido."),
+    ("what does pytorch/xla on neuron do with an op it lacks?",
+     "**What each backend does with an ATen op it has no kernel for** — unknown."),
+])
+def test_torch_neuronx_of_pytorch_xla_is_the_xla_line(conn, question, head):
+    text = ask(conn, question)["text"]
+    assert text.startswith(head) and "2.14.3.1" not in text.split("\n")[0]
