@@ -25,7 +25,10 @@ _ASKS = re.compile(r"\b(?:switch|knob|toggle|flag|setting|env(?:ironment)?[\s_-]
                    r"|\bcan (?:i|we) (?:get|have|turn)\b[^?]{0,40}\bback\b"
                    # "how do we get the old behaviour back?", "¿cómo volvemos al comportamiento de antes?" (r26 q34)
                    r"|\b(?:get|bring|have|restore|revert to)\b[^?]{0,12}\bold (?:behaviou?r|way)\b"
-                   r"|\b(?:volver|volvemos|recuperar|recuperamos)\b[^?]{0,12}\bcomportamiento (?:anterior|de antes|viejo)\b",
+                   r"|\b(?:volver|volvemos|recuperar|recuperamos)\b[^?]{0,12}\bcomportamiento (?:anterior|de antes|viejo)\b"
+                   # "is there a way to make it fall back to eager?", "¿hay forma de que caiga a eager?" (r30 q37)
+                   r"|\b(?:is there (?:a|any) way|any way|hay (?:forma|manera|modo)|existe (?:forma|manera))\b"
+                   r"(?=[^?]{0,60}\beager\b)",
                    re.I)
 # (feature of the policy row, what the question says about it)
 _TOPICS = (
@@ -38,7 +41,7 @@ _TOPICS = (
                 # "which env var brings back the eager fallback?": eager brought back is the compile fallback execution,
                 # not the CPU fallback of an op in eager (held-out r13 q60)
                 r"|\bback (?:the |to )?eager\b|\b(?:vuelv|devuelv|recuper|reactiv)\w* (?:el |la )?(?:fallback (?:a |en )?)?eager\b"
-                r"|\bfallback (?:a|en) eager\b"
+                r"|\bfallback (?:a|en) eager\b|\b(?:caig|cae|caer|fall|falls)\w* (?:back )?(?:a|to|en) eager\b"
                 # "… graphs started raising during compilation … TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION" (r26 q34)
                 r"|\btorch_neuronx_disable_fallback_execution\b|\b(?:raises?|raising) (?:during|at|on) compil\w*", re.I)),
     ("policy: complex decomposition", re.compile(r"\bcomplex\w*|\bcomplej\w*", re.I)),

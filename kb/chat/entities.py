@@ -418,6 +418,9 @@ _ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|blo
 # s14 (r31 q40): "¿qué hace cuando una op no tiene lowering?": an op without a kernel, the missing-op policy
 _ES_PHRASES[:0] = [(r"(?:una |un )?(?:op|operador|operacion) no tiene (?:un )?(?:lowering|kernel)|sin lowering",
                     "an op without a kernel")]
+# s14 (r31 q55): "¿qué op molesta?" after a model part: what blocks it
+_ES_PHRASES[:0] = [(r"(?:que|q|cual|cuales) (?:op|ops|operador|operadores) (?:molesta|molestan|estorba|estorban|falla|fallan"
+                    r"|frena|frenan)", "which ops block it")]
 # s14 (r31 q13): "¿cuáles son las ops que más modelos de la galería dejan fuera de Trainium?": the blockers
 _ES_PHRASES[:0] = [(r"(?:que|q) (?:mas|más) modelos(?: de la galeria)? (?:dejan fuera|bloquean|frenan|traban|rompen)"
                     r"(?: (?:de|en))?", "that block the most gallery models on")]
@@ -795,6 +798,9 @@ CUES = {
               r"|\bunsupported (?:op|ops|operator|operators)\b(?! on| in| for| at)|\bop (?:is|isn'?t) (?:not )?supported\b"
               r"|\bno (?:neuron|tpu|device|native|own) kernel\b"  # 29i: "an op with no neuron kernel"
               r"|\b(?:when|if) it (?:lacks|is missing|doesn'?t have|does not have|has no) (?:one|it)\b"  # r28 q63
+              # "what does torchtpu do when the model hits one?" after a count of unsupported ops (r30 q59)
+              r"|\b(?:when|if) (?:the |a |our |my )?(?:model|it|we|code|graph) (?:hits?|meets?|runs? into|encounters?|uses?)"
+              r" (?:one|such an? op|an? (?:unsupported|missing) op)\b"
               r"|\b(?:has|have) no lowering\b|\bwithout (?:a )?lowering\b|\bno lowering (?:for|rule)\b"
               r"|\bcpu fallback\b|\bfall ?back policy\b|\bdoes (?:it|the backend) fall back\b"
               r"|\b(?:an? |the )?(?:op|ops|operator|operators|kernel) (?:is|are) missing\b"

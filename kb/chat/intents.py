@@ -445,12 +445,18 @@ def read(text: str) -> Question:
         # whatever other words the question uses
         q.statuses = ["unsupported" if s == "supported" else s for s in q.statuses]
     q.statuses = _asked_before_a_statement(q.text, q.statuses)
+    # "torch._dynamo.exc.BackendCompilerFailed", "RuntimeError": an exception pasted with the question, never an op (r30 q37)
+    q.function_words = [w for w in q.function_words if not _EXCEPTION.search(w)]
+    q.op_words = [w for w in q.op_words if not _EXCEPTION.search(w)]
     _neuron_xla(q, lowered)
     _migration_source(q, lowered)
     _fused_optimizers(q)
     _dedupe(q)
     q.intent = _intent(q, lowered)
     return q
+
+
+_EXCEPTION = re.compile(r"(?:^|\.)[A-Z]\w*(?:Error|Exception|Failed|Warning|Interrupt)$")
 
 
 # "how many native kernels did the tpu have back in 0.1.1?", "¿qué tenía la tpu en la 0.1.1?": a version said after

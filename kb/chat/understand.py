@@ -45,7 +45,8 @@ _ES_ASK = (r"(?:¿ ?)?(?:(?:el |la )?(?:costo|coste|precio|pol[ií]tica) (?:por|
 # comma or colon after it ("y de paso, ¿cuánto…", "otra cosa: cuánto…").
 # "Also, unrelated: when did …", "y aparte, otra cosa: ¿cuándo …": a word that only says the next question is another
 # one rides on the join (held-out r12 q52)
-_ASIDE = r"(?:(?:unrelated|separately|another thing|one more thing|by the way|btw|sin relaci[oó]n|otra cosa|aparte)[,:]? )?"
+_ASIDE = (r"(?:(?:unrelated|separately|another thing|one more thing|one more|another one|by the way|btw|sin relaci[oó]n"
+          r"|otra cosa|otra pregunta|otra m[aá]s|otra|aparte)[,:]? )?")  # "Y otra: en Trainium, ¿…?" (r31 q64)
 _EN_LINK = r"(?:and(?: then| also| as well)?|also|plus|as well as)[,:]? " + _ASIDE  # "then" alone: only after , ; ?
 _ES_LINK = (r"(?:(?:y |e )?(?:de paso|adem[aá]s|tambi[eé]n|aparte|otra cosa|luego)|y|e)[,:]? (?:adem[aá]s |tambi[eé]n )?"
             + _ASIDE)
@@ -1009,16 +1010,19 @@ def carry_context(parts: tuple[str, str], lang: str,
             # "¿Qué pasa si usamos torch.compile con dynamic=True en Trainium? ¿Y en TPU?": the same option there (r26 q37)
             out[1] = out[1].rstrip(" ?¿.") + f" ({option.group(0)})?"
             carried["option"] = option.group(0)
-        if i == 1 and len(said[0]["models"]) == 1 and not mine["models"] and not mine["op"] and not priced \
+        # "¿Corren completos en neuron? ¿qué op molesta?": what blocks the models the part before names (r31 q55)
+        blocks = i == 1 and bool(_BLOCKS.search(entities.to_english(parts[1]) if lang == "es" else parts[1]))
+        if i == 1 and (len(said[0]["models"]) == 1 or blocks and 1 <= len(said[0]["models"]) <= 3) \
+                and not mine["models"] and not mine["op"] and not priced \
                 and not mine["modeless"] and not [f for f in mine["features"] if f.lower() not in _PLACE_WORDS] \
-                and (targets or mine["modes"] or _OF_MODEL.search(parts[1])):
+                and (targets or mine["modes"] or _OF_MODEL.search(parts[1]) or blocks):
             # a part that names a feature line or a product ("is pytorch/xla inference on trn2 over?") asks of it
             # "¿MobileNetV2 funciona en tpu? ¿y en trainium cómo va?": the model the first part asks about, asked
             # again where the second one names (s8)
             from kb.chat.answer_gallery import model_name
 
-            name = model_name(said[0]["models"][0])
-            if mine["lacking"]:  # "¿… funciona en neuron? que ops se van a la CPU": that model's ops, not every op (r10 q55)
+            name = (" y " if lang == "es" else " and ").join(model_name(m) for m in said[0]["models"][:3])
+            if mine["lacking"] or blocks:  # "¿… funciona en neuron? que ops se van a la CPU": that model's ops (r10 q55)
                 out[1] = BLOCKS_ASK.get(lang, BLOCKS_ASK["en"]).format(name=name)
             else:
                 out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"

@@ -206,3 +206,29 @@ def test_si_lo_compilo_asks_the_ops_compile_verdict(conn):
 def test_torch_neuronx_of_pytorch_xla_is_the_xla_line(conn, question, head):
     text = ask(conn, question)["text"]
     assert text.startswith(head) and "2.14.3.1" not in text.split("\n")[0]
+
+
+def test_when_the_model_hits_one_is_the_missing_op_policy(conn):
+    text = ask(conn, "how many ops are unsupported on tpu 0.2.0 eager, and what does torchtpu do when the model hits one?")
+    assert "**What each backend does with an ATen op it has no kernel for** — TorchTPU 0.2.0" in \
+        text["text"].split("**(2)**")[1]
+
+
+def test_y_otra_opens_a_part(conn):
+    text = ask(conn, "Para el plan de 2027: ¿hasta cuándo tiene soporte torch_tpu 0.2.0? Y otra: en Trainium, ¿qué pasa "
+                     "con los tensores float64 y los complejos?")["text"]
+    assert "**float64** en neuron (neuron-sdk 2.33.0)" in text.split("**(2)**")[1]
+
+
+def test_what_blocks_two_models_asked_after_them(conn):
+    text = ask(conn, "Tenemos un pipeline con FLAN-T5 base y T5 base. ¿Corren completos en neuron 2.14.3.1? ¿qué op "
+                     "molesta?")["text"]
+    assert text.split("**(2)**")[1].count("**1 bloqueo: aten::min.other**") == 2
+
+
+def test_a_pasted_exception_is_no_op_and_falling_back_to_eager_is_the_switch(conn):
+    text = ask(conn, "Con torch.compile en neuron nos sale `torch._dynamo.exc.BackendCompilerFailed: backend='neuron' "
+                     "raised` cuando un op no se puede bajar. ¿Así es por default? ¿hay forma de que caiga a eager?")["text"]
+    one, two = text.split("**(2)**")
+    assert "No conozco un operador" not in one and "“compile error” (error de compilación)" in one
+    assert "**Sí: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`" in two
