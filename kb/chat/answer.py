@@ -69,6 +69,7 @@ from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and t
     pick_versions,
     same_line,
 )
+from kb.chat.package_on_instance import package_on_instance
 from kb.chat.reply import MAX_FILTERED, MAX_LIST, MAX_QUESTION_CHARS, Answer, Sources, clean_text, finish_quotes, quoted
 from kb.errors import KBError
 from kb.neutral import markdown as md
@@ -256,6 +257,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             top = other = None
         else:
             result = switch_answer(conn, q, ents.language)  # "is there a switch so a failed graph runs eagerly?" (r12 q34)
+            if result is None and not (q.op_words or q.function_words):
+                result = package_on_instance(conn, question, ents.language)  # "does TorchAO Neuron work on trn2?"
             if result is None:
                 result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
         if result is not None:
@@ -1319,7 +1322,12 @@ def _inside_feature(word: str, feature: str) -> bool:
 
 
 def _limitation_matches_version(row: dict[str, Any], q: Question) -> bool:
-    versions = [m.version for m in q.targets if m.version] + _sdk_as_pytorch(q)
+    """A row of a version asked; a target named without a version keeps all its rows ("en Trainium … ¿y en la TPU con
+    torch_tpu 0.2.0?": the 0.2.0 narrows TPU's rows only, r31 q37)."""
+    mine = [m for m in q.targets if m.target == row.get("target") or row.get("target") == "neuron-xla" and m.target == "neuron"]
+    versions = [m.version for m in (mine or q.targets) if m.version] + _sdk_as_pytorch(q)
+    if mine and any(not m.version for m in mine) and not _sdk_as_pytorch(q):
+        return True
     return not versions or any(same_line(v, row["version"]) for v in versions)
 
 

@@ -170,7 +170,12 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                 compiler = " and compiler" if any(c["product"] == "neuronx-cc" for c in parts) else ""
                 lines.append(f"PyTorch packages{compiler} in Neuron SDK {r['version']}:")
                 word_means = names.PRODUCT_WORDS.get(reading.word.lower(), (reading.word.lower(),))[0]
+                if word_means == "neuron-sdk" and re.search(r"\btorch[-_]neuronx\b", q.text, re.I):
+                    word_means = "torchneuron"  # "¿qué torch-neuronx venía en la 2.31.0?": the package asked at that SDK
                 asked_part = [c for c in parts if c["product"] == word_means != "neuron-sdk"]
+                if word_means in ("torchneuron", "torch-neuronx-xla") and (not asked_part or re.search(r"\bxla\b", q.text, re.I)):
+                    # "¿qué torch-neuronx venía en la 2.31.0? seguimos con la de XLA": that release's XLA package (r31 q46)
+                    asked_part = [c for c in parts if c["product"] == "torch-neuronx-xla"] or asked_part
                 if asked_part:  # "¿Qué versión de neuronx-cc viene con la 2.32?": that package's version first (r24 q45)
                     lines[:0] = [f"**{asked_part[0]['product']} {asked_part[0]['version']}** ships in Neuron SDK "
                                  f"{r['version']} {src.cite(asked_part[0])}.", ""]

@@ -320,14 +320,15 @@ _BARE_RELEASE = re.compile(r"(?<![\w.$€£-])2\.(?:1[5-9]|[2-4]\d)(?:\.\d+)?(?!
                            r"(?!\s*(?:usd|eur|dollars?|d[oó]lares|euros?|pesos|/h|an? h|per h|la h|por h|x\b|tok|ms\b|gb))",
                            re.I)
 _RELEASE_ASKED = re.compile(r"\b(?:end|ends|ended|drop\w*|deprecat\w*|remov\w*|eol|support\w*|soporte|ship\w*|releas\w*|"
-                            r"new in|chang\w*|sali[oó]|trae|trajo|termin\w*|dej[oó]|quit[oó]|elimin\w*)\b", re.I)
+                            r"new in|chang\w*|sali[oó]|trae|trajo|termin\w*|dej[oó]|quit[oó]|elimin\w*|"
+                            r"ven[ií]a\w*|vino|came|comes?|versions?|versi[oó]n)\b", re.I)
 _NAMED_LINE = re.compile(r"\b(?:python|py|pytorch|torch|ubuntu|tpu|torch_tpu|torchtpu|neuronx|neuron|sdk|dlami|jax|"
                          r"libtpu|transformers|vllm|cuda|rocm)\s*v?$", re.I)
 
 
 def _bare_neuron_release(text: str) -> str:
     """The question with "Neuron " before a bare 2.15–2.49 release when it asks about support or releases."""
-    if not _RELEASE_ASKED.search(text) or re.search(r"\b(?:neuron|sdk)\b", text, re.I):
+    if not _RELEASE_ASKED.search(text) or re.search(r"\b(?:neuron|sdk|neuronx[-_]cc|nki|dlami)\b", text, re.I):
         return text  # "neuron 2.29 through 2.34": the release is named already
     return _BARE_RELEASE.sub(lambda m: m.group() if _NAMED_LINE.search(text[:m.start()].rstrip(" -=(")[-20:])
                              else "Neuron " + m.group(), text)
@@ -583,8 +584,9 @@ def _migration_source(q: Question, lowered: str) -> None:
         return
     for m in _FROM_TO.finditer(lowered):
         dest = m.group(2) or m.group(4)
-        if (dest and TARGET_ALIASES.get(dest) not in (None, "cuda", "cpu")) \
-                or _MOVE.search(lowered[max(0, m.start() - 40):m.start()]):
+        past = re.match(r"\s*(?:days|era|times|world|code|setup|version|builds?)\b", lowered[m.end():])
+        if (dest and TARGET_ALIASES.get(dest) not in (None, "cuda", "cpu")) or past \
+                or _MOVE.search(lowered[max(0, m.start() - 40):m.start()]):  # "from the CUDA days" (r31 q36)
             q.targets = [t for t in q.targets if t.target != "cuda"]
             return
 

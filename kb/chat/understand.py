@@ -20,6 +20,7 @@ from kb.chat import entities, intents
 from kb.chat.entities import Entities
 from kb.chat.intents import Question
 from kb.chat.op_since import asks_since
+from kb.chat.package_on_instance import names_family, package_named
 from kb.chat.reply import Answer
 from kb.neutral import markdown as md
 from kb.store import families
@@ -1027,6 +1028,13 @@ def carry_context(parts: tuple[str, str], lang: str,
             else:
                 out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"
             carried["model"] = name
+        package = package_named(parts[0]) if i == 1 else None
+        if package and not package_named(parts[1]) and names_family(parts[1]) and not mine["op"] and not mine["models"]:
+            # "¿Qué trajo TorchAO Neuron en la 2.34? ¿Nos sirve en las Trn2?": that package on that family (r31 q47)
+            out[1] = out[1].rstrip(" ?¿.") + f" ({package})?"
+            carried["package"] = package
+            facts.append({"part": 2, "carried": carried})
+            continue
         if i == 1 and _GALLERY.search(parts[0]) and _BLOCKS.search(parts[1]) and not _GALLERY.search(parts[1]) \
                 and not mine["models"] and not mine["op"]:
             # "how many gallery models run fully on …? and on tpu 0.1.1, what blocks the rest?": of those models (r31 q51)

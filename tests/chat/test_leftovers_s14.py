@@ -232,3 +232,33 @@ def test_a_pasted_exception_is_no_op_and_falling_back_to_eager_is_the_switch(con
     one, two = text.split("**(2)**")
     assert "No conozco un operador" not in one and "“compile error” (error de compilación)" in one
     assert "**Sí: `TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION`" in two
+
+
+def test_from_the_cuda_days_is_no_target(conn):
+    text = ask(conn, 'we have torch.compile(model, mode="max-autotune") in the trainer from the CUDA days. what happens '
+                     'with that on neuron (2.34) and on tpu 0.2.0?')["text"]
+    assert "cuda" not in text.split("\n")[0].lower() and "runs as mode default" in text and "TypeError" in text
+
+
+def test_a_version_of_one_target_narrows_only_its_own_limitations(conn):
+    text = ask(conn, "¿Qué pasa en Trainium si uso torch.compile con dynamic=True? Tenemos secuencias de longitud "
+                     "variable. ¿Y en la TPU con torch_tpu 0.2.0?")["text"]
+    assert "no está soportado en neuron (neuron-sdk 2.33.0) ni en tpu (torch_tpu 0.2.0)" in text
+
+
+def test_torch_neuronx_at_an_old_sdk_release_is_its_xla_package(conn):
+    text = ask(conn, "che, ¿qué versión de torch-neuronx venía en la 2.31.0 y para qué PyTorch? seguimos con la de XLA")
+    assert text["text"].startswith("**torch-neuronx-xla 2.9.0.2.15.32035** viene en Neuron SDK 2.31.0")
+
+
+@pytest.mark.parametrize("question, head", [
+    ("does TorchAO Neuron work on trn2?", "**No** — torchao-neuron 0.18.0+neuron.1 is for Trn3 only, not Trn2"),
+    ("does torchao neuron run on trn3?", "**Yes** — torchao-neuron 0.18.0+neuron.1 is for Trn3"),
+])
+def test_a_package_on_an_instance_family(conn, question, head):
+    assert ask(conn, question)["text"].startswith(head)
+
+
+def test_a_package_carried_to_an_instance_follow_up(conn):
+    text = ask(conn, "¿Qué trajo TorchAO Neuron en la 2.34? ¿Nos sirve en las Trn2 que ya tenemos reservadas?")["text"]
+    assert "**No** — torchao-neuron 0.18.0+neuron.1 es solo para Trn3, no para Trn2" in text.split("**(2)**")[1]
