@@ -1336,8 +1336,10 @@ def _sdk_as_pytorch(q: Question) -> list[str]:
     Neuron SDK release (no PyTorch 2.28 exists), read so for its limitations (r10 q44)."""
     if not re.search(r"\bneuron\w*", q.text, re.I):
         return []
-    return [v for p, v in q.products if p == "pytorch" and v and re.fullmatch(r"2\.(?:1\d|2\d|3\d)(?:\.\d+)?", v)
+    said = [v for p, v in q.products if p == "pytorch" and v and re.fullmatch(r"2\.(?:1\d|2\d|3\d)(?:\.\d+)?", v)
             and queries.version_key(v) >= queries.version_key("2.18")]
+    # "for pytorch neuronx in the 2.28 release notes": the SDK release said bare before "release" (r30 q43)
+    return said + [v for v in re.findall(r"(?<![\w.])(2\.[2-4]\d(?:\.\d+)?)\s+release", q.text) if v not in said]
 
 
 def limitation_targets(q: Question) -> list[str]:

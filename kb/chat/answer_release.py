@@ -14,6 +14,7 @@ from kb.chat import intents, names
 from kb.chat.answer_release_topic import WHEN, aspect_headline
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import pick_versions, same_line
+from kb.chat.package_on_instance import instances_only
 from kb.chat.reply import MAX_LIST, Answer, Sources, quoted
 from kb.store import families, queries, releases, verdict
 from kb.vocab import SYMBOLS, UNKNOWN
@@ -164,8 +165,9 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         lines.append(_release_detail(conn, q, r, asked, src))
     if product == "neuron-sdk":
         for r in rows[:1]:
-            parts = [c for c in releases.in_sdk(conn, r["version"]) if c["product"] in ("torchneuron", "torch-neuronx-xla",
-                                                                                       "neuronx-cc", "torch-xla")]
+            # the PyTorch packages of the release, TorchAO / TorchTitan Neuron among them (r30 q42)
+            parts = [c for c in releases.in_sdk(conn, r["version"]) if c["product"] in (
+                "torchneuron", "torch-neuronx-xla", "neuronx-cc", "torch-xla", "torchao-neuron", "torchtitan-neuron")]
             if parts:
                 compiler = " and compiler" if any(c["product"] == "neuronx-cc" for c in parts) else ""
                 lines.append(f"PyTorch packages{compiler} in Neuron SDK {r['version']}:")
@@ -182,6 +184,8 @@ def release_answer(conn: sqlite3.Connection, q: Question) -> Answer:
                 for c in parts[:6]:
                     facts.append(_release_fact(c))
                     ships = _ships_line(c)
+                    if (only := instances_only(c)) is not None:  # "torchao-neuron …: Trainium3 instances only" (r30 q42)
+                        ships = f"{ships}; {only}" if ships else only
                     lines.append(f"- {_release_head(c)}{': ' + ships if ships else ''} {src.cite(c)}")
     if product == "neuron-sdk" and rows:
         lines[:0] = _components_asked(conn, q.text, rows[0], src, facts)

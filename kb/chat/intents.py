@@ -328,7 +328,8 @@ _NAMED_LINE = re.compile(r"\b(?:python|py|pytorch|torch|ubuntu|tpu|torch_tpu|tor
 
 def _bare_neuron_release(text: str) -> str:
     """The question with "Neuron " before a bare 2.15–2.49 release when it asks about support or releases."""
-    if not _RELEASE_ASKED.search(text) or re.search(r"\b(?:neuron|sdk|neuronx[-_]cc|nki|dlami)\b", text, re.I):
+    if not _RELEASE_ASKED.search(text) or re.search(r"\b(?:neuron|sdk|neuronx[-_]cc|nki|dlami)\b|(?<![-_])\bneuronx\b",
+                                                    text, re.I):
         return text  # "neuron 2.29 through 2.34": the release is named already
     return _BARE_RELEASE.sub(lambda m: m.group() if _NAMED_LINE.search(text[:m.start()].rstrip(" -=(")[-20:])
                              else "Neuron " + m.group(), text)

@@ -37,11 +37,20 @@ def mentions(conn: sqlite3.Connection, q: Question) -> list[TargetMention]:
             continue
         if pick_versions(conn, TargetMention(first.target, version)).versions:
             extra.append(version)
+    if not extra and not said and _ANY_RELEASE.search(q.text):
+        # "is there any torch_tpu version where aten::cholesky runs?": every release with verdicts (r31 q60)
+        pick = pick_versions(conn, TargetMention(first.target))
+        extra = sorted((v for v in pick.with_data if "dev" not in v), key=queries.version_key)
+        return [TargetMention(first.target, v, word=first.word) for v in extra] or q.targets
     if not extra:
         return q.targets
     ordered = [v for v in q.versions if v in said or v in extra]
     known = {m.version: m for m in q.targets if m.version}
     return [known.get(v) or TargetMention(first.target, v, word=first.word) for v in ordered]
+
+
+_ANY_RELEASE = re.compile(r"\b(?:any|every|each|all|which|some)\s+(?:[\w-]+\s+)?(?:versions?|releases?)\b"
+                          r"|\b(?:alguna|cualquier|todas las|cada|qu[eé])\s+(?:versi[oó]n|versiones|release)\b", re.I)
 
 
 def on_device(row: dict[str, Any]) -> bool:

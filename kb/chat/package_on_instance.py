@@ -27,6 +27,12 @@ def _families(row: dict[str, Any]) -> list[str]:
     return [f"trn{only.group(1) or only.group(2)}"] if only else []
 
 
+def instances_only(row: dict[str, Any]) -> str | None:
+    """The "Trainium3 instances only" a release's notes state when its row lists no instance family, else None."""
+    only = None if row.get("instance_families") else _ONLY.search(row.get("note") or "")
+    return only.group() if only else None
+
+
 def package_named(text: str) -> str | None:
     """The words a question names a package of _PACKAGES by ("TorchAO Neuron"), or None."""
     m = next((m for pattern in _PACKAGES.values() if (m := pattern.search(text))), None)

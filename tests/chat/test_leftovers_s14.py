@@ -262,3 +262,20 @@ def test_a_package_on_an_instance_family(conn, question, head):
 def test_a_package_carried_to_an_instance_follow_up(conn):
     text = ask(conn, "¿Qué trajo TorchAO Neuron en la 2.34? ¿Nos sirve en las Trn2 que ya tenemos reservadas?")["text"]
     assert "**No** — torchao-neuron 0.18.0+neuron.1 es solo para Trn3, no para Trn2" in text.split("**(2)**")[1]
+
+
+def test_known_issues_of_a_release_said_bare_before_release(conn):
+    text = ask(conn, "any known issues listed for pytorch neuronx in the 2.28 release notes? we hit segfaults on a vision "
+                     "model")["text"]
+    assert "Segmentation faults with certain vision models" in text and "torch-xla 2.8.0" in text
+    assert "Python 3.12" in text and "2.29.0" not in text
+
+
+def test_any_release_asks_every_release(conn):
+    text = ask(conn, "is there any torch_tpu version where aten::cholesky runs?")["text"]
+    assert "tpu torch_tpu 0.1.1" in text and "tpu torch_tpu 0.2.0" in text and text.startswith("**No**")
+
+
+def test_an_sdk_releases_pytorch_packages_include_torchao(conn):
+    text = ask(conn, "when did neuron 2.34 ship and what torch bits came with it?")["text"]
+    assert "**torchao-neuron 0.18.0+neuron.1**" in text and "Trainium3 instances only" in text
