@@ -52,6 +52,7 @@ from kb.chat import (
     understand,
 )
 from kb.chat.answer_api import collective_answer, collective_in
+from kb.chat.answer_cost import throughput_answer
 from kb.chat.answer_eol import continuity_answer, eol_answer, when_headline
 from kb.chat.answer_family import family_answer, shown_first
 from kb.chat.answer_model import model_answer, model_checked_answer
@@ -60,6 +61,7 @@ from kb.chat.answer_release_topic import topic_answer
 from kb.chat.answer_scored import gallery_models, scored_answer, with_other_reading
 from kb.chat.answer_sdk_news import sdk_news, sdk_version_asked
 from kb.chat.answer_switch import carry_topic, switch_answer
+from kb.chat.answer_unknown import other_library_op
 from kb.chat.intents import Question, TargetMention
 from kb.chat.oplookup import (  # noqa: F401  (re-exported: the MCP server and tests use them from here)
     OpMatch,
@@ -260,6 +262,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
             if result is None and not (q.op_words or q.function_words):
                 result = package_on_instance(conn, question, ents.language)  # "does TorchAO Neuron work on trn2?"
             if result is None:
+                result = throughput_answer(q, ents)  # "how many tokens/s will Llama 3.1 8B do on it?" (r31 q20)
+            if result is None:
                 result = topic_answer(conn, q)  # "what changed for PyTorch/XLA users in Neuron 2.34?": that product's records
         if result is not None:
             other = None
@@ -291,6 +295,8 @@ def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang
     result.text = caveat_notes.with_notes(result.text, caveat_notes.notes(conn, q, ents, result.intent))
     if result.intent == "unknown" and (named := understand.unknown_model(q.text, ents.language, q.target_names())):
         result = named  # "foobarnet 9b on trn2?": a model the KB does not know, and how to check it
+    if result.intent == "unknown" and (other_op := other_library_op(question, q.target_names(), ents.language)):
+        result = other_op  # "torchvision.ops.nms on trn2?": no ATen op, and how kb check settles it (r30 q8)
     result.question = (question or "").strip()
     result = spanish.in_spanish(result) if ents.language == "es" else result
     result = understand.with_readings(conn, result, q, ents)

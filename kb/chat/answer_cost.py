@@ -241,3 +241,24 @@ def cost_answer(conn: sqlite3.Connection, q: Question, ents: Entities) -> Answer
                  + (f" --currency {price.unit}" if price.unit else "") + f"` {'o' if es else 'or'} `kb cost --file targets.toml`"
                  + (" (kb no convierte monedas)." if es else " (kb converts no currencies)."))
     return Answer(q.text, "cost", "\n".join(lines) + src.markdown(), facts, src.items, language=ents.language)
+
+
+# "how many tokens/s will Llama 3.1 8B do on it?", "¿cuántos tokens por segundo saca?": a throughput asked, which kb
+# does not hold (r31 q20)
+_THROUGHPUT_ASKED = re.compile(r"\bhow many (?:tokens?(?:/s| per second| a second)|tok/s)\b|\bwhat (?:throughput|tokens?/s)\b"
+                               r"|\bhow fast\b[^?]{0,40}\b(?:tokens?|tok/s)\b|\bcu[aá]nt[oa]s tokens?(?:/s| por seg\w*)\b"
+                               r"|\bqu[eé] (?:throughput|rendimiento)\b", re.I)
+
+
+def throughput_answer(q: Question, ents: Entities) -> Answer | None:
+    """The answer to a throughput asked with no figure given: kb holds none, and how to measure it."""
+    if ents.rates or ents.prices or not _THROUGHPUT_ASKED.search(ents.source or q.text):
+        return None
+    es = ents.language == "es"
+    text = ("**kb no guarda rendimientos medidos (tokens/s)** de ningún modelo ni instancia: `kb bench MODELO --device "
+            "neuron` (o `tpu`) los mide en un dispositivo; con esa cifra y el precio por hora, `kb cost --price-per-hour P "
+            "--tokens-per-second R` da el costo por millón de tokens." if es else
+            "**kb holds no measured throughputs (tokens/s)** for any model or instance: `kb bench MODEL --device neuron` "
+            "(or `tpu`) measures it on a device; with that figure and your price per hour, `kb cost --price-per-hour P "
+            "--tokens-per-second R` gives the cost per million tokens.")
+    return Answer(q.text, "cost", text, [{"throughput": "unknown", "how": "kb bench"}], language=ents.language)

@@ -78,3 +78,24 @@ def unknown_answer(conn: sqlite3.Connection, q: Question) -> Answer:
         lines.append("Or ask `help` for the questions I answer.")
     facts = [{"read": read, "commands": [c for c, _, _ in hints]}]
     return Answer(q.text, "unknown", "\n".join(lines), facts, language=lang)
+
+
+# "`keep = torchvision.ops.nms(boxes, scores, 0.5)` ¿corre en trn2?": an op of another library's namespace (r30 q8)
+_OTHER_NAMESPACE = re.compile(r"\b(torchvision|torchaudio|torchtext|mmcv|detectron2|xformers|flash_attn|apex)"
+                              r"(?:\.ops)?(?:\.|::)(\w+)\b")
+
+
+def other_library_op(text: str, targets: list[str], lang: str) -> Answer | None:
+    """The "unknown" of an op from another library: kb holds verdicts of ATen ops only, and kb check traces a model's."""
+    m = _OTHER_NAMESPACE.search(text or "")
+    if m is None:
+        return None
+    op = f"{m.group(1)}::{m.group(2)}"
+    target = targets[0] if targets else "neuron"
+    text_out = (f"**Desconocido** — `{op}` no es un op ATen: el KB guarda veredictos de ops `aten::` y no tiene ninguno "
+                f"para `{op}` en {target}. `kb check MODELO --target {target}` (un export `.pt2`, o `modelo.py:fabrica` "
+                "con `--input-shape`) traza tu modelo y dice dónde corre cada op, también este." if lang == "es" else
+                f"**Unknown** — `{op}` is no ATen op: the KB keeps verdicts of `aten::` ops and has none for `{op}` on "
+                f"{target}. `kb check MODEL --target {target}` (a `.pt2` export, or `model.py:factory` with "
+                "`--input-shape`) traces your model and says where each op runs, this one included.")
+    return Answer(text, "unknown", text_out, [{"op": op, "target": target, "status": "unknown"}], language=lang)

@@ -63,7 +63,16 @@ def notes(conn: sqlite3.Connection, q: Question, ents: Entities, intent: str) ->
                    "genérico `xla` (sin datos en el KB) y, en TPU, TorchTPU (`tpu`)._" if es else
                    "_`xla` read as `neuron-xla` (PyTorch/XLA on Trainium/Inferentia); other readings: the generic "
                    "`xla` target (no data in the KB) and, on TPU, TorchTPU (`tpu`)._")
+    if "tpu" in targets and _TPU_GENERATION.search(ents.english):
+        # "¿cuántas ops soporta la TPU v6e frente a la v5e?": the verdicts are per torch_tpu release (r31 q16)
+        out.append("_El KB no distingue generaciones de TPU (v5e, v6e…): sus veredictos son por versión de torch_tpu, "
+                   "así que lo de abajo vale igual para cada una._" if es else
+                   "_The KB does not tell TPU generations apart (v5e, v6e…): its verdicts are per torch_tpu release, "
+                   "so what follows is the same for each._")
     return out
+
+
+_TPU_GENERATION = re.compile(r"\b(?:tpu\s*)?v[2-7](?:e|p|lite)?\b|\btrillium\b|\bironwood\b", re.I)
 
 
 def with_notes(text: str, lines: list[str]) -> str:

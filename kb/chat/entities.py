@@ -182,7 +182,7 @@ _ES_PHRASES = [
     (r"que (?:cambio|cambiaron|ha cambiado) en", "what changed in"),
     (r"(?:ops|operadores|operaciones) sin soporte", "unsupported ops"), (r"sin soporte", "unsupported"),
     (r"(?:que|cuales|q) (?:ops|operadores|operaciones) no (?:tiene|soporta|corre|implementa)", "which ops are unsupported on"),
-    (r"(?:se )?(?:van|va|pasan|pasa|mandan|manda) a (?:la )?cpu", "fall back to cpu"),
+    (r"(?:se )?(?:van|va|pasan|pasa|mandan|manda) (?:a|pa'?|para) (?:la )?cpu", "fall back to cpu"),  # "se va pa' CPU" (r30 q6)
     (r"(?:tira|tiran|da|dan|lanza|lanzan) (?:un )?error o (?:hace|hacen) fallback", "cpu fallback or error"),
     (r"(?:hace|hacen) fallback o (?:tira|tiran|da|dan|lanza|lanzan) (?:un )?error", "cpu fallback or error"),
     (r"(?:tira|tiran|lanza|lanzan) (?:un )?error si (?:le )?falta (?:un|una) (?:op|operador|kernel)",

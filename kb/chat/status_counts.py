@@ -24,8 +24,9 @@ _ASKS = {"en": {"fallback": "how many ops fall back to the CPU on {where}?",
 
 
 def status_parts(conn: sqlite3.Connection, question: str, lang: str) -> tuple[str, str] | None:
-    """The two count questions (one per status, each at every release named), or None unless the message asks how
-    many ops have each of exactly two statuses on one target and names no op, model, price or end of support."""
+    """The two count questions (one per status, each at every release named; or one status in each of the two modes
+    compared), or None unless the message asks how many ops have those statuses on one target and names no op, model,
+    price or end of support."""
     ents = entities.extract(question, lang)
     english = ents.english
     q = intents.read(english)
@@ -35,15 +36,20 @@ def status_parts(conn: sqlite3.Connection, question: str, lang: str) -> tuple[st
     found = sorted((m.start(), status) for status, pattern in _STATUS_WORDS for m in [pattern.search(english)] if m)
     statuses = list(dict.fromkeys(status for _, status in found))
     names = {m.target for m in q.targets}
-    if len(statuses) != 2 or len(names) != 1:
+    if not 1 <= len(statuses) <= 2 or len(names) != 1:
         return None
     target = next(iter(names))
     with_data = set(queries.target_versions_with_data(conn, target))
     versions = [m.version for m in q.targets if m.version] + [v for v in q.versions if v in with_data]
     versions = list(dict.fromkeys(v for v in versions if v in with_data))
-    if not 1 <= len(versions) <= 2:
+    asks = _ASKS.get(lang, _ASKS["en"])
+    if len(statuses) == 1 and len(names) == 1 and len(versions) <= 1 and {"eager", "compile"} <= ents.cues:
+        # "¿cuántas ops quedan unsupported en neuron con torch.compile, comparado con eager?": each mode (r30 q16)
+        where = f"{target} {versions[0]}" if versions else target
+        modes = (" en modo compile", " en modo eager") if lang == "es" else (" in compile mode", " in eager mode")
+        return asks[statuses[0]].format(where=where + modes[0]), asks[statuses[0]].format(where=where + modes[1])
+    if len(statuses) != 2 or not 1 <= len(versions) <= 2:
         return None
     where = f"{target} {versions[0]}" + (f" vs {versions[1]}" if len(versions) == 2 else "")
     where += (" en modo compile" if lang == "es" else " in compile mode") if "compile" in ents.cues else ""
-    asks = _ASKS.get(lang, _ASKS["en"])
     return asks[statuses[0]].format(where=where), asks[statuses[1]].format(where=where)

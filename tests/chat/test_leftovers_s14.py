@@ -279,3 +279,32 @@ def test_any_release_asks_every_release(conn):
 def test_an_sdk_releases_pytorch_packages_include_torchao(conn):
     text = ask(conn, "when did neuron 2.34 ship and what torch bits came with it?")["text"]
     assert "**torchao-neuron 0.18.0+neuron.1**" in text and "Trainium3 instances only" in text
+
+
+def test_tpu_generations_are_said_not_told_apart(conn):
+    text = ask(conn, "Oye, ¿cuántas ops soporta la TPU v6e frente a la v5e con torch_tpu 0.2.0?")["text"]
+    assert text.startswith("_El KB no distingue generaciones de TPU (v5e, v6e…)")
+
+
+def test_se_va_pa_cpu_names_no_cpu_target(conn):
+    text = ask(conn, "Parce, tenemos `self.pool = nn.AdaptiveAvgPool2d((1, 1))` al final del backbone, ¿eso corre en "
+                     "Trainium o se va pa' CPU?")["text"]
+    assert "cpu 2.13.0" not in text and "Difieren" not in text
+
+
+def test_a_throughput_asked_is_one_kb_does_not_hold(conn):
+    text = ask(conn, "what's the on-demand hourly price of a trn2.48xlarge in us-east-1 right now, and how many tokens/s "
+                     "will Llama 3.1 8B do on it?")["text"]
+    assert "**kb holds no measured throughputs (tokens/s)**" in text.split("**(2)**")[1]
+
+
+def test_an_op_of_another_library_is_unknown_and_kb_check_settles_it(conn):
+    text = ask(conn, "nuestro detector hace `keep = torchvision.ops.nms(boxes, scores, 0.5)` — ¿eso corre en trn2 o "
+                     "cae a CPU?")["text"]
+    assert text.startswith("**Desconocido** — `torchvision::nms` no es un op ATen") and "kb check" in text
+
+
+def test_one_status_counted_in_both_modes_compared(conn):
+    text = ask(conn, "¿cuántas ops quedan unsupported en neuron con torch.compile, comparado con eager?")["text"]
+    one, two = text.split("**(2)**")
+    assert "**1.184** ops no están soportados en neuron 2.14.3.1 (compile)" in one and "(eager)" in two and "**68**" in two
