@@ -49,8 +49,8 @@ def mentions(conn: sqlite3.Connection, q: Question) -> list[TargetMention]:
     return [known.get(v) or TargetMention(first.target, v, word=first.word) for v in ordered]
 
 
-_ANY_RELEASE = re.compile(r"\b(?:any|every|each|all|which|some)\s+(?:[\w-]+\s+)?(?:versions?|releases?)\b"
-                          r"|\b(?:alguna|cualquier|todas las|cada|qu[eé])\s+(?:versi[oó]n|versiones|release)\b", re.I)
+_ANY_RELEASE = re.compile(r"\b(?:any|every|each|all)\s+(?:[\w-]+\s+)?(?:versions?|releases?)\b"
+                          r"|\b(?:alguna|cualquier|todas las|cada)\s+(?:versi[oó]n|versiones|release)\b", re.I)
 
 
 def on_device(row: dict[str, Any]) -> bool:
