@@ -63,7 +63,8 @@ def notes(conn: sqlite3.Connection, q: Question, ents: Entities, intent: str) ->
                    "genérico `xla` (sin datos en el KB) y, en TPU, TorchTPU (`tpu`)._" if es else
                    "_`xla` read as `neuron-xla` (PyTorch/XLA on Trainium/Inferentia); other readings: the generic "
                    "`xla` target (no data in the KB) and, on TPU, TorchTPU (`tpu`)._")
-    if "tpu" in targets and _TPU_GENERATION.search(ents.english):
+    if intent in (*_TRN1_ANSWERS, "gallery_list", "gallery_blockers") and "tpu" in targets \
+            and _TPU_GENERATION.search(ents.english):
         # "¿cuántas ops soporta la TPU v6e frente a la v5e?": the verdicts are per torch_tpu release (r31 q16)
         out.append("_El KB no distingue generaciones de TPU (v5e, v6e…): sus veredictos son por versión de torch_tpu, "
                    "así que lo de abajo vale igual para cada una._" if es else
