@@ -1023,7 +1023,9 @@ def carry_context(parts: tuple[str, str], lang: str,
             from kb.chat.answer_gallery import model_name
 
             name = (" y " if lang == "es" else " and ").join(model_name(m) for m in said[0]["models"][:3])
-            if mine["lacking"] or blocks:  # "¿… funciona en neuron? que ops se van a la CPU": that model's ops (r10 q55)
+            # "¿… funciona en neuron? que ops se van a la CPU", "¿qué op molesta?": that model's blockers (r10 q55, r31 q55);
+            # "which ops block it?" says it already, and names the model after it
+            if mine["lacking"] or blocks and not re.search(r"\bblock", parts[1], re.I):
                 out[1] = BLOCKS_ASK.get(lang, BLOCKS_ASK["en"]).format(name=name)
             else:
                 out[1] = out[1].rstrip(" ?¿.") + f" ({name})?"

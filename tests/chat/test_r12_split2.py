@@ -48,7 +48,7 @@ def test_a_follow_up_the_first_answer_covers_is_one_question(question):
     (("¿batch_norm cae a la CPU en neuron 2.14.3.1?", "¿Y en TPU con torch_tpu 0.2.0?"), "es", "(batch_norm)"),
     (("does torch_tpu 0.2.0 fall back to the CPU for a missing op or raise?", "Is there a knob?"), "en",
      "for the CPU fallback"),
-    (("Will ResNet-50 run on a trn2?", "which ops block it?"), "en", "which ops block ResNet-50"),
+    (("Will ResNet-50 run on a trn2?", "which ops block it?"), "en", "(ResNet-50)"),
     (("¿ResNet-50 funciona en trainium?", "que ops se van a la CPU"), "es", "¿qué ops bloquean ResNet-50"),
     (("HuBERT base on torch_tpu 0.1.1 is blocked by which op?", "Is 0.2.0 clean for this model?"), "en",
      "Is tpu 0.2.0 clean for this model (HuBERT base)?"),
