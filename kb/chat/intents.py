@@ -354,6 +354,8 @@ def read(text: str) -> Question:
         if kind == "path":
             q.model_path = value
             continue
+        if kind == "version" and after in _MODEL_FAMILY_WORDS:
+            continue  # "on Llama 3.2 1B", "Qwen 2.5 7B": the model's own number, no release of a target (r31 q58)
         if kind == "version":
             version = value[1:] if value.startswith("v") else value
             if pending_target is not None and pending_target.word.lower() in ("trainium", "trn") \
@@ -458,6 +460,8 @@ def read(text: str) -> Question:
     return q
 
 
+_MODEL_FAMILY_WORDS = frozenset({"llama", "qwen", "gemma", "phi", "mistral", "mixtral", "deepseek", "falcon", "olmo",
+                                 "granite", "smollm", "whisper", "wav2vec", "yolo", "claude", "gpt"})
 _EXCEPTION = re.compile(r"(?:^|\.)[A-Z]\w*(?:Error|Exception|Failed|Warning|Interrupt)$")
 
 

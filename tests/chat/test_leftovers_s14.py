@@ -308,3 +308,9 @@ def test_one_status_counted_in_both_modes_compared(conn):
     text = ask(conn, "¿cuántas ops quedan unsupported en neuron con torch.compile, comparado con eager?")["text"]
     one, two = text.split("**(2)**")
     assert "**1.184** ops no están soportados en neuron 2.14.3.1 (compile)" in one and "(eager)" in two and "**68**" in two
+
+
+def test_a_models_own_number_is_no_release(conn):
+    text = ask(conn, "we pay 7.20 USD/h for the trn2 and get 2,000 tok/s on Llama 3.2 1B — cost per 1M? also, does "
+                     "Llama 3.2 1B run fully on neuron or are there fallbacks?")["text"]
+    assert "3.2 in the KB" not in text and "neuron 3.2" not in text and "Llama 3.2 1B" in text
