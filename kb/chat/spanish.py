@@ -97,7 +97,7 @@ PHRASES: list[tuple[str, str]] = [
     ("no release date in the KB", "sin fecha de publicación en el KB"), ("PyTorch packages in", "Paquetes de PyTorch en"),
     ("read as", "leído como"), ("ask about", "pregunta por"), ("the newest release that lists them",
                                                                "la versión más reciente que los lista"),
-    ("as listed for", "según la lista de"), ("lists none", "no lista ninguno"), ("instances", "instancias"),
+    ("as listed for", "según la lista de"), ("lists none", "no lista ninguno"), ("Trainium3 instances only", "solo instancias Trainium3"), ("instances", "instancias"),
     ("ops have a different status between", "ops tienen un estado distinto entre"),
     ("a missing verdict counts as unknown", "un veredicto ausente cuenta como desconocido"),
     ("Known issues for", "Problemas conocidos de"), ("No known issue recorded for", "Ningún problema conocido registrado para"),
