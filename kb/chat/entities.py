@@ -418,6 +418,8 @@ _ES_PHRASES[:0] = [(r"(?:que|q) es lo (?:que|q) (?:mas|más) (?:frena|frenan|blo
 # s14 (r31 q40): "¿qué hace cuando una op no tiene lowering?": an op without a kernel, the missing-op policy
 _ES_PHRASES[:0] = [(r"(?:una |un )?(?:op|operador|operacion) no tiene (?:un )?(?:lowering|kernel)|sin lowering",
                     "an op without a kernel")]
+# s14 (fresh cases): "dame la lista de ops que se descomponen en tpu 0.1.1": the decomposed ops
+_ES_PHRASES[:0] = [(r"(?:que|q) se (?:descompone|descomponen)", "that are decomposed")]
 # s14 (r31 q55): "¿qué op molesta?" after a model part: what blocks it
 _ES_PHRASES[:0] = [(r"(?:que|q|cual|cuales) (?:op|ops|operador|operadores) (?:molesta|molestan|estorba|estorban|falla|fallan"
                     r"|frena|frenan)", "which ops block it")]

@@ -314,3 +314,8 @@ def test_a_models_own_number_is_no_release(conn):
     text = ask(conn, "we pay 7.20 USD/h for the trn2 and get 2,000 tok/s on Llama 3.2 1B — cost per 1M? also, does "
                      "Llama 3.2 1B run fully on neuron or are there fallbacks?")["text"]
     assert "3.2 in the KB" not in text and "neuron 3.2" not in text and "Llama 3.2 1B" in text
+
+
+def test_se_descomponen_lists_the_decomposed_ops(conn):
+    text = ask(conn, "dame la lista de ops que se descomponen en tpu 0.1.1")["text"]
+    assert text.startswith("**tpu** 0.1.1 (eager): 2.086 ops que se ejecutan como **decomposed**")
