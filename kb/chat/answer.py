@@ -209,6 +209,12 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
             first, second = fold.fit_pair(first, _answer_one(there, conn, allow_files, lang))
             return understand.combine(question.strip(), (read[0], there), first, second, _shown(lang),
                                       carried + [{"part": 2, "carried": {"question": there}}])
+        if _cost_part_short(first, second):
+            # "the box is $7.50/h at 1800 tokens/s — price per million, and what does the 50M cost us?": the numbers
+            # of one part are the other's too; the whole message is one cost answer (it prices the 50M as well, r33 q19)
+            whole = _answer_one(question, conn, allow_files)
+            if whole.intent == "cost" and any("price_per_hour" in f for f in whole.facts or [] if isinstance(f, dict)):
+                return fold.fit(whole)
         if understand.same_answer(first, second):  # both clauses answered alike: said once (held-out r10 q47)
             return fold.fit(_answer_one(question, conn, allow_files))
         if understand.answers_both(first, second) or (
@@ -237,6 +243,16 @@ def _answer_message(question: str, conn: sqlite3.Connection, allow_files: bool) 
                              for p, a in zip(read, (first, second)))
             return understand.combine(question.strip(), read, first, second, _shown(lang), carried)
     return fold.fit(_answer_one(question, conn, allow_files))  # past one screen: its lists folded (29r)
+
+
+def _needs_numbers(result: Answer) -> bool:
+    """A cost answer that asks for the price or the rate it lacks."""
+    return any(f.get("missing") for f in result.facts or [] if isinstance(f, dict))
+
+
+def _cost_part_short(first: Answer, second: Answer) -> bool:
+    """Two cost parts, one of them without the numbers the other gives."""
+    return first.intent == second.intent == "cost" and (_needs_numbers(first) or _needs_numbers(second))
 
 
 def _answer_one(question: str, conn: sqlite3.Connection, allow_files: bool, lang: str | None = None) -> Answer:

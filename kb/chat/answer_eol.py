@@ -711,6 +711,11 @@ def _platform_matrix(conn: sqlite3.Connection, pairs: list[tuple[str, str]], res
                          f"{', '.join(listed)}")
         elif not gate:
             heads.append(f"**Unknown** — no Neuron platform matrix in the KB names {name}")
+    # "… ubuntu 22.04 en trn1, ¿está bien ese stack?": an instance family the release does not support is a "No" of its
+    # own, said first (r33 q30)
+    blocked = {i["component"]: i for i in reversed(result["issues"])
+               if i.get("gate") and str(i.get("component", "")).startswith("instance=")}
+    heads[:0] = [f"**{'Presumably no' if i.get('presumed') else 'No'}** — {i['message']}" for i in blocked.values()]
     upstream = [w for w in result["windows"] if w.get("scope") == "upstream"]
     if heads and upstream:
         w = upstream[0]

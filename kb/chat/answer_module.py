@@ -135,6 +135,10 @@ SAY = {
                    "the others decomposed into ops on the device{suffix}",
         "partly_cpu": ("**Yes, but partly on the CPU** on {where} — {few} falls back{suffix}",
                        "**Yes, but partly on the CPU** on {where} — {few} fall back{suffix}"),
+        "all_cpu": ("**It runs, but on the CPU** on {where} — its one op, {few}, falls back: none of it runs on the "
+                    "device{suffix}",
+                    "**It runs, but on the CPU** on {where} — all of its ops ({few}) fall back: none of it runs on the "
+                    "device{suffix}"),
         "unknown": "**Unknown** on {where} for {unknown} of {total} ops ({few}){suffix}",
         "probably": "**Probably** on {where} — {traced} of {total} ops run on the device; where the leaves of {few} "
                     "run is not traced{suffix}",
@@ -162,6 +166,10 @@ SAY = {
                    "nativos, los demás descompuestos en ops del dispositivo{suffix}",
         "partly_cpu": ("**Sí, pero en parte en la CPU** en {where} — {few} hace fallback{suffix}",
                        "**Sí, pero en parte en la CPU** en {where} — {few} hacen fallback{suffix}"),
+        "all_cpu": ("**Corre, pero en la CPU** en {where} — su único op, {few}, hace fallback: nada corre en el "
+                    "dispositivo{suffix}",
+                    "**Corre, pero en la CPU** en {where} — todos sus ops ({few}) hacen fallback: nada corre en el "
+                    "dispositivo{suffix}"),
         "unknown": "**Desconocido** en {where} para {unknown} de {total} ops ({few}){suffix}",
         "probably": "**Probablemente** en {where} — {traced} de {total} ops se ejecutan en el dispositivo; dónde se "
                     "ejecutan las hojas de {few} no está trazado{suffix}",
@@ -260,8 +268,9 @@ def _verdict(tally: dict[str, Any], want: str = "supported", language: str = "en
             return say["not_own"].format(target=tally["target"], where=where, native=native, count=count, suffix=suffix)
     if bad:
         return one(say["no_bad"], bad).format(where=where, few=few(bad), suffix=suffix)
-    if host:
-        return one(say["partly_cpu"], host).format(where=where, few=few(host), suffix=suffix)
+    if host:  # every op on the CPU is no "partly" (r33 q2: nn.ReLU6 is aten::hardtanh alone)
+        key = "all_cpu" if len(host) == len(ops) else "partly_cpu"
+        return one(say[key], host).format(where=where, few=few(host), suffix=suffix)
     if unknown:
         return say["unknown"].format(where=where, unknown=len(unknown), total=len(ops), few=few(unknown), suffix=suffix)
     if untraced:

@@ -66,10 +66,13 @@ def platform_headline(result: Answer, lang: str) -> Answer:
     vendor = next((f for f in result.facts if f.get("eol_release") and f.get("product") in PLATFORM_NAMES), None)
     if vendor is None or asks_upstream(result.question or ""):  # "Python 3.9 itself": its own end leads (29r)
         return result
+    several = _vendor_ends(result)
+    if len(several) > 1:  # "pytorch 2.5 y python 3.10": each one's end, in the order asked (s15)
+        return _several_headline(result, several, lang)
     name = f"{PLATFORM_NAMES[vendor['product']]} {vendor['cycle']}"
     day = f" ({vendor['eol']})" if vendor.get("eol") else ""
     upstream = next((f for f in result.facts if f is not vendor and f.get("product") == vendor["product"]
-                     and not f.get("eol_release") and f.get("eol")), None)
+                     and str(f.get("cycle")) == str(vendor["cycle"]) and not f.get("eol_release") and f.get("eol")), None)
     own = ""
     if upstream:
         own = (f"; fin de vida propio de {name}: {upstream['eol']}" if lang == "es"
@@ -84,6 +87,35 @@ def platform_headline(result: Answer, lang: str) -> Answer:
     if body.startswith("**") and not body.startswith("**`"):  # one headline: the vendor's end says it (r3-29)
         body = body.partition("\n")[2].lstrip("\n")
     result.text = head + "\n\n" + body
+    return result
+
+
+def _vendor_ends(result: Answer) -> list[dict]:
+    """The vendor's end of each platform version the question names, once each, in the order asked."""
+    text = (result.question or "").lower()
+    seen: dict[tuple[str, str], dict] = {}
+    for f in result.facts:
+        if f.get("eol_release") and f.get("product") in PLATFORM_NAMES and str(f.get("cycle")) in text:
+            seen.setdefault((f["product"], str(f["cycle"])), f)
+    return sorted(seen.values(), key=lambda f: text.find(str(f["cycle"])))
+
+
+def _several_headline(result: Answer, vendors: list[dict], lang: str) -> Answer:
+    """One headline line naming the Neuron release each asked platform version ended (or ends) with."""
+    parts = []
+    for f in vendors:
+        name = f"{PLATFORM_NAMES[f['product']]} {f['cycle']}"
+        day = f" ({f['eol']})" if f.get("eol") else ""
+        if lang == "es":
+            verb = "terminó" if f.get("is_eol") is True else "termina"
+            parts.append(f"**{name}: {verb} con Neuron {f['eol_release']}**{day}")
+        else:
+            verb = "ended" if f.get("is_eol") is True else "ends"
+            parts.append(f"**{name}: {verb} with Neuron {f['eol_release']}**{day}")
+    body = result.text
+    if body.startswith("**") and not body.startswith("**`"):
+        body = body.partition("\n")[2].lstrip("\n")
+    result.text = " · ".join(parts) + ".\n\n" + body
     return result
 
 

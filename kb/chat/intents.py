@@ -155,8 +155,10 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 # "will torch.sort end up on the CPU?", "does it wind up on the host?": where an op lands when it falls
 # back, said as an outcome; it asks whether it falls back, and names no second target `cpu` (29r).
-_END_UP_ON_CPU = re.compile(r"\b(?:end(?:s|ed|ing)?|wind(?:s|ing)?|wound)\s+up\s+(?:on|in|at|running on)\s+"
-                            r"(?:the\s+)?(?:cpu|host)\b", re.I)
+_END_UP_ON_CPU = re.compile(r"\b(?:(?:end(?:s|ed|ing)?|wind(?:s|ing)?|wound)\s+up\s+(?:on|in|at|running on)"
+                            # "the ops that still go to the CPU", "get kicked back to the cpu" (r33 q11)
+                            r"|(?:go(?:es)?|going|went|(?:gets?|getting|got|is|are)\s+(?:sent|kicked|pushed|bounced|moved))"
+                            r"\s+(?:back\s+)?to)\s+(?:the\s+)?(?:cpu|host)\b", re.I)
 
 
 def fallback_outcome(text: str) -> str:

@@ -125,10 +125,18 @@ def asked_mode(text: str) -> str | None:
     text = text or ""
     if _BOTH.search(text) or "?" not in text:
         return None
-    head = text.partition("?")[0]
+    head, _, rest = text.partition("?")
     head = re.split(r"[.!;]\s", head)[-1]
     compiled, eager = _COMPILE.search(head) is not None, re.search(r"\beager\b", head, re.I) is not None
+    if (compiled != eager) and _OTHER_MODE_FOLLOW_UP.match(rest.strip()):
+        return None  # "… under torch.compile? and what about eager" asks both (s15)
     return "compile" if compiled and not eager else "eager" if eager and not compiled else None
+
+
+# A short trailing follow-up that names a mode: "and what about eager", "and in eager mode?", "y en eager?"
+_OTHER_MODE_FOLLOW_UP = re.compile(r"(?:and|but|also|plus|y|e|pero)?\s*(?:what|how|qu[ée]\s+tal|qu[ée]\s+pasa)?\s*"
+                                   r"(?:about|con|en|in|on|under|with)?\s*(?:the\s+|el\s+|modo\s+)?"
+                                   r"(?:eager|compil\w*|torch\.compile)(?:\s+mode|\s+modo)?\s*\??\s*$", re.I)
 
 
 def other_mode(mode: str) -> str:
