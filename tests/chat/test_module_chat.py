@@ -38,7 +38,7 @@ def test_plain_op_words_stay_ops(chat_conn):
 def test_gelu_module_on_tpu_falls_back(chat_conn):
     a = answer("does nn.GELU work on tpu?", conn=chat_conn)
     assert a.intent == "op"
-    assert a.text.startswith("**Yes, but partly on the CPU** on tpu 0.2.0 — `aten::gelu` falls back")
+    assert a.text.startswith("**It runs, but on the CPU** on tpu 0.2.0 — its one op, `aten::gelu`, falls back")
     assert "`torch.nn.GELU` is a module: its forward dispatches one ATen op" in a.text
     assert "tpu 0.2.0: 0 of 1 op run on the device, 1 fallback (aten::gelu)" in a.text
     assert any(f.get("module") == "torch.nn.GELU" and f.get("forward") == ["aten::gelu"] for f in a.facts)
@@ -125,7 +125,7 @@ def test_mcp_over_stdio(chat_env):
     ("does nn.SiLU fall back on neuron?", "**No fallback: native** on neuron 2.14.3.0 — its one op, `aten::silu`, does not fall back"),
     ("is nn.SiLU native on tpu?", "**Yes** on tpu 0.2.0 — its one op has its own kernel"),
     ("is nn.GELU native on tpu?", "**No** on tpu 0.2.0 — `aten::gelu` falls back to the CPU"),
-    ("does nn.GELU work on tpu?", "**Yes, but partly on the CPU** on tpu 0.2.0"),
+    ("does nn.GELU work on tpu?", "**It runs, but on the CPU** on tpu 0.2.0"),
 ])
 def test_the_headline_answers_the_status_asked(chat_conn, question, head):
     assert answer(question, conn=chat_conn).text.startswith(head)
